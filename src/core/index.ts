@@ -1,5 +1,5 @@
 /**
- * The core folder's public surface: units, sides, price grids, errors and the clock. Other folders
+ * The core folder's public surface: units, sides, price grids, errors, the clock and request signing. Other folders
  * import core only through this file. Core never does I/O.
  */
 
@@ -8,5 +8,4 @@ export * from './sides.ts';
 export * from './price-grid.ts';
 export * from './errors.ts';
 export * from './clock.ts';
-// TO ADD when src/core/request-signing.ts (exec/rest helper) lands:
-// export * from './request-signing.ts';
+export * from './request-signing.ts'; // written by the exec/rest helper

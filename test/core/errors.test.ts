@@ -1,0 +1,37 @@
+// Goal: invariant helpers and the injected clocks behave as documented.
+// Method: direct calls; assert throws InvariantError with its code and message, manual clock moves only when told.
+import { describe, expect, it } from 'vitest';
+import { assert, InvariantError, ManualClock, systemClock, unreachable } from '../../src/core/index.ts';
+
+describe('errors', () => {
+  it('assert passes on true and throws InvariantError on false', () => {
+    expect(() => assert(true, 'fine')).not.toThrow();
+    try {
+      assert(false, 'book half updated');
+      expect.unreachable('should throw');
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvariantError);
+      expect((error as InvariantError).code).toBe('INVARIANT_BROKEN');
+      expect((error as InvariantError).message).toBe('book half updated');
+    }
+  });
+  it('unreachable throws with the value', () => {
+    expect(() => unreachable('surprise' as never)).toThrow(/surprise/);
+  });
+});
+
+describe('clock', () => {
+  it('systemClock reads wall time in integer ms', () => {
+    const now = systemClock.nowMs();
+    expect(Number.isSafeInteger(now)).toBe(true);
+    expect(Math.abs(now - Date.now())).toBeLessThan(60_000);
+  });
+  it('ManualClock moves only when told', () => {
+    const clock = new ManualClock(1000);
+    expect(clock.nowMs()).toBe(1000);
+    expect(clock.advance(5)).toBe(1005);
+    clock.set(42);
+    expect(clock.nowMs()).toBe(42);
+    expect(() => clock.advance(-1)).toThrow(RangeError);
+  });
+});
