@@ -1,0 +1,166 @@
+/**
+ * The order-entry contract between the OMS and a transport (REST today, FIX later): the reused
+ * NewOrder record, the listener that receives acks, rejects and unknown outcomes, the reads used
+ * for reconciliation, and the exchange objects those reads return with prices and counts already in
+ * core units. This file owns types and the coded ExecError only; it never does I/O and never holds
+ * order state (the OMS does).
+ *
+ * Outcome rules every implementation keeps:
+ * - A reject (onXxxReject) means the exchange answered "no" and nothing was applied: an HTTP 4xx
+ *   with the exchange's error body, or a per-item error inside a batch response.
+ * - An unknown (onXxxUnknown) means the request may or may not have been applied: timeout,
+ *   disconnect, 5xx, or a success status whose body does not parse. The OMS must reconcile.
+ * - 429 is a reject (the rate limiter refused the request before it reached matching) with
+ *   status 429 and code EXEC_RATE_LIMITED, since the exchange's 429 body carries no code.
+ */
+
+import type { BookSide, Centicents, Count, Price } from '../core/index.ts';
+
+export type TimeInForce = 'good_till_canceled' | 'immediate_or_cancel' | 'fill_or_kill';
+export type SelfTradePrevention = 'taker_at_cross' | 'maker';
+
+/** A reused record: the exec layer copies what it needs synchronously inside create(). */
+export interface NewOrder {
+  clientOrderId: string;
+  ticker: string;
+  side: BookSide;
+  price: Price; // YES price
+  count: Count;
+  timeInForce: TimeInForce;
+  postOnly: boolean;
+  reduceOnly: boolean;
+  selfTradePrevention: SelfTradePrevention;
+  subaccount: number;
+  orderGroupId: string | null;
+  expirationTs: number; // unix seconds, 0 = none
+}
+
+export type ExecErrorCode =
+  | 'EXEC_TIMEOUT' // no response headers (or body) within the configured timeout
+  | 'EXEC_DISCONNECTED' // socket closed, reset or refused before a full response
+  | 'EXEC_HTTP_5XX' // the exchange answered 5xx (503 EXCHANGE_UNAVAILABLE included)
+  | 'EXEC_RATE_LIMITED' // 429
+  | 'EXEC_REJECTED' // 4xx whose body names no code
+  | 'EXEC_BAD_RESPONSE'; // a body that does not parse or lacks required fields
+
+/** Every ExecErrorCode with its meaning; a test checks each code is documented here. */
+export const EXEC_ERROR_CODES: Readonly<Record<ExecErrorCode, string>> = Object.freeze({
+  EXEC_TIMEOUT: 'no response within headersTimeoutMs/bodyTimeoutMs; the request may have been applied',
+  EXEC_DISCONNECTED: 'the connection failed or closed before a full response; the request may have been applied',
+  EXEC_HTTP_5XX: 'the exchange answered 5xx; the request may have been applied',
+  EXEC_RATE_LIMITED: 'HTTP 429: the rate limiter refused the request; nothing was applied',
+  EXEC_REJECTED: 'HTTP 4xx whose body carries no exchange code; nothing was applied',
+  EXEC_BAD_RESPONSE: 'a response body that does not parse or lacks a required field',
+});
+
+/** The exchange's error body (nested {"error":{...}}, flat {code,...}, {"msg":...} or 429's {"error":"..."}). */
+export interface ExecReject {
+  status: number; // HTTP status; 200/201 for a per-item error inside a batch response
+  code: string; // exchange code (match by prefix: some are dynamic), or an ExecErrorCode when the body has none
+  message: string;
+  details: string;
+}
+
+export interface ExecListener {
+  onCreateAck(clientOrderId: string, orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void;
+  onCreateReject(clientOrderId: string, reject: ExecReject): void; // exchange said no: order not applied
+  onCreateUnknown(clientOrderId: string, code: ExecErrorCode): void; // fate unknown: OMS must reconcile
+  onCancelAck(orderId: string, reducedBy: Count, tsMs: number): void;
+  onCancelReject(orderId: string, reject: ExecReject): void; // 404 not_found = already gone
+  onCancelUnknown(orderId: string, code: ExecErrorCode): void;
+  onAmendAck(orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void;
+  onAmendReject(orderId: string, reject: ExecReject): void;
+  onDecreaseAck(orderId: string, remainingCount: Count, tsMs: number): void;
+  onDecreaseReject(orderId: string, reject: ExecReject): void;
+  /**
+   * Added beyond the lead's contract: an amend or decrease whose fate is unknown. When a listener
+   * does not implement them, the transport calls onAmendReject/onDecreaseReject with `status: 0`
+   * and `code` = the ExecErrorCode instead; status 0 always means "not an exchange answer, fate
+   * unknown, reconcile".
+   */
+  onAmendUnknown?(orderId: string, code: ExecErrorCode): void;
+  onDecreaseUnknown?(orderId: string, code: ExecErrorCode): void;
+}
+
+export type OrderStatus = 'resting' | 'canceled' | 'executed';
+
+export interface OrdersQuery {
+  ticker?: string;
+  status?: OrderStatus;
+  subaccount?: number;
+  minTs?: number; // unix seconds
+}
+export interface FillsQuery {
+  ticker?: string;
+  orderId?: string;
+  minTs?: number; // unix seconds
+  subaccount?: number;
+}
+export interface PositionsQuery {
+  ticker?: string;
+  subaccount?: number;
+}
+
+/** GET /portfolio/orders item (spec/rest.md §4) in core units. */
+export interface WireOrder {
+  orderId: string;
+  clientOrderId: string;
+  ticker: string;
+  side: BookSide; // book_side
+  price: Price; // yes_price_dollars
+  status: OrderStatus;
+  fillCount: Count;
+  remainingCount: Count;
+  initialCount: Count;
+  subaccount: number; // subaccount_number, 0 when absent
+  orderGroupId: string | null;
+  createdTimeMs: number; // created_time, 0 when absent
+}
+
+/** GET /portfolio/fills item (spec/rest.md §4) in core units. */
+export interface WireFill {
+  fillId: string;
+  orderId: string;
+  ticker: string;
+  side: BookSide; // book_side
+  price: Price; // yes_price_dollars
+  count: Count; // count_fp
+  isTaker: boolean;
+  feeCenticents: Centicents; // fee_cost
+  tsMs: number; // created_time, else ts * 1000, else 0
+  subaccount: number; // subaccount_number, 0 when absent or null
+}
+
+/** GET /portfolio/positions market_positions item (spec/rest.md §6) in core units. */
+export interface WirePosition {
+  ticker: string;
+  position: Count; // position_fp, signed: + long YES, - long NO
+  subaccount: number; // the query's subaccount (the exchange does not echo it), 0 when not given
+}
+
+export interface OrderEntry {
+  setListener(listener: ExecListener): void;
+  create(order: Readonly<NewOrder>): void; // synchronous: bytes written before return
+  cancel(orderId: string, subaccount: number): void;
+  amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void;
+  decrease(orderId: string, reduceBy: Count, subaccount: number): void;
+  cancelAll(subaccount: number | null): Promise<void>; // kill switch, DELETE /portfolio/events/orders
+  // reads for reconciliation (off the hot path)
+  listOrders(query: OrdersQuery): Promise<WireOrder[]>;
+  listFills(query: FillsQuery): Promise<WireFill[]>;
+  listPositions(query: PositionsQuery): Promise<WirePosition[]>;
+}
+
+/** A failure of a promise-returning exec call (reads, cancel-all, order groups, connect). */
+export class ExecError extends Error {
+  readonly code: ExecErrorCode;
+  readonly status: number; // HTTP status, 0 when there was no response
+  readonly reject: ExecReject | null; // the exchange's error body when it sent one
+  constructor(code: ExecErrorCode, message: string, status = 0, reject: ExecReject | null = null) {
+    super(message);
+    this.name = 'ExecError';
+    this.code = code;
+    this.status = status;
+    this.reject = reject;
+  }
+}

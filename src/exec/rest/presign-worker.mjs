@@ -1,0 +1,27 @@
+/**
+ * Worker thread of the presigner: signs `timestampMs + METHOD + path` with RSA-PSS SHA-256 (MGF1
+ * SHA-256, salt 32), base64, exactly as src/core/request-signing.ts does, so the ~1 ms RSA cost
+ * never runs on the trading event loop. Plain JavaScript on purpose: a worker file must load
+ * without a TypeScript loader (tsx is not inherited by workers), and this one needs only
+ * node:crypto. test/exec/presigner.test.ts verifies its output with verifyRequest.
+ *
+ * Protocol (one request, one reply, in order):
+ *   in : { endpoint: number, method: string, path: string, timestampMs: number, n: number }
+ *   out: { endpoint: number, timestampMs: number, signatures: string[] }   (n signatures)
+ * It never chooses timestamps or paths, keeps no state but the key, and never logs the key.
+ */
+
+import { constants, sign } from 'node:crypto';
+import { parentPort, workerData } from 'node:worker_threads';
+
+const key = workerData.key; // a KeyObject, cloned into this thread by worker_threads
+const options = { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST };
+
+parentPort.on('message', (request) => {
+  const message = Buffer.from(`${request.timestampMs}${request.method}${request.path}`, 'utf8');
+  const signatures = new Array(request.n);
+  for (let i = 0; i < request.n; i++) {
+    signatures[i] = sign('sha256', message, options).toString('base64');
+  }
+  parentPort.postMessage({ endpoint: request.endpoint, timestampMs: request.timestampMs, signatures });
+});

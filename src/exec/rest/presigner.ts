@@ -1,0 +1,315 @@
+/**
+ * Signing off the hot path. The exchange signs `timestamp + METHOD + path` and not the body, so a
+ * request to a constant path (create, batch create, batch cancel) can carry a signature made
+ * before the order exists. The presigner keeps, per such endpoint, a small ring of fresh
+ * (timestamp, signature) pairs made by a worker thread (presign-worker.mjs), hands out one per
+ * request, never the same pair twice, and never one older than `maxAgeMs` (the exchange accepts
+ * about 10 s of past skew, spec/rest.md §1; we stay at <= 5 s so clock drift has room).
+ *
+ * Ring per endpoint (entries in timestamp order; take() consumes the oldest still-valid one,
+ * so fewer signatures age out unused):
+ *
+ *      head                       head+count
+ *       v                              v
+ *   [ old | old | fresh | fresh | ... | empty ... ]   size = 2 * capacity
+ *
+ * Refill: on every take (once per event-loop turn, via setImmediate, after the caller's write) and
+ * on a coarse housekeeping tick, an endpoint whose entries younger than `maxAgeMs - refreshLeadMs`
+ * plus the ones being signed fall below `capacity` asks the worker for the difference. Old
+ * entries stay usable until `maxAgeMs`, so aging alone never empties a ring.
+ *
+ * Owns: the worker, the rings, the counters. Never: sends requests, signs on the calling thread
+ * (an empty ring returns false and the caller signs inline and counts it), or logs key material.
+ */
+
+import type { KeyObject } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
+import type { Clock } from '../../core/index.ts';
+
+/** Hard limit for maxAgeMs: beyond it a past-skewed clock risks header_timestamp_expired. */
+export const PRESIGN_MAX_AGE_LIMIT_MS = 5_000;
+
+export interface PresignEndpoint {
+  method: string; // upper-case HTTP verb
+  path: string; // full request path, /trade-api/v2 included, no query
+  capacity: number; // signatures kept ready: the burst size served without inline signing
+}
+
+export interface PresignerOptions {
+  privateKey: KeyObject;
+  endpoints: readonly PresignEndpoint[];
+  maxAgeMs: number; // never hand out a signature older than this (<= PRESIGN_MAX_AGE_LIMIT_MS)
+  refreshLeadMs: number; // start replacing a signature this long before it reaches maxAgeMs
+  tickMs: number; // housekeeping period: drop expired entries, top up rings
+  startTimeoutMs: number; // start() fails if the rings are not full by then
+  clock: Clock;
+}
+
+/** The stable codes of presigner failures. */
+export type PresignerErrorCode = 'PRESIGN_CONFIG_INVALID' | 'PRESIGN_WORKER_FAILED' | 'PRESIGN_START_TIMEOUT';
+
+export class PresignerError extends Error {
+  readonly code: PresignerErrorCode;
+  constructor(code: PresignerErrorCode, message: string) {
+    super(message);
+    this.name = 'PresignerError';
+    this.code = code;
+  }
+}
+
+/** The out-record take() fills: reuse one per caller. */
+export interface PresignedSignature {
+  timestampText: string; // KALSHI-ACCESS-TIMESTAMP value
+  signature: string; // KALSHI-ACCESS-SIGNATURE value
+}
+
+export interface PresignerStats {
+  requested: number; // signatures asked of the worker
+  received: number; // signatures the worker returned
+  taken: number; // handed out by take()
+  expired: number; // dropped unused because they reached maxAgeMs (or the ring overflowed)
+  empty: number; // take() calls that found nothing valid (the caller signed inline)
+  workerErrors: number;
+}
+
+interface WorkerReply {
+  endpoint: number;
+  timestampMs: number;
+  signatures: string[];
+}
+
+class Ring {
+  readonly method: string;
+  readonly path: string;
+  readonly capacity: number;
+  readonly size: number;
+  readonly timestampsMs: Float64Array;
+  readonly timestampTexts: string[];
+  readonly signatures: string[];
+  head = 0;
+  count = 0;
+  inflight = 0; // signatures requested and not yet received
+
+  constructor(endpoint: PresignEndpoint) {
+    this.method = endpoint.method;
+    this.path = endpoint.path;
+    this.capacity = endpoint.capacity;
+    this.size = endpoint.capacity * 2;
+    this.timestampsMs = new Float64Array(this.size);
+    this.timestampTexts = new Array<string>(this.size).fill('');
+    this.signatures = new Array<string>(this.size).fill('');
+  }
+
+  /** Removes the head entry and clears its strings so a consumed signature cannot come back. */
+  dropHead(): void {
+    this.timestampTexts[this.head] = '';
+    this.signatures[this.head] = '';
+    this.head = this.head + 1 === this.size ? 0 : this.head + 1;
+    this.count--;
+  }
+}
+
+export class Presigner {
+  readonly stats: PresignerStats = { requested: 0, received: 0, taken: 0, expired: 0, empty: 0, workerErrors: 0 };
+  readonly #rings: Ring[];
+  readonly #worker: Worker;
+  readonly #clock: Clock;
+  readonly #maxAgeMs: number;
+  readonly #refreshLeadMs: number;
+  readonly #tickTimer: NodeJS.Timeout;
+  readonly #refillBound: () => void;
+  #refillScheduled = false;
+  #alive = true;
+  #closed = false;
+  #onChange: (() => void) | null = null; // start() waits on it
+
+  private constructor(options: PresignerOptions) {
+    this.#clock = options.clock;
+    this.#maxAgeMs = options.maxAgeMs;
+    this.#refreshLeadMs = options.refreshLeadMs;
+    this.#rings = options.endpoints.map((endpoint) => new Ring(endpoint));
+    this.#refillBound = () => {
+      this.#refillScheduled = false;
+      this.refill();
+    };
+    // The KeyObject is cloned into the worker by structured clone; no PEM text crosses threads.
+    this.#worker = new Worker(new URL('./presign-worker.mjs', import.meta.url), {
+      workerData: { key: options.privateKey },
+      name: 'presigner',
+    });
+    this.#worker.on('message', (reply: WorkerReply) => this.#onReply(reply));
+    this.#worker.on('error', () => this.#onWorkerDown());
+    this.#worker.on('exit', () => this.#onWorkerDown());
+    this.#tickTimer = setInterval(this.#refillBound, options.tickMs);
+    this.#tickTimer.unref();
+  }
+
+  /** Spawns the worker and resolves once every ring holds `capacity` signatures. */
+  static async start(options: PresignerOptions): Promise<Presigner> {
+    validate(options);
+    const presigner = new Presigner(options);
+    try {
+      await presigner.#waitFull(options.startTimeoutMs);
+    } catch (error) {
+      await presigner.close();
+      throw error;
+    }
+    return presigner;
+  }
+
+  /** Index of the ring for (method, path), or -1 if that endpoint is not presigned. Not for the hot path. */
+  endpointIndex(method: string, path: string): number {
+    return this.#rings.findIndex((ring) => ring.method === method && ring.path === path);
+  }
+
+  /** Signatures ready (valid or not yet dropped) in a ring. */
+  size(endpoint: number): number {
+    return this.#rings[endpoint]!.count;
+  }
+
+  get alive(): boolean {
+    return this.#alive && !this.#closed;
+  }
+
+  /**
+   * Hot path: moves the oldest valid signature of `endpoint` into `out` and forgets it. Returns
+   * false when none is valid; the caller then signs inline. No allocation.
+   */
+  take(endpoint: number, out: PresignedSignature): boolean {
+    const ring = this.#rings[endpoint]!;
+    const oldestMs = this.#clock.nowMs() - this.#maxAgeMs;
+    while (ring.count > 0) {
+      const head = ring.head;
+      if (ring.timestampsMs[head]! >= oldestMs) {
+        out.timestampText = ring.timestampTexts[head]!;
+        out.signature = ring.signatures[head]!;
+        ring.dropHead();
+        this.stats.taken++;
+        this.#scheduleRefill();
+        return true;
+      }
+      ring.dropHead();
+      this.stats.expired++;
+    }
+    this.stats.empty++;
+    this.#scheduleRefill();
+    return false;
+  }
+
+  /** Drops expired entries and asks the worker to top up every ring. Runs on the tick and after takes. */
+  refill(): void {
+    if (!this.alive) return;
+    const nowMs = this.#clock.nowMs();
+    const oldestMs = nowMs - this.#maxAgeMs;
+    const freshFromMs = oldestMs + this.#refreshLeadMs;
+    for (let endpoint = 0; endpoint < this.#rings.length; endpoint++) {
+      const ring = this.#rings[endpoint]!;
+      while (ring.count > 0 && ring.timestampsMs[ring.head]! < oldestMs) {
+        ring.dropHead();
+        this.stats.expired++;
+      }
+      let fresh = 0;
+      for (let i = 0; i < ring.count; i++) {
+        const index = (ring.head + i) % ring.size;
+        if (ring.timestampsMs[index]! >= freshFromMs) fresh++;
+      }
+      const deficit = ring.capacity - fresh - ring.inflight;
+      if (deficit <= 0) continue;
+      ring.inflight += deficit;
+      this.stats.requested += deficit;
+      this.#worker.postMessage({ endpoint, method: ring.method, path: ring.path, timestampMs: nowMs, n: deficit });
+    }
+  }
+
+  /** Stops the tick and terminates the worker; take() returns false afterwards. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#tickTimer);
+    for (const ring of this.#rings) {
+      while (ring.count > 0) ring.dropHead();
+    }
+    await this.#worker.terminate();
+  }
+
+  #scheduleRefill(): void {
+    if (this.#refillScheduled || !this.alive) return;
+    this.#refillScheduled = true;
+    setImmediate(this.#refillBound);
+  }
+
+  #onReply(reply: WorkerReply): void {
+    if (this.#closed) return;
+    const ring = this.#rings[reply.endpoint]!;
+    const timestampText = String(reply.timestampMs);
+    const signatures = reply.signatures;
+    ring.inflight -= signatures.length;
+    this.stats.received += signatures.length;
+    for (let i = 0; i < signatures.length; i++) {
+      if (ring.count === ring.size) {
+        ring.dropHead(); // full: the oldest is the least useful
+        this.stats.expired++;
+      }
+      const tail = (ring.head + ring.count) % ring.size;
+      ring.timestampsMs[tail] = reply.timestampMs;
+      ring.timestampTexts[tail] = timestampText;
+      ring.signatures[tail] = signatures[i]!;
+      ring.count++;
+    }
+    this.#onChange?.();
+  }
+
+  #onWorkerDown(): void {
+    if (this.#closed || !this.#alive) return;
+    this.#alive = false;
+    this.stats.workerErrors++;
+    this.#onChange?.();
+  }
+
+  #waitFull(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#onChange = null;
+        reject(new PresignerError('PRESIGN_START_TIMEOUT', `presigner: rings not full after ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.#onChange = () => {
+        if (!this.#alive) {
+          clearTimeout(timer);
+          this.#onChange = null;
+          reject(new PresignerError('PRESIGN_WORKER_FAILED', 'presigner: worker thread failed to start'));
+          return;
+        }
+        if (this.#rings.every((ring) => ring.count >= ring.capacity)) {
+          clearTimeout(timer);
+          this.#onChange = null;
+          resolve();
+        }
+      };
+      this.refill();
+    });
+  }
+}
+
+function validate(options: PresignerOptions): void {
+  const problems: string[] = [];
+  if (!(Number.isInteger(options.maxAgeMs) && options.maxAgeMs > 0 && options.maxAgeMs <= PRESIGN_MAX_AGE_LIMIT_MS)) {
+    problems.push(`maxAgeMs must be an integer in 1..${PRESIGN_MAX_AGE_LIMIT_MS}`);
+  }
+  if (!(Number.isInteger(options.refreshLeadMs) && options.refreshLeadMs >= 0 && options.refreshLeadMs < options.maxAgeMs)) {
+    problems.push('refreshLeadMs must be an integer in 0..maxAgeMs-1');
+  }
+  if (!(Number.isInteger(options.tickMs) && options.tickMs > 0)) problems.push('tickMs must be a positive integer');
+  if (!(Number.isInteger(options.startTimeoutMs) && options.startTimeoutMs > 0)) problems.push('startTimeoutMs must be a positive integer');
+  if (options.endpoints.length === 0) problems.push('endpoints must not be empty');
+  for (const endpoint of options.endpoints) {
+    if (!(Number.isInteger(endpoint.capacity) && endpoint.capacity > 0 && endpoint.capacity <= 1024)) {
+      problems.push(`endpoint ${endpoint.method} ${endpoint.path}: capacity must be an integer in 1..1024`);
+    }
+    if (endpoint.method !== endpoint.method.toUpperCase()) problems.push(`endpoint ${endpoint.method}: method must be upper-case`);
+    if (!endpoint.path.startsWith('/') || endpoint.path.includes('?')) {
+      problems.push(`endpoint ${endpoint.path}: path must start with '/' and carry no query`);
+    }
+  }
+  if (options.privateKey.type !== 'private') problems.push('privateKey must be a private KeyObject');
+  if (problems.length > 0) throw new PresignerError('PRESIGN_CONFIG_INVALID', `presigner: ${problems.join('; ')}`);
+}

@@ -1,0 +1,147 @@
+// Goal: the presigner hands out valid, never-reused, never-stale signatures made in a worker thread,
+// refills after use and after aging, reports an empty ring instead of blocking, and shuts down cleanly.
+// Method: a real worker with a fresh RSA key and a ManualClock driving age; every signature taken is
+// checked with verifyRequest against its (timestamp, method, path); waits poll with bounded loops.
+
+import { generateKeyPairSync } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/index.ts';
+import { verifyRequest } from '../../src/core/request-signing.ts';
+import {
+  Presigner,
+  PresignerError,
+  type PresignedSignature,
+  type PresignerOptions,
+} from '../../src/exec/rest/presigner.ts';
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const CREATE_PATH = '/trade-api/v2/portfolio/events/orders';
+const BATCH_PATH = '/trade-api/v2/portfolio/events/orders/batched';
+const T0 = 1_781_821_370_000;
+
+let presigner: Presigner | null = null;
+afterEach(async () => {
+  await presigner?.close();
+  presigner = null;
+});
+
+function options(clock: ManualClock, capacity = 4): PresignerOptions {
+  return {
+    privateKey,
+    endpoints: [
+      { method: 'POST', path: CREATE_PATH, capacity },
+      { method: 'DELETE', path: BATCH_PATH, capacity: 2 },
+    ],
+    maxAgeMs: 3_000,
+    refreshLeadMs: 1_000,
+    tickMs: 20,
+    startTimeoutMs: 10_000,
+    clock,
+  };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
+const out: PresignedSignature = { timestampText: '', signature: '' };
+
+describe('Presigner', () => {
+  it('starts full and hands out signatures that verify for their endpoint', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start(options(clock));
+    const create = presigner.endpointIndex('POST', CREATE_PATH);
+    const cancel = presigner.endpointIndex('DELETE', BATCH_PATH);
+    expect(create).toBe(0);
+    expect(cancel).toBe(1);
+    expect(presigner.endpointIndex('POST', BATCH_PATH)).toBe(-1);
+    expect(presigner.size(create)).toBe(4);
+    expect(presigner.size(cancel)).toBe(2);
+    expect(presigner.take(create, out)).toBe(true);
+    expect(out.timestampText).toBe(String(T0));
+    expect(verifyRequest(publicKey, T0, 'POST', CREATE_PATH, out.signature)).toBe(true);
+    expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, out.signature)).toBe(false);
+    expect(presigner.take(cancel, out)).toBe(true);
+    expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, out.signature)).toBe(true);
+  });
+
+  it('never hands out the same signature twice and refills after use', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start(options(clock));
+    const seen = new Set<string>();
+    for (let round = 0; round < 5; round++) {
+      for (let i = 0; i < 4; i++) {
+        expect(presigner.take(0, out)).toBe(true);
+        const pair = `${out.timestampText}:${out.signature}`;
+        expect(seen.has(pair)).toBe(false);
+        seen.add(pair);
+        expect(verifyRequest(publicKey, Number(out.timestampText), 'POST', CREATE_PATH, out.signature)).toBe(true);
+      }
+      clock.advance(100);
+      await until(() => presigner!.size(0) === 4);
+    }
+    expect(seen.size).toBe(20);
+    expect(presigner.stats.taken).toBe(20);
+    expect(presigner.stats.empty).toBe(0);
+  });
+
+  it('reports an empty ring (caller signs inline) and counts it', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start(options(clock, 2));
+    expect(presigner.take(0, out)).toBe(true);
+    expect(presigner.take(0, out)).toBe(true);
+    expect(presigner.take(0, out)).toBe(false); // synchronous burst beyond capacity
+    expect(presigner.stats.empty).toBe(1);
+    await until(() => presigner!.size(0) === 2);
+    expect(presigner.take(0, out)).toBe(true);
+  });
+
+  it('never hands out a signature older than maxAgeMs and replaces aging ones ahead of time', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start(options(clock));
+    // Past refreshLead: replacements are requested while the old ones are still valid.
+    clock.advance(2_500);
+    presigner.refill();
+    await until(() => presigner!.size(0) === 8);
+    expect(presigner.take(0, out)).toBe(true);
+    expect(out.timestampText).toBe(String(T0)); // oldest valid first
+    // Past maxAge: the old ones are dropped, only the replacements are handed out.
+    clock.advance(600);
+    expect(presigner.take(0, out)).toBe(true);
+    expect(out.timestampText).toBe(String(T0 + 2_500));
+    expect(presigner.stats.expired).toBe(3);
+    // Everything too old: nothing is handed out.
+    clock.advance(10_000);
+    const expiredBefore = presigner.stats.expired;
+    expect(presigner.take(0, out)).toBe(false);
+    expect(presigner.stats.expired).toBeGreaterThan(expiredBefore);
+    let taken = false;
+    await until(() => taken || (taken = presigner!.take(0, out)));
+    expect(out.timestampText).toBe(String(T0 + 13_100));
+    expect(verifyRequest(publicKey, T0 + 13_100, 'POST', CREATE_PATH, out.signature)).toBe(true);
+  });
+
+  it('shuts the worker down: take() then reports empty, close is idempotent', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start(options(clock));
+    expect(presigner.alive).toBe(true);
+    await presigner.close();
+    expect(presigner.alive).toBe(false);
+    expect(presigner.take(0, out)).toBe(false);
+    presigner.refill(); // no-op, no throw after close
+    await presigner.close();
+    expect(presigner.stats.requested).toBe(presigner.stats.received);
+  });
+
+  it('rejects bad options with every problem at once', async () => {
+    const clock = new ManualClock(T0);
+    const bad = { ...options(clock), maxAgeMs: 9_000, tickMs: 0, endpoints: [{ method: 'post', path: 'x?y', capacity: 0 }] };
+    const error = await Presigner.start(bad).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PresignerError);
+    expect((error as PresignerError).code).toBe('PRESIGN_CONFIG_INVALID');
+    for (const part of ['maxAgeMs', 'tickMs', 'capacity', 'upper-case', 'no query']) {
+      expect((error as PresignerError).message).toContain(part);
+    }
+  });
+});
