@@ -1,0 +1,204 @@
+/**
+ * All order books of a session and the sequence state of the subscriptions feeding them. It applies
+ * decoded orderbook_snapshot and orderbook_delta messages (prices and counts already parsed by core):
+ * seq must rise by exactly one per message on a sid (websocket.md §5); a gap marks every book of that
+ * sid out of sync, and a delta before its snapshot, a negative level or an off-grid price marks its
+ * book. Each break is reported once through onOutOfSync, and no delta touches a broken book until a
+ * new snapshot. This file never decodes JSON, talks to the network or requests the resync itself:
+ * the feed does that when told.
+ */
+
+import type { Count, Price, PriceGrid } from '../core/index.ts';
+import { ApplyStatus } from './apply-status.ts';
+import { OrderBook } from './order-book.ts';
+
+export interface BookStoreOptions {
+  /** Injected clock, Unix ms: stamps updatedAtMs. */
+  now: () => number;
+  /** Called once per break of a book (until its next snapshot). Must not throw. */
+  onOutOfSync: (book: OrderBook, reason: number) => void;
+}
+
+/** Sequence state of one subscription. */
+class Subscription {
+  seqLast: number;
+  /** Books whose current snapshot came on this sid. */
+  readonly books: OrderBook[];
+  constructor(seq: number) {
+    this.seqLast = seq;
+    this.books = [];
+  }
+}
+
+export class BookStore {
+  readonly #books = new Map<string, OrderBook>();
+  readonly #subscriptions = new Map<number, Subscription>();
+  readonly #now: () => number;
+  readonly #onOutOfSync: (book: OrderBook, reason: number) => void;
+
+  constructor(options: BookStoreOptions) {
+    this.#now = options.now;
+    this.#onOutOfSync = options.onOutOfSync;
+  }
+
+  get size(): number {
+    return this.#books.size;
+  }
+
+  /** Adds a market's book. Adding a known ticker returns its book, regridded when the grid differs. */
+  add(ticker: string, grid: PriceGrid): OrderBook {
+    const existing = this.#books.get(ticker);
+    if (existing !== undefined) {
+      existing.regrid(grid);
+      return existing;
+    }
+    const book = new OrderBook(ticker, grid, this.#onOutOfSync);
+    this.#books.set(ticker, book);
+    return book;
+  }
+
+  get(ticker: string): OrderBook | undefined {
+    return this.#books.get(ticker);
+  }
+
+  /** Forgets a market (settled, delisted). Returns false when unknown. */
+  remove(ticker: string): boolean {
+    const book = this.#books.get(ticker);
+    if (book === undefined) return false;
+    this.#unbind(book);
+    this.#books.delete(ticker);
+    return true;
+  }
+
+  /** Iterates the books (off the hot path: allocates an iterator). */
+  books(): IterableIterator<OrderBook> {
+    return this.#books.values();
+  }
+
+  /** Last seq seen on a sid; -1 when the sid is unknown. */
+  seqLast(sid: number): number {
+    const subscription = this.#subscriptions.get(sid);
+    return subscription === undefined ? -1 : subscription.seqLast;
+  }
+
+  /**
+   * Checks and records the seq of any message counted on `sid` that is not a book message (an
+   * `ok` reply can take a number from the same counter). Returns OK or SEQ_GAP (books broken).
+   */
+  advanceSeq(sid: number, seq: number): number {
+    return this.#sequence(sid, seq);
+  }
+
+  /**
+   * Starts an orderbook_snapshot: checks seq, empties the book and binds it to `sid`. Returns null
+   * when the market is unknown or seq broke (the sid's books, and this one, are reported).
+   */
+  beginSnapshot(sid: number, seq: number, ticker: string): OrderBook | null {
+    const status = this.#sequence(sid, seq);
+    const book = this.#books.get(ticker);
+    if (book === undefined) return null;
+    if (status !== ApplyStatus.OK) {
+      book.breakSync(ApplyStatus.SEQ_GAP); // silent when the gap already broke it
+      return null;
+    }
+    if (book.sid !== sid) {
+      this.#unbind(book);
+      this.#subscription(sid).books.push(book);
+      book.sid = sid;
+    }
+    book.beginSnapshot();
+    book.updatedAtMs = this.#now();
+    return book;
+  }
+
+  /** One level of the snapshot begun by beginSnapshot: side 0 YES bid at a YES price, 1 NO bid at a NO price. */
+  snapshotLevel(book: OrderBook, side: 0 | 1, price: Price, size: Count): number {
+    return book.setLevel(side, price, size);
+  }
+
+  /** Completes the snapshot: the book becomes synced unless one of its levels broke it. */
+  endSnapshot(book: OrderBook): void {
+    book.endSnapshot();
+  }
+
+  /**
+   * Applies one orderbook_delta. `delta` is a change of size. Returns an ApplyStatus; the hot path:
+   * two map lookups and an array write, no allocation.
+   */
+  applyDelta(sid: number, seq: number, ticker: string, side: 0 | 1, price: Price, delta: Count): number {
+    const status = this.#sequence(sid, seq);
+    if (status !== ApplyStatus.OK) return status;
+    const book = this.#books.get(ticker);
+    if (book === undefined) return ApplyStatus.UNKNOWN_MARKET;
+    if (book.sid !== sid) {
+      // Its snapshot came on another subscription (or never): deltas here are not anchored to it.
+      return book.breakSync(ApplyStatus.NO_SNAPSHOT) ? ApplyStatus.NO_SNAPSHOT : ApplyStatus.OUT_OF_SYNC;
+    }
+    const result = book.applyDelta(side, price, delta);
+    if (result === ApplyStatus.OK) book.updatedAtMs = this.#now();
+    return result;
+  }
+
+  /** The feed's own verdicts (STALE, RESYNC): marks the book out of sync, reported once. */
+  markOutOfSync(ticker: string, reason: number): void {
+    const book = this.#books.get(ticker);
+    if (book !== undefined) book.breakSync(reason);
+  }
+
+  /**
+   * Forgets a sid's seq (resubscribe, reconnect: a new connection's sids mean nothing). Its books
+   * stop receiving data, so they are marked out of sync (RESYNC, reported once) until their next snapshot.
+   */
+  resetSubscription(sid: number): void {
+    const subscription = this.#subscriptions.get(sid);
+    if (subscription === undefined) return;
+    this.#subscriptions.delete(sid);
+    for (const book of subscription.books) {
+      book.sid = -1;
+      book.breakSync(ApplyStatus.RESYNC);
+    }
+  }
+
+  /** price_level_structure_updated: moves a live book to its new grid keeping its levels. Returns an ApplyStatus. */
+  regrid(ticker: string, grid: PriceGrid): number {
+    const book = this.#books.get(ticker);
+    if (book === undefined) return ApplyStatus.UNKNOWN_MARKET;
+    return book.regrid(grid);
+  }
+
+  #sequence(sid: number, seq: number): number {
+    const subscription = this.#subscriptions.get(sid);
+    if (subscription === undefined) {
+      this.#subscriptions.set(sid, new Subscription(seq)); // first message of a sid sets the baseline
+      return ApplyStatus.OK;
+    }
+    if (seq === subscription.seqLast + 1) {
+      subscription.seqLast = seq;
+      return ApplyStatus.OK;
+    }
+    // A gap, a repeat or a step back: whatever we missed or replayed, no book of the sid can be trusted.
+    subscription.seqLast = seq;
+    const books = subscription.books;
+    for (let i = 0; i < books.length; i++) books[i].breakSync(ApplyStatus.SEQ_GAP);
+    return ApplyStatus.SEQ_GAP;
+  }
+
+  #subscription(sid: number): Subscription {
+    let subscription = this.#subscriptions.get(sid);
+    if (subscription === undefined) {
+      subscription = new Subscription(0);
+      this.#subscriptions.set(sid, subscription);
+    }
+    return subscription;
+  }
+
+  #unbind(book: OrderBook): void {
+    if (book.sid === -1) return;
+    const subscription = this.#subscriptions.get(book.sid);
+    if (subscription !== undefined) {
+      const index = subscription.books.indexOf(book);
+      if (index !== -1) subscription.books.splice(index, 1);
+    }
+    book.sid = -1;
+  }
+}
