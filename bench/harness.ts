@@ -1,0 +1,267 @@
+/**
+ * The bench harness: the row format every suite reports, HDR latency percentiles
+ * (hdr-histogram-js), bounded throughput loops, and the table printer. Suites (bench/<folder>/suite.ts)
+ * measure real work through public APIs and put each baseline (naive version, peer library, floor)
+ * beside it in the same run; bench/run.ts runs them and writes bench/results/*.json, and bench/doc.ts
+ * renders bench/RESULTS.md. This file never decides what a suite measures and never writes files.
+ *
+ * Throughput is a careful hand loop rather than benchmark.js: the op is a tight loop over a recorded
+ * stream, already amortising call overhead, and a hand loop keeps every run bounded in count and time.
+ * Latency is per call, timed with performance.now() (sub-ns resolution, ~30-60 ns per read on this
+ * class of machine); suites add a "timer floor" baseline row so readers can see that cost.
+ */
+
+import * as hdr from 'hdr-histogram-js';
+import { performance } from 'node:perf_hooks';
+
+export interface BenchRow {
+  suite: string;
+  case: string;
+  /** Baseline rows are the comparison (naive, peer, floor). */
+  baseline: boolean;
+  /** Samples or operations measured. */
+  count: number;
+  opsPerSec?: number;
+  p50Ns?: number;
+  p99Ns?: number;
+  p999Ns?: number;
+  maxNs?: number;
+  meanNs?: number;
+  note?: string;
+  // Additions to the lead's contract (optional):
+  /** Case name of the baseline row this row is compared with (ratio in the table and RESULTS.md). */
+  compareTo?: string;
+  /** A non-latency measurement (bytes, bytes per book...) and its unit. */
+  value?: number;
+  unit?: string;
+  /** A stated target ("≥ 5M/s") and whether this run met it. */
+  target?: string;
+  pass?: boolean;
+}
+
+export interface BenchOptions {
+  /** CI smoke mode: a fraction of the samples and time, same code paths. */
+  quick: boolean;
+}
+
+export interface BenchSuite {
+  name: string;
+  run(options: BenchOptions): Promise<BenchRow[]>;
+}
+
+export type Histogram = hdr.Histogram;
+
+/** Highest latency tracked exactly: 60 s in ns. Larger samples are clamped to it. */
+export const HIGHEST_NS = 60_000_000_000;
+
+/** An HDR histogram of nanoseconds, 3 significant digits, fixed range (recording never allocates). */
+export function createHistogram(highestNs = HIGHEST_NS): Histogram {
+  return hdr.build({
+    bitBucketSize: 64,
+    autoResize: false,
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: highestNs,
+    numberOfSignificantValueDigits: 3,
+    useWebAssembly: false,
+  });
+}
+
+/** Records ns (rounded, clamped into [0, highest]) so a stray sample never throws mid-run. */
+export function recordNs(histogram: Histogram, ns: number): void {
+  const value = ns <= 0 ? 0 : ns >= histogram.highestTrackableValue ? histogram.highestTrackableValue : Math.round(ns);
+  histogram.recordValue(value);
+}
+
+/** Monotonic time in ns as a double. */
+export function nowNs(): number {
+  return performance.now() * 1e6;
+}
+
+/** A row from an hdr-histogram-js histogram of nanoseconds. */
+export function latencyRow(suite: string, caseName: string, baseline: boolean, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow {
+  return {
+    suite,
+    case: caseName,
+    baseline,
+    count: histogram.totalCount,
+    p50Ns: histogram.getValueAtPercentile(50),
+    p99Ns: histogram.getValueAtPercentile(99),
+    p999Ns: histogram.getValueAtPercentile(99.9),
+    maxNs: histogram.maxValue,
+    meanNs: round1(histogram.mean),
+    ...extra,
+  };
+}
+
+// Results written to a module variable cannot be optimised away.
+let sink: unknown = 0;
+/** Keeps a value alive so the JIT cannot drop the work that made it. */
+export function consume(value: unknown): void {
+  sink = value;
+}
+export function sinkValue(): unknown {
+  return sink;
+}
+
+export interface LatencyOptions {
+  /** Samples to record at most. */
+  samples: number;
+  /** Stop recording after this long even if samples remain. */
+  timeBudgetMs: number;
+  /** Untimed calls first (JIT warm-up); bounded by the same budget. Default samples / 10. */
+  warmup?: number;
+}
+
+/** Times `op` call by call into a new histogram. Bounded by sample count and time. */
+export function measureLatency(op: () => void, options: LatencyOptions): Histogram {
+  const histogram = createHistogram();
+  const warmup = options.warmup ?? Math.ceil(options.samples / 10);
+  const deadline = performance.now() + options.timeBudgetMs;
+  for (let i = 0; i < warmup; i++) {
+    op();
+    if ((i & 1023) === 0 && performance.now() > deadline) break;
+  }
+  const recordDeadline = performance.now() + options.timeBudgetMs;
+  for (let i = 0; i < options.samples; i++) {
+    const start = performance.now();
+    op();
+    const end = performance.now();
+    recordNs(histogram, (end - start) * 1e6);
+    if ((i & 1023) === 0 && end > recordDeadline) break;
+  }
+  return histogram;
+}
+
+export interface ThroughputOptions {
+  /** Operations done by one call of `run`. */
+  opsPerCall: number;
+  /** Measuring time per round. */
+  roundMs: number;
+  /** Rounds; the median round is reported. */
+  rounds: number;
+  /** Untimed warm-up time. */
+  warmupMs: number;
+  /** Hard cap on calls per round (bounds the loop even if the clock misbehaves). */
+  maxCallsPerRound?: number;
+}
+
+export interface ThroughputResult {
+  opsPerSec: number;
+  opsPerSecMin: number;
+  opsPerSecMax: number;
+  ops: number;
+  /** Mean ns per op of the median round. */
+  meanNs: number;
+}
+
+/** Calls `run` repeatedly for `rounds` rounds of `roundMs`, returning the median round's rate. */
+export function measureThroughput(run: () => void, options: ThroughputOptions): ThroughputResult {
+  const maxCalls = options.maxCallsPerRound ?? 10_000_000;
+  const warmupEnd = performance.now() + options.warmupMs;
+  for (let calls = 0; calls < maxCalls && performance.now() < warmupEnd; calls++) run();
+  const rates: number[] = [];
+  let ops = 0;
+  for (let round = 0; round < options.rounds; round++) {
+    const start = performance.now();
+    const end = start + options.roundMs;
+    let calls = 0;
+    let now = start;
+    while (calls < maxCalls && now < end) {
+      run();
+      calls++;
+      now = performance.now();
+    }
+    const roundOps = calls * options.opsPerCall;
+    ops += roundOps;
+    rates.push(roundOps / ((now - start) / 1000));
+  }
+  rates.sort((a, b) => a - b);
+  const median = rates[Math.floor(rates.length / 2)];
+  return { opsPerSec: Math.round(median), opsPerSecMin: Math.round(rates[0]), opsPerSecMax: Math.round(rates[rates.length - 1]), ops, meanNs: round1(1e9 / median) };
+}
+
+/** A row from a throughput result. */
+export function throughputRow(suite: string, caseName: string, baseline: boolean, result: ThroughputResult, extra: Partial<BenchRow> = {}): BenchRow {
+  return {
+    suite,
+    case: caseName,
+    baseline,
+    count: result.ops,
+    opsPerSec: result.opsPerSec,
+    meanNs: result.meanNs,
+    note: `median of rounds; range ${formatRate(result.opsPerSecMin)}-${formatRate(result.opsPerSecMax)}/s`,
+    ...extra,
+  };
+}
+
+/**
+ * Ratio of a row to the row it names in compareTo: throughput ratio when both have opsPerSec
+ * (higher is better), else p50 ratio baseline/ours (higher is better), else value ratio. Null when unknown.
+ */
+export function ratioToBaseline(row: BenchRow, rows: readonly BenchRow[]): number | null {
+  if (row.compareTo === undefined) return null;
+  const base = rows.find((r) => r.suite === row.suite && r.case === row.compareTo);
+  if (base === undefined) return null;
+  if (row.opsPerSec !== undefined && base.opsPerSec !== undefined && base.opsPerSec > 0) return row.opsPerSec / base.opsPerSec;
+  if (row.p50Ns !== undefined && base.p50Ns !== undefined && row.p50Ns > 0) return base.p50Ns / row.p50Ns;
+  if (row.value !== undefined && base.value !== undefined && row.value > 0) return base.value / row.value;
+  return null;
+}
+
+export function round1(value: number): number {
+  return Math.round(value * 10) / 10;
+}
+
+export function formatRate(value: number): string {
+  if (value >= 1e6) return `${(value / 1e6).toFixed(2)}M`;
+  if (value >= 1e3) return `${(value / 1e3).toFixed(1)}k`;
+  return value.toFixed(0);
+}
+
+function formatNs(value: number | undefined): string {
+  if (value === undefined) return '';
+  if (value >= 1e6) return `${(value / 1e6).toFixed(2)}ms`;
+  if (value >= 1e4) return `${(value / 1e3).toFixed(1)}us`;
+  return `${Math.round(value)}ns`;
+}
+
+function formatValue(row: BenchRow): string {
+  if (row.value === undefined) return '';
+  const unitText = row.unit ?? '';
+  if (unitText === 'bytes') {
+    if (row.value >= 1024 * 1024) return `${(row.value / 1024 / 1024).toFixed(1)} MiB`;
+    if (row.value >= 1024) return `${(row.value / 1024).toFixed(2)} KiB`;
+  }
+  return `${round1(row.value)} ${unitText}`.trim();
+}
+
+export const TABLE_COLUMNS = ['suite', 'case', 'base', 'count', 'ops/s', 'mean', 'p50', 'p99', 'p99.9', 'max', 'value', 'vs base', 'target', 'note'] as const;
+
+/** The cells of one row as text, in TABLE_COLUMNS order (shared by the console table and RESULTS.md). */
+export function rowCells(row: BenchRow, rows: readonly BenchRow[]): string[] {
+  const ratio = ratioToBaseline(row, rows);
+  const target = row.target === undefined ? '' : `${row.target} ${row.pass === undefined ? '' : row.pass ? 'PASS' : 'FAIL'}`.trim();
+  return [
+    row.suite,
+    row.case,
+    row.baseline ? 'yes' : '',
+    String(row.count),
+    row.opsPerSec === undefined ? '' : formatRate(row.opsPerSec),
+    formatNs(row.meanNs),
+    formatNs(row.p50Ns),
+    formatNs(row.p99Ns),
+    formatNs(row.p999Ns),
+    formatNs(row.maxNs),
+    formatValue(row),
+    ratio === null ? '' : `${ratio.toFixed(2)}x`,
+    target,
+    row.note ?? '',
+  ];
+}
+
+/** A fixed-width console table of rows. */
+export function formatTable(rows: readonly BenchRow[]): string {
+  const table = [Array.from(TABLE_COLUMNS), ...rows.map((row) => rowCells(row, rows))];
+  const widths = TABLE_COLUMNS.map((_, column) => Math.max(...table.map((cells) => cells[column].length)));
+  return table.map((cells) => cells.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n');
+}

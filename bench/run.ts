@@ -1,0 +1,131 @@
+/**
+ * `npm run bench [-- [--quick] [--strict] [suite ...]]`: finds every bench/<folder>/suite.ts (default
+ * export BenchSuite), runs them one after another (or only those named, by folder or suite name),
+ * prints one table and writes bench/results/<suite>-<timestamp>.json per suite with the machine,
+ * Node version, command, git commit and rows. --quick is the CI smoke mode; --strict exits 1 when a
+ * row misses its stated target. This file never measures anything itself.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { formatTable, type BenchRow, type BenchSuite } from './harness.ts';
+
+const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
+const REPO_DIR = path.dirname(BENCH_DIR);
+const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+
+export interface BenchResultFile {
+  suite: string;
+  startedAt: string;
+  durationMs: number;
+  quick: boolean;
+  command: string;
+  node: string;
+  v8: string;
+  machine: { platform: string; arch: string; release: string; cpuModel: string; cpuCount: number; totalMemBytes: number; loadAvg1m: number };
+  git: { commit: string; dirty: boolean | null };
+  rows: BenchRow[];
+  error?: string;
+}
+
+function git(args: string[]): string | null {
+  try {
+    return execFileSync('git', args, { cwd: REPO_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function commandLine(args: string[]): string {
+  const rest = args.length > 0 ? ` -- ${args.join(' ')}` : '';
+  if (process.env.npm_lifecycle_event === 'bench') return `npm run bench${rest}`;
+  return `tsx bench/run.ts${args.length > 0 ? ` ${args.join(' ')}` : ''}`;
+}
+
+function discover(): Array<{ folder: string; file: string }> {
+  return readdirSync(BENCH_DIR, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name !== 'results' && entry.name !== 'node_modules')
+    .map((entry) => ({ folder: entry.name, file: path.join(BENCH_DIR, entry.name, 'suite.ts') }))
+    .filter((candidate) => existsSync(candidate.file))
+    .sort((a, b) => a.folder.localeCompare(b.folder));
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const strict = args.includes('--strict');
+  const wanted = args.filter((arg) => !arg.startsWith('--'));
+  const found = discover();
+  const unknown = wanted.filter((name) => !found.some((candidate) => candidate.folder === name));
+  const loaded: Array<{ folder: string; suite: BenchSuite }> = [];
+  for (const candidate of found) {
+    const module = (await import(pathToFileURL(candidate.file).href)) as { default?: BenchSuite };
+    const suite = module.default;
+    if (suite === undefined || typeof suite.run !== 'function') {
+      console.error(`bench: ${path.relative(REPO_DIR, candidate.file)} has no default BenchSuite export; skipped`);
+      continue;
+    }
+    if (wanted.length === 0 || wanted.includes(candidate.folder) || wanted.includes(suite.name)) loaded.push({ folder: candidate.folder, suite });
+  }
+  const stillUnknown = unknown.filter((name) => !loaded.some((entry) => entry.suite.name === name));
+  if (stillUnknown.length > 0) {
+    console.error(`bench: unknown suite(s) ${stillUnknown.join(', ')}; available: ${found.map((c) => c.folder).join(', ') || 'none'}`);
+    return 2;
+  }
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const commit = git(['rev-parse', 'HEAD']) ?? 'unknown';
+  const status = git(['status', '--porcelain', '--', 'src', 'bench']);
+  const cpus = os.cpus();
+  const allRows: BenchRow[] = [];
+  let failed = false;
+  for (const { folder, suite } of loaded) {
+    const startedAt = new Date();
+    console.error(`bench: running ${suite.name}${quick ? ' (quick)' : ''} ...`);
+    let rows: BenchRow[] = [];
+    let error: string | undefined;
+    try {
+      rows = await suite.run({ quick });
+    } catch (caught) {
+      error = caught instanceof Error ? (caught.stack ?? caught.message) : String(caught);
+      console.error(`bench: suite ${suite.name} failed: ${error}`);
+      failed = true;
+    }
+    allRows.push(...rows);
+    const result: BenchResultFile = {
+      suite: suite.name,
+      startedAt: startedAt.toISOString(),
+      durationMs: Date.now() - startedAt.getTime(),
+      quick,
+      command: commandLine(args),
+      node: process.version,
+      v8: process.versions.v8,
+      machine: {
+        platform: process.platform,
+        arch: process.arch,
+        release: os.release(),
+        cpuModel: cpus[0]?.model ?? 'unknown',
+        cpuCount: cpus.length,
+        totalMemBytes: os.totalmem(),
+        loadAvg1m: os.loadavg()[0],
+      },
+      git: { commit, dirty: status === null ? null : status.length > 0 },
+      rows,
+      ...(error === undefined ? {} : { error }),
+    };
+    const stamp = startedAt.toISOString().replace(/[:.]/g, '-');
+    const file = path.join(RESULTS_DIR, `${folder}-${stamp}.json`);
+    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    console.error(`bench: wrote ${path.relative(REPO_DIR, file)}`);
+  }
+  if (allRows.length > 0) console.log(formatTable(allRows));
+  if (strict && allRows.some((row) => row.pass === false)) {
+    console.error('bench: --strict: a row missed its target');
+    return 1;
+  }
+  return failed ? 1 : 0;
+}
+
+process.exitCode = await main();
