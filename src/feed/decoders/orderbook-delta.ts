@@ -1,0 +1,96 @@
+/**
+ * The `orderbook_delta` message (spec/websocket.md §6.1) as one reused record, and its reference
+ * decoder: JSON.parse plus field conversion. This decoder is the authority on what a valid delta
+ * is; the hand scanner (delta-scanner.ts) must give the same record for every frame it accepts
+ * and defer to this one for anything else. Never allocates beyond what JSON.parse makes.
+ *
+ * `price` is the level's price as on the wire: a YES price for side 0 and, unless the subscription
+ * used `use_yes_price`, a NO price for side 1.
+ */
+
+import { COUNT_INVALID, PRICE_INVALID, parsePrice, parseSignedCount, type Count, type Price } from '../../core/index.ts';
+import type { TickerTable } from '../ticker-table.ts';
+import { DecodeStatus } from './decode-status.ts';
+import { isIndex, isObject } from './field-reader.ts';
+
+export class OrderbookDeltaRecord {
+  sid = 0;
+  seq = 0;
+  /** Interned when the market is known (marketIndex >= 0). */
+  marketTicker = '';
+  /** Index in the feed's TickerTable, -1 for a market the feed does not know. */
+  marketIndex = -1;
+  price: Price = PRICE_INVALID;
+  /** Signed change of the level's size. */
+  delta: Count = COUNT_INVALID;
+  /** 0 = yes, 1 = no (BookSideCode). */
+  side: 0 | 1 = 0;
+  /** '' when absent: only deltas caused by our own orders carry it. */
+  clientOrderId = '';
+  /** -1 when absent. */
+  subaccount = -1;
+  /** Exchange time, Unix ms; -1 when absent. */
+  tsMs = -1;
+}
+
+/** Why the last delta failed the reference decoder (constant strings, for logs). */
+export let deltaRejectReason = '';
+
+function reject(reason: string): number {
+  deltaRejectReason = reason;
+  return DecodeStatus.MALFORMED;
+}
+
+/** Fills `out` from a parsed frame. OK, NOT_DELTA (another type) or MALFORMED. */
+export function decodeDeltaObject(frame: unknown, out: OrderbookDeltaRecord, tickers: TickerTable): number {
+  if (!isObject(frame)) return reject('frame is not an object');
+  const type = frame.type;
+  if (typeof type !== 'string') return reject('type missing');
+  if (type !== 'orderbook_delta') return DecodeStatus.NOT_DELTA;
+  const sid = frame.sid;
+  const seq = frame.seq;
+  const msg = frame.msg;
+  if (!isIndex(sid)) return reject('sid');
+  if (!isIndex(seq)) return reject('seq');
+  if (!isObject(msg)) return reject('msg');
+  const ticker = msg.market_ticker;
+  if (typeof ticker !== 'string' || ticker.length === 0) return reject('market_ticker');
+  const priceText = msg.price_dollars;
+  const price = typeof priceText === 'string' ? parsePrice(priceText) : PRICE_INVALID;
+  if (price === PRICE_INVALID) return reject('price_dollars');
+  const deltaText = msg.delta_fp;
+  const delta = typeof deltaText === 'string' ? parseSignedCount(deltaText) : COUNT_INVALID;
+  if (delta === COUNT_INVALID) return reject('delta_fp');
+  const side = msg.side;
+  if (side !== 'yes' && side !== 'no') return reject('side');
+  const clientOrderId = msg.client_order_id;
+  if (clientOrderId !== undefined && clientOrderId !== null && typeof clientOrderId !== 'string') return reject('client_order_id');
+  const subaccount = msg.subaccount;
+  if (subaccount !== undefined && subaccount !== null && !isIndex(subaccount)) return reject('subaccount');
+  const tsMs = msg.ts_ms;
+  if (tsMs !== undefined && tsMs !== null && !isIndex(tsMs)) return reject('ts_ms');
+
+  const index = tickers.indexOf(ticker);
+  out.sid = sid;
+  out.seq = seq;
+  out.marketIndex = index;
+  out.marketTicker = index === -1 ? ticker : tickers.tickerAt(index);
+  out.price = price;
+  out.delta = delta;
+  out.side = side === 'yes' ? 0 : 1;
+  out.clientOrderId = typeof clientOrderId === 'string' ? clientOrderId : '';
+  out.subaccount = typeof subaccount === 'number' ? subaccount : -1;
+  out.tsMs = typeof tsMs === 'number' ? tsMs : -1;
+  return DecodeStatus.OK;
+}
+
+/** The JSON.parse baseline: OK, NOT_DELTA or MALFORMED. */
+export function decodeDeltaJson(text: string, out: OrderbookDeltaRecord, tickers: TickerTable): number {
+  let frame: unknown;
+  try {
+    frame = JSON.parse(text);
+  } catch {
+    return reject('invalid JSON');
+  }
+  return decodeDeltaObject(frame, out, tickers);
+}

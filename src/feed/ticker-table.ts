@@ -1,0 +1,105 @@
+/**
+ * Interned market tickers with dense indexes. The delta scanner hashes a ticker's characters while
+ * it scans the frame and looks them up here, so a delta for a known market yields the one interned
+ * string and its index without allocating a substring. Open addressing over an Int32Array (load
+ * factor <= 1/2, FNV-1a over UTF-16 code units). Owns the ticker -> index mapping only; indexes
+ * are never reused or removed (markets that leave keep their slot: a few bytes each).
+ */
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a step over one UTF-16 code unit; start from FNV_OFFSET. */
+export function hashStep(hash: number, code: number): number {
+  return Math.imul(hash ^ code, FNV_PRIME) >>> 0;
+}
+export const HASH_START = FNV_OFFSET;
+
+export function hashString(text: string): number {
+  let hash = FNV_OFFSET;
+  for (let i = 0; i < text.length; i++) hash = hashStep(hash, text.charCodeAt(i));
+  return hash;
+}
+
+export class TickerTable {
+  readonly #tickers: string[] = [];
+  #hashes: number[] = [];
+  #slots: Int32Array;
+  #mask: number;
+
+  constructor(capacity = 1024) {
+    let size = 16;
+    while (size < capacity * 2) size *= 2;
+    this.#slots = new Int32Array(size).fill(-1);
+    this.#mask = size - 1;
+  }
+
+  get size(): number {
+    return this.#tickers.length;
+  }
+
+  tickerAt(index: number): string {
+    return this.#tickers[index];
+  }
+
+  /** Index of `ticker`, adding it when new. */
+  add(ticker: string): number {
+    const found = this.indexOf(ticker);
+    if (found !== -1) return found;
+    if ((this.#tickers.length + 1) * 2 > this.#slots.length) this.#grow();
+    const index = this.#tickers.length;
+    const hash = hashString(ticker);
+    this.#tickers.push(ticker);
+    this.#hashes.push(hash);
+    this.#insert(hash, index);
+    return index;
+  }
+
+  /** Index of `ticker`, -1 when not interned. */
+  indexOf(ticker: string): number {
+    const hash = hashString(ticker);
+    const slots = this.#slots;
+    for (let slot = hash & this.#mask; ; slot = (slot + 1) & this.#mask) {
+      const index = slots[slot];
+      if (index === -1) return -1;
+      if (this.#hashes[index] === hash && this.#tickers[index] === ticker) return index;
+    }
+  }
+
+  /**
+   * Index of the ticker spelled by text[start, end) (no escapes), whose FNV-1a hash the caller
+   * computed while scanning; -1 when not interned. Compares characters in place: no allocation.
+   */
+  indexOfRange(text: string, start: number, end: number, hash: number): number {
+    const slots = this.#slots;
+    const length = end - start;
+    for (let slot = hash & this.#mask; ; slot = (slot + 1) & this.#mask) {
+      const index = slots[slot];
+      if (index === -1) return -1;
+      if (this.#hashes[index] !== hash) continue;
+      const ticker = this.#tickers[index];
+      if (ticker.length !== length) continue;
+      let same = true;
+      for (let i = 0; i < length; i++) {
+        if (ticker.charCodeAt(i) !== text.charCodeAt(start + i)) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return index;
+    }
+  }
+
+  #insert(hash: number, index: number): void {
+    const slots = this.#slots;
+    let slot = hash & this.#mask;
+    while (slots[slot] !== -1) slot = (slot + 1) & this.#mask;
+    slots[slot] = index;
+  }
+
+  #grow(): void {
+    this.#slots = new Int32Array(this.#slots.length * 2).fill(-1);
+    this.#mask = this.#slots.length - 1;
+    for (let index = 0; index < this.#tickers.length; index++) this.#insert(this.#hashes[index], index);
+  }
+}
