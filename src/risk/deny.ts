@@ -1,0 +1,93 @@
+/**
+ * The closed set of reasons the risk gate refuses an intent (STYLE §4: expected outcomes are values
+ * with stable codes). Numbers are part of the contract: logs, journals, dashboards and tests match
+ * on them, so a code is never renumbered or reused, only appended. `NONE` (0) means "allowed".
+ * This file owns the codes, their names and the order in which the gate evaluates them; it never
+ * evaluates anything itself (risk-gate.ts does).
+ */
+
+export const Deny = {
+  NONE: 0,
+  INTENT_INVALID: 1, //            kind or side outside its closed set (a caller bug, still a value, never a throw)
+  KILL_SWITCH: 2, //               the kill switch is engaged: only cancels and decreases pass
+  TRADING_HALTED: 3, //            trading state halted: only cancels and decreases pass
+  TRADING_REDUCING_ONLY: 4, //     trading state reducing: the order would not reduce the position
+  SUBACCOUNT_INVALID: 5, //        subaccount outside 0-63
+  SUBACCOUNT_LOCKED: 6, //         restricted key: another subaccount than the key's own
+  MARKET_UNKNOWN: 7, //            market handle not registered with the gate
+  MARKET_NOT_OPEN: 8, //           market registered but not open for trading
+  BOOK_NOT_SYNCED: 9, //           local book out of sync (or none): no new order, no post-only
+  BOOK_STALE: 10, //               local book not updated within limits.bookStaleMs
+  PRICE_OUT_OF_RANGE: 11, //       price <= $0 or >= $1 (or not an integer of 1/10,000 $)
+  PRICE_OUT_OF_BAND: 12, //        price outside the grid's bands (below minPrice / above maxPrice)
+  PRICE_OFF_GRID: 13, //           price inside the bands but not on a tick (grid.levelOf === -1)
+  COUNT_NOT_POSITIVE: 14, //       count <= 0 (or not an integer of 1/100 contract)
+  COUNT_OFF_INCREMENT: 15, //      count not a multiple of the market's increment (whole contracts if configured)
+  COUNT_ABOVE_MAX: 16, //          count above limits.orderCountMax
+  NOTIONAL_ABOVE_MAX: 17, //       order cost above limits.orderNotionalMax
+  REDUCE_ONLY_NOT_REDUCING: 18, // reduce-only order on a flat position or in the position's direction
+  MARKET_POSITION_LIMIT: 19, //    worst-case position in this market (all resting on one side fill) above limit
+  SUBACCOUNT_POSITION_LIMIT: 20, // sum over markets of worst-case positions of the subaccount above limit
+  SUBACCOUNT_NOTIONAL_LIMIT: 21, // cost of all resting orders of the subaccount above limit
+  OPEN_ORDERS_LIMIT: 22, //        live orders of the user at limits.openOrdersMax
+  POST_ONLY_CROSS: 23, //          post-only bid >= best YES ask, or post-only ask <= best YES bid (local book)
+  SELF_CROSS: 24, //               bid >= own resting ask (or ask <= own resting bid), same market and subaccount
+  ORDER_GROUP_UNKNOWN: 25, //      order-group handle not registered (or deleted)
+  ORDER_GROUP_TRIGGERED: 26, //    group triggered by the venue: new orders blocked until reset
+  ORDER_GROUP_LIMIT: 27, //        matched in the rolling 15 s window + this order above the group's contracts limit
+  ORDER_GROUP_COUNT_MAX: 28, //    creating a group above limits.orderGroupsMax (100,000 per user)
+  RATE_LIMITED: 29, //             write tokens short (creates may not dip into the cancel reserve)
+} as const;
+export type Deny = (typeof Deny)[keyof typeof Deny];
+
+/** Name of each code, indexed by code: `DENY_NAMES[Deny.BOOK_STALE] === 'BOOK_STALE'`. */
+export const DENY_NAMES: readonly string[] = (() => {
+  const names: string[] = [];
+  for (const [name, code] of Object.entries(Deny)) names[code] = name;
+  return Object.freeze(names);
+})();
+
+/** Number of codes including NONE; codes are dense 0..DENY_CODE_COUNT-1. */
+export const DENY_CODE_COUNT = DENY_NAMES.length;
+
+export function denyName(code: number): string {
+  return code >= 0 && code < DENY_CODE_COUNT ? DENY_NAMES[code] : `UNKNOWN_${code}`;
+}
+
+/**
+ * The fixed order of evaluation for a new order: when several checks fail, the earliest wins.
+ * Cheap, global and "stop everything" checks come first; the rate-limit check comes last because
+ * it is the only one that takes something (tokens) and a denied intent must take nothing.
+ * Cancels, decreases and cancel-all run a subset (see risk-gate.ts) in this same order.
+ */
+export const CHECK_ORDER: readonly Deny[] = Object.freeze([
+  Deny.INTENT_INVALID,
+  Deny.KILL_SWITCH,
+  Deny.TRADING_HALTED,
+  Deny.TRADING_REDUCING_ONLY,
+  Deny.SUBACCOUNT_INVALID,
+  Deny.SUBACCOUNT_LOCKED,
+  Deny.MARKET_UNKNOWN,
+  Deny.MARKET_NOT_OPEN,
+  Deny.BOOK_NOT_SYNCED,
+  Deny.BOOK_STALE,
+  Deny.PRICE_OUT_OF_RANGE,
+  Deny.PRICE_OUT_OF_BAND,
+  Deny.PRICE_OFF_GRID,
+  Deny.COUNT_NOT_POSITIVE,
+  Deny.COUNT_OFF_INCREMENT,
+  Deny.COUNT_ABOVE_MAX,
+  Deny.NOTIONAL_ABOVE_MAX,
+  Deny.REDUCE_ONLY_NOT_REDUCING,
+  Deny.MARKET_POSITION_LIMIT,
+  Deny.SUBACCOUNT_POSITION_LIMIT,
+  Deny.SUBACCOUNT_NOTIONAL_LIMIT,
+  Deny.OPEN_ORDERS_LIMIT,
+  Deny.POST_ONLY_CROSS,
+  Deny.SELF_CROSS,
+  Deny.ORDER_GROUP_UNKNOWN,
+  Deny.ORDER_GROUP_TRIGGERED,
+  Deny.ORDER_GROUP_LIMIT,
+  Deny.ORDER_GROUP_COUNT_MAX,
+  Deny.RATE_LIMITED,
+]);

@@ -1,0 +1,189 @@
+/**
+ * The gate's own view of exposure: per (market, subaccount) the signed position (+ long YES), the
+ * resting count on each side with a count per grid level (so the best own bid/ask is O(1) for the
+ * self-cross check), and the worst-case position if every resting order of one side filled;
+ * per subaccount the sum of worst cases and the cost of resting orders; per user the live orders.
+ *
+ * The OMS is the only writer (the seam): it adds an order's resting count when the gate accepts
+ * it (in-flight orders count as resting: the venue may fill them before we hear back), moves it on
+ * acks, amends, decreases and fills, removes it on cancel, reject and completion, and applies fills
+ * and venue positions. The gate only reads. Nothing here allocates after a slot exists; a slot is
+ * allocated on the first write for its (market, subaccount), never during a check.
+ *
+ * Money is held exactly in micro-dollars (price 1/10,000 $ x count 1/100 contract = 1e-6 $) so that
+ * adding and removing parts of orders never drifts by rounding; limits in centicents are compared
+ * as centicents x 100.
+ */
+
+import { PRICE_ONE, assert } from '../core/index.ts';
+import type { BookSide, Price, PriceGrid } from '../core/index.ts';
+import type { RiskMarkets } from './risk-markets.ts';
+
+export const SUBACCOUNT_COUNT = 64;
+
+export class ExposureSlot {
+  readonly grid: PriceGrid;
+  /** Signed, 1/100 contract, + long YES. */
+  position = 0;
+  restingBid = 0;
+  restingAsk = 0;
+  /** max(|position + restingBid|, |position - restingAsk|). */
+  worst = 0;
+  /** Highest level with an own resting bid / lowest with an own resting ask; -1 when none. */
+  bidBestLevel = -1;
+  askBestLevel = -1;
+  readonly bidAtLevel: Float64Array;
+  readonly askAtLevel: Float64Array;
+  constructor(grid: PriceGrid) {
+    this.grid = grid;
+    this.bidAtLevel = new Float64Array(grid.levelCount);
+    this.askAtLevel = new Float64Array(grid.levelCount);
+  }
+}
+
+/** Cost of `count` at YES `price` on `side`, micro-dollars: a bid pays price, an ask (buying NO) pays 1 - price. */
+export function costMicro(side: BookSide, price: number, count: number): number {
+  return (side === 'bid' ? price : PRICE_ONE - price) * count;
+}
+
+export function worstOf(position: number, restingBid: number, restingAsk: number): number {
+  const long = position + restingBid;
+  const short = position - restingAsk;
+  const a = long < 0 ? -long : long;
+  const b = short < 0 ? -short : short;
+  return a > b ? a : b;
+}
+
+export class ExposureLedger {
+  readonly #markets: RiskMarkets;
+  readonly #slots: (ExposureSlot | null)[] = [];
+  readonly #worstSum = new Float64Array(SUBACCOUNT_COUNT);
+  readonly #restingMicro = new Float64Array(SUBACCOUNT_COUNT);
+  #openOrders = 0;
+
+  constructor(markets: RiskMarkets) {
+    this.#markets = markets;
+  }
+
+  /** Hot path read: null when nothing was ever recorded for (market, subaccount). */
+  slot(market: number, subaccount: number): ExposureSlot | null {
+    const index = market * SUBACCOUNT_COUNT + subaccount;
+    return index < this.#slots.length ? this.#slots[index] : null;
+  }
+
+  worstSum(subaccount: number): number {
+    return this.#worstSum[subaccount];
+  }
+
+  restingMicro(subaccount: number): number {
+    return this.#restingMicro[subaccount];
+  }
+
+  get openOrders(): number {
+    return this.#openOrders;
+  }
+
+  /**
+   * Adds `count` resting at `price` on `side`. `orders` is +1 when this is a new live order (the
+   * user's open-order count), 0 when it adds to an order already counted.
+   */
+  addResting(market: number, subaccount: number, side: BookSide, price: Price, count: number, orders: number): void {
+    const slot = this.#slotFor(market, subaccount);
+    const level = slot.grid.levelOf(price);
+    if (side === 'bid') {
+      slot.restingBid += count;
+      if (level >= 0) {
+        slot.bidAtLevel[level] += count;
+        if (level > slot.bidBestLevel) slot.bidBestLevel = level;
+      }
+    } else {
+      slot.restingAsk += count;
+      if (level >= 0) {
+        slot.askAtLevel[level] += count;
+        if (slot.askBestLevel === -1 || level < slot.askBestLevel) slot.askBestLevel = level;
+      }
+    }
+    this.#restingMicro[subaccount] += costMicro(side, price, count);
+    this.#openOrders += orders;
+    this.#rework(slot, subaccount);
+  }
+
+  /** Removes what addResting added; `orders` is -1 when the order stops being live. */
+  removeResting(market: number, subaccount: number, side: BookSide, price: Price, count: number, orders: number): void {
+    const slot = this.slot(market, subaccount);
+    assert(slot !== null, 'ExposureLedger.removeResting: no slot');
+    const level = slot.grid.levelOf(price);
+    if (side === 'bid') {
+      assert(slot.restingBid >= count, 'ExposureLedger.removeResting: bid count below zero');
+      slot.restingBid -= count;
+      if (level >= 0) {
+        const left = (slot.bidAtLevel[level] -= count);
+        assert(left >= 0, 'ExposureLedger.removeResting: bid level below zero');
+        if (left === 0 && level === slot.bidBestLevel) slot.bidBestLevel = nextBidLevel(slot.bidAtLevel, level);
+      }
+    } else {
+      assert(slot.restingAsk >= count, 'ExposureLedger.removeResting: ask count below zero');
+      slot.restingAsk -= count;
+      if (level >= 0) {
+        const left = (slot.askAtLevel[level] -= count);
+        assert(left >= 0, 'ExposureLedger.removeResting: ask level below zero');
+        if (left === 0 && level === slot.askBestLevel) slot.askBestLevel = nextAskLevel(slot.askAtLevel, level);
+      }
+    }
+    this.#restingMicro[subaccount] -= costMicro(side, price, count);
+    this.#openOrders += orders;
+    assert(this.#openOrders >= 0, 'ExposureLedger.removeResting: open orders below zero');
+    this.#rework(slot, subaccount);
+  }
+
+  /** A fill moves the position; the OMS removes the filled count from resting separately. */
+  applyFill(market: number, subaccount: number, side: BookSide, count: number): void {
+    const slot = this.#slotFor(market, subaccount);
+    slot.position += side === 'bid' ? count : -count;
+    this.#rework(slot, subaccount);
+  }
+
+  /** The venue's position (market_position, post_position, reconciliation) replaces ours. */
+  setPosition(market: number, subaccount: number, position: number): void {
+    assert(Number.isSafeInteger(position) && position > Number.MIN_SAFE_INTEGER, 'ExposureLedger.setPosition: not a position');
+    const slot = this.#slotFor(market, subaccount);
+    slot.position = position;
+    this.#rework(slot, subaccount);
+  }
+
+  position(market: number, subaccount: number): number {
+    const slot = this.slot(market, subaccount);
+    return slot === null ? 0 : slot.position;
+  }
+
+  #rework(slot: ExposureSlot, subaccount: number): void {
+    const worst = worstOf(slot.position, slot.restingBid, slot.restingAsk);
+    this.#worstSum[subaccount] += worst - slot.worst;
+    slot.worst = worst;
+  }
+
+  #slotFor(market: number, subaccount: number): ExposureSlot {
+    assert(subaccount >= 0 && subaccount < SUBACCOUNT_COUNT, 'ExposureLedger: subaccount outside 0-63');
+    const index = market * SUBACCOUNT_COUNT + subaccount;
+    if (index < this.#slots.length) {
+      const slot = this.#slots[index];
+      if (slot !== null) return slot;
+    }
+    const entry = this.#markets.at(market);
+    assert(entry !== undefined, 'ExposureLedger: unknown market handle');
+    while (this.#slots.length <= index) this.#slots.push(null);
+    const slot = new ExposureSlot(entry.grid);
+    this.#slots[index] = slot;
+    return slot;
+  }
+}
+
+function nextBidLevel(levels: Float64Array, from: number): number {
+  for (let level = from - 1; level >= 0; level--) if (levels[level] > 0) return level;
+  return -1;
+}
+
+function nextAskLevel(levels: Float64Array, from: number): number {
+  for (let level = from + 1; level < levels.length; level++) if (levels[level] > 0) return level;
+  return -1;
+}

@@ -1,0 +1,18 @@
+/**
+ * The risk folder's public surface: the gate, its intent record and deny codes, its limits and the
+ * state it reads (markets, exposure ledger, order groups, rate budget). Other folders import risk
+ * only through this file. Risk never does I/O and never awaits.
+ */
+
+export { Deny, DENY_NAMES, DENY_CODE_COUNT, CHECK_ORDER, denyName } from './deny.ts';
+export { IntentKind, INTENT_KIND_COUNT, INTENT_TOKEN_COST, createIntent, resetIntent, usesCancelReserve } from './intent.ts';
+export type { OrderIntent, TimeInForce } from './intent.ts';
+export { DEFAULT_RISK_LIMITS, TIER_WRITE_BUDGETS, RiskLimitsError, riskLimits, validateRiskLimits, budgetOf } from './limits.ts';
+export type { RiskLimits, RiskRateTier, TierWriteBudget } from './limits.ts';
+export { RateBudget } from './rate-budget.ts';
+export { RiskMarket, RiskMarkets } from './risk-markets.ts';
+export type { BookView, RiskMarketOptions } from './risk-markets.ts';
+export { ExposureLedger, ExposureSlot, SUBACCOUNT_COUNT, costMicro, worstOf } from './exposure-ledger.ts';
+export { OrderGroup, OrderGroups } from './order-groups.ts';
+export { DenyDetail, RiskGate, TradingState } from './risk-gate.ts';
+export type { RiskGateOptions } from './risk-gate.ts';

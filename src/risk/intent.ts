@@ -1,0 +1,106 @@
+/**
+ * The intent record: what a strategy (through the OMS) asks the risk gate to allow. One record is
+ * allocated per caller at start-up and reused for every intent (STYLE §5): the gate reads it
+ * synchronously and keeps nothing of it. This file owns the record's shape, the closed set of
+ * kinds and the token cost of each kind; it never checks anything.
+ */
+
+import { PRICE_INVALID, asCount } from '../core/index.ts';
+import type { BookSide, Count, Price } from '../core/index.ts';
+
+/** Append-only numbering, like Deny. */
+export const IntentKind = {
+  NEW: 0, //          create an order (POST /portfolio/events/orders)
+  CANCEL: 1, //       cancel one order (DELETE .../{order_id})
+  AMEND: 2, //        change price and/or resting count (POST .../amend)
+  DECREASE: 3, //     reduce resting count (POST .../decrease)
+  CANCEL_ALL: 4, //   kill switch: cancel every order of a subaccount (DELETE /portfolio/events/orders)
+  GROUP_CREATE: 5, // create an order group (POST /portfolio/order_groups/create)
+} as const;
+export type IntentKind = (typeof IntentKind)[keyof typeof IntentKind];
+export const INTENT_KIND_COUNT = 6;
+
+const COUNT_ZERO: Count = asCount(0);
+
+/** Same strings as exec's TimeInForce (contracts.md); declared here so risk does not import exec. */
+export type TimeInForce = 'good_till_canceled' | 'immediate_or_cancel' | 'fill_or_kill';
+
+/**
+ * Write-bucket token cost of each kind (rest.md §9: V2 create/amend/decrease 10, cancel 2,
+ * cancel-all 2 "the same as one cancel", order-group endpoints the default 10). A batch costs
+ * the sum of its items, so batch items are checked one intent at a time.
+ */
+export const INTENT_TOKEN_COST: readonly number[] = Object.freeze([10, 2, 10, 10, 2, 10]);
+
+/** True for kinds that may spend the cancel reserve of the write bucket. */
+export function usesCancelReserve(kind: IntentKind): boolean {
+  return kind === IntentKind.CANCEL || kind === IntentKind.CANCEL_ALL;
+}
+
+export interface OrderIntent {
+  kind: IntentKind;
+  /** Market handle from RiskGate.addMarket (index, O(1)); -1 for CANCEL_ALL and GROUP_CREATE. */
+  market: number;
+  /** bid = buy YES, ask = sell YES (V2 book side). */
+  side: BookSide;
+  /** YES price. NEW / AMEND: the order's (new) price. */
+  price: Price;
+  /**
+   * NEW: order count. AMEND: the new resting count (the OMS adds the filled count for the wire's
+   * "new total"). DECREASE: reduce by. GROUP_CREATE: the group's contracts limit. CANCEL: unused.
+   */
+  count: Count;
+  /** AMEND / DECREASE / CANCEL: the order's current price and resting count (the OMS fills them). */
+  prevPrice: Price;
+  prevCount: Count;
+  postOnly: boolean;
+  reduceOnly: boolean;
+  timeInForce: TimeInForce;
+  /** 0 = primary, 1-63; CANCEL_ALL may use -1 for "every subaccount" (full-account keys only). */
+  subaccount: number;
+  /** Order-group handle from RiskGate.addOrderGroup; -1 for none. */
+  orderGroup: number;
+  /** Caller-chosen number for attribution in the OMS and journal; the gate ignores it. */
+  strategyId: number;
+  /** CANCEL / AMEND / DECREASE: the target order's client order id; '' for NEW. */
+  clientOrderId: string;
+}
+
+/** A fresh record with every field set (stable shape); callers create one and reuse it. */
+export function createIntent(): OrderIntent {
+  return {
+    kind: IntentKind.NEW,
+    market: -1,
+    side: 'bid',
+    price: PRICE_INVALID,
+    count: COUNT_ZERO,
+    prevPrice: PRICE_INVALID,
+    prevCount: COUNT_ZERO,
+    postOnly: false,
+    reduceOnly: false,
+    timeInForce: 'good_till_canceled',
+    subaccount: 0,
+    orderGroup: -1,
+    strategyId: 0,
+    clientOrderId: '',
+  };
+}
+
+/** Puts a reused record back to its defaults (every field, so no stale value leaks into the next intent). */
+export function resetIntent(intent: OrderIntent): OrderIntent {
+  intent.kind = IntentKind.NEW;
+  intent.market = -1;
+  intent.side = 'bid';
+  intent.price = PRICE_INVALID;
+  intent.count = COUNT_ZERO;
+  intent.prevPrice = PRICE_INVALID;
+  intent.prevCount = COUNT_ZERO;
+  intent.postOnly = false;
+  intent.reduceOnly = false;
+  intent.timeInForce = 'good_till_canceled';
+  intent.subaccount = 0;
+  intent.orderGroup = -1;
+  intent.strategyId = 0;
+  intent.clientOrderId = '';
+  return intent;
+}

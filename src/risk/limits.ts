@@ -1,0 +1,145 @@
+/**
+ * The gate's limits: one plain, typed, frozen object built once from the `risk` section of the
+ * validated configuration and passed to the gate (STYLE §8: defaults live in one place, each with
+ * its unit). This file owns the shape, the defaults, the rate-limit tier budgets (rest.md §9) and a
+ * validator that reports every violation at once; it never reads files or the environment.
+ */
+
+import { asCenticents, asCount } from '../core/index.ts';
+import type { Centicents, Count } from '../core/index.ts';
+
+/** Documented tiers (rest.md §9); `custom` takes writeTokensPerSecond / writeCapacityTokens from the limits. */
+export type RiskRateTier = 'basic' | 'advanced' | 'premier' | 'paragon' | 'prime' | 'custom';
+
+export interface TierWriteBudget {
+  readonly readTokensPerSecond: number;
+  readonly writeTokensPerSecond: number;
+  /** Seconds of budget the write bucket holds. */
+  readonly writeCapacitySeconds: number;
+}
+
+/**
+ * rest.md §9 budgets. Write capacity is two seconds of budget, which the docs state for non-Basic
+ * tiers only; for Basic we keep one second, as the simulator does (src/sim/rate-limit/tiers.ts),
+ * because admitting a burst the venue would answer with 429 is the worse error for a gate.
+ */
+export const TIER_WRITE_BUDGETS: Readonly<Record<Exclude<RiskRateTier, 'custom'>, TierWriteBudget>> = Object.freeze({
+  basic: { readTokensPerSecond: 200, writeTokensPerSecond: 100, writeCapacitySeconds: 1 },
+  advanced: { readTokensPerSecond: 300, writeTokensPerSecond: 300, writeCapacitySeconds: 2 },
+  premier: { readTokensPerSecond: 1000, writeTokensPerSecond: 1000, writeCapacitySeconds: 2 },
+  paragon: { readTokensPerSecond: 2000, writeTokensPerSecond: 2000, writeCapacitySeconds: 2 },
+  prime: { readTokensPerSecond: 4000, writeTokensPerSecond: 4000, writeCapacitySeconds: 2 },
+});
+
+export interface RiskLimits {
+  /** Largest count of one order (1/100 contract). */
+  readonly orderCountMax: Count;
+  /** Largest cost of one order in centicents (bid: price x count; ask: (1 - price) x count, the NO cost). */
+  readonly orderNotionalMax: Centicents;
+  /** Worst-case |position| per (subaccount, market), counting every resting order of one side as filled. */
+  readonly marketPositionMax: Count;
+  /** Sum over markets of the worst-case |position| of one subaccount. */
+  readonly subaccountPositionMax: Count;
+  /** Cost of all resting (and in-flight) orders of one subaccount, centicents. */
+  readonly subaccountNotionalMax: Centicents;
+  /** Live orders of the user (rest.md §3: the venue caps open orders at 200,000). */
+  readonly openOrdersMax: number;
+  /** Order groups per user (interface-spec Limits: 100,000). */
+  readonly orderGroupsMax: number;
+  /** Counts must be whole contracts (multiples of 100) unless a market says otherwise. */
+  readonly wholeContractsOnly: boolean;
+  /** A book not updated for longer than this is stale; 0 disables the check. Milliseconds. */
+  readonly bookStaleMs: number;
+  /** The subaccount a restricted API key is locked to, or -1 for a full-account key. */
+  readonly restrictedSubaccount: number;
+  readonly rateTier: RiskRateTier;
+  /** Only for rateTier 'custom': tokens per second and bucket capacity in tokens. */
+  readonly writeTokensPerSecond: number;
+  readonly writeCapacityTokens: number;
+  readonly readTokensPerSecond: number;
+  /** Share of the write bucket (0..1) only cancels and cancel-all may spend, so they are never starved. */
+  readonly cancelReserveShare: number;
+}
+
+export const DEFAULT_RISK_LIMITS: RiskLimits = Object.freeze({
+  orderCountMax: asCount(100_000), //              1,000 contracts
+  orderNotionalMax: asCenticents(10_000_000), //  $1,000
+  marketPositionMax: asCount(500_000), //         5,000 contracts
+  subaccountPositionMax: asCount(5_000_000), //   50,000 contracts
+  subaccountNotionalMax: asCenticents(500_000_000), // $50,000
+  openOrdersMax: 200_000,
+  orderGroupsMax: 100_000,
+  wholeContractsOnly: false,
+  bookStaleMs: 0,
+  restrictedSubaccount: -1,
+  rateTier: 'basic',
+  writeTokensPerSecond: 0,
+  writeCapacityTokens: 0,
+  readTokensPerSecond: 0,
+  cancelReserveShare: 0.2,
+});
+
+/** Merges `overrides` onto the defaults and validates; throws RiskLimitsError listing every violation. */
+export function riskLimits(overrides: Partial<RiskLimits> = {}): RiskLimits {
+  const limits: RiskLimits = { ...DEFAULT_RISK_LIMITS, ...overrides };
+  const problems = validateRiskLimits(limits);
+  if (problems.length > 0) throw new RiskLimitsError(problems);
+  return Object.freeze(limits);
+}
+
+export class RiskLimitsError extends Error {
+  readonly code: 'RISK_LIMITS_INVALID' = 'RISK_LIMITS_INVALID';
+  readonly problems: readonly string[];
+  constructor(problems: readonly string[]) {
+    super(`invalid risk limits: ${problems.join('; ')}`);
+    this.name = 'RiskLimitsError';
+    this.problems = problems;
+  }
+}
+
+function nonNegativeInteger(problems: string[], name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value < 0) problems.push(`${name}: expected a non-negative integer, got ${String(value)}`);
+}
+
+/** Every violation at once, each naming its field. */
+export function validateRiskLimits(limits: RiskLimits): string[] {
+  const problems: string[] = [];
+  nonNegativeInteger(problems, 'orderCountMax', limits.orderCountMax);
+  nonNegativeInteger(problems, 'orderNotionalMax', limits.orderNotionalMax);
+  nonNegativeInteger(problems, 'marketPositionMax', limits.marketPositionMax);
+  nonNegativeInteger(problems, 'subaccountPositionMax', limits.subaccountPositionMax);
+  nonNegativeInteger(problems, 'subaccountNotionalMax', limits.subaccountNotionalMax);
+  nonNegativeInteger(problems, 'openOrdersMax', limits.openOrdersMax);
+  nonNegativeInteger(problems, 'orderGroupsMax', limits.orderGroupsMax);
+  nonNegativeInteger(problems, 'bookStaleMs', limits.bookStaleMs);
+  if (typeof limits.wholeContractsOnly !== 'boolean') problems.push('wholeContractsOnly: expected a boolean');
+  const sub = limits.restrictedSubaccount;
+  if (!Number.isSafeInteger(sub) || sub < -1 || sub > 63) problems.push(`restrictedSubaccount: expected -1 or 0-63, got ${String(sub)}`);
+  if (limits.rateTier === 'custom') {
+    if (!(limits.writeTokensPerSecond > 0)) problems.push('writeTokensPerSecond: expected > 0 with rateTier custom');
+    if (!(limits.writeCapacityTokens > 0)) problems.push('writeCapacityTokens: expected > 0 with rateTier custom');
+    if (!(limits.readTokensPerSecond > 0)) problems.push('readTokensPerSecond: expected > 0 with rateTier custom');
+  } else if (!Object.hasOwn(TIER_WRITE_BUDGETS, limits.rateTier)) {
+    problems.push(`rateTier: expected one of ${Object.keys(TIER_WRITE_BUDGETS).join(', ')}, custom; got ${String(limits.rateTier)}`);
+  }
+  const share = limits.cancelReserveShare;
+  if (!(share >= 0 && share < 1)) problems.push(`cancelReserveShare: expected 0 <= share < 1, got ${String(share)}`);
+  return problems;
+}
+
+/** The write/read budget the limits select. */
+export function budgetOf(limits: RiskLimits): { readPerSecond: number; writePerSecond: number; writeCapacity: number } {
+  if (limits.rateTier === 'custom') {
+    return {
+      readPerSecond: limits.readTokensPerSecond,
+      writePerSecond: limits.writeTokensPerSecond,
+      writeCapacity: limits.writeCapacityTokens,
+    };
+  }
+  const tier = TIER_WRITE_BUDGETS[limits.rateTier];
+  return {
+    readPerSecond: tier.readTokensPerSecond,
+    writePerSecond: tier.writeTokensPerSecond,
+    writeCapacity: tier.writeTokensPerSecond * tier.writeCapacitySeconds,
+  };
+}

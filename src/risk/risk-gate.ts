@@ -1,0 +1,360 @@
+/**
+ * The pre-trade risk gate: the only way to an order (DESIGN rule 2). `check(intent)` is
+ * synchronous, does no I/O, allocates nothing and returns a Deny code; on a deny it also fills the
+ * one reused `detail` record (what was compared, the limit, the actual value). On NONE it takes the
+ * intent's write tokens, the only state a check changes, so an accepted intent has paid for its
+ * request and a denied one has taken nothing.
+ *
+ * Checks run in the fixed order of CHECK_ORDER (deny.ts); the first failing one wins:
+ *   intent shape -> kill switch -> trading state (halted; reducing: only position-reducing orders)
+ *   -> subaccount (0-63, restricted key's lock) -> market known, open -> book synced, not stale
+ *   -> price (range, band, tick) -> count (positive, increment, max) -> order notional
+ *   -> reduce-only -> worst-case position (market, subaccount) -> resting notional -> open orders
+ *   -> post-only cross vs local book -> self-cross vs own resting -> order group -> rate tokens.
+ * NEW and AMEND run all of them. CANCEL and CANCEL_ALL run shape, subaccount and rate (they may
+ * spend the cancel reserve and pass the kill switch: they only ever reduce risk). DECREASE runs
+ * shape, subaccount, count and rate (no reserve). GROUP_CREATE runs kill switch, halted,
+ * subaccount, count (the contracts limit), group cap and rate.
+ *
+ * State the gate reads but does not decide: markets (risk-markets.ts), exposure (exposure-ledger.ts,
+ * written by the OMS), order groups (order-groups.ts, written by the OMS from fills and
+ * order_group_updates), rate budget (rate-budget.ts).
+ */
+
+import { PRICE_INVALID, PRICE_ONE } from '../core/index.ts';
+import type { Clock, PriceGrid } from '../core/index.ts';
+import { Deny } from './deny.ts';
+import { costMicro, ExposureLedger, worstOf } from './exposure-ledger.ts';
+import type { ExposureSlot } from './exposure-ledger.ts';
+import { INTENT_TOKEN_COST, IntentKind } from './intent.ts';
+import type { OrderIntent } from './intent.ts';
+import { budgetOf } from './limits.ts';
+import type { RiskLimits } from './limits.ts';
+import { OrderGroups } from './order-groups.ts';
+import { RateBudget } from './rate-budget.ts';
+import { RiskMarkets } from './risk-markets.ts';
+import type { BookView, RiskMarket, RiskMarketOptions } from './risk-markets.ts';
+
+/** Append-only numbering. */
+export const TradingState = { ACTIVE: 0, REDUCING: 1, HALTED: 2 } as const;
+export type TradingState = (typeof TradingState)[keyof typeof TradingState];
+
+/**
+ * Machine-readable detail of the last deny. One record per gate, overwritten on every deny and
+ * untouched on NONE; read it right after the check that denied. `subject` is a constant string.
+ */
+export class DenyDetail {
+  code: Deny = Deny.NONE;
+  /** What was compared: 'limits.orderCountMax', 'book.bestAsk', 'own.bestAsk', 'intent.price', ... */
+  subject = '';
+  /** The limit or reference value (units of the subject: Count, Price, micro-dollars, tokens). */
+  limit = 0;
+  /** The intent's value that broke it (same units). */
+  actual = 0;
+}
+
+export interface RiskGateOptions {
+  limits: RiskLimits;
+  clock: Clock;
+}
+
+export class RiskGate {
+  readonly markets = new RiskMarkets();
+  readonly exposure: ExposureLedger;
+  readonly groups = new OrderGroups();
+  readonly budget: RateBudget;
+  /** The reused detail record of the last deny. */
+  readonly detail = new DenyDetail();
+  /** Code of the last deny (NONE until the first). */
+  lastDeny: Deny = Deny.NONE;
+
+  readonly #limits: RiskLimits;
+  readonly #clock: Clock;
+  readonly #notionalOrderMaxMicro: number;
+  readonly #notionalSubMaxMicro: number;
+  readonly #defaultIncrement: number;
+  #state: TradingState = TradingState.ACTIVE;
+  #killed = false;
+
+  constructor(options: RiskGateOptions) {
+    this.#limits = options.limits;
+    this.#clock = options.clock;
+    this.exposure = new ExposureLedger(this.markets);
+    const budget = budgetOf(options.limits);
+    this.budget = new RateBudget(budget.writePerSecond, budget.writeCapacity, options.limits.cancelReserveShare, budget.readPerSecond, options.clock.nowMs());
+    this.#notionalOrderMaxMicro = options.limits.orderNotionalMax * 100;
+    this.#notionalSubMaxMicro = options.limits.subaccountNotionalMax * 100;
+    this.#defaultIncrement = options.limits.wholeContractsOnly ? 100 : 1;
+  }
+
+  get limits(): RiskLimits {
+    return this.#limits;
+  }
+
+  // ---- markets ---------------------------------------------------------------------------------
+
+  /** Registers a market (start-up or discovery) and returns the handle intents carry. */
+  addMarket(ticker: string, grid: PriceGrid, book: BookView | null, options: RiskMarketOptions = {}): number {
+    const handle = this.markets.add(ticker, grid, book, options.open ?? true, options.countIncrement ?? this.#defaultIncrement);
+    return handle;
+  }
+
+  marketHandle(ticker: string): number {
+    return this.markets.handleOf(ticker);
+  }
+
+  setMarketOpen(handle: number, open: boolean): void {
+    const market = this.markets.at(handle);
+    if (market !== undefined) market.open = open;
+  }
+
+  setBook(handle: number, book: BookView | null): void {
+    const market = this.markets.at(handle);
+    if (market !== undefined) market.book = book;
+  }
+
+  // ---- order groups ----------------------------------------------------------------------------
+
+  addOrderGroup(id: string, subaccount: number, contractsLimit: number): number {
+    return this.groups.add(id, subaccount, contractsLimit);
+  }
+
+  groupHandle(id: string): number {
+    return this.groups.handleOf(id);
+  }
+
+  // ---- trading state and kill switch -----------------------------------------------------------
+
+  get tradingState(): TradingState {
+    return this.#state;
+  }
+
+  setTradingState(state: TradingState): void {
+    this.#state = state;
+  }
+
+  get killed(): boolean {
+    return this.#killed;
+  }
+
+  /** Kill switch: halts trading; only cancels, decreases and cancel-all pass until released. */
+  kill(): void {
+    this.#killed = true;
+    this.#state = TradingState.HALTED;
+  }
+
+  /** Operator action after a kill: the state stays HALTED until set explicitly. */
+  releaseKillSwitch(): void {
+    this.#killed = false;
+  }
+
+  // ---- the check -------------------------------------------------------------------------------
+
+  check(intent: Readonly<OrderIntent>): Deny {
+    const kind = intent.kind;
+    if (kind === IntentKind.NEW || kind === IntentKind.AMEND) return this.#checkOrder(intent, kind === IntentKind.AMEND);
+    if (kind === IntentKind.CANCEL || kind === IntentKind.CANCEL_ALL) return this.#checkCancel(intent, kind);
+    if (kind === IntentKind.DECREASE) return this.#checkDecrease(intent);
+    if (kind === IntentKind.GROUP_CREATE) return this.#checkGroupCreate(intent);
+    return this.#deny(Deny.INTENT_INVALID, 'intent.kind', 0, kind);
+  }
+
+  #deny(code: Deny, subject: string, limit: number, actual: number): Deny {
+    const detail = this.detail;
+    detail.code = code;
+    detail.subject = subject;
+    detail.limit = limit;
+    detail.actual = actual;
+    this.lastDeny = code;
+    return code;
+  }
+
+  #checkOrder(intent: Readonly<OrderIntent>, isAmend: boolean): Deny {
+    const side = intent.side;
+    if (side !== 'bid' && side !== 'ask') return this.#deny(Deny.INTENT_INVALID, 'intent.side', 0, 0);
+    if (this.#killed) return this.#deny(Deny.KILL_SWITCH, 'gate.killed', 0, 0);
+    if (this.#state === TradingState.HALTED) return this.#deny(Deny.TRADING_HALTED, 'gate.tradingState', TradingState.HALTED, 0);
+    const subaccount = intent.subaccount;
+    const subaccountValid = subaccount >= 0 && subaccount < 64 && Number.isInteger(subaccount);
+    const market = this.markets.at(intent.market);
+    const slot = subaccountValid && market !== undefined ? this.exposure.slot(intent.market, subaccount) : null;
+    const count = intent.count;
+    const prevCount = isAmend ? intent.prevCount : 0;
+    if (this.#state === TradingState.REDUCING && !isReducing(slot, side, count, prevCount)) {
+      return this.#deny(Deny.TRADING_REDUCING_ONLY, 'position', slot === null ? 0 : slot.position, count);
+    }
+    if (!subaccountValid) return this.#deny(Deny.SUBACCOUNT_INVALID, 'intent.subaccount', 63, subaccount);
+    const locked = this.#limits.restrictedSubaccount;
+    if (locked >= 0 && subaccount !== locked) return this.#deny(Deny.SUBACCOUNT_LOCKED, 'limits.restrictedSubaccount', locked, subaccount);
+    if (market === undefined) return this.#deny(Deny.MARKET_UNKNOWN, 'intent.market', this.markets.size, intent.market);
+    if (!market.open) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.open', 0, 0);
+    const book = market.book;
+    if (book === null || !book.synced) return this.#deny(Deny.BOOK_NOT_SYNCED, 'book.synced', 0, 0);
+    const nowMs = this.#clock.nowMs();
+    const staleMs = this.#limits.bookStaleMs;
+    if (staleMs > 0 && nowMs - book.updatedAtMs > staleMs) return this.#deny(Deny.BOOK_STALE, 'limits.bookStaleMs', staleMs, nowMs - book.updatedAtMs);
+    const denyPrice = this.#checkPriceCount(intent, market);
+    if (denyPrice !== Deny.NONE) return denyPrice;
+    const denyExposure = this.#checkExposure(intent, slot, isAmend);
+    if (denyExposure !== Deny.NONE) return denyExposure;
+    const denyCross = this.#checkCross(intent, book, slot);
+    if (denyCross !== Deny.NONE) return denyCross;
+    if (intent.orderGroup !== -1) {
+      const denyGroup = this.#checkGroup(intent.orderGroup, count, nowMs);
+      if (denyGroup !== Deny.NONE) return denyGroup;
+    }
+    const cost = INTENT_TOKEN_COST[intent.kind];
+    if (!this.budget.tryTakeWrite(cost, false, nowMs)) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, cost);
+    return Deny.NONE;
+  }
+
+  /** Price range, band and tick; count sign, increment and size; order notional. */
+  #checkPriceCount(intent: Readonly<OrderIntent>, market: RiskMarket): Deny {
+    const price = intent.price;
+    if (!(price > 0 && price < PRICE_ONE) || !Number.isInteger(price)) return this.#deny(Deny.PRICE_OUT_OF_RANGE, 'intent.price', PRICE_ONE, price);
+    const grid = market.grid;
+    if (price < grid.minPrice) return this.#deny(Deny.PRICE_OUT_OF_BAND, 'grid.minPrice', grid.minPrice, price);
+    if (price > grid.maxPrice) return this.#deny(Deny.PRICE_OUT_OF_BAND, 'grid.maxPrice', grid.maxPrice, price);
+    if (grid.levelOf(price) < 0) return this.#deny(Deny.PRICE_OFF_GRID, 'grid.levelOf', -1, price);
+    const count = intent.count;
+    if (!(count > 0) || !Number.isSafeInteger(count)) return this.#deny(Deny.COUNT_NOT_POSITIVE, 'intent.count', 0, count);
+    const increment = market.countIncrement;
+    if (count % increment !== 0) return this.#deny(Deny.COUNT_OFF_INCREMENT, 'market.countIncrement', increment, count);
+    const countMax = this.#limits.orderCountMax;
+    if (count > countMax) return this.#deny(Deny.COUNT_ABOVE_MAX, 'limits.orderCountMax', countMax, count);
+    const cost = costMicro(intent.side, price, count);
+    if (cost > this.#notionalOrderMaxMicro) return this.#deny(Deny.NOTIONAL_ABOVE_MAX, 'limits.orderNotionalMax', this.#notionalOrderMaxMicro, cost);
+    return Deny.NONE;
+  }
+
+  /**
+   * Reduce-only, worst-case positions, resting notional, open orders. A limit already exceeded
+   * (limits lowered, a venue position adopted) still lets through an intent that lowers the value.
+   */
+  #checkExposure(intent: Readonly<OrderIntent>, slot: ExposureSlot | null, isAmend: boolean): Deny {
+    const side = intent.side;
+    const position = slot === null ? 0 : slot.position;
+    if (intent.reduceOnly && (side === 'bid' ? position >= 0 : position <= 0)) {
+      return this.#deny(Deny.REDUCE_ONLY_NOT_REDUCING, 'position', position, intent.count);
+    }
+    const prevCount = isAmend ? intent.prevCount : 0;
+    let restingBid = slot === null ? 0 : slot.restingBid;
+    let restingAsk = slot === null ? 0 : slot.restingAsk;
+    if (side === 'bid') restingBid += intent.count - prevCount;
+    else restingAsk += intent.count - prevCount;
+    const worstNow = slot === null ? 0 : slot.worst;
+    const worstNew = worstOf(position, restingBid, restingAsk);
+    const limits = this.#limits;
+    if (worstNew > worstNow) {
+      if (worstNew > limits.marketPositionMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', limits.marketPositionMax, worstNew);
+      const sum = this.exposure.worstSum(intent.subaccount) - worstNow + worstNew;
+      if (sum > limits.subaccountPositionMax) return this.#deny(Deny.SUBACCOUNT_POSITION_LIMIT, 'limits.subaccountPositionMax', limits.subaccountPositionMax, sum);
+    }
+    const costNew = costMicro(side, intent.price, intent.count);
+    const costPrev = isAmend ? costMicro(side, intent.prevPrice, prevCount) : 0;
+    if (costNew > costPrev) {
+      const resting = this.exposure.restingMicro(intent.subaccount) - costPrev + costNew;
+      if (resting > this.#notionalSubMaxMicro) return this.#deny(Deny.SUBACCOUNT_NOTIONAL_LIMIT, 'limits.subaccountNotionalMax', this.#notionalSubMaxMicro, resting);
+    }
+    if (!isAmend && this.exposure.openOrders >= limits.openOrdersMax) {
+      return this.#deny(Deny.OPEN_ORDERS_LIMIT, 'limits.openOrdersMax', limits.openOrdersMax, this.exposure.openOrders + 1);
+    }
+    return Deny.NONE;
+  }
+
+  /** Post-only against the local book, then self-cross against own resting orders of the same (market, subaccount). */
+  #checkCross(intent: Readonly<OrderIntent>, book: BookView, slot: ExposureSlot | null): Deny {
+    const price = intent.price;
+    if (intent.side === 'bid') {
+      if (intent.postOnly) {
+        const ask = book.bestAsk();
+        if (ask !== PRICE_INVALID && price >= ask) return this.#deny(Deny.POST_ONLY_CROSS, 'book.bestAsk', ask, price);
+      }
+      if (slot !== null && slot.askBestLevel >= 0) {
+        const ownAsk = slot.grid.priceAt(slot.askBestLevel);
+        if (price >= ownAsk) return this.#deny(Deny.SELF_CROSS, 'own.bestAsk', ownAsk, price);
+      }
+    } else {
+      if (intent.postOnly) {
+        const bid = book.bestBid();
+        if (bid !== PRICE_INVALID && price <= bid) return this.#deny(Deny.POST_ONLY_CROSS, 'book.bestBid', bid, price);
+      }
+      if (slot !== null && slot.bidBestLevel >= 0) {
+        const ownBid = slot.grid.priceAt(slot.bidBestLevel);
+        if (price <= ownBid) return this.#deny(Deny.SELF_CROSS, 'own.bestBid', ownBid, price);
+      }
+    }
+    return Deny.NONE;
+  }
+
+  #checkGroup(handle: number, count: number, nowMs: number): Deny {
+    const group = this.groups.at(handle);
+    if (group === undefined || group.deleted) return this.#deny(Deny.ORDER_GROUP_UNKNOWN, 'intent.orderGroup', 0, handle);
+    if (group.triggered) return this.#deny(Deny.ORDER_GROUP_TRIGGERED, 'group.triggered', 0, handle);
+    const limit = group.contractsLimit;
+    if (limit > 0) {
+      const total = group.matchedInWindow(nowMs) + count;
+      if (total > limit) return this.#deny(Deny.ORDER_GROUP_LIMIT, 'group.contractsLimit', limit, total);
+    }
+    return Deny.NONE;
+  }
+
+  #checkSubaccount(subaccount: number, allowAll: boolean): Deny {
+    const locked = this.#limits.restrictedSubaccount;
+    if (allowAll && subaccount === -1) {
+      // "every subaccount" is a full-account key's power; a restricted key names its own.
+      if (locked >= 0) return this.#deny(Deny.SUBACCOUNT_LOCKED, 'limits.restrictedSubaccount', locked, subaccount);
+      return Deny.NONE;
+    }
+    if (!(subaccount >= 0 && subaccount < 64 && Number.isInteger(subaccount))) return this.#deny(Deny.SUBACCOUNT_INVALID, 'intent.subaccount', 63, subaccount);
+    if (locked >= 0 && subaccount !== locked) return this.#deny(Deny.SUBACCOUNT_LOCKED, 'limits.restrictedSubaccount', locked, subaccount);
+    return Deny.NONE;
+  }
+
+  #checkCancel(intent: Readonly<OrderIntent>, kind: IntentKind): Deny {
+    const denySub = this.#checkSubaccount(intent.subaccount, kind === IntentKind.CANCEL_ALL);
+    if (denySub !== Deny.NONE) return denySub;
+    const cost = INTENT_TOKEN_COST[kind];
+    if (!this.budget.tryTakeWrite(cost, true, this.#clock.nowMs())) return this.#deny(Deny.RATE_LIMITED, 'budget.write', 0, cost);
+    return Deny.NONE;
+  }
+
+  #checkDecrease(intent: Readonly<OrderIntent>): Deny {
+    const denySub = this.#checkSubaccount(intent.subaccount, false);
+    if (denySub !== Deny.NONE) return denySub;
+    const count = intent.count;
+    if (!(count > 0) || !Number.isSafeInteger(count)) return this.#deny(Deny.COUNT_NOT_POSITIVE, 'intent.count', 0, count);
+    const market = this.markets.at(intent.market);
+    const increment = market === undefined ? 1 : market.countIncrement;
+    if (count % increment !== 0) return this.#deny(Deny.COUNT_OFF_INCREMENT, 'market.countIncrement', increment, count);
+    const cost = INTENT_TOKEN_COST[IntentKind.DECREASE];
+    if (!this.budget.tryTakeWrite(cost, false, this.#clock.nowMs())) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, cost);
+    return Deny.NONE;
+  }
+
+  #checkGroupCreate(intent: Readonly<OrderIntent>): Deny {
+    if (this.#killed) return this.#deny(Deny.KILL_SWITCH, 'gate.killed', 0, 0);
+    if (this.#state === TradingState.HALTED) return this.#deny(Deny.TRADING_HALTED, 'gate.tradingState', TradingState.HALTED, 0);
+    const denySub = this.#checkSubaccount(intent.subaccount, false);
+    if (denySub !== Deny.NONE) return denySub;
+    const count = intent.count;
+    if (!(count > 0) || !Number.isSafeInteger(count)) return this.#deny(Deny.COUNT_NOT_POSITIVE, 'intent.count', 0, count);
+    const groupsMax = this.#limits.orderGroupsMax;
+    if (this.groups.live >= groupsMax) return this.#deny(Deny.ORDER_GROUP_COUNT_MAX, 'limits.orderGroupsMax', groupsMax, this.groups.live + 1);
+    const cost = INTENT_TOKEN_COST[IntentKind.GROUP_CREATE];
+    if (!this.budget.tryTakeWrite(cost, false, this.#clock.nowMs())) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, cost);
+    return Deny.NONE;
+  }
+}
+
+/**
+ * A position-reducing order: opposite the position, and small enough that it and every other
+ * resting order of its side together cannot flip the position. `prevCount` is the amended order's
+ * own resting count (replaced by the new count).
+ */
+function isReducing(slot: ExposureSlot | null, side: 'bid' | 'ask', count: number, prevCount: number): boolean {
+  if (slot === null) return false;
+  const position = slot.position;
+  if (side === 'bid') return position < 0 && slot.restingBid - prevCount + count <= -position;
+  return position > 0 && slot.restingAsk - prevCount + count <= position;
+}
