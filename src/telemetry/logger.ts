@@ -35,6 +35,10 @@ export function resolvePretty(pretty: boolean | 'auto' | undefined, destination:
   return destination === undefined && process.stdout.isTTY === true;
 }
 
+/**
+ * Create the process's root logger. Call it once and hand components `logger.child({ component })`:
+ * each call opens its own stdout writer, and two writers on one fd can interleave long lines.
+ */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
   if (!isLogLevel(level)) {
