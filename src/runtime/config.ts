@@ -188,6 +188,8 @@ export function validateConfig(value: unknown, file = '<config>', env: Env = pro
   let credentials: VenueCredentials | null = null;
   if (isObject(data) && isObject(data.venue)) credentials = resolveVenueCredentials(data.venue, env, issues);
   if (issues.length > 0) throw new ConfigError('CONFIG_INVALID', file, sortIssues(issues));
+  // "$schema" is for editors only; the loaded shape is exactly RuntimeConfig.
+  delete (data as Record<string, unknown>).$schema;
   const config = data as unknown as RuntimeConfig;
   config.credentials = { venue: credentials };
   return deepFreeze(config) as DeepReadonly<RuntimeConfig>;
