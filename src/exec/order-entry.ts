@@ -68,6 +68,7 @@ export interface ExecListener {
   onCancelAck(orderId: string, reducedBy: Count, tsMs: number): void;
   onCancelReject(orderId: string, reject: ExecReject): void; // 404 not_found = already gone
   onCancelUnknown(orderId: string, code: ExecErrorCode): void;
+  /** fillCount/remainingCount are COUNT_INVALID when the exchange omitted them (the amend did not change them). */
   onAmendAck(orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void;
   onAmendReject(orderId: string, reject: ExecReject): void;
   onDecreaseAck(orderId: string, remainingCount: Count, tsMs: number): void;
@@ -140,7 +141,7 @@ export interface WirePosition {
 
 export interface OrderEntry {
   setListener(listener: ExecListener): void;
-  create(order: Readonly<NewOrder>): void; // synchronous: bytes written before return
+  create(order: Readonly<NewOrder>): void; // synchronous: encoded, signed and queued on the socket before return (REST: written in the same loop turn, see rest-order-entry.ts)
   cancel(orderId: string, subaccount: number): void;
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void;
   decrease(orderId: string, reduceBy: Count, subaccount: number): void;

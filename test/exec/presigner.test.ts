@@ -122,6 +122,17 @@ describe('Presigner', () => {
     expect(verifyRequest(publicKey, T0 + 13_100, 'POST', CREATE_PATH, out.signature)).toBe(true);
   });
 
+  it('signs one-off requests in the worker (query cut), and refuses them after close', async () => {
+    const clock = new ManualClock(T0 + 5);
+    presigner = await Presigner.start(options(clock));
+    const signed = await presigner.signAsync('get', '/trade-api/v2/portfolio/orders?limit=5');
+    expect(signed.timestampText).toBe(String(T0 + 5));
+    expect(verifyRequest(publicKey, T0 + 5, 'GET', '/trade-api/v2/portfolio/orders', signed.signature)).toBe(true);
+    await presigner.close();
+    const error = await presigner.signAsync('GET', '/x').catch((caught: unknown) => caught);
+    expect((error as PresignerError).code).toBe('PRESIGN_WORKER_FAILED');
+  });
+
   it('shuts the worker down: take() then reports empty, close is idempotent', async () => {
     const clock = new ManualClock(T0);
     presigner = await Presigner.start(options(clock));

@@ -6,8 +6,9 @@
  * node:crypto. test/exec/presigner.test.ts verifies its output with verifyRequest.
  *
  * Protocol (one request, one reply, in order):
- *   in : { endpoint: number, method: string, path: string, timestampMs: number, n: number }
- *   out: { endpoint: number, timestampMs: number, signatures: string[] }   (n signatures)
+ *   in : { endpoint: number, id: number, method: string, path: string, timestampMs: number, n: number }
+ *   out: { endpoint: number, id: number, timestampMs: number, signatures: string[] }   (n signatures)
+ * endpoint >= 0 feeds a ring; endpoint -1 answers a one-off request named by id.
  * It never chooses timestamps or paths, keeps no state but the key, and never logs the key.
  */
 
@@ -23,5 +24,5 @@ parentPort.on('message', (request) => {
   for (let i = 0; i < request.n; i++) {
     signatures[i] = sign('sha256', message, options).toString('base64');
   }
-  parentPort.postMessage({ endpoint: request.endpoint, timestampMs: request.timestampMs, signatures });
+  parentPort.postMessage({ endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures });
 });

@@ -73,9 +73,15 @@ export interface PresignerStats {
 }
 
 interface WorkerReply {
-  endpoint: number;
+  endpoint: number; // -1: a one-off signAsync() request
+  id: number;
   timestampMs: number;
   signatures: string[];
+}
+
+interface OneOff {
+  resolve: (signature: PresignedSignature) => void;
+  reject: (error: Error) => void;
 }
 
 class Ring {
@@ -122,6 +128,8 @@ export class Presigner {
   #alive = true;
   #closed = false;
   #onChange: (() => void) | null = null; // start() waits on it
+  readonly #oneOff = new Map<number, OneOff>(); // signAsync() requests by id
+  #oneOffSeq = 0;
 
   private constructor(options: PresignerOptions) {
     this.#clock = options.clock;
@@ -217,8 +225,24 @@ export class Presigner {
       if (deficit <= 0) continue;
       ring.inflight += deficit;
       this.stats.requested += deficit;
-      this.#worker.postMessage({ endpoint, method: ring.method, path: ring.path, timestampMs: nowMs, n: deficit });
+      this.#worker.postMessage({ endpoint, id: 0, method: ring.method, path: ring.path, timestampMs: nowMs, n: deficit });
     }
+  }
+
+  /**
+   * One signature for any request, made by the worker so the event loop never pays the RSA cost:
+   * for reads and admin calls whose path is not constant. Timestamp = the clock when called.
+   * Rejects with PRESIGN_WORKER_FAILED when the worker is gone (the caller may sign inline).
+   */
+  signAsync(method: string, path: string): Promise<PresignedSignature> {
+    if (!this.alive) return Promise.reject(new PresignerError('PRESIGN_WORKER_FAILED', 'presigner: worker not running'));
+    const query = path.indexOf('?');
+    const signedPath = query === -1 ? path : path.slice(0, query);
+    const id = ++this.#oneOffSeq;
+    return new Promise<PresignedSignature>((resolve, reject) => {
+      this.#oneOff.set(id, { resolve, reject });
+      this.#worker.postMessage({ endpoint: -1, id, method: method.toUpperCase(), path: signedPath, timestampMs: this.#clock.nowMs(), n: 1 });
+    });
   }
 
   /** Stops the tick and terminates the worker; take() returns false afterwards. Idempotent. */
@@ -226,6 +250,7 @@ export class Presigner {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#tickTimer);
+    this.#failOneOffs('presigner: closed');
     for (const ring of this.#rings) {
       while (ring.count > 0) ring.dropHead();
     }
@@ -240,6 +265,12 @@ export class Presigner {
 
   #onReply(reply: WorkerReply): void {
     if (this.#closed) return;
+    if (reply.endpoint === -1) {
+      const pending = this.#oneOff.get(reply.id);
+      this.#oneOff.delete(reply.id);
+      pending?.resolve({ timestampText: String(reply.timestampMs), signature: reply.signatures[0]! });
+      return;
+    }
     const ring = this.#rings[reply.endpoint]!;
     const timestampText = String(reply.timestampMs);
     const signatures = reply.signatures;
@@ -263,7 +294,13 @@ export class Presigner {
     if (this.#closed || !this.#alive) return;
     this.#alive = false;
     this.stats.workerErrors++;
+    this.#failOneOffs('presigner: worker thread stopped');
     this.#onChange?.();
+  }
+
+  #failOneOffs(message: string): void {
+    for (const pending of this.#oneOff.values()) pending.reject(new PresignerError('PRESIGN_WORKER_FAILED', message));
+    this.#oneOff.clear();
   }
 
   #waitFull(timeoutMs: number): Promise<void> {

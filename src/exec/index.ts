@@ -1,0 +1,42 @@
+/**
+ * The exec folder's public surface: the OrderEntry contract the OMS drives and its REST V2
+ * implementation (RestOrderEntry, with worker-thread presigning). Other folders import exec only
+ * through this file. Exec encodes and transports orders; it never bypasses the risk gate and never
+ * keeps order state.
+ */
+
+export {
+  EXEC_ERROR_CODES,
+  ExecError,
+} from './order-entry.ts';
+export type {
+  ExecErrorCode,
+  ExecListener,
+  ExecReject,
+  FillsQuery,
+  NewOrder,
+  OrderEntry,
+  OrderStatus,
+  OrdersQuery,
+  PositionsQuery,
+  SelfTradePrevention,
+  TimeInForce,
+  WireFill,
+  WireOrder,
+  WirePosition,
+} from './order-entry.ts';
+export {
+  REST_ORDER_ENTRY_DEFAULTS,
+  RestOrderEntry,
+  RestOrderEntryConfigError,
+} from './rest/rest-order-entry.ts';
+export type {
+  CancelRoute,
+  PresignSettings,
+  RestOrderEntryOptions,
+  RestOrderEntryStats,
+  SigningMode,
+} from './rest/rest-order-entry.ts';
+export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/presigner.ts';
+export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';
+export { encodeCreateOrder, jsonString } from './rest/order-body.ts';

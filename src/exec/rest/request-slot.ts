@@ -1,0 +1,119 @@
+/**
+ * A preallocated undici dispatch handler plus the request record it sends: one slot per request in
+ * flight, taken from a free list and returned when undici reports the end of the exchange, so a
+ * hot-path request allocates no handler, options object or header array of ours.
+ *
+ * Why the legacy handler methods (onConnect/onHeaders/onData/onComplete/onError): undici 7 runs them
+ * natively; a handler with the newer onRequestStart/onResponse* methods is wrapped per request in an
+ * UnwrapHandler + UnwrapController and gets its headers parsed into an object
+ * (undici/lib/handler/unwrap-handler.js), all allocation we do not need.
+ *
+ * The slot owns: status, body bytes, the request kind and the ids it answers for. It never
+ * interprets a response (the owner's `finish` does) and never calls a listener itself.
+ */
+
+import type { Dispatcher } from 'undici';
+
+export const RequestKind = {
+  CREATE: 0,
+  CANCEL: 1, // DELETE /portfolio/events/orders/{id}
+  CANCEL_VIA_BATCH: 2, // one cancel routed through DELETE .../batched (presignable constant path)
+  AMEND: 3,
+  DECREASE: 4,
+  BATCH_CREATE: 5,
+  BATCH_CANCEL: 6,
+} as const;
+export type RequestKind = (typeof RequestKind)[keyof typeof RequestKind];
+
+/** What the owner does when a slot's exchange ends. */
+export interface SlotOwner {
+  finish(slot: RequestSlot): void; // full response received: slot.status, slot.bodyText()
+  fail(slot: RequestSlot, error: Error): void; // transport failure before a full response
+}
+
+const BODY_BYTES_MAX = 1 << 20; // 1 MiB: far above any order response; more is a broken peer
+
+// Header array layouts (name, value pairs). Values at TIMESTAMP/SIGNATURE are set per request;
+// undici copies the array inside dispatch(), so reusing it is safe.
+export const HEADER_TIMESTAMP_INDEX = 3;
+export const HEADER_SIGNATURE_INDEX = 5;
+
+export class RequestSlot {
+  kind: RequestKind = RequestKind.CREATE;
+  key = ''; // clientOrderId (create) or orderId (cancel, amend, decrease)
+  keys: string[] = []; // batch: clientOrderIds or orderIds, in request order
+  status = 0;
+  active = false; // between dispatch and the terminal callback
+  readonly chunks: Buffer[] = [];
+  bodyBytes = 0;
+  bodyTooLarge = false;
+  readonly headersWithBody: string[];
+  readonly headersNoBody: string[];
+  readonly options: Dispatcher.DispatchOptions;
+  readonly #owner: SlotOwner;
+
+  constructor(owner: SlotOwner, keyId: string, headersTimeoutMs: number, bodyTimeoutMs: number) {
+    this.#owner = owner;
+    this.headersNoBody = [
+      'kalshi-access-key', keyId,
+      'kalshi-access-timestamp', '',
+      'kalshi-access-signature', '',
+    ];
+    this.headersWithBody = [...this.headersNoBody, 'content-type', 'application/json'];
+    this.options = {
+      method: 'POST',
+      path: '/',
+      body: null,
+      headers: this.headersNoBody,
+      headersTimeout: headersTimeoutMs,
+      bodyTimeout: bodyTimeoutMs,
+    };
+  }
+
+  /** The response body as text (one chunk: no copy beyond the decode). */
+  bodyText(): string {
+    const chunks = this.chunks;
+    if (chunks.length === 0) return '';
+    if (chunks.length === 1) return chunks[0]!.toString('utf8');
+    return Buffer.concat(chunks, this.bodyBytes).toString('utf8');
+  }
+
+  /** Clears per-request state before reuse (the header arrays are overwritten by the next send). */
+  reset(): void {
+    this.status = 0;
+    this.chunks.length = 0;
+    this.bodyBytes = 0;
+    this.bodyTooLarge = false;
+    this.key = '';
+    this.keys = [];
+    this.options.body = null;
+  }
+
+  // ---- undici handler (legacy, native API) ----
+
+  onConnect(_abort: (error?: Error) => void): void {}
+
+  onHeaders(statusCode: number, _headers: Buffer[] | string[] | null, _resume: () => void, _statusText: string): boolean {
+    this.status = statusCode; // 1xx informational headers come first and are overwritten
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.bodyBytes += chunk.length;
+    if (this.bodyBytes > BODY_BYTES_MAX) this.bodyTooLarge = true;
+    else this.chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(_trailers: string[] | null): void {
+    if (!this.active) return;
+    this.active = false;
+    this.#owner.finish(this);
+  }
+
+  onError(error: Error): void {
+    if (!this.active) return; // undici reports an error after onComplete only when finish() threw
+    this.active = false;
+    this.#owner.fail(this, error);
+  }
+}

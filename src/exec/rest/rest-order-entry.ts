@@ -1,0 +1,814 @@
+/**
+ * Order entry over the exchange's REST V2 API (spec/rest.md §3): create, cancel, amend, decrease,
+ * batches, cancel-all and order groups, plus the reads the OMS reconciles with. Implements the
+ * OrderEntry contract: hot-path calls are synchronous and report through the ExecListener.
+ *
+ * Transport: an undici Pool of `connections` keep-alive HTTP/1.1 sockets, opened and warmed by
+ * connect() before trading, kept warm by a periodic signed GET, one request in flight per socket
+ * (undici `pipelining: 1`; note 0 would make undici send `connection: close` on every request).
+ * Reads and admin calls use a second small pool so a slow page never holds an order socket.
+ *
+ * What "synchronous" means with undici 7.30 (read from its source, pinned by a test):
+ * create() encodes, signs and calls pool.dispatch(), which builds undici's Request and queues it on
+ * an idle client before returning; nothing is awaited. The socket write itself (writeH1:
+ * cork, head, body, uncork) happens inside dispatch() only on a socket's first request. On a
+ * reused keep-alive socket undici 7.30 first runs "idle socket validation" (GHSA-35p6-xmwp-9g52,
+ * client-h1.js scheduleIdleSocketValidation): one setImmediate so a FIN/RST already pending on the
+ * idle socket is seen before writing. So the bytes leave in the check phase of the same event-loop
+ * turn, after the rest of the current I/O callbacks and before any timer; bench/order-entry
+ * measures that hop (create() return -> socket write). When no socket is idle (all busy, or
+ * reconnecting), undici queues the request and writes it when one frees; `stats.queued` counts
+ * those. undici allocates per request (Request object, header string, body Buffer); we add no
+ * handler, options or header objects (request-slot.ts).
+ *
+ * Outcomes (order-entry.ts): 2xx with a parsable body -> ack; 4xx with the exchange's error body
+ * -> reject (429: code EXEC_RATE_LIMITED); 5xx, timeout, disconnect or an unparsable 2xx body ->
+ * unknown, never a reject. Listener callbacks can run synchronously inside a call when undici
+ * fails the request at once (for example after close()).
+ *
+ * Never: logs key material or signatures, retries a non-idempotent request, decides prices.
+ */
+
+import type { KeyObject } from 'node:crypto';
+import { Pool } from 'undici';
+import {
+  assert,
+  signRequest,
+  type BookSide,
+  type Clock,
+  type Count,
+  type Price,
+} from '../../core/index.ts';
+import {
+  ExecError,
+  type ExecErrorCode,
+  type ExecListener,
+  type ExecReject,
+  type FillsQuery,
+  type NewOrder,
+  type OrderEntry,
+  type OrdersQuery,
+  type PositionsQuery,
+  type WireFill,
+  type WireOrder,
+  type WirePosition,
+} from '../order-entry.ts';
+import {
+  encodeAmend,
+  encodeBatchCancel,
+  encodeBatchCreate,
+  encodeCreateOrder,
+  encodeDecrease,
+  encodeOrderGroupCreate,
+  encodeOrderGroupLimit,
+} from './order-body.ts';
+import { Presigner, type PresignedSignature } from './presigner.ts';
+import {
+  HEADER_SIGNATURE_INDEX,
+  HEADER_TIMESTAMP_INDEX,
+  RequestKind,
+  RequestSlot,
+  type SlotOwner,
+} from './request-slot.ts';
+import { statusErrorCode, transportErrorCode } from './transport-error.ts';
+import {
+  newAckRecord,
+  parseErrorBody,
+  parseItemError,
+  parseJsonObject,
+  parseWireFill,
+  parseWireOrder,
+  parseWirePosition,
+  readAmendAck,
+  readCancelAck,
+  readCreateAck,
+  readDecreaseAck,
+  readPage,
+  type AckRecord,
+} from './wire-parse.ts';
+
+export type SigningMode = 'presigned' | 'inline';
+export type CancelRoute = 'batched' | 'single';
+
+export interface PresignSettings {
+  createCapacity: number; // POST /portfolio/events/orders signatures kept ready (burst size)
+  batchCapacity: number; // POST and DELETE .../batched signatures kept ready each
+  maxAgeMs: number; // <= 5000 (presigner.ts)
+  refreshLeadMs: number;
+  tickMs: number;
+  startTimeoutMs: number;
+}
+
+export interface RestOrderEntryOptions {
+  baseUrl: string; // origin + API prefix, e.g. http://127.0.0.1:9000/trade-api/v2 (prefix defaults to /trade-api/v2)
+  keyId: string;
+  privateKey: KeyObject;
+  clock: Clock; // wall clock for signature timestamps
+  connections: number; // order sockets; each carries one request at a time
+  readConnections: number; // sockets for reads, cancel-all excluded (it uses the warm order sockets)
+  connectTimeoutMs: number;
+  headersTimeoutMs: number; // no response headers within this: EXEC_TIMEOUT (create: unknown)
+  bodyTimeoutMs: number; // gap between body chunks
+  keepAliveTimeoutMs: number; // idle socket lifetime when the server sends no Keep-Alive hint
+  keepAliveIntervalMs: number; // warm GET on the order sockets this often; 0 = off
+  signing: SigningMode;
+  presign: PresignSettings;
+  cancelRoute: CancelRoute; // 'batched' sends single cancels to the presignable batched DELETE
+  slots: number; // request slots preallocated (requests in flight before the free list grows)
+  readPageLimit: number; // `limit` of list reads
+  readPagesMax: number; // bound on cursor paging per list call
+  warmPath: string; // signed GET used to open and keep sockets warm (relative to the prefix)
+}
+
+/** Defaults, each with its unit; callers pass what they mean and spread these for the rest. */
+export const REST_ORDER_ENTRY_DEFAULTS: Readonly<Omit<RestOrderEntryOptions, 'baseUrl' | 'keyId' | 'privateKey' | 'clock'>> =
+  Object.freeze({
+    connections: 4,
+    readConnections: 1,
+    connectTimeoutMs: 2_000,
+    headersTimeoutMs: 2_000,
+    bodyTimeoutMs: 2_000,
+    keepAliveTimeoutMs: 60_000,
+    keepAliveIntervalMs: 2_000, // under the 4-5 s idle limit of common servers (Node's default 5 s)
+    signing: 'presigned',
+    presign: Object.freeze({
+      createCapacity: 32,
+      batchCapacity: 8,
+      maxAgeMs: 3_000,
+      refreshLeadMs: 1_000,
+      tickMs: 250,
+      startTimeoutMs: 10_000,
+    }),
+    cancelRoute: 'batched',
+    slots: 64,
+    readPageLimit: 200,
+    readPagesMax: 1_000,
+    warmPath: '/portfolio/balance',
+  });
+
+export interface RestOrderEntryStats {
+  requests: number; // hot-path requests dispatched
+  presigned: number; // of which carried a presigned signature
+  inlineSigned: number; // of which were signed on the calling thread
+  presignFallbacks: number; // inline signatures on a presignable path (ring empty or worker down)
+  queued: number; // dispatched while every order socket was busy (bytes written later)
+  slotsGrown: number; // slots allocated beyond `slots`
+  acks: number;
+  rejects: number;
+  unknowns: number;
+  warmRequests: number;
+}
+
+/** Thrown by the constructor and connect() for bad options; carries every problem at once. */
+export class RestOrderEntryConfigError extends Error {
+  readonly code = 'EXEC_CONFIG_INVALID' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'RestOrderEntryConfigError';
+  }
+}
+
+const DEFAULT_PREFIX = '/trade-api/v2';
+
+const NO_LISTENER: ExecListener = {
+  onCreateAck: notWired,
+  onCreateReject: notWired,
+  onCreateUnknown: notWired,
+  onCancelAck: notWired,
+  onCancelReject: notWired,
+  onCancelUnknown: notWired,
+  onAmendAck: notWired,
+  onAmendReject: notWired,
+  onDecreaseAck: notWired,
+  onDecreaseReject: notWired,
+};
+function notWired(): void {
+  assert(false, 'RestOrderEntry: setListener() was not called before trading');
+}
+
+export class RestOrderEntry implements OrderEntry, SlotOwner {
+  readonly stats: RestOrderEntryStats = {
+    requests: 0, presigned: 0, inlineSigned: 0, presignFallbacks: 0, queued: 0, slotsGrown: 0,
+    acks: 0, rejects: 0, unknowns: 0, warmRequests: 0,
+  };
+  readonly #options: RestOrderEntryOptions;
+  readonly #origin: string;
+  readonly #prefix: string;
+  readonly #createPath: string;
+  readonly #batchPath: string;
+  readonly #cancelAllPath: string;
+  readonly #pool: Pool;
+  readonly #readPool: Pool;
+  readonly #free: RequestSlot[] = [];
+  readonly #ack: AckRecord = newAckRecord();
+  readonly #presignedOut: PresignedSignature = { timestampText: '', signature: '' };
+  readonly #oneOrderId: string[] = [''];
+  #listener: ExecListener = NO_LISTENER;
+  #presigner: Presigner | null = null;
+  #createEndpoint = -1;
+  #batchCreateEndpoint = -1;
+  #batchCancelEndpoint = -1;
+  #inflight = 0;
+  #warmTimer: NodeJS.Timeout | null = null;
+  #closed = false;
+
+  constructor(options: RestOrderEntryOptions) {
+    validate(options);
+    this.#options = options;
+    const url = new URL(options.baseUrl);
+    this.#origin = url.origin;
+    const prefix = url.pathname.replace(/\/+$/, '');
+    this.#prefix = prefix === '' ? DEFAULT_PREFIX : prefix;
+    this.#createPath = `${this.#prefix}/portfolio/events/orders`;
+    this.#batchPath = `${this.#prefix}/portfolio/events/orders/batched`;
+    this.#cancelAllPath = this.#createPath;
+    const poolOptions = {
+      pipelining: 1, // one request per socket at a time; 0 would mean "connection: close" in undici
+      connectTimeout: options.connectTimeoutMs,
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      keepAliveTimeout: options.keepAliveTimeoutMs,
+      keepAliveMaxTimeout: Math.max(options.keepAliveTimeoutMs, 600_000),
+      keepAliveTimeoutThreshold: 1_000, // close our side 1 s before the server's advertised idle limit
+    };
+    this.#pool = new Pool(this.#origin, { ...poolOptions, connections: options.connections });
+    this.#readPool = new Pool(this.#origin, { ...poolOptions, connections: options.readConnections });
+    for (let i = 0; i < options.slots; i++) this.#free.push(this.#newSlot());
+  }
+
+  /** The API prefix every signed path starts with. */
+  get prefix(): string {
+    return this.#prefix;
+  }
+
+  get presigner(): Presigner | null {
+    return this.#presigner;
+  }
+
+  setListener(listener: ExecListener): void {
+    this.#listener = listener;
+  }
+
+  /**
+   * Before trading: starts the presigner (signing 'presigned') and opens every order and read
+   * socket with a signed GET of `warmPath`, so the first order pays no TCP (or TLS) handshake and
+   * a bad key fails here, not on the first order. Starts the keep-warm timer. Rejects with
+   * ExecError (a 401 carries the exchange's reject) or PresignerError.
+   */
+  async connect(): Promise<void> {
+    assert(!this.#closed, 'RestOrderEntry.connect after close');
+    if (this.#options.signing === 'presigned' && this.#presigner === null) {
+      const settings = this.#options.presign;
+      this.#presigner = await Presigner.start({
+        privateKey: this.#options.privateKey,
+        clock: this.#options.clock,
+        endpoints: [
+          { method: 'POST', path: this.#createPath, capacity: settings.createCapacity },
+          { method: 'POST', path: this.#batchPath, capacity: settings.batchCapacity },
+          { method: 'DELETE', path: this.#batchPath, capacity: settings.batchCapacity },
+        ],
+        maxAgeMs: settings.maxAgeMs,
+        refreshLeadMs: settings.refreshLeadMs,
+        tickMs: settings.tickMs,
+        startTimeoutMs: settings.startTimeoutMs,
+      });
+      this.#createEndpoint = 0;
+      this.#batchCreateEndpoint = 1;
+      this.#batchCancelEndpoint = 2;
+    }
+    await Promise.all([this.#warm(this.#pool, this.#options.connections), this.#warm(this.#readPool, this.#options.readConnections)]);
+    if (this.#options.keepAliveIntervalMs > 0 && this.#warmTimer === null) {
+      this.#warmTimer = setInterval(() => {
+        this.#warm(this.#pool, this.#options.connections).catch(() => {
+          // A failed keep-warm GET is not an order outcome; the next order reports its own failure.
+        });
+      }, this.#options.keepAliveIntervalMs);
+      this.#warmTimer.unref();
+    }
+  }
+
+  /** Stops timers and the presigner and destroys the sockets: requests in flight end as unknown (EXEC_DISCONNECTED). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#warmTimer !== null) clearInterval(this.#warmTimer);
+    this.#warmTimer = null;
+    await Promise.all([this.#pool.destroy(), this.#readPool.destroy(), this.#presigner?.close()]);
+  }
+
+  // ---- hot path ----
+
+  create(order: Readonly<NewOrder>): void {
+    const body = encodeCreateOrder(order);
+    const slot = this.#acquire(RequestKind.CREATE);
+    slot.key = order.clientOrderId;
+    this.#send(slot, 'POST', this.#createPath, this.#createPath, this.#createEndpoint, body);
+  }
+
+  cancel(orderId: string, subaccount: number): void {
+    if (this.#options.cancelRoute === 'batched') {
+      this.#oneOrderId[0] = orderId;
+      const body = encodeBatchCancel(this.#oneOrderId, subaccount);
+      const slot = this.#acquire(RequestKind.CANCEL_VIA_BATCH);
+      slot.key = orderId;
+      this.#send(slot, 'DELETE', this.#batchPath, this.#batchPath, this.#batchCancelEndpoint, body);
+      return;
+    }
+    checkSubaccount(subaccount);
+    const path = `${this.#createPath}/${encodeURIComponent(orderId)}`;
+    const slot = this.#acquire(RequestKind.CANCEL);
+    slot.key = orderId;
+    this.#send(slot, 'DELETE', subaccountQuery(path, subaccount), path, -1, null);
+  }
+
+  amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
+    checkSubaccount(subaccount);
+    const body = encodeAmend(ticker, side, price, count);
+    const path = `${this.#createPath}/${encodeURIComponent(orderId)}/amend`;
+    const slot = this.#acquire(RequestKind.AMEND);
+    slot.key = orderId;
+    this.#send(slot, 'POST', subaccountQuery(path, subaccount), path, -1, body);
+  }
+
+  decrease(orderId: string, reduceBy: Count, subaccount: number): void {
+    checkSubaccount(subaccount);
+    const body = encodeDecrease(reduceBy);
+    const path = `${this.#createPath}/${encodeURIComponent(orderId)}/decrease`;
+    const slot = this.#acquire(RequestKind.DECREASE);
+    slot.key = orderId;
+    this.#send(slot, 'POST', subaccountQuery(path, subaccount), path, -1, body);
+  }
+
+  /** Batch create: each order's outcome is reported as for create(); a whole-request failure applies to every order. */
+  createBatch(orders: readonly Readonly<NewOrder>[]): void {
+    const body = encodeBatchCreate(orders);
+    const slot = this.#acquire(RequestKind.BATCH_CREATE);
+    slot.keys = orders.map((order) => order.clientOrderId);
+    this.#send(slot, 'POST', this.#batchPath, this.#batchPath, this.#batchCreateEndpoint, body);
+  }
+
+  /** Batch cancel of orders of one subaccount: each outcome is reported as for cancel(). */
+  cancelBatch(orderIds: readonly string[], subaccount: number): void {
+    const body = encodeBatchCancel(orderIds, subaccount);
+    const slot = this.#acquire(RequestKind.BATCH_CANCEL);
+    slot.keys = orderIds.slice();
+    this.#send(slot, 'DELETE', this.#batchPath, this.#batchPath, this.#batchCancelEndpoint, body);
+  }
+
+  #acquire(kind: RequestKind): RequestSlot {
+    assert(!this.#closed, 'RestOrderEntry: request after close');
+    let slot = this.#free.pop();
+    if (slot === undefined) {
+      slot = this.#newSlot();
+      this.stats.slotsGrown++;
+    }
+    slot.kind = kind;
+    return slot;
+  }
+
+  #newSlot(): RequestSlot {
+    return new RequestSlot(this, this.#options.keyId, this.#options.headersTimeoutMs, this.#options.bodyTimeoutMs);
+  }
+
+  #send(slot: RequestSlot, method: string, path: string, signedPath: string, endpoint: number, body: string | null): void {
+    const headers = body === null ? slot.headersNoBody : slot.headersWithBody;
+    const presigned = this.#presignedOut;
+    if (endpoint >= 0 && this.#presigner !== null && this.#presigner.take(endpoint, presigned)) {
+      headers[HEADER_TIMESTAMP_INDEX] = presigned.timestampText;
+      headers[HEADER_SIGNATURE_INDEX] = presigned.signature;
+      this.stats.presigned++;
+    } else {
+      const timestampMs = this.#options.clock.nowMs();
+      headers[HEADER_TIMESTAMP_INDEX] = String(timestampMs);
+      headers[HEADER_SIGNATURE_INDEX] = signRequest(this.#options.privateKey, timestampMs, method, signedPath);
+      this.stats.inlineSigned++;
+      if (endpoint >= 0) this.stats.presignFallbacks++;
+    }
+    const options = slot.options;
+    options.method = method;
+    options.path = path;
+    options.body = body;
+    options.headers = headers;
+    slot.active = true;
+    this.stats.requests++;
+    if (this.#inflight >= this.#options.connections) this.stats.queued++;
+    this.#inflight++;
+    this.#pool.dispatch(options, slot);
+  }
+
+  #release(slot: RequestSlot): void {
+    this.#inflight--;
+    slot.reset();
+    this.#free.push(slot);
+  }
+
+  // ---- outcomes (SlotOwner) ----
+
+  /**
+   * A full response. The slot goes back to the free list after the listener returns, so a
+   * listener that sends a new request from its callback gets another slot. A listener that throws
+   * is a bug: it is re-thrown from a microtask so undici does not swallow it into onError.
+   */
+  finish(slot: RequestSlot): void {
+    try {
+      this.#finish(slot);
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    } finally {
+      this.#release(slot);
+    }
+  }
+
+  fail(slot: RequestSlot, error: Error): void {
+    try {
+      this.#unknownAll(slot, transportErrorCode(error));
+    } catch (listenerError) {
+      queueMicrotask(() => {
+        throw listenerError;
+      });
+    } finally {
+      this.#release(slot);
+    }
+  }
+
+  #finish(slot: RequestSlot): void {
+    const status = slot.status;
+    if (status >= 500) return this.#unknownAll(slot, 'EXEC_HTTP_5XX');
+    if (status >= 400) return this.#rejectAll(slot, parseErrorBody(status, slot.bodyText()));
+    if (status < 200 || status >= 300 || slot.bodyTooLarge) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+    const body = parseJsonObject(slot.bodyText());
+    if (body === null) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+    const listener = this.#listener;
+    const ack = this.#ack;
+    switch (slot.kind) {
+      case RequestKind.CREATE:
+        if (!readCreateAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+        this.stats.acks++;
+        return listener.onCreateAck(slot.key, ack.orderId, ack.fillCount, ack.remainingCount, ack.tsMs);
+      case RequestKind.CANCEL:
+        if (!readCancelAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+        this.stats.acks++;
+        return listener.onCancelAck(slot.key, ack.reducedBy, ack.tsMs);
+      case RequestKind.AMEND:
+        if (!readAmendAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+        this.stats.acks++;
+        return listener.onAmendAck(slot.key, ack.fillCount, ack.remainingCount, ack.tsMs);
+      case RequestKind.DECREASE:
+        if (!readDecreaseAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+        this.stats.acks++;
+        return listener.onDecreaseAck(slot.key, ack.remainingCount, ack.tsMs);
+      case RequestKind.CANCEL_VIA_BATCH:
+        return this.#finishCancelItems(status, body, [slot.key]);
+      case RequestKind.BATCH_CANCEL:
+        return this.#finishCancelItems(status, body, slot.keys);
+      case RequestKind.BATCH_CREATE:
+        return this.#finishCreateItems(slot, status, body);
+    }
+  }
+
+  /**
+   * Batch create items: matched by client_order_id when echoed, else by position. An item error is
+   * a reject carrying the batch's HTTP status (branch on `code`); a missing or unparsable item is
+   * unknown.
+   */
+  #finishCreateItems(slot: RequestSlot, status: number, body: Record<string, unknown>): void {
+    const items = Array.isArray(body['orders']) ? (body['orders'] as unknown[]) : [];
+    const ids = slot.keys;
+    const done = new Array<boolean>(ids.length).fill(false);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (typeof item !== 'object' || item === null) continue;
+      const object = item as Record<string, unknown>;
+      const echoed = typeof object['client_order_id'] === 'string' ? (object['client_order_id'] as string) : '';
+      const index = echoed !== '' ? ids.indexOf(echoed) : i < ids.length ? i : -1;
+      if (index === -1 || done[index]) continue;
+      done[index] = true;
+      const reject = parseItemError(status, object);
+      if (reject !== null) {
+        this.stats.rejects++;
+        this.#listener.onCreateReject(ids[index]!, reject);
+      } else if (readCreateAck(object, this.#ack)) {
+        this.stats.acks++;
+        this.#listener.onCreateAck(ids[index]!, this.#ack.orderId, this.#ack.fillCount, this.#ack.remainingCount, this.#ack.tsMs);
+      } else {
+        done[index] = false;
+      }
+    }
+    for (let i = 0; i < ids.length; i++) {
+      if (done[i]) continue;
+      this.stats.unknowns++;
+      this.#listener.onCreateUnknown(ids[i]!, 'EXEC_BAD_RESPONSE');
+    }
+  }
+
+  /** Batch cancel items: matched by order_id; item errors are rejects, missing items unknown. */
+  #finishCancelItems(status: number, body: Record<string, unknown>, ids: readonly string[]): void {
+    const items = Array.isArray(body['orders']) ? (body['orders'] as unknown[]) : [];
+    const done = new Array<boolean>(ids.length).fill(false);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (typeof item !== 'object' || item === null) continue;
+      const object = item as Record<string, unknown>;
+      const echoed = typeof object['order_id'] === 'string' ? (object['order_id'] as string) : '';
+      const index = echoed !== '' ? ids.indexOf(echoed) : i < ids.length ? i : -1;
+      if (index === -1 || done[index]) continue;
+      const reject = parseItemError(status, object);
+      if (reject !== null) {
+        done[index] = true;
+        this.stats.rejects++;
+        this.#listener.onCancelReject(ids[index]!, reject);
+      } else if (readCancelAck(object, this.#ack)) {
+        done[index] = true;
+        this.stats.acks++;
+        this.#listener.onCancelAck(ids[index]!, this.#ack.reducedBy, this.#ack.tsMs);
+      }
+    }
+    for (let i = 0; i < ids.length; i++) {
+      if (done[i]) continue;
+      this.stats.unknowns++;
+      this.#listener.onCancelUnknown(ids[i]!, 'EXEC_BAD_RESPONSE');
+    }
+  }
+
+  #rejectAll(slot: RequestSlot, reject: ExecReject): void {
+    const listener = this.#listener;
+    switch (slot.kind) {
+      case RequestKind.CREATE:
+        this.stats.rejects++;
+        return listener.onCreateReject(slot.key, reject);
+      case RequestKind.CANCEL:
+      case RequestKind.CANCEL_VIA_BATCH:
+        this.stats.rejects++;
+        return listener.onCancelReject(slot.key, reject);
+      case RequestKind.AMEND:
+        this.stats.rejects++;
+        return listener.onAmendReject(slot.key, reject);
+      case RequestKind.DECREASE:
+        this.stats.rejects++;
+        return listener.onDecreaseReject(slot.key, reject);
+      case RequestKind.BATCH_CREATE:
+        for (const id of slot.keys) {
+          this.stats.rejects++;
+          listener.onCreateReject(id, reject);
+        }
+        return;
+      case RequestKind.BATCH_CANCEL:
+        for (const id of slot.keys) {
+          this.stats.rejects++;
+          listener.onCancelReject(id, reject);
+        }
+        return;
+    }
+  }
+
+  #unknownAll(slot: RequestSlot, code: ExecErrorCode): void {
+    const listener = this.#listener;
+    switch (slot.kind) {
+      case RequestKind.CREATE:
+        this.stats.unknowns++;
+        return listener.onCreateUnknown(slot.key, code);
+      case RequestKind.CANCEL:
+      case RequestKind.CANCEL_VIA_BATCH:
+        this.stats.unknowns++;
+        return listener.onCancelUnknown(slot.key, code);
+      case RequestKind.AMEND:
+        this.stats.unknowns++;
+        if (listener.onAmendUnknown !== undefined) return listener.onAmendUnknown(slot.key, code);
+        return listener.onAmendReject(slot.key, unknownAsReject(code));
+      case RequestKind.DECREASE:
+        this.stats.unknowns++;
+        if (listener.onDecreaseUnknown !== undefined) return listener.onDecreaseUnknown(slot.key, code);
+        return listener.onDecreaseReject(slot.key, unknownAsReject(code));
+      case RequestKind.BATCH_CREATE:
+        for (const id of slot.keys) {
+          this.stats.unknowns++;
+          listener.onCreateUnknown(id, code);
+        }
+        return;
+      case RequestKind.BATCH_CANCEL:
+        for (const id of slot.keys) {
+          this.stats.unknowns++;
+          listener.onCancelUnknown(id, code);
+        }
+        return;
+    }
+  }
+
+  // ---- off the hot path: promise-returning calls on the warm sockets or the read pool ----
+
+  /** Kill switch: DELETE /portfolio/events/orders (all subaccounts when null). Resolves on 204/200. */
+  async cancelAll(subaccount: number | null): Promise<void> {
+    if (subaccount !== null) checkSubaccount(subaccount);
+    const path = subaccount === null ? this.#cancelAllPath : `${this.#cancelAllPath}?subaccount=${subaccount}`;
+    await this.#call(this.#pool, 'DELETE', path, null);
+  }
+
+  /** POST /portfolio/order_groups/create; resolves with the new order_group_id. */
+  async createOrderGroup(contractsLimit: Count, subaccount: number): Promise<string> {
+    const body = await this.#call(this.#readPool, 'POST', `${this.#prefix}/portfolio/order_groups/create`, encodeOrderGroupCreate(contractsLimit, subaccount));
+    const id = body?.['order_group_id'];
+    if (typeof id !== 'string' || id === '') throw new ExecError('EXEC_BAD_RESPONSE', 'bad response: order_group_id missing');
+    return id;
+  }
+
+  /** PUT .../reset: the group's matched-contract counter back to 0, new orders allowed again. */
+  async resetOrderGroup(orderGroupId: string, subaccount: number): Promise<void> {
+    await this.#call(this.#readPool, 'PUT', this.#orderGroupPath(orderGroupId, '/reset', subaccount), '{}');
+  }
+
+  /** PUT .../trigger: cancels the group's orders and blocks new ones until reset. */
+  async triggerOrderGroup(orderGroupId: string, subaccount: number): Promise<void> {
+    await this.#call(this.#readPool, 'PUT', this.#orderGroupPath(orderGroupId, '/trigger', subaccount), '{}');
+  }
+
+  /** DELETE the group; its orders are cancelled. */
+  async deleteOrderGroup(orderGroupId: string, subaccount: number): Promise<void> {
+    await this.#call(this.#readPool, 'DELETE', this.#orderGroupPath(orderGroupId, '', subaccount), null);
+  }
+
+  /** PUT .../limit: a limit already breached triggers the group at once. */
+  async setOrderGroupLimit(orderGroupId: string, contractsLimit: Count, subaccount: number): Promise<void> {
+    await this.#call(this.#readPool, 'PUT', this.#orderGroupPath(orderGroupId, '/limit', subaccount), encodeOrderGroupLimit(contractsLimit));
+  }
+
+  /** GET /portfolio/orders/{id}; null when the exchange answers 404. */
+  async getOrder(orderId: string, subaccount: number | null = null): Promise<WireOrder | null> {
+    const path = `${this.#prefix}/portfolio/orders/${encodeURIComponent(orderId)}`;
+    try {
+      const body = await this.#call(this.#readPool, 'GET', subaccount === null ? path : `${path}?subaccount=${subaccount}`, null);
+      const order = body?.['order'];
+      if (typeof order !== 'object' || order === null || Array.isArray(order)) {
+        throw new ExecError('EXEC_BAD_RESPONSE', 'bad response: order missing');
+      }
+      return parseWireOrder(order as Record<string, unknown>);
+    } catch (error) {
+      if (error instanceof ExecError && error.status === 404) return null;
+      throw error;
+    }
+  }
+
+  async listOrders(query: OrdersQuery): Promise<WireOrder[]> {
+    const params = new URLSearchParams();
+    if (query.ticker !== undefined) params.set('ticker', query.ticker);
+    if (query.status !== undefined) params.set('status', query.status);
+    if (query.subaccount !== undefined) params.set('subaccount', String(query.subaccount));
+    if (query.minTs !== undefined) params.set('min_ts', String(query.minTs));
+    const items = await this.#pages('/portfolio/orders', params, 'orders');
+    return items.map(parseWireOrder);
+  }
+
+  async listFills(query: FillsQuery): Promise<WireFill[]> {
+    const params = new URLSearchParams();
+    if (query.ticker !== undefined) params.set('ticker', query.ticker);
+    if (query.orderId !== undefined) params.set('order_id', query.orderId);
+    if (query.subaccount !== undefined) params.set('subaccount', String(query.subaccount));
+    if (query.minTs !== undefined) params.set('min_ts', String(query.minTs));
+    const items = await this.#pages('/portfolio/fills', params, 'fills');
+    return items.map(parseWireFill);
+  }
+
+  async listPositions(query: PositionsQuery): Promise<WirePosition[]> {
+    const params = new URLSearchParams();
+    if (query.ticker !== undefined) params.set('ticker', query.ticker);
+    if (query.subaccount !== undefined) params.set('subaccount', String(query.subaccount));
+    const subaccount = query.subaccount ?? 0;
+    const items = await this.#pages('/portfolio/positions', params, 'market_positions');
+    return items.map((item) => parseWirePosition(item, subaccount));
+  }
+
+  #orderGroupPath(orderGroupId: string, suffix: string, subaccount: number): string {
+    checkSubaccount(subaccount);
+    return subaccountQuery(`${this.#prefix}/portfolio/order_groups/${encodeURIComponent(orderGroupId)}${suffix}`, subaccount);
+  }
+
+  /** Follows `cursor` until it is empty (or repeats), at most readPagesMax pages. */
+  async #pages(relativePath: string, params: URLSearchParams, listName: string): Promise<Record<string, unknown>[]> {
+    const all: Record<string, unknown>[] = [];
+    const seen = new Set<string>();
+    params.set('limit', String(this.#options.readPageLimit));
+    for (let page = 0; page < this.#options.readPagesMax; page++) {
+      const body = await this.#call(this.#readPool, 'GET', `${this.#prefix}${relativePath}?${params.toString()}`, null);
+      if (body === null) throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${relativePath} returned no body`);
+      const { items, cursor } = readPage(body, listName);
+      for (const item of items) all.push(item);
+      if (cursor === '' || seen.has(cursor)) return all;
+      seen.add(cursor);
+      params.set('cursor', cursor);
+    }
+    throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${relativePath} still paging after ${this.#options.readPagesMax} pages`);
+  }
+
+  /**
+   * One signed request off the hot path. Signs in the presigner's worker when it runs (no 1 ms
+   * stall of the event loop), else inline. Resolves with the parsed JSON object (null for an empty
+   * body); rejects with ExecError for a transport failure or a non-2xx status.
+   */
+  async #call(pool: Pool, method: string, path: string, body: string | null): Promise<Record<string, unknown> | null> {
+    if (this.#closed) throw new ExecError('EXEC_DISCONNECTED', 'RestOrderEntry is closed');
+    const query = path.indexOf('?');
+    const signedPath = query === -1 ? path : path.slice(0, query);
+    let timestampText: string;
+    let signature: string;
+    const presigner = this.#presigner;
+    if (presigner !== null && presigner.alive) {
+      const signed = await presigner.signAsync(method, signedPath);
+      timestampText = signed.timestampText;
+      signature = signed.signature;
+    } else {
+      const timestampMs = this.#options.clock.nowMs();
+      timestampText = String(timestampMs);
+      signature = signRequest(this.#options.privateKey, timestampMs, method, signedPath);
+    }
+    const headers: Record<string, string> = {
+      'kalshi-access-key': this.#options.keyId,
+      'kalshi-access-timestamp': timestampText,
+      'kalshi-access-signature': signature,
+    };
+    if (body !== null) headers['content-type'] = 'application/json';
+    let status: number;
+    let text: string;
+    try {
+      const response = await pool.request({
+        method: method as 'GET',
+        path,
+        body,
+        headers,
+        headersTimeout: this.#options.headersTimeoutMs,
+        bodyTimeout: this.#options.bodyTimeoutMs,
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      const code = transportErrorCode(error);
+      throw new ExecError(code, `${method} ${signedPath}: ${code} (${(error as Error).message})`);
+    }
+    if (status < 200 || status >= 300) {
+      const reject = parseErrorBody(status, text);
+      throw new ExecError(statusErrorCode(status), `${method} ${signedPath}: HTTP ${status} ${reject.code}`, status, reject);
+    }
+    if (text === '') return null;
+    const parsed = parseJsonObject(text);
+    if (parsed === null) throw new ExecError('EXEC_BAD_RESPONSE', `${method} ${signedPath}: body is not a JSON object`, status);
+    return parsed;
+  }
+
+  /** `count` concurrent signed GETs, so the pool opens (or reuses) that many sockets. */
+  async #warm(pool: Pool, count: number): Promise<void> {
+    const path = `${this.#prefix}${this.#options.warmPath}`;
+    const requests: Promise<unknown>[] = [];
+    for (let i = 0; i < count; i++) {
+      this.stats.warmRequests++;
+      requests.push(this.#call(pool, 'GET', path, null));
+    }
+    await Promise.all(requests);
+  }
+}
+
+function unknownAsReject(code: ExecErrorCode): ExecReject {
+  return { status: 0, code, message: 'fate unknown: reconcile', details: '' };
+}
+
+function checkSubaccount(subaccount: number): void {
+  assert(Number.isInteger(subaccount) && subaccount >= 0 && subaccount <= 63, 'RestOrderEntry: subaccount must be in 0..63');
+}
+
+function subaccountQuery(path: string, subaccount: number): string {
+  return subaccount === 0 ? path : `${path}?subaccount=${subaccount}`;
+}
+
+function validate(options: RestOrderEntryOptions): void {
+  const problems: string[] = [];
+  let url: URL | null = null;
+  try {
+    url = new URL(options.baseUrl);
+  } catch {
+    problems.push('baseUrl must be an absolute http(s) URL');
+  }
+  if (url !== null && url.protocol !== 'http:' && url.protocol !== 'https:') problems.push('baseUrl must be http or https');
+  if (url !== null && url.search !== '') problems.push('baseUrl must carry no query');
+  if (options.keyId === '') problems.push('keyId must not be empty');
+  if (options.privateKey.type !== 'private') problems.push('privateKey must be a private KeyObject');
+  const positive: [string, number][] = [
+    ['connections', options.connections],
+    ['readConnections', options.readConnections],
+    ['connectTimeoutMs', options.connectTimeoutMs],
+    ['headersTimeoutMs', options.headersTimeoutMs],
+    ['bodyTimeoutMs', options.bodyTimeoutMs],
+    ['keepAliveTimeoutMs', options.keepAliveTimeoutMs],
+    ['slots', options.slots],
+    ['readPageLimit', options.readPageLimit],
+    ['readPagesMax', options.readPagesMax],
+  ];
+  for (const [name, value] of positive) {
+    if (!(Number.isInteger(value) && value > 0)) problems.push(`${name} must be a positive integer`);
+  }
+  if (!(Number.isInteger(options.keepAliveIntervalMs) && options.keepAliveIntervalMs >= 0)) {
+    problems.push('keepAliveIntervalMs must be an integer >= 0 (0 = off)');
+  }
+  if (options.signing !== 'presigned' && options.signing !== 'inline') problems.push("signing must be 'presigned' or 'inline'");
+  if (options.cancelRoute !== 'batched' && options.cancelRoute !== 'single') problems.push("cancelRoute must be 'batched' or 'single'");
+  if (!options.warmPath.startsWith('/')) problems.push("warmPath must start with '/'");
+  if (problems.length > 0) throw new RestOrderEntryConfigError(`RestOrderEntry options: ${problems.join('; ')}`);
+}

@@ -1,0 +1,33 @@
+/**
+ * Maps a transport failure (an undici or socket error) or an HTTP status to the ExecErrorCode a
+ * caller branches on. Owns the mapping table only; never decides whether the outcome is a reject
+ * or unknown (rest-order-entry.ts does, by request kind).
+ */
+
+import type { ExecErrorCode } from '../order-entry.ts';
+
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  'UND_ERR_HEADERS_TIMEOUT', // no response headers within headersTimeoutMs
+  'UND_ERR_BODY_TIMEOUT', // body stalled longer than bodyTimeoutMs
+  'UND_ERR_CONNECT_TIMEOUT', // TCP/TLS connect slower than connectTimeoutMs
+  'ETIMEDOUT',
+]);
+
+/**
+ * Timeout codes are EXEC_TIMEOUT; everything else (UND_ERR_SOCKET "other side closed",
+ * ECONNRESET, ECONNREFUSED, EPIPE, UND_ERR_CLOSED/DESTROYED/ABORTED, unknown errors) is
+ * EXEC_DISCONNECTED: the request may or may not have reached the exchange.
+ */
+export function transportErrorCode(error: unknown): ExecErrorCode {
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  if (typeof code === 'string' && TIMEOUT_CODES.has(code)) return 'EXEC_TIMEOUT';
+  return 'EXEC_DISCONNECTED';
+}
+
+/** The ExecErrorCode of a non-2xx status (reads and admin calls, which throw ExecError). */
+export function statusErrorCode(status: number): ExecErrorCode {
+  if (status === 429) return 'EXEC_RATE_LIMITED';
+  if (status >= 500) return 'EXEC_HTTP_5XX';
+  if (status >= 400) return 'EXEC_REJECTED';
+  return 'EXEC_BAD_RESPONSE';
+}

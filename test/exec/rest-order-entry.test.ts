@@ -1,0 +1,568 @@
+// Goal: RestOrderEntry sends correctly signed, correctly encoded V2 requests and turns every kind of
+// answer (201/200 acks, 4xx error bodies in each shape, 429, 5xx, hang, dropped socket, garbage)
+// into the right listener callback and code; reads page and parse into core units.
+// Method: a scripted node:http exchange on 127.0.0.1:0 (test/exec/scripted-exchange.ts) that
+// verifies every signature with verifyRequest and answers per test; a recording listener; bounded
+// polling for callbacks. Presigned and inline signing both run against it.
+
+import { generateKeyPairSync } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { inspect } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { COUNT_INVALID, InvariantError, systemClock, type Count, type Price } from '../../src/core/index.ts';
+import {
+  EXEC_ERROR_CODES,
+  ExecError,
+  REST_ORDER_ENTRY_DEFAULTS,
+  RestOrderEntry,
+  RestOrderEntryConfigError,
+  type ExecListener,
+  type NewOrder,
+  type RestOrderEntryOptions,
+} from '../../src/exec/index.ts';
+import { ScriptedExchange, defaultScript, type RecordedRequest, type ScriptAction } from './scripted-exchange.ts';
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+
+type Event = [string, ...unknown[]];
+
+class RecordingListener implements ExecListener {
+  readonly events: Event[] = [];
+  onCreateAck(...args: unknown[]): void { this.events.push(['createAck', ...args]); }
+  onCreateReject(...args: unknown[]): void { this.events.push(['createReject', ...args]); }
+  onCreateUnknown(...args: unknown[]): void { this.events.push(['createUnknown', ...args]); }
+  onCancelAck(...args: unknown[]): void { this.events.push(['cancelAck', ...args]); }
+  onCancelReject(...args: unknown[]): void { this.events.push(['cancelReject', ...args]); }
+  onCancelUnknown(...args: unknown[]): void { this.events.push(['cancelUnknown', ...args]); }
+  onAmendAck(...args: unknown[]): void { this.events.push(['amendAck', ...args]); }
+  onAmendReject(...args: unknown[]): void { this.events.push(['amendReject', ...args]); }
+  onDecreaseAck(...args: unknown[]): void { this.events.push(['decreaseAck', ...args]); }
+  onDecreaseReject(...args: unknown[]): void { this.events.push(['decreaseReject', ...args]); }
+}
+
+class ListenerWithUnknowns extends RecordingListener {
+  onAmendUnknown(...args: unknown[]): void { this.events.push(['amendUnknown', ...args]); }
+  onDecreaseUnknown(...args: unknown[]): void { this.events.push(['decreaseUnknown', ...args]); }
+}
+
+function order(clientOrderId: string, overrides: Partial<NewOrder> = {}): NewOrder {
+  return {
+    clientOrderId, ticker: 'KXEXAMPLE-26JUN30-T50', side: 'bid', price: 4200 as Price, count: 1000 as Count,
+    timeInForce: 'good_till_canceled', postOnly: true, reduceOnly: false, selfTradePrevention: 'taker_at_cross',
+    subaccount: 0, orderGroupId: null, expirationTs: 0, ...overrides,
+  };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(condition()).toBe(true);
+}
+
+const json = (status: number, body: unknown): ScriptAction => ({ status, body: JSON.stringify(body) });
+
+let exchange: ScriptedExchange;
+let entry: RestOrderEntry | null = null;
+
+beforeAll(async () => {
+  exchange = await ScriptedExchange.start(publicKey);
+});
+afterAll(async () => {
+  await exchange.close();
+});
+afterEach(async () => {
+  await entry?.close();
+  entry = null;
+  exchange.script = defaultScript;
+  exchange.requests.length = 0;
+});
+
+function options(overrides: Partial<RestOrderEntryOptions> = {}): RestOrderEntryOptions {
+  return {
+    ...REST_ORDER_ENTRY_DEFAULTS,
+    baseUrl: exchange.baseUrl,
+    keyId: 'key-123',
+    privateKey,
+    clock: systemClock,
+    connections: 2,
+    headersTimeoutMs: 400,
+    bodyTimeoutMs: 400,
+    keepAliveIntervalMs: 0,
+    presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50 },
+    ...overrides,
+  };
+}
+
+async function open(overrides: Partial<RestOrderEntryOptions> = {}, listener: RecordingListener = new RecordingListener()) {
+  entry = new RestOrderEntry(options(overrides));
+  entry.setListener(listener);
+  await entry.connect();
+  return { entry, listener };
+}
+
+/** Sends one create answered by `action`, returns the single listener event. */
+async function createAnswered(action: ScriptAction, overrides: Partial<RestOrderEntryOptions> = {}): Promise<Event> {
+  exchange.script = (request) => (request.path.endsWith('/portfolio/events/orders') ? action : defaultScript(request));
+  const { entry: opened, listener } = await open(overrides);
+  opened.create(order('c-1'));
+  await until(() => listener.events.length === 1);
+  return listener.events[0]!;
+}
+
+describe('RestOrderEntry: connect and signing', () => {
+  it('opens and warms every order and read socket with signed GETs before trading', async () => {
+    const before = exchange.socketsOpened;
+    await open({ connections: 3, readConnections: 1 });
+    expect(exchange.socketsOpened - before).toBe(4);
+    expect(exchange.requests).toHaveLength(4);
+    for (const request of exchange.requests) {
+      expect(request.method).toBe('GET');
+      expect(request.path).toBe('/trade-api/v2/portfolio/balance');
+      expect(request.signatureValid).toBe(true);
+      expect(request.headers['kalshi-access-key']).toBe('key-123');
+    }
+  });
+
+  it('fails connect with the exchange reject when the key is refused', async () => {
+    exchange.script = () => json(401, { error: { code: 'authentication_error', message: 'no', details: 'NOT_FOUND' } });
+    entry = new RestOrderEntry(options({ signing: 'inline' }));
+    const error = await entry.connect().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ExecError);
+    expect((error as ExecError).code).toBe('EXEC_REJECTED');
+    expect((error as ExecError).status).toBe(401);
+    expect((error as ExecError).reject?.code).toBe('authentication_error');
+  });
+
+  it('writes the create on a warm socket within the same event-loop turn, before any timer', async () => {
+    // undici 7.30 validates a reused idle keep-alive socket for one setImmediate before writing
+    // (GHSA-35p6-xmwp-9g52, client-h1.js scheduleIdleSocketValidation), so the bytes leave in the
+    // check phase of the current turn, not inside create(). This pins that behaviour: if undici
+    // changes it, this test says so.
+    exchange.script = (request) => (request.method === 'POST' ? json(201, { order_id: 'o-1', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 }) : defaultScript(request));
+    const { entry: opened, listener } = await open();
+    const sent: string[] = [];
+    const onSend = (message: unknown) => sent.push((message as { headers: string }).headers);
+    subscribe('undici:client:sendHeaders', onSend);
+    try {
+      let timerFired = false;
+      const timer = setTimeout(() => { timerFired = true; }, 0);
+      opened.create(order('sync-1'));
+      const sentInsideCreate = sent.length;
+      await new Promise((resolve) => setImmediate(resolve));
+      clearTimeout(timer);
+      expect(sentInsideCreate).toBe(0);
+      expect(sent).toHaveLength(1);
+      expect(timerFired).toBe(false);
+      expect(sent[0]).toContain('POST /trade-api/v2/portfolio/events/orders HTTP/1.1');
+      expect(sent[0]).toContain('connection: keep-alive');
+    } finally {
+      unsubscribe('undici:client:sendHeaders', onSend);
+    }
+    await until(() => listener.events.length === 1);
+    expect(opened.stats.queued).toBe(0);
+  });
+
+  it('uses presigned signatures for creates, falls back to inline when the ring is empty, and every one verifies', async () => {
+    exchange.script = (request) => request.method === 'POST'
+      ? json(201, { order_id: `o-${exchange.requests.length}`, fill_count: '0.00', remaining_count: '10.00', ts_ms: 7 })
+      : defaultScript(request);
+    const { entry: opened, listener } = await open({ connections: 2 });
+    for (let i = 0; i < 6; i++) opened.create(order(`p-${i}`)); // capacity 4: two inline
+    await until(() => listener.events.length === 6);
+    expect(opened.stats.presigned).toBe(4);
+    expect(opened.stats.presignFallbacks).toBe(2);
+    expect(opened.stats.queued).toBe(4); // 6 requests on 2 sockets
+    const creates = exchange.orderRequests;
+    expect(creates).toHaveLength(6);
+    expect(creates.every((request) => request.signatureValid)).toBe(true);
+    const pairs = new Set(creates.map((request) => `${request.headers['kalshi-access-timestamp']}:${request.headers['kalshi-access-signature']}`));
+    expect(pairs.size).toBe(6);
+    expect(listener.events.map((event) => event[0])).toEqual(Array(6).fill('createAck'));
+  });
+
+  it('signs inline in inline mode and routes single cancels to the per-order path with cancelRoute single', async () => {
+    exchange.script = (request) => request.method === 'DELETE'
+      ? json(200, { order_id: 'o-9', reduced_by: '10.00', ts_ms: 12 })
+      : defaultScript(request);
+    const { entry: opened, listener } = await open({ signing: 'inline', cancelRoute: 'single' });
+    expect(opened.presigner).toBeNull();
+    opened.cancel('o-9', 3);
+    await until(() => listener.events.length === 1);
+    expect(listener.events[0]).toEqual(['cancelAck', 'o-9', 1000, 12]);
+    const [request] = exchange.orderRequests;
+    expect(request!.url).toBe('/trade-api/v2/portfolio/events/orders/o-9?subaccount=3');
+    expect(request!.body).toBe('');
+    expect(request!.headers['content-type']).toBeUndefined();
+    expect(request!.signatureValid).toBe(true);
+    expect(opened.stats.inlineSigned).toBe(1);
+    expect(opened.stats.presignFallbacks).toBe(0);
+  });
+
+  it('never exposes key material through inspect or stats', async () => {
+    const { entry: opened } = await open();
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const text = `${inspect(opened, { depth: 5 })}${JSON.stringify(opened.stats)}`;
+    expect(text).not.toContain('PRIVATE KEY');
+    expect(text).not.toContain(pem.split('\n')[1]!.slice(0, 20));
+  });
+});
+
+describe('RestOrderEntry: create outcomes', () => {
+  it('201 -> onCreateAck with counts in core units; the body decodes to the order', async () => {
+    const event = await createAnswered(json(201, {
+      order_id: 'e5d8', client_order_id: 'c-1', fill_count: '3.00', remaining_count: '7.00',
+      average_fill_price: '0.4200', ts_ms: 1781821370267,
+    }));
+    expect(event).toEqual(['createAck', 'c-1', 'e5d8', 300, 700, 1781821370267]);
+    const [request] = exchange.orderRequests;
+    expect(request!.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(request!.body)).toEqual({
+      ticker: 'KXEXAMPLE-26JUN30-T50', client_order_id: 'c-1', side: 'bid', count: '10.00', price: '0.4200',
+      time_in_force: 'good_till_canceled', self_trade_prevention_type: 'taker_at_cross', post_only: true,
+    });
+  });
+
+  it('400 nested error body -> onCreateReject with code, message and details', async () => {
+    const event = await createAnswered(json(400, { error: { code: 'invalid_order', message: 'post only would cross', details: 'post only cross' } }));
+    expect(event).toEqual(['createReject', 'c-1', { status: 400, code: 'invalid_order', message: 'post only would cross', details: 'post only cross' }]);
+  });
+
+  it('400 flat error body -> onCreateReject', async () => {
+    const event = await createAnswered(json(400, { code: 'bad_request', message: 'count must be a string' }));
+    expect(event).toEqual(['createReject', 'c-1', { status: 400, code: 'bad_request', message: 'count must be a string', details: '' }]);
+  });
+
+  it('409 duplicate client order id -> onCreateReject order_already_exists', async () => {
+    const event = await createAnswered(json(409, { error: { code: 'order_already_exists', message: 'exists' } }));
+    expect(event).toEqual(['createReject', 'c-1', { status: 409, code: 'order_already_exists', message: 'exists', details: '' }]);
+  });
+
+  it('404 and a bare {"msg"} body -> onCreateReject with EXEC_REJECTED when no code is given', async () => {
+    const event = await createAnswered(json(404, { msg: 'market not found' }));
+    expect(event).toEqual(['createReject', 'c-1', { status: 404, code: 'EXEC_REJECTED', message: 'market not found', details: '' }]);
+  });
+
+  it('429 {"error":"too many requests"} -> onCreateReject with EXEC_RATE_LIMITED', async () => {
+    const event = await createAnswered(json(429, { error: 'too many requests' }));
+    expect(event).toEqual(['createReject', 'c-1', { status: 429, code: 'EXEC_RATE_LIMITED', message: 'too many requests', details: '' }]);
+  });
+
+  it('500 and 503 -> onCreateUnknown EXEC_HTTP_5XX, never a reject', async () => {
+    expect(await createAnswered(json(500, { error: { code: 'internal' } }))).toEqual(['createUnknown', 'c-1', 'EXEC_HTTP_5XX']);
+    await entry!.close();
+    expect(await createAnswered(json(503, { error: { code: 'exchange_unavailable' } }))).toEqual(['createUnknown', 'c-1', 'EXEC_HTTP_5XX']);
+  });
+
+  it('no answer within headersTimeoutMs -> onCreateUnknown EXEC_TIMEOUT', async () => {
+    expect(await createAnswered('hang', { headersTimeoutMs: 300 })).toEqual(['createUnknown', 'c-1', 'EXEC_TIMEOUT']);
+  });
+
+  it('socket dropped by the exchange -> onCreateUnknown EXEC_DISCONNECTED', async () => {
+    expect(await createAnswered('destroy')).toEqual(['createUnknown', 'c-1', 'EXEC_DISCONNECTED']);
+  });
+
+  it('201 with an unparsable or incomplete body -> onCreateUnknown EXEC_BAD_RESPONSE', async () => {
+    expect(await createAnswered({ status: 201, body: '<html>' })).toEqual(['createUnknown', 'c-1', 'EXEC_BAD_RESPONSE']);
+    await entry!.close();
+    expect(await createAnswered(json(201, { order_id: 'x', fill_count: 3, remaining_count: '7.00', ts_ms: 1 })))
+      .toEqual(['createUnknown', 'c-1', 'EXEC_BAD_RESPONSE']);
+  });
+
+  it('a 4xx whose body is not JSON is a reject with EXEC_BAD_RESPONSE', async () => {
+    const event = await createAnswered({ status: 400, body: 'Bad Request' });
+    expect(event).toEqual(['createReject', 'c-1', { status: 400, code: 'EXEC_BAD_RESPONSE', message: 'Bad Request', details: '' }]);
+  });
+
+  it('reports a request after close() as an assertion, and a missing listener as an assertion', async () => {
+    const { entry: opened } = await open();
+    await opened.close();
+    expect(() => opened.create(order('late'))).toThrow(InvariantError);
+    entry = new RestOrderEntry(options({ signing: 'inline' }));
+    await entry.connect();
+    exchange.script = (request) => (request.method === 'POST' ? json(201, { order_id: 'o', fill_count: '0.00', remaining_count: '1.00', ts_ms: 1 }) : defaultScript(request));
+    // No listener: the ack callback asserts; the error surfaces from a microtask, not swallowed.
+    const errors: unknown[] = [];
+    const onError = (error: unknown) => errors.push(error);
+    process.on('uncaughtException', onError);
+    try {
+      entry.create(order('no-listener'));
+      await until(() => errors.length === 1);
+    } finally {
+      process.off('uncaughtException', onError);
+    }
+    expect(errors[0]).toBeInstanceOf(InvariantError);
+  });
+});
+
+describe('RestOrderEntry: cancel, amend, decrease, batches', () => {
+  it('routes a cancel through the presigned batched DELETE and reports ack or item error', async () => {
+    exchange.script = (request: RecordedRequest) => {
+      if (request.method !== 'DELETE') return defaultScript(request);
+      const id = JSON.parse(request.body).orders[0].order_id as string;
+      return id === 'gone'
+        ? json(200, { orders: [{ order_id: 'gone', reduced_by: '0.00', error: { code: 'not_found', message: 'order not found' } }] })
+        : json(200, { orders: [{ order_id: id, reduced_by: '5.50', ts_ms: 99 }] });
+    };
+    const { entry: opened, listener } = await open();
+    opened.cancel('o-1', 2);
+    opened.cancel('gone', 0);
+    await until(() => listener.events.length === 2);
+    expect(listener.events).toContainEqual(['cancelAck', 'o-1', 550, 99]);
+    expect(listener.events).toContainEqual(['cancelReject', 'gone', { status: 200, code: 'not_found', message: 'order not found', details: '' }]);
+    const requests = exchange.orderRequests;
+    expect(requests.map((request) => request.url)).toEqual(['/trade-api/v2/portfolio/events/orders/batched', '/trade-api/v2/portfolio/events/orders/batched']);
+    expect(JSON.parse(requests[0]!.body)).toEqual({ orders: [{ order_id: 'o-1', subaccount: 2 }] });
+    expect(requests.every((request) => request.signatureValid)).toBe(true);
+    expect(opened.stats.presigned).toBe(2);
+  });
+
+  it('single-route cancel: 404 not_found -> onCancelReject; 500 -> onCancelUnknown', async () => {
+    exchange.script = (request) => {
+      if (request.method !== 'DELETE') return defaultScript(request);
+      return request.path.endsWith('/gone') ? json(404, { error: { code: 'not_found', message: 'gone' } }) : json(500, {});
+    };
+    const { entry: opened, listener } = await open({ cancelRoute: 'single' });
+    opened.cancel('gone', 0);
+    opened.cancel('o-2', 0);
+    await until(() => listener.events.length === 2);
+    expect(listener.events).toContainEqual(['cancelReject', 'gone', { status: 404, code: 'not_found', message: 'gone', details: '' }]);
+    expect(listener.events).toContainEqual(['cancelUnknown', 'o-2', 'EXEC_HTTP_5XX']);
+  });
+
+  it('amend and decrease: acks, rejects, and unknowns (with and without the optional callbacks)', async () => {
+    exchange.script = (request) => {
+      if (request.method !== 'POST') return defaultScript(request);
+      if (request.path.endsWith('/a1/amend')) return json(200, { order_id: 'a1', remaining_count: '4.00', fill_count: '1.00', ts_ms: 5 });
+      if (request.path.endsWith('/a2/amend')) return json(200, { order_id: 'a2', ts_ms: 6 });
+      if (request.path.endsWith('/a3/amend')) return json(400, { error: { code: 'invalid_price', message: 'off grid' } });
+      if (request.path.endsWith('/a4/amend')) return 'destroy';
+      if (request.path.endsWith('/d1/decrease')) return json(200, { order_id: 'd1', remaining_count: '2.00', ts_ms: 8 });
+      if (request.path.endsWith('/d2/decrease')) return json(503, {});
+      return json(404, {});
+    };
+    const listener = new RecordingListener();
+    const { entry: opened } = await open({ connections: 4 }, listener);
+    opened.amend('a1', 'T', 'ask', 5600 as Price, 500 as Count, 1);
+    opened.amend('a2', 'T', 'bid', 5500 as Price, 500 as Count, 0);
+    opened.amend('a3', 'T', 'bid', 5555 as Price, 500 as Count, 0);
+    opened.amend('a4', 'T', 'bid', 5500 as Price, 500 as Count, 0);
+    opened.decrease('d1', 300 as Count, 0);
+    opened.decrease('d2', 300 as Count, 7);
+    await until(() => listener.events.length === 6);
+    expect(listener.events).toContainEqual(['amendAck', 'a1', 100, 400, 5]);
+    expect(listener.events).toContainEqual(['amendAck', 'a2', COUNT_INVALID, COUNT_INVALID, 6]);
+    expect(listener.events).toContainEqual(['amendReject', 'a3', { status: 400, code: 'invalid_price', message: 'off grid', details: '' }]);
+    expect(listener.events).toContainEqual(['amendReject', 'a4', { status: 0, code: 'EXEC_DISCONNECTED', message: 'fate unknown: reconcile', details: '' }]);
+    expect(listener.events).toContainEqual(['decreaseAck', 'd1', 200, 8]);
+    expect(listener.events).toContainEqual(['decreaseReject', 'd2', { status: 0, code: 'EXEC_HTTP_5XX', message: 'fate unknown: reconcile', details: '' }]);
+    const amend = exchange.orderRequests.find((request) => request.path.endsWith('/a1/amend'))!;
+    expect(amend.url).toBe('/trade-api/v2/portfolio/events/orders/a1/amend?subaccount=1');
+    expect(JSON.parse(amend.body)).toEqual({ ticker: 'T', side: 'ask', price: '0.5600', count: '5.00' });
+    const decrease = exchange.orderRequests.find((request) => request.path.endsWith('/d2/decrease'))!;
+    expect(decrease.url).toBe('/trade-api/v2/portfolio/events/orders/d2/decrease?subaccount=7');
+    expect(JSON.parse(decrease.body)).toEqual({ reduce_by: '3.00' });
+    expect(exchange.orderRequests.every((request) => request.signatureValid)).toBe(true);
+
+    await opened.close();
+    const withUnknowns = new ListenerWithUnknowns();
+    const { entry: second } = await open({ connections: 2 }, withUnknowns);
+    second.amend('a4', 'T', 'bid', 5500 as Price, 500 as Count, 0);
+    second.decrease('d2', 300 as Count, 0);
+    await until(() => withUnknowns.events.length === 2);
+    expect(withUnknowns.events).toContainEqual(['amendUnknown', 'a4', 'EXEC_DISCONNECTED']);
+    expect(withUnknowns.events).toContainEqual(['decreaseUnknown', 'd2', 'EXEC_HTTP_5XX']);
+  });
+
+  it('batch create: per-item acks and rejects; a missing item is unknown; a 5xx makes all unknown', async () => {
+    let fail = false;
+    exchange.script = (request) => {
+      if (request.method !== 'POST') return defaultScript(request);
+      if (fail) return json(500, {});
+      return json(201, { orders: [
+        { order_id: 'o-a', client_order_id: 'a', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 },
+        { client_order_id: 'b', error: { code: 'insufficient_balance', message: 'no money' } },
+      ] });
+    };
+    const { entry: opened, listener } = await open();
+    opened.createBatch([order('a'), order('b'), order('c')]);
+    await until(() => listener.events.length === 3);
+    expect(listener.events).toEqual([
+      ['createAck', 'a', 'o-a', 0, 1000, 1],
+      ['createReject', 'b', { status: 201, code: 'insufficient_balance', message: 'no money', details: '' }],
+      ['createUnknown', 'c', 'EXEC_BAD_RESPONSE'],
+    ]);
+    expect(JSON.parse(exchange.orderRequests[0]!.body).orders.map((o: { client_order_id: string }) => o.client_order_id)).toEqual(['a', 'b', 'c']);
+    fail = true;
+    opened.createBatch([order('d'), order('e')]);
+    await until(() => listener.events.length === 5);
+    expect(listener.events.slice(3)).toEqual([['createUnknown', 'd', 'EXEC_HTTP_5XX'], ['createUnknown', 'e', 'EXEC_HTTP_5XX']]);
+  });
+
+  it('batch cancel: acks by order_id; a whole-request 4xx rejects every order', async () => {
+    let reject = false;
+    exchange.script = (request) => {
+      if (request.method !== 'DELETE') return defaultScript(request);
+      if (reject) return json(403, { error: { code: 'forbidden', message: 'other subaccount' } });
+      return json(200, { orders: [{ order_id: 'y', reduced_by: '1.00', ts_ms: 2 }, { order_id: 'x', reduced_by: '2.00', ts_ms: 3 }] });
+    };
+    const { entry: opened, listener } = await open();
+    opened.cancelBatch(['x', 'y'], 4);
+    await until(() => listener.events.length === 2);
+    expect(listener.events).toEqual([['cancelAck', 'y', 100, 2], ['cancelAck', 'x', 200, 3]]);
+    expect(JSON.parse(exchange.orderRequests[0]!.body)).toEqual({ orders: [{ order_id: 'x', subaccount: 4 }, { order_id: 'y', subaccount: 4 }] });
+    reject = true;
+    opened.cancelBatch(['p', 'q'], 0);
+    await until(() => listener.events.length === 4);
+    const forbidden = { status: 403, code: 'forbidden', message: 'other subaccount', details: '' };
+    expect(listener.events.slice(2)).toEqual([['cancelReject', 'p', forbidden], ['cancelReject', 'q', forbidden]]);
+  });
+});
+
+describe('RestOrderEntry: cancel-all, order groups, reads', () => {
+  it('cancelAll sends DELETE /portfolio/events/orders with the optional subaccount and resolves on 204', async () => {
+    exchange.script = (request) => (request.method === 'DELETE' ? { status: 204 } : defaultScript(request));
+    const { entry: opened } = await open();
+    await opened.cancelAll(null);
+    await opened.cancelAll(5);
+    expect(exchange.orderRequests.map((request) => request.url)).toEqual([
+      '/trade-api/v2/portfolio/events/orders', '/trade-api/v2/portfolio/events/orders?subaccount=5',
+    ]);
+    expect(exchange.orderRequests.every((request) => request.signatureValid)).toBe(true);
+    exchange.script = (request) => (request.method === 'DELETE' ? json(429, { error: 'too many requests' }) : defaultScript(request));
+    const error = await opened.cancelAll(null).catch((caught: unknown) => caught);
+    expect((error as ExecError).code).toBe('EXEC_RATE_LIMITED');
+  });
+
+  it('order groups: create returns the id; reset, trigger, limit and delete hit their paths', async () => {
+    exchange.script = (request) => {
+      if (request.path.endsWith('/order_groups/create')) return json(201, { order_group_id: 'g-1', subaccount: 2 });
+      if (request.path.includes('/order_groups/')) return json(200, {});
+      return defaultScript(request);
+    };
+    const { entry: opened } = await open();
+    expect(await opened.createOrderGroup(1000 as Count, 2)).toBe('g-1');
+    await opened.resetOrderGroup('g-1', 2);
+    await opened.triggerOrderGroup('g-1', 0);
+    await opened.setOrderGroupLimit('g-1', 550 as Count, 2);
+    await opened.deleteOrderGroup('g-1', 2);
+    const calls = exchange.orderRequests.map((request) => `${request.method} ${request.url} ${request.body}`);
+    expect(calls).toEqual([
+      'POST /trade-api/v2/portfolio/order_groups/create {"contracts_limit":10,"contracts_limit_fp":"10.00","subaccount":2}',
+      'PUT /trade-api/v2/portfolio/order_groups/g-1/reset?subaccount=2 {}',
+      'PUT /trade-api/v2/portfolio/order_groups/g-1/trigger {}',
+      'PUT /trade-api/v2/portfolio/order_groups/g-1/limit?subaccount=2 {"contracts_limit_fp":"5.50"}',
+      'DELETE /trade-api/v2/portfolio/order_groups/g-1?subaccount=2 ',
+    ]);
+    expect(exchange.orderRequests.every((request) => request.signatureValid)).toBe(true);
+    exchange.script = () => json(404, { error: { code: 'not_found', message: 'no group' } });
+    const error = await opened.resetOrderGroup('nope', 0).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ExecError);
+    expect((error as ExecError).reject?.code).toBe('not_found');
+  });
+
+  const wireOrder = (id: string, extra: Record<string, unknown> = {}) => ({
+    order_id: id, user_id: 'u', client_order_id: `c-${id}`, ticker: 'T', outcome_side: 'yes', book_side: 'bid',
+    type: 'limit', status: 'resting', yes_price_dollars: '0.4200', no_price_dollars: '0.5800',
+    fill_count_fp: '1.00', remaining_count_fp: '9.00', initial_count_fp: '10.00',
+    taker_fill_cost_dollars: '0.4200', maker_fill_cost_dollars: '0.0000', taker_fees_dollars: '0.0170', maker_fees_dollars: '0.0000',
+    created_time: '2026-06-11T10:00:00.123Z', subaccount_number: 3, ...extra,
+  });
+
+  it('listOrders follows cursors and parses into core units', async () => {
+    exchange.script = (request) => {
+      if (!request.path.endsWith('/portfolio/orders')) return defaultScript(request);
+      const cursor = new URL(request.url, 'http://x').searchParams.get('cursor');
+      if (cursor === null) return json(200, { orders: [wireOrder('o1'), wireOrder('o2', { book_side: 'ask', order_group_id: 'g' })], cursor: 'page2' });
+      if (cursor === 'page2') return json(200, { orders: [wireOrder('o3', { status: 'executed', book_side: undefined, side: 'no', action: 'buy' })], cursor: '' });
+      return json(400, { msg: 'bad cursor' });
+    };
+    const { entry: opened } = await open();
+    const orders = await opened.listOrders({ ticker: 'T', status: 'resting', subaccount: 3, minTs: 1781000000 });
+    expect(orders.map((o) => o.orderId)).toEqual(['o1', 'o2', 'o3']);
+    expect(orders[0]).toEqual({
+      orderId: 'o1', clientOrderId: 'c-o1', ticker: 'T', side: 'bid', price: 4200, status: 'resting', fillCount: 100,
+      remainingCount: 900, initialCount: 1000, subaccount: 3, orderGroupId: null, createdTimeMs: Date.UTC(2026, 5, 11, 10, 0, 0, 123),
+    });
+    expect(orders[1]!.side).toBe('ask');
+    expect(orders[1]!.orderGroupId).toBe('g');
+    expect(orders[2]!.side).toBe('ask'); // buy NO = ask on the YES book
+    const first = new URL(exchange.orderRequests[0]!.url, 'http://x').searchParams;
+    expect(Object.fromEntries(first)).toEqual({ ticker: 'T', status: 'resting', subaccount: '3', min_ts: '1781000000', limit: '200' });
+    expect(new URL(exchange.orderRequests[1]!.url, 'http://x').searchParams.get('cursor')).toBe('page2');
+    expect(exchange.orderRequests.every((request) => request.signatureValid)).toBe(true);
+  });
+
+  it('listOrders stops on a repeated cursor and fails on a malformed order', async () => {
+    exchange.script = (request) => (request.path.endsWith('/portfolio/orders') ? json(200, { orders: [wireOrder('o1')], cursor: 'same' }) : defaultScript(request));
+    const { entry: opened } = await open();
+    expect((await opened.listOrders({})).length).toBe(2);
+    exchange.script = (request) => (request.path.endsWith('/portfolio/orders') ? json(200, { orders: [wireOrder('o1', { fill_count_fp: 1 })], cursor: '' }) : defaultScript(request));
+    const error = await opened.listOrders({}).catch((caught: unknown) => caught);
+    expect((error as ExecError).code).toBe('EXEC_BAD_RESPONSE');
+  });
+
+  it('listFills, listPositions and getOrder parse their objects; getOrder 404 is null', async () => {
+    exchange.script = (request) => {
+      if (request.path.endsWith('/portfolio/fills')) {
+        return json(200, { fills: [{
+          fill_id: 'f1', trade_id: 'f1', order_id: 'o1', ticker: 'T', market_ticker: 'T', exchange_index: 0, outcome_side: 'yes',
+          book_side: 'bid', count_fp: '1.00', yes_price_dollars: '0.5200', no_price_dollars: '0.4800', is_taker: true,
+          fee_cost: '0.017500', created_time: '2026-06-11T10:00:01Z', subaccount_number: null,
+        }], cursor: '' });
+      }
+      if (request.path.endsWith('/portfolio/positions')) {
+        return json(200, { market_positions: [{ ticker: 'T', position_fp: '-40.00', total_traded_dollars: '1.0000' }], event_positions: [], cursor: '' });
+      }
+      if (request.path.endsWith('/portfolio/orders/o1')) return json(200, { order: wireOrder('o1') });
+      if (request.path.endsWith('/portfolio/orders/nope')) return json(404, { error: { code: 'not_found', message: 'x' } });
+      return defaultScript(request);
+    };
+    const { entry: opened } = await open();
+    expect(await opened.listFills({ orderId: 'o1' })).toEqual([{
+      fillId: 'f1', orderId: 'o1', ticker: 'T', side: 'bid', price: 5200, count: 100, isTaker: true,
+      feeCenticents: 175, tsMs: Date.UTC(2026, 5, 11, 10, 0, 1), subaccount: 0,
+    }]);
+    expect(await opened.listPositions({ subaccount: 2 })).toEqual([{ ticker: 'T', position: -4000, subaccount: 2 }]);
+    expect((await opened.getOrder('o1'))!.orderId).toBe('o1');
+    expect(await opened.getOrder('nope')).toBeNull();
+    const fillQuery = exchange.orderRequests.find((request) => request.path.endsWith('/portfolio/fills'))!;
+    expect(new URL(fillQuery.url, 'http://x').searchParams.get('order_id')).toBe('o1');
+  });
+
+  it('maps read timeouts and 5xx to ExecError codes', async () => {
+    exchange.script = (request) => {
+      if (request.path.endsWith('/portfolio/fills')) return 'hang';
+      if (request.path.endsWith('/portfolio/positions')) return json(502, {});
+      return defaultScript(request);
+    };
+    const { entry: opened } = await open({ headersTimeoutMs: 300 });
+    expect(((await opened.listFills({}).catch((caught: unknown) => caught)) as ExecError).code).toBe('EXEC_TIMEOUT');
+    expect(((await opened.listPositions({}).catch((caught: unknown) => caught)) as ExecError).code).toBe('EXEC_HTTP_5XX');
+  });
+});
+
+describe('RestOrderEntry: options and codes', () => {
+  it('documents every ExecErrorCode', () => {
+    expect(Object.keys(EXEC_ERROR_CODES).sort()).toEqual(
+      ['EXEC_BAD_RESPONSE', 'EXEC_DISCONNECTED', 'EXEC_HTTP_5XX', 'EXEC_RATE_LIMITED', 'EXEC_REJECTED', 'EXEC_TIMEOUT'],
+    );
+    for (const text of Object.values(EXEC_ERROR_CODES)) expect(text.length).toBeGreaterThan(10);
+  });
+
+  it('rejects bad options with every problem at once', () => {
+    let caught: unknown;
+    try {
+      new RestOrderEntry(options({ baseUrl: 'ftp://x', connections: 0, headersTimeoutMs: -1, signing: 'fast' as never, keyId: '' }));
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(RestOrderEntryConfigError);
+    for (const part of ['http or https', 'connections', 'headersTimeoutMs', 'signing', 'keyId']) {
+      expect((caught as Error).message).toContain(part);
+    }
+  });
+
+  it('defaults the API prefix to /trade-api/v2 when the base URL has none', () => {
+    entry = new RestOrderEntry(options({ baseUrl: 'http://127.0.0.1:1' }));
+    expect(entry.prefix).toBe('/trade-api/v2');
+  });
+});
