@@ -183,6 +183,8 @@ export interface Market {
   bestAsk(): Price;
   bestBidSize(): Count;
   bestAskSize(): Count;
+  /** The bands of the current grid as wire strings (price_ranges is always sent: the authority). */
+  wirePriceRanges(): PriceRangeText[];
 }
 
 export interface EventInfo {
@@ -367,6 +369,10 @@ export interface CreateOrderResult {
   readonly fillNotional: Centicents;
   /** Fees of this request's fills, for average_fee_paid. */
   readonly fees: Centicents;
+  /** Volume-weighted YES price of this request's fills, rounded to the price unit; 0 without fills. */
+  readonly averageFillPrice: Price;
+  /** Fee per whole contract of this request's fills, centicents; 0 without fills. */
+  readonly averageFeePaid: Centicents;
   readonly tsMs: number;
 }
 
@@ -398,6 +404,8 @@ export interface AmendOrderResult {
   readonly remainingCount: Count;
   readonly fillNotional: Centicents;
   readonly fees: Centicents;
+  readonly averageFillPrice: Price;
+  readonly averageFeePaid: Centicents;
   readonly tsMs: number;
 }
 
