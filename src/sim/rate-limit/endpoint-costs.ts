@@ -1,0 +1,60 @@
+/**
+ * Token cost and bucket of every simulated endpoint (spec/rest.md §9). Routes are named by method
+ * and path template relative to /trade-api/v2 (`/portfolio/events/orders/{order_id}`), the same
+ * template the router registers. Everything not listed costs the default 10 from the bucket its
+ * kind implies. This file owns the table; it never sees a request.
+ */
+
+export type BucketKind = 'read' | 'write';
+
+export const DEFAULT_COST = 10;
+export const API_PREFIX = '/trade-api/v2';
+
+export interface EndpointCost {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Template relative to /trade-api/v2. */
+  readonly path: string;
+  /** Tokens per request, or per item when `perItem`. */
+  readonly cost: number;
+  /** Batch endpoints bill every item (rest.md §9: 10 per order created, 2 per order cancelled). */
+  readonly perItem: boolean;
+}
+
+/** Non-default costs, as GET /account/endpoint_costs lists them. */
+export const NON_DEFAULT_COSTS: readonly EndpointCost[] = [
+  { method: 'POST', path: '/portfolio/events/orders/batched', cost: 10, perItem: true },
+  { method: 'DELETE', path: '/portfolio/events/orders/{order_id}', cost: 2, perItem: false },
+  { method: 'DELETE', path: '/portfolio/events/orders/batched', cost: 2, perItem: true },
+  { method: 'DELETE', path: '/portfolio/events/orders', cost: 2, perItem: false },
+  { method: 'GET', path: '/portfolio/orders/{order_id}', cost: 2, perItem: false },
+  // Legacy mutations still bill before they answer 410 (legacy = 10x the V2 cost, interface-spec Limits).
+  { method: 'POST', path: '/portfolio/orders', cost: 100, perItem: false },
+  { method: 'POST', path: '/portfolio/orders/{order_id}/amend', cost: 100, perItem: false },
+  { method: 'POST', path: '/portfolio/orders/{order_id}/decrease', cost: 100, perItem: false },
+  { method: 'POST', path: '/portfolio/orders/batched', cost: 100, perItem: true },
+  { method: 'DELETE', path: '/portfolio/orders/{order_id}', cost: 20, perItem: false },
+  { method: 'DELETE', path: '/portfolio/orders/batched', cost: 20, perItem: true },
+  { method: 'POST', path: '/account/api_usage_level/upgrade', cost: 30, perItem: false },
+];
+
+const costIndex = new Map<string, EndpointCost>();
+for (const entry of NON_DEFAULT_COSTS) costIndex.set(`${entry.method} ${entry.path}`, entry);
+
+/** Cost of one request (or one item of a batch) on a route. */
+export function costOf(method: string, pathTemplate: string): { cost: number; perItem: boolean } {
+  const entry = costIndex.get(`${method} ${pathTemplate}`);
+  return entry === undefined ? { cost: DEFAULT_COST, perItem: false } : { cost: entry.cost, perItem: entry.perItem };
+}
+
+/**
+ * Write bucket: order placement, amends, cancels, order groups (rest.md §9). Everything else
+ * (every GET and anything not routed elsewhere) reads.
+ */
+export function bucketOf(method: string, pathTemplate: string): BucketKind {
+  if (method === 'GET') return 'read';
+  if (pathTemplate.startsWith('/portfolio/events/orders')) return 'write';
+  if (pathTemplate.startsWith('/portfolio/orders')) return 'write';
+  if (pathTemplate.startsWith('/portfolio/order_groups')) return 'write';
+  if (pathTemplate === '/account/api_usage_level/upgrade') return 'write';
+  return 'read';
+}
