@@ -1,0 +1,110 @@
+/**
+ * Query-string decoding. Array parameters arrive as repeated keys (the TS client:
+ * `tickers=A&tickers=B`) or comma lists (the docs: `tickers=A,B`); both are accepted
+ * (spec/rest.md §10). Integers are scanned, never parsed through floats; bad values are a 400
+ * with the bare {"msg"} shape the exchange uses for query validation (rest.md §2). This file never
+ * sees bodies.
+ */
+
+import { msgError, RestError } from './reply.ts';
+
+export class Query {
+  readonly #values = new Map<string, string[]>();
+
+  constructor(raw: string) {
+    if (raw === '') return;
+    for (const part of raw.split('&')) {
+      if (part === '') continue;
+      const eq = part.indexOf('=');
+      const name = decodeComponent(eq < 0 ? part : part.slice(0, eq));
+      const value = eq < 0 ? '' : decodeComponent(part.slice(eq + 1));
+      const list = this.#values.get(name);
+      if (list === undefined) this.#values.set(name, [value]);
+      else list.push(value);
+    }
+  }
+
+  has(name: string): boolean {
+    return this.#values.has(name);
+  }
+
+  /** The last value of a parameter, or null when absent or empty. */
+  string(name: string): string | null {
+    const list = this.#values.get(name);
+    if (list === undefined) return null;
+    const value = list[list.length - 1];
+    return value === '' ? null : value;
+  }
+
+  /** Every value, repeated keys and comma lists flattened, empties dropped; null when absent. */
+  list(name: string): string[] | null {
+    const list = this.#values.get(name);
+    if (list === undefined) return null;
+    const out: string[] = [];
+    for (const value of list) for (const item of value.split(',')) if (item !== '') out.push(item);
+    return out.length === 0 ? null : out;
+  }
+
+  /** A non-negative integer parameter (or signed when `allowNegative`); null when absent. */
+  integer(name: string, allowNegative = false): number | null {
+    const text = this.string(name);
+    if (text === null) return null;
+    const value = scanInteger(text, allowNegative);
+    if (value === null) throw new RestError(msgError(`invalid value for ${name}: ${JSON.stringify(text)}`));
+    return value;
+  }
+
+  boolean(name: string): boolean | null {
+    const text = this.string(name);
+    if (text === null) return null;
+    if (text === 'true') return true;
+    if (text === 'false') return false;
+    throw new RestError(msgError(`invalid value for ${name}: ${JSON.stringify(text)}`));
+  }
+
+  /** One of `allowed`, or null when absent. */
+  oneOf<T extends string>(name: string, allowed: readonly T[]): T | null {
+    const text = this.string(name);
+    if (text === null) return null;
+    if (!(allowed as readonly string[]).includes(text)) {
+      throw new RestError(msgError(`invalid value for ${name}: ${JSON.stringify(text)}; allowed: ${allowed.join(', ')}`));
+    }
+    return text as T;
+  }
+
+  /** The page limit: default when absent, 400 {"msg"} outside 1..max (never clamped, rest.md §8). */
+  limit(defaultLimit: number, max: number, min = 1): number {
+    const value = this.integer('limit');
+    if (value === null) return defaultLimit;
+    if (value < min || value > max) throw new RestError(msgError(`limit must be between ${min} and ${max}, got ${value}`));
+    return value;
+  }
+}
+
+function decodeComponent(text: string): string {
+  const plain = text.indexOf('+') < 0 ? text : text.replace(/\+/g, ' ');
+  if (plain.indexOf('%') < 0) return plain;
+  try {
+    return decodeURIComponent(plain);
+  } catch {
+    throw new RestError(msgError(`malformed percent-encoding in query: ${JSON.stringify(text)}`));
+  }
+}
+
+/** Decimal digits (optional '-'), at most 15 of them; null otherwise. */
+export function scanInteger(text: string, allowNegative: boolean): number | null {
+  let i = 0;
+  let negative = false;
+  if (allowNegative && text.charCodeAt(0) === 0x2d) {
+    negative = true;
+    i = 1;
+  }
+  if (i >= text.length || text.length - i > 15) return null;
+  let value = 0;
+  for (; i < text.length; i++) {
+    const digit = text.charCodeAt(i) - 0x30;
+    if (digit < 0 || digit > 9) return null;
+    value = value * 10 + digit;
+  }
+  return negative ? -value : value;
+}

@@ -1,0 +1,18 @@
+/**
+ * Every REST route the simulator serves, in one list for the router.
+ */
+
+import type { RouteDef } from '../route.ts';
+import { EXCHANGE_ACCOUNT_ROUTES } from './exchange-account.ts';
+import { MARKET_DATA_ROUTES } from './market-data.ts';
+import { ORDER_GROUP_ROUTES } from './order-groups.ts';
+import { ORDER_ROUTES } from './orders.ts';
+import { PORTFOLIO_ROUTES } from './portfolio.ts';
+
+export const ALL_ROUTES: readonly RouteDef[] = [
+  ...MARKET_DATA_ROUTES,
+  ...EXCHANGE_ACCOUNT_ROUTES,
+  ...ORDER_ROUTES,
+  ...PORTFOLIO_ROUTES,
+  ...ORDER_GROUP_ROUTES,
+];

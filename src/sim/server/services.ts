@@ -1,0 +1,69 @@
+/**
+ * Everything the REST and WebSocket servers share for one simulator run: the engine, keys and
+ * authentication, rate limits, faults, the clock and the account funding rule. Built once by
+ * startSim and passed down; nothing here is global. This file owns the funding rule: a user of
+ * the simulator gets `fundingPerSubaccount` on every exchange index of every subaccount the first
+ * time a request touches that subaccount ("a healthy balance on every subaccount used").
+ */
+
+import type { Centicents } from '../../core/index.ts';
+import type { ApiKeyStore, Authenticator } from '../auth/index.ts';
+import { EXCHANGE_INDEXES, type SimEngine } from '../engine/index.ts';
+import type { FaultController } from '../faults/index.ts';
+import type { RateLimiter } from '../rate-limit/index.ts';
+import type { Logger } from 'pino';
+
+export interface SimServicesOptions {
+  engine: SimEngine;
+  keys: ApiKeyStore;
+  authenticator: Authenticator;
+  rateLimiter: RateLimiter;
+  faults: FaultController;
+  now: () => number;
+  logger: Logger;
+  fundingPerSubaccount: Centicents;
+  /** Largest accepted request body, bytes. */
+  maxBodyBytes: number;
+}
+
+export class SimServices {
+  readonly engine: SimEngine;
+  readonly keys: ApiKeyStore;
+  readonly authenticator: Authenticator;
+  readonly rateLimiter: RateLimiter;
+  readonly faults: FaultController;
+  readonly now: () => number;
+  readonly logger: Logger;
+  readonly maxBodyBytes: number;
+  readonly #fundingPerSubaccount: Centicents;
+  readonly #funded = new Set<string>();
+
+  constructor(options: SimServicesOptions) {
+    this.engine = options.engine;
+    this.keys = options.keys;
+    this.authenticator = options.authenticator;
+    this.rateLimiter = options.rateLimiter;
+    this.faults = options.faults;
+    this.now = options.now;
+    this.logger = options.logger;
+    this.maxBodyBytes = options.maxBodyBytes;
+    this.#fundingPerSubaccount = options.fundingPerSubaccount;
+  }
+
+  /** Makes sure the user exists in the engine and `subaccount` is funded (once per run). */
+  ensureFunded(userId: string, subaccount: number): void {
+    const key = `${userId}|${subaccount}`;
+    if (this.#funded.has(key)) return;
+    if (!this.engine.hasUser(userId)) this.engine.addUser(userId);
+    for (const exchangeIndex of EXCHANGE_INDEXES) {
+      const error = this.engine.deposit(userId, subaccount, exchangeIndex, this.#fundingPerSubaccount);
+      if (error !== null) this.logger.warn({ userId, subaccount, exchangeIndex, code: error.code }, 'funding deposit refused');
+    }
+    this.#funded.add(key);
+  }
+
+  /** Makes sure the user exists (reads for a user that never traded). */
+  ensureUser(userId: string): void {
+    if (!this.engine.hasUser(userId)) this.engine.addUser(userId);
+  }
+}

@@ -1,0 +1,517 @@
+/**
+ * The WebSocket fan-out hub: the engine's listener and the registry of live subscriptions. Each
+ * engine event is turned into its `msg` text once per message variant and handed to every
+ * subscription that covers it; the per-subscriber work is the envelope (type, sid, seq) and a queue
+ * push. Queues are flushed once per event-loop turn (microtask), corked per connection. Faults
+ * (drop/reorder a delta, overflow a subscription, close the connection) are applied at delivery.
+ * Also the faults' actuator for one-off actions. It never parses client commands (commands.ts).
+ *
+ * Indexes: order book and ticker subscriptions by market; trade and lifecycle subscriptions in
+ * flat lists (they usually cover every market); private channels by user id.
+ */
+
+import {
+  eventLifecycleToWsMsg,
+  fillToWsMsg,
+  isSimError,
+  marketLifecycleToWsMsg,
+  orderGroupEventToWsMsg,
+  positionToWsMsg,
+  tickerToWsMsg,
+  tradeToWsMsg,
+  userOrderToWsMsg,
+  type EngineListener,
+  type EventLifecycleEvent,
+  type Fill,
+  type Market,
+  type MarketLifecycleEvent,
+  type Order,
+  type OrderGroupEvent,
+  type Position,
+  type SimEngine,
+  type Trade,
+  type UpdateReason,
+} from '../../engine/index.ts';
+import type { Count, Price } from '../../../core/index.ts';
+import type { FaultController, WsActionFilter, WsFaultActuator } from '../../faults/index.ts';
+import type { Logger } from 'pino';
+import { DeltaTexts, emptySnapshotText, snapshotText, VARIANT_OWN, VARIANT_YES_PRICE } from './book-messages.ts';
+import { SEQUENCED_CHANNELS, WS_ERROR_TEXT, WsError, type Channel } from './protocol.ts';
+import type { WsSession } from './session.ts';
+import type { Subscription } from './subscription.ts';
+
+export interface WsHubOptions {
+  engine: SimEngine;
+  faults: FaultController;
+  logger: Logger;
+  /** Per-connection uWS buffer above which a subscription overflows (error 25). */
+  bufferLimitBytes: number;
+}
+
+interface TickerState {
+  bid: number;
+  ask: number;
+  bidSize: number;
+  askSize: number;
+  lastTradeSize: number;
+}
+
+function addTo<K>(map: Map<K, Subscription[]>, key: K, sub: Subscription): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [sub]);
+  else list.push(sub);
+}
+
+function removeFrom<K>(map: Map<K, Subscription[]>, key: K, sub: Subscription): void {
+  const list = map.get(key);
+  if (list === undefined) return;
+  const index = list.indexOf(sub);
+  if (index >= 0) list.splice(index, 1);
+  if (list.length === 0) map.delete(key);
+}
+
+function removeFromList(list: Subscription[], sub: Subscription): void {
+  const index = list.indexOf(sub);
+  if (index >= 0) list.splice(index, 1);
+}
+
+export class WsHub implements EngineListener, WsFaultActuator {
+  readonly #engine: SimEngine;
+  readonly #faults: FaultController;
+  readonly #logger: Logger;
+  bufferLimitBytes: number;
+  readonly sessions = new Set<WsSession>();
+  readonly #book = new Map<string, Subscription[]>();
+  readonly #ticker = new Map<string, Subscription[]>();
+  readonly #tickerAll: Subscription[] = [];
+  readonly #tickerState = new Map<string, TickerState>();
+  readonly #trade: Subscription[] = [];
+  readonly #lifecycle: Subscription[] = [];
+  readonly #private = new Map<Channel, Map<string, Subscription[]>>();
+  readonly #dirty: WsSession[] = [];
+  #flushScheduled = false;
+  readonly #delta = new DeltaTexts();
+  readonly #flushBound = (): void => this.#flushAll();
+  readonly #overflowBound = (sub: Subscription): void => this.overflow(sub);
+
+  constructor(options: WsHubOptions) {
+    this.#engine = options.engine;
+    this.#faults = options.faults;
+    this.#logger = options.logger;
+    this.bufferLimitBytes = options.bufferLimitBytes;
+    for (const channel of ['fill', 'user_orders', 'market_positions', 'order_group_updates', 'communications'] as const) {
+      this.#private.set(channel, new Map());
+    }
+  }
+
+  // ---- registry -------------------------------------------------------------------------------
+
+  register(sub: Subscription): void {
+    switch (sub.channel) {
+      case 'orderbook_delta':
+        if (sub.markets !== null) for (const ticker of sub.markets) addTo(this.#book, ticker, sub);
+        return;
+      case 'ticker':
+        if (sub.markets === null) this.#tickerAll.push(sub);
+        else for (const ticker of sub.markets) addTo(this.#ticker, ticker, sub);
+        return;
+      case 'trade':
+        this.#trade.push(sub);
+        return;
+      case 'market_lifecycle_v2':
+        this.#lifecycle.push(sub);
+        return;
+      case 'fill':
+      case 'user_orders':
+      case 'market_positions':
+      case 'order_group_updates':
+      case 'communications':
+        addTo(this.#private.get(sub.channel)!, sub.session.userId, sub);
+        return;
+      default:
+        return; // channels the sim accepts but never feeds (vendor prices, combo lifecycle)
+    }
+  }
+
+  unregister(sub: Subscription): void {
+    sub.alive = false;
+    switch (sub.channel) {
+      case 'orderbook_delta':
+        if (sub.markets !== null) for (const ticker of sub.markets) removeFrom(this.#book, ticker, sub);
+        return;
+      case 'ticker':
+        if (sub.markets === null) removeFromList(this.#tickerAll, sub);
+        else for (const ticker of sub.markets) removeFrom(this.#ticker, ticker, sub);
+        return;
+      case 'trade':
+        removeFromList(this.#trade, sub);
+        return;
+      case 'market_lifecycle_v2':
+        removeFromList(this.#lifecycle, sub);
+        return;
+      case 'fill':
+      case 'user_orders':
+      case 'market_positions':
+      case 'order_group_updates':
+      case 'communications':
+        removeFrom(this.#private.get(sub.channel)!, sub.session.userId, sub);
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** Adds markets to a live subscription's filter and indexes; returns the tickers newly added. */
+  addMarkets(sub: Subscription, tickers: readonly string[]): string[] {
+    const added: string[] = [];
+    if (sub.markets === null) return added; // already every market
+    for (const ticker of tickers) {
+      if (sub.markets.has(ticker)) continue;
+      sub.markets.add(ticker);
+      added.push(ticker);
+      if (sub.channel === 'orderbook_delta') addTo(this.#book, ticker, sub);
+      else if (sub.channel === 'ticker') addTo(this.#ticker, ticker, sub);
+    }
+    return added;
+  }
+
+  /** Removes markets from a subscription's filter; returns how many were removed. */
+  deleteMarkets(sub: Subscription, tickers: readonly string[]): number {
+    if (sub.markets === null) return 0;
+    let removed = 0;
+    for (const ticker of tickers) {
+      if (!sub.markets.delete(ticker)) continue;
+      removed++;
+      if (sub.channel === 'orderbook_delta') removeFrom(this.#book, ticker, sub);
+      else if (sub.channel === 'ticker') removeFrom(this.#ticker, ticker, sub);
+    }
+    return removed;
+  }
+
+  // ---- sending --------------------------------------------------------------------------------
+
+  /** Queues a frame on a session and schedules the flush. */
+  send(session: WsSession, owner: Subscription | null, text: string): void {
+    if (!session.open) return;
+    if (session.enqueue(owner, text)) {
+      this.#dirty.push(session);
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        queueMicrotask(this.#flushBound);
+      }
+    }
+  }
+
+  /** Command reply (`subscribed`, `ok`, `error` without sid...): never counted against the buffer. */
+  reply(session: WsSession, text: string): void {
+    this.send(session, null, text);
+  }
+
+  /** Sends an orderbook_snapshot for each ticker on an order book subscription. */
+  sendSnapshots(sub: Subscription, tickers: Iterable<string>): void {
+    for (const ticker of tickers) {
+      const market = this.#engine.getMarket(ticker);
+      let msg: string;
+      if (market === undefined) msg = emptySnapshotText(ticker);
+      else {
+        const view = this.#engine.orderbook(ticker, null);
+        msg = isSimError(view) ? emptySnapshotText(ticker) : snapshotText(market, view, sub.useYesPrice);
+      }
+      this.send(sub.session, sub, `{"type":"orderbook_snapshot","sid":${sub.sid},"seq":${sub.nextSeq()},"msg":${msg}}`);
+    }
+  }
+
+  /** Sends the current ticker message of each market (send_initial_snapshot). */
+  sendTickerSnapshots(sub: Subscription, tickers: Iterable<string>, tsMs: number): void {
+    for (const ticker of tickers) {
+      const market = this.#engine.getMarket(ticker);
+      if (market === undefined) continue;
+      const lastSize = this.#tickerState.get(ticker)?.lastTradeSize ?? 0;
+      this.send(sub.session, sub, `{"type":"ticker","sid":${sub.sid},"msg":${JSON.stringify(tickerToWsMsg(market, lastSize as Count, tsMs))}}`);
+    }
+  }
+
+  /**
+   * Delivers one data message to one subscription, applying faults. `msg` is the payload text;
+   * `type` the message type; the envelope carries seq when the channel is sequenced.
+   */
+  #deliver(sub: Subscription, type: string, msg: string, ticker: string, isDelta: boolean): void {
+    if (this.#faults.wsActive && this.#applyFault(sub, ticker, isDelta)) return;
+    const text = SEQUENCED_CHANNELS.has(sub.channel)
+      ? `{"type":"${type}","sid":${sub.sid},"seq":${sub.nextSeq()},"msg":${msg}}`
+      : `{"type":"${type}","sid":${sub.sid},"msg":${msg}}`;
+    this.send(sub.session, sub, text);
+    if (sub.heldMessage !== null) {
+      this.send(sub.session, sub, sub.heldMessage);
+      sub.heldMessage = null;
+    }
+  }
+
+  /**
+   * Applies a WS fault to a non-delta message about to go to `sub`; true when the message was
+   * consumed. (Drop and reorder target deltas only; the controller never returns them here.)
+   */
+  #applyFault(sub: Subscription, ticker: string, isDelta: boolean): boolean {
+    const decision = this.#faults.decideWs(sub.channel, ticker, sub.session.key.keyId, isDelta);
+    switch (decision.kind) {
+      case 'ws_buffer_overflow':
+        this.overflow(sub);
+        return true;
+      case 'ws_close':
+        this.#closeSession(sub.session, decision.closeCode === 0 ? null : decision.closeCode);
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  /** Ends a subscription with error 25 (terminal, websocket.md §4). */
+  overflow(sub: Subscription): void {
+    if (!sub.alive) return;
+    const session = sub.session;
+    this.unregister(sub);
+    session.subscriptions.delete(sub.sid);
+    if (sub.channel === 'orderbook_delta' && sub.markets !== null) session.marketCount -= sub.markets.size;
+    this.reply(
+      session,
+      `{"type":"error","sid":${sub.sid},"seq":${sub.nextSeq()},"msg":{"code":${WsError.BUFFER_OVERFLOW},"msg":"${WS_ERROR_TEXT[WsError.BUFFER_OVERFLOW]}"}}`,
+    );
+    this.#logger.debug({ sid: sub.sid, channel: sub.channel, session: session.id }, 'subscription buffer overflow');
+  }
+
+  #flushAll(): void {
+    this.#flushScheduled = false;
+    const dirty = this.#dirty;
+    // Sessions dirtied during this flush (overflow errors) are appended and flushed in this loop.
+    for (let i = 0; i < dirty.length; i++) dirty[i].flush(this.bufferLimitBytes, this.#overflowBound);
+    dirty.length = 0;
+  }
+
+  // ---- session lifecycle -----------------------------------------------------------------------
+
+  addSession(session: WsSession): void {
+    this.sessions.add(session);
+  }
+
+  /** Forgets a closed session and all its subscriptions. */
+  removeSession(session: WsSession): void {
+    session.open = false;
+    session.discardQueue();
+    for (const sub of session.subscriptions.values()) this.unregister(sub);
+    session.subscriptions.clear();
+    this.sessions.delete(session);
+  }
+
+  #closeSession(session: WsSession, closeCode: number | null): void {
+    const ws = session.ws;
+    if (ws === null || !session.open) return;
+    session.open = false;
+    session.discardQueue();
+    if (closeCode === null) ws.close();
+    else ws.end(closeCode, 'closed by fault injection');
+  }
+
+  // ---- WsFaultActuator --------------------------------------------------------------------------
+
+  closeConnections(filter: WsActionFilter, closeCode: number | null): number {
+    let count = 0;
+    for (const session of [...this.sessions]) {
+      if (filter.keyId !== undefined && session.key.keyId !== filter.keyId) continue;
+      if (filter.channel !== undefined || filter.sid !== undefined) {
+        let matches = false;
+        for (const sub of session.subscriptions.values()) {
+          if ((filter.channel === undefined || sub.channel === filter.channel) && (filter.sid === undefined || sub.sid === filter.sid)) matches = true;
+        }
+        if (!matches) continue;
+      }
+      this.#closeSession(session, closeCode);
+      count++;
+    }
+    return count;
+  }
+
+  overflowSubscriptions(filter: WsActionFilter): number {
+    let count = 0;
+    for (const session of this.sessions) {
+      if (filter.keyId !== undefined && session.key.keyId !== filter.keyId) continue;
+      for (const sub of [...session.subscriptions.values()]) {
+        if (filter.channel !== undefined && sub.channel !== filter.channel) continue;
+        if (filter.sid !== undefined && sub.sid !== filter.sid) continue;
+        this.overflow(sub);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  // ---- EngineListener ---------------------------------------------------------------------------
+
+  onBookDelta(market: Market, side: 'yes' | 'no', price: Price, delta: Count, order: Order, reason: UpdateReason, tsMs: number): void {
+    const subs = this.#book.get(market.ticker);
+    if (subs !== undefined) {
+      const texts = this.#delta;
+      texts.reset(market, side, price, delta, order, reason, tsMs);
+      const list = this.#iterable(subs);
+      for (let i = 0; i < list.length; i++) {
+        const sub = list[i];
+        if (!sub.alive) continue;
+        const key = sub.session.key;
+        const own = order !== null && order.userId === key.userId && (key.subaccount === null || key.subaccount === order.subaccount);
+        const variant = (own ? VARIANT_OWN : 0) | (sub.useYesPrice ? VARIANT_YES_PRICE : 0);
+        // "subaccount" is shown when the owner uses subaccounts: a restricted key, or a non-primary one.
+        const msg = texts.text(variant, own && (key.subaccount !== null || order.subaccount !== 0));
+        this.#deliverDelta(sub, msg, market.ticker);
+      }
+    }
+    if (this.#tickerAll.length > 0 || this.#ticker.has(market.ticker)) this.#maybeTicker(market, tsMs, false);
+  }
+
+  #deliverDelta(sub: Subscription, msg: string, ticker: string): void {
+    if (this.#faults.wsActive) {
+      const decision = this.#faults.decideWs(sub.channel, ticker, sub.session.key.keyId, true);
+      switch (decision.kind) {
+        case 'ws_drop_delta':
+          sub.nextSeq();
+          return;
+        case 'ws_reorder_delta':
+          if (sub.heldMessage === null) {
+            sub.heldMessage = `{"type":"orderbook_delta","sid":${sub.sid},"seq":${sub.nextSeq()},"msg":${msg}}`;
+            return;
+          }
+          break;
+        case 'ws_buffer_overflow':
+          this.overflow(sub);
+          return;
+        case 'ws_close':
+          this.#closeSession(sub.session, decision.closeCode === 0 ? null : decision.closeCode);
+          return;
+        default:
+          break;
+      }
+    }
+    this.send(sub.session, sub, `{"type":"orderbook_delta","sid":${sub.sid},"seq":${sub.nextSeq()},"msg":${msg}}`);
+    if (sub.heldMessage !== null) {
+      this.send(sub.session, sub, sub.heldMessage);
+      sub.heldMessage = null;
+    }
+  }
+
+  onTrade(market: Market, trade: Trade): void {
+    if (this.#tickerAll.length > 0 || this.#ticker.has(market.ticker)) {
+      this.#tickerStateOf(market.ticker).lastTradeSize = trade.count;
+      this.#maybeTicker(market, trade.tsMs, true);
+    }
+    if (this.#trade.length === 0) return;
+    const subs = this.#iterable(this.#trade);
+    let msg: string | null = null;
+    for (let i = 0; i < subs.length; i++) {
+      const sub = subs[i];
+      if (!sub.alive || !sub.covers(market.ticker)) continue;
+      msg ??= JSON.stringify(tradeToWsMsg(trade, market));
+      this.#deliver(sub, 'trade', msg, market.ticker, false);
+    }
+  }
+
+  onFill(userId: string, fill: Fill): void {
+    const subs = this.#private.get('fill')!.get(userId);
+    if (subs === undefined) return;
+    let msg: string | null = null;
+    for (const sub of this.#iterable(subs)) {
+      if (!this.#privateCovers(sub, fill.subaccount, fill.ticker)) continue;
+      msg ??= JSON.stringify(fillToWsMsg(fill));
+      this.#deliver(sub, 'fill', msg, fill.ticker, false);
+    }
+  }
+
+  onUserOrder(userId: string, order: Order): void {
+    const subs = this.#private.get('user_orders')!.get(userId);
+    if (subs === undefined) return;
+    let msg: string | null = null;
+    for (const sub of this.#iterable(subs)) {
+      if (!this.#privateCovers(sub, order.subaccount, order.ticker)) continue;
+      msg ??= JSON.stringify(userOrderToWsMsg(order));
+      this.#deliver(sub, 'user_order', msg, order.ticker, false);
+    }
+  }
+
+  onPosition(userId: string, position: Position): void {
+    const subs = this.#private.get('market_positions')!.get(userId);
+    if (subs === undefined) return;
+    let msg: string | null = null;
+    for (const sub of this.#iterable(subs)) {
+      if (!this.#privateCovers(sub, position.subaccount, position.ticker)) continue;
+      msg ??= JSON.stringify(positionToWsMsg(position));
+      this.#deliver(sub, 'market_position', msg, position.ticker, false);
+    }
+  }
+
+  onOrderGroup(userId: string, event: OrderGroupEvent): void {
+    const subs = this.#private.get('order_group_updates')!.get(userId);
+    if (subs === undefined) return;
+    let msg: string | null = null;
+    for (const sub of this.#iterable(subs)) {
+      if (!sub.alive) continue;
+      const locked = sub.session.key.subaccount;
+      if (locked !== null && locked !== event.subaccount) continue;
+      msg ??= JSON.stringify(orderGroupEventToWsMsg(event));
+      this.#deliver(sub, 'order_group_updates', msg, '', false);
+    }
+  }
+
+  onMarketLifecycle(event: MarketLifecycleEvent): void {
+    const subs = this.#lifecycle;
+    if (subs.length === 0) return;
+    const msg = JSON.stringify(marketLifecycleToWsMsg(event));
+    for (const sub of this.#iterable(subs)) if (sub.alive) this.#deliver(sub, 'market_lifecycle_v2', msg, event.market.ticker, false);
+  }
+
+  onEventLifecycle(event: EventLifecycleEvent): void {
+    const subs = this.#lifecycle;
+    if (subs.length === 0) return;
+    const msg = JSON.stringify(eventLifecycleToWsMsg(event));
+    for (const sub of this.#iterable(subs)) if (sub.alive) this.#deliver(sub, 'event_lifecycle', msg, '', false);
+  }
+
+  /**
+   * The list to iterate for one event: faults may end subscriptions or close sessions mid-loop
+   * (which splices the index), so iterate a copy only while WS faults are switched on.
+   */
+  #iterable(subs: Subscription[]): Subscription[] {
+    return this.#faults.wsActive ? subs.slice() : subs;
+  }
+
+  /** Private channel filter: alive, the restricted key's subaccount, then the market filter. */
+  #privateCovers(sub: Subscription, subaccount: number, ticker: string): boolean {
+    if (!sub.alive) return false;
+    const locked = sub.session.key.subaccount;
+    if (locked !== null && locked !== subaccount) return false;
+    return sub.covers(ticker);
+  }
+
+  #tickerStateOf(ticker: string): TickerState {
+    let state = this.#tickerState.get(ticker);
+    if (state === undefined) {
+      state = { bid: -1, ask: -1, bidSize: -1, askSize: -1, lastTradeSize: 0 };
+      this.#tickerState.set(ticker, state);
+    }
+    return state;
+  }
+
+  /** Sends `ticker` when the top of book changed (or a trade happened). */
+  #maybeTicker(market: Market, tsMs: number, force: boolean): void {
+    const state = this.#tickerStateOf(market.ticker);
+    const bid = market.bestBid();
+    const ask = market.bestAsk();
+    const bidSize = market.bestBidSize();
+    const askSize = market.bestAskSize();
+    if (!force && bid === state.bid && ask === state.ask && bidSize === state.bidSize && askSize === state.askSize) return;
+    state.bid = bid;
+    state.ask = ask;
+    state.bidSize = bidSize;
+    state.askSize = askSize;
+    const msg = JSON.stringify(tickerToWsMsg(market, state.lastTradeSize as Count, tsMs));
+    for (const sub of this.#iterable(this.#tickerAll)) if (sub.alive) this.#deliver(sub, 'ticker', msg, market.ticker, false);
+    const subs = this.#ticker.get(market.ticker);
+    if (subs !== undefined) for (const sub of this.#iterable(subs)) if (sub.alive) this.#deliver(sub, 'ticker', msg, market.ticker, false);
+  }
+}

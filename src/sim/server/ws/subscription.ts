@@ -1,0 +1,45 @@
+/**
+ * One subscription of a WebSocket session: its sid, channel, per-sid `seq` counter (starts at 1 on
+ * the first sequenced message, websocket.md §5), market filter and options. `heldMessage` is the
+ * delta a reorder fault holds back until the next message on the same sid. Plain state: the hub
+ * and session decide what goes out. Every field is assigned in the constructor (stable shape).
+ */
+
+import type { Channel } from './protocol.ts';
+import type { WsSession } from './session.ts';
+
+export class Subscription {
+  readonly sid: number;
+  readonly channel: Channel;
+  readonly session: WsSession;
+  /** Last seq used on this sid; the next sequenced message takes seq + 1. */
+  seq: number;
+  /** Market tickers the subscription covers; null = every market. */
+  markets: Set<string> | null;
+  readonly useYesPrice: boolean;
+  readonly skipTickerAck: boolean;
+  /** False once unsubscribed, overflowed (error 25) or the session closed. */
+  alive: boolean;
+  /** A fully enveloped message a reorder fault delays past the next one. */
+  heldMessage: string | null;
+
+  constructor(sid: number, channel: Channel, session: WsSession, markets: Set<string> | null, useYesPrice: boolean, skipTickerAck: boolean) {
+    this.sid = sid;
+    this.channel = channel;
+    this.session = session;
+    this.seq = 0;
+    this.markets = markets;
+    this.useYesPrice = useYesPrice;
+    this.skipTickerAck = skipTickerAck;
+    this.alive = true;
+    this.heldMessage = null;
+  }
+
+  covers(ticker: string): boolean {
+    return this.markets === null || this.markets.has(ticker);
+  }
+
+  nextSeq(): number {
+    return ++this.seq;
+  }
+}

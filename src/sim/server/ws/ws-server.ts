@@ -1,0 +1,127 @@
+/**
+ * The WebSocket endpoint /trade-api/ws/v2 on uWebSockets.js: authenticates the HTTP upgrade with
+ * the same RSA-PSS scheme as REST (signed path `/trade-api/ws/v2`, method GET; websocket.md §1.2)
+ * and answers a failed handshake with HTTP 401 and the REST 401 body, before any upgrade; then
+ * hands text frames to the command handler and sends a `heartbeat` ping every 10 s (§1.3). It owns
+ * connection lifecycle only; subscriptions and fan-out live in the hub.
+ */
+
+import {
+  ACCESS_KEY_HEADER,
+  ACCESS_SIGNATURE_HEADER,
+  ACCESS_TIMESTAMP_HEADER,
+  AUTH_FAILURE_BODIES,
+  AuthFailure,
+  type Authenticator,
+} from '../../auth/index.ts';
+import type { Logger } from 'pino';
+import type { TemplatedApp, WebSocket } from '../uws.ts';
+import { CommandHandler, errorText } from './commands.ts';
+import type { WsHub } from './hub.ts';
+import { HEARTBEAT_PAYLOAD, WS_PATH, WsError } from './protocol.ts';
+import { WsSession, type SessionUserData } from './session.ts';
+
+export interface WsServerOptions {
+  hub: WsHub;
+  authenticator: Authenticator;
+  now: () => number;
+  logger: Logger;
+  /** Server ping interval, ms (exchange: 10 s). */
+  pingIntervalMs: number;
+  /** Largest client frame accepted, bytes; larger frames close the connection (uWS). */
+  maxPayloadBytes: number;
+}
+
+export class WsServer {
+  readonly #hub: WsHub;
+  readonly #authenticator: Authenticator;
+  readonly #logger: Logger;
+  readonly #commands: CommandHandler;
+  readonly #pingIntervalMs: number;
+  readonly #maxPayloadBytes: number;
+  #pingTimer: NodeJS.Timeout | null = null;
+  #nextSessionId = 1;
+
+  constructor(options: WsServerOptions) {
+    this.#hub = options.hub;
+    this.#authenticator = options.authenticator;
+    this.#logger = options.logger;
+    this.#commands = new CommandHandler(options.hub, options.now);
+    this.#pingIntervalMs = options.pingIntervalMs;
+    this.#maxPayloadBytes = options.maxPayloadBytes;
+  }
+
+  attach(app: TemplatedApp, uwsDisabledCompression: number): void {
+    app.ws<SessionUserData>(WS_PATH, {
+      compression: uwsDisabledCompression,
+      maxPayloadLength: this.#maxPayloadBytes,
+      // The hub enforces the per-connection limit itself (error 25); uWS must never drop silently.
+      maxBackpressure: Math.max(this.#hub.bufferLimitBytes * 4, 64 * 1024 * 1024),
+      closeOnBackpressureLimit: 0,
+      idleTimeout: 120,
+      sendPingsAutomatically: false,
+      upgrade: (res, req, context) => {
+        const keyId = req.getHeader(ACCESS_KEY_HEADER);
+        const timestamp = req.getHeader(ACCESS_TIMESTAMP_HEADER);
+        const signature = req.getHeader(ACCESS_SIGNATURE_HEADER);
+        const secKey = req.getHeader('sec-websocket-key');
+        const secProtocol = req.getHeader('sec-websocket-protocol');
+        const secExtensions = req.getHeader('sec-websocket-extensions');
+        const result = this.#authenticator.authenticate(keyId, timestamp, signature, 'GET', req.getUrl());
+        if (result.failure !== AuthFailure.NONE) {
+          res.writeStatus('401 Unauthorized');
+          res.writeHeader('Content-Type', 'application/json; charset=utf-8');
+          res.end(AUTH_FAILURE_BODIES[result.failure as Exclude<AuthFailure, 0>], true);
+          return;
+        }
+        const session = new WsSession(this.#nextSessionId++, result.key!);
+        res.upgrade<SessionUserData>({ session }, secKey, secProtocol, secExtensions, context);
+      },
+      open: (ws: WebSocket<SessionUserData>) => {
+        const session = ws.getUserData().session;
+        session.ws = ws;
+        session.open = true;
+        this.#hub.addSession(session);
+        this.#logger.debug({ session: session.id, keyId: session.key.keyId }, 'websocket session opened');
+      },
+      message: (ws: WebSocket<SessionUserData>, message: ArrayBuffer, isBinary: boolean) => {
+        const session = ws.getUserData().session;
+        if (isBinary) {
+          this.#hub.reply(session, errorText(0, WsError.UNABLE_TO_PROCESS));
+          return;
+        }
+        try {
+          this.#commands.handle(session, Buffer.from(message).toString('utf8'));
+        } catch (error) {
+          this.#logger.error({ err: error, session: session.id }, 'websocket command failed');
+          this.#hub.reply(session, errorText(0, WsError.UNABLE_TO_PROCESS));
+        }
+      },
+      close: (ws: WebSocket<SessionUserData>, code: number) => {
+        const session = ws.getUserData().session;
+        session.ws = null;
+        this.#hub.removeSession(session);
+        this.#logger.debug({ session: session.id, code }, 'websocket session closed');
+      },
+    });
+    this.#pingTimer = setInterval(() => this.#pingAll(), this.#pingIntervalMs);
+    this.#pingTimer.unref();
+  }
+
+  #pingAll(): void {
+    for (const session of this.#hub.sessions) {
+      if (session.open && session.ws !== null) session.ws.ping(HEARTBEAT_PAYLOAD);
+    }
+  }
+
+  /** Stops pings and closes every connection (abruptly: the simulator is going away). */
+  close(): void {
+    if (this.#pingTimer !== null) clearInterval(this.#pingTimer);
+    this.#pingTimer = null;
+    for (const session of [...this.#hub.sessions]) {
+      const ws = session.ws;
+      session.open = false;
+      if (ws !== null) ws.close();
+    }
+  }
+}

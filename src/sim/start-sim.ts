@@ -1,0 +1,167 @@
+/**
+ * startSim: builds and starts one in-process simulator (engine, keys, rate limits, faults, REST
+ * and WebSocket servers, market activity) and returns the handle tests and main.ts use. Defaults
+ * live here, each with its unit. This file wires; it owns no behaviour of its own.
+ */
+
+import { resolve } from 'node:path';
+import { asCenticents, type Clock } from '../core/index.ts';
+import { createLogger, type Logger } from '../telemetry/index.ts';
+import {
+  ApiKeyStore,
+  Authenticator,
+  DEFAULT_KEYS_DIR,
+  DEFAULT_TIMESTAMP_WINDOW,
+  DEFAULT_USER_ID,
+  loadOrCreateDemoKey,
+  type Scope,
+  type TimestampWindow,
+} from './auth/index.ts';
+import { loadCatalog, SimEngine, type Catalog } from './engine/index.ts';
+import { FaultController } from './faults/index.ts';
+import { RateLimiter, type RateLimitTier } from './rate-limit/index.ts';
+import { ActivityDriver } from './server/activity-driver.ts';
+import { SimServer } from './server/sim-server.ts';
+import { SimServices } from './server/services.ts';
+
+export interface StartSimOptions {
+  /** 0 = any free port. Default 0. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Seeds the engine ids, the activity generator and fault draws. Default 1. */
+  seed?: number;
+  /** Market catalog file. Default config/markets.json. */
+  marketsFile?: string;
+  /** Use this catalog instead of reading marketsFile (tests). */
+  catalog?: Catalog;
+  /** Named fault profile (src/sim/faults/fault-profiles.ts). Default "none". */
+  faultProfile?: string;
+  /** Synthetic market activity; false = none. Default false. */
+  activity?: { updatesPerSec: number } | false;
+  /** Where the demo key lives. Default var/sim-keys. */
+  keysDir?: string;
+  /** Accepted KALSHI-ACCESS-TIMESTAMP skew, ms. Default 10 s past, 30 s future. */
+  timestampWindow?: TimestampWindow;
+  /** Post-only crossing orders: 400 invalid_order (demo capture) instead of cancelled. Default false. */
+  postOnlyCrossReject400?: boolean;
+  /** Per-connection WebSocket buffer above which a subscription overflows (error 25), bytes. Default 16 MiB. */
+  wsBufferLimitBytes?: number;
+  /** Server ping interval, ms. Default 10,000. */
+  pingIntervalMs?: number;
+  /** Largest REST body, bytes. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Rate-limit tier of the demo key. Default "prime". */
+  demoKeyTier?: RateLimitTier;
+  /** false switches rate limiting off. Default true. */
+  rateLimits?: boolean;
+  /** Cash each used subaccount gets on each exchange index, whole dollars. Default 1,000,000. */
+  fundingDollars?: number;
+  /** Wall clock (Unix ms). Default the system clock. */
+  clock?: Clock;
+  /** Logger; default warnings and errors as JSON on stderr. */
+  logger?: Logger;
+}
+
+export interface CreateApiKeyOptions {
+  scopes: Scope[];
+  /** Lock the key to one subaccount (0-63). */
+  subaccount?: number;
+  tier?: RateLimitTier;
+  /** Owner; default the demo user (so restricted keys are subaccount keys of the demo account). */
+  userId?: string;
+}
+
+export interface SimHandle {
+  httpUrl: string;
+  wsUrl: string;
+  port: number;
+  demoKey: { keyId: string; privateKeyPem: string; privateKeyPath: string };
+  /** The demo user id (owner of the demo key). */
+  userId: string;
+  createApiKey(options: CreateApiKeyOptions): { keyId: string; privateKeyPem: string };
+  faults: FaultController;
+  engine: SimEngine;
+  rateLimiter: RateLimiter;
+  close(): Promise<void>;
+}
+
+export const SIM_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 0,
+  seed: 1,
+  marketsFile: 'config/markets.json',
+  faultProfile: 'none',
+  wsBufferLimitBytes: 16 * 1024 * 1024,
+  pingIntervalMs: 10_000,
+  maxBodyBytes: 1024 * 1024,
+  maxWsPayloadBytes: 16 * 1024 * 1024,
+  demoKeyTier: 'prime' as RateLimitTier,
+  fundingDollars: 1_000_000,
+} as const;
+
+export async function startSim(options: StartSimOptions = {}): Promise<SimHandle> {
+  const clock = options.clock ?? { nowMs: () => Date.now() };
+  const now = (): number => clock.nowMs();
+  const seed = options.seed ?? SIM_DEFAULTS.seed;
+  const logger = options.logger ?? createLogger({ level: 'warn', pretty: false, name: 'sim', destination: process.stderr });
+  const catalog = options.catalog ?? loadCatalog(resolve(options.marketsFile ?? SIM_DEFAULTS.marketsFile));
+  const engine = new SimEngine({
+    now,
+    seed,
+    catalog,
+    options: { postOnlyCrossReject400: options.postOnlyCrossReject400 ?? false },
+  });
+  const keys = new ApiKeyStore('basic');
+  const services = new SimServices({
+    engine,
+    keys,
+    authenticator: new Authenticator(keys, now, options.timestampWindow ?? DEFAULT_TIMESTAMP_WINDOW),
+    rateLimiter: new RateLimiter({ now, enabled: options.rateLimits ?? true }),
+    faults: new FaultController(seed, options.faultProfile ?? SIM_DEFAULTS.faultProfile),
+    now,
+    logger,
+    fundingPerSubaccount: asCenticents((options.fundingDollars ?? SIM_DEFAULTS.fundingDollars) * 10_000),
+    maxBodyBytes: options.maxBodyBytes ?? SIM_DEFAULTS.maxBodyBytes,
+  });
+  const demo = loadOrCreateDemoKey(keys, options.keysDir ?? DEFAULT_KEYS_DIR, options.demoKeyTier ?? SIM_DEFAULTS.demoKeyTier, DEFAULT_USER_ID);
+  services.ensureFunded(DEFAULT_USER_ID, 0);
+
+  const server = new SimServer(services, {
+    host: options.host ?? SIM_DEFAULTS.host,
+    port: options.port ?? SIM_DEFAULTS.port,
+    wsBufferLimitBytes: options.wsBufferLimitBytes ?? SIM_DEFAULTS.wsBufferLimitBytes,
+    pingIntervalMs: options.pingIntervalMs ?? SIM_DEFAULTS.pingIntervalMs,
+    maxWsPayloadBytes: SIM_DEFAULTS.maxWsPayloadBytes,
+  });
+  const host = options.host ?? SIM_DEFAULTS.host;
+  const port = await server.listen(host, options.port ?? SIM_DEFAULTS.port);
+  const activity = options.activity === undefined || options.activity === false ? null : new ActivityDriver(engine, seed, options.activity.updatesPerSec, logger);
+  activity?.start();
+
+  let closed = false;
+  return {
+    httpUrl: `http://${host}:${port}`,
+    wsUrl: `ws://${host}:${port}/trade-api/ws/v2`,
+    port,
+    demoKey: { keyId: demo.keyId, privateKeyPem: demo.privateKeyPem, privateKeyPath: demo.privateKeyPath },
+    userId: DEFAULT_USER_ID,
+    createApiKey(spec: CreateApiKeyOptions) {
+      const created = keys.create({ scopes: spec.scopes, subaccount: spec.subaccount ?? null, tier: spec.tier ?? 'basic', userId: spec.userId ?? DEFAULT_USER_ID });
+      services.ensureUser(created.record.userId);
+      if (created.record.subaccount !== null) services.ensureFunded(created.record.userId, created.record.subaccount);
+      return { keyId: created.record.keyId, privateKeyPem: created.privateKeyPem };
+    },
+    faults: services.faults,
+    engine,
+    rateLimiter: services.rateLimiter,
+    async close() {
+      if (closed) return;
+      closed = true;
+      activity?.stop();
+      server.close();
+      // Let uWS run its close callbacks before the caller tears anything else down.
+      await new Promise<void>((done) => setImmediate(done));
+    },
+  };
+}
