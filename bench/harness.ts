@@ -154,34 +154,62 @@ export interface ThroughputResult {
   meanNs: number;
 }
 
-/** Calls `run` repeatedly for `rounds` rounds of `roundMs`, returning the median round's rate. */
-export function measureThroughput(run: () => void, options: ThroughputOptions): ThroughputResult {
-  const maxCalls = options.maxCallsPerRound ?? 10_000_000;
-  const warmupEnd = performance.now() + options.warmupMs;
-  for (let calls = 0; calls < maxCalls && performance.now() < warmupEnd; calls++) run();
-  const rates: number[] = [];
-  let ops = 0;
-  for (let round = 0; round < options.rounds; round++) {
-    const start = performance.now();
-    const end = start + options.roundMs;
-    let calls = 0;
-    let now = start;
-    while (calls < maxCalls && now < end) {
-      run();
-      calls++;
-      now = performance.now();
-    }
-    const roundOps = calls * options.opsPerCall;
-    ops += roundOps;
-    rates.push(roundOps / ((now - start) / 1000));
+/** One timed round: calls `run` until `roundMs` passed (or maxCalls); returns [calls, elapsed ms]. */
+function timeRound(run: () => void, roundMs: number, maxCalls: number): [number, number] {
+  const start = performance.now();
+  const end = start + roundMs;
+  let calls = 0;
+  let now = start;
+  while (calls < maxCalls && now < end) {
+    run();
+    calls++;
+    now = performance.now();
   }
+  return [calls, now - start];
+}
+
+function summarise(rates: number[], ops: number): ThroughputResult {
   rates.sort((a, b) => a - b);
   const median = rates[Math.floor(rates.length / 2)];
   return { opsPerSec: Math.round(median), opsPerSecMin: Math.round(rates[0]), opsPerSecMax: Math.round(rates[rates.length - 1]), ops, meanNs: round1(1e9 / median) };
 }
 
-/** A row from a throughput result. */
+/** Calls `run` repeatedly for `rounds` rounds of `roundMs`, returning the median round's rate. */
+export function measureThroughput(run: () => void, options: ThroughputOptions): ThroughputResult {
+  return measureThroughputInterleaved([{ run, opsPerCall: options.opsPerCall }], options)[0];
+}
+
+/**
+ * Measures several cases round-robin (round r runs every case once, starting order rotating), so a
+ * noisy neighbour or a GC slows each case alike and their ratio stays honest on a shared machine.
+ * Returns one result per case, in the order given.
+ */
+export function measureThroughputInterleaved(
+  cases: ReadonlyArray<{ run: () => void; opsPerCall: number }>,
+  options: Omit<ThroughputOptions, 'opsPerCall'>,
+): ThroughputResult[] {
+  const maxCalls = options.maxCallsPerRound ?? 10_000_000;
+  for (const item of cases) {
+    const warmupEnd = performance.now() + options.warmupMs;
+    for (let calls = 0; calls < maxCalls && performance.now() < warmupEnd; calls++) item.run();
+  }
+  const rates: number[][] = cases.map(() => []);
+  const ops: number[] = cases.map(() => 0);
+  for (let round = 0; round < options.rounds; round++) {
+    for (let k = 0; k < cases.length; k++) {
+      const index = (round + k) % cases.length;
+      const [calls, elapsedMs] = timeRound(cases[index].run, options.roundMs, maxCalls);
+      const roundOps = calls * cases[index].opsPerCall;
+      ops[index] += roundOps;
+      rates[index].push(roundOps / (elapsedMs / 1000));
+    }
+  }
+  return cases.map((_, index) => summarise(rates[index], ops[index]));
+}
+
+/** A row from a throughput result; extra.note is kept in front of the rounds' range. */
 export function throughputRow(suite: string, caseName: string, baseline: boolean, result: ThroughputResult, extra: Partial<BenchRow> = {}): BenchRow {
+  const range = `median of rounds; range ${formatRate(result.opsPerSecMin)}-${formatRate(result.opsPerSecMax)}/s`;
   return {
     suite,
     case: caseName,
@@ -189,8 +217,8 @@ export function throughputRow(suite: string, caseName: string, baseline: boolean
     count: result.ops,
     opsPerSec: result.opsPerSec,
     meanNs: result.meanNs,
-    note: `median of rounds; range ${formatRate(result.opsPerSecMin)}-${formatRate(result.opsPerSecMax)}/s`,
     ...extra,
+    note: extra.note === undefined ? range : `${extra.note}; ${range}`,
   };
 }
 

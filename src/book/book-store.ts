@@ -21,10 +21,12 @@ export interface BookStoreOptions {
 
 /** Sequence state of one subscription. */
 class Subscription {
+  readonly sid: number;
   seqLast: number;
   /** Books whose current snapshot came on this sid. */
   readonly books: OrderBook[];
-  constructor(seq: number) {
+  constructor(sid: number, seq: number) {
+    this.sid = sid;
     this.seqLast = seq;
     this.books = [];
   }
@@ -33,6 +35,8 @@ class Subscription {
 export class BookStore {
   readonly #books = new Map<string, OrderBook>();
   readonly #subscriptions = new Map<number, Subscription>();
+  // Deltas arrive in runs on one sid: remembering the last one skips a Map lookup per delta.
+  #lastSubscription: Subscription | null = null;
   readonly #now: () => number;
   readonly #onOutOfSync: (book: OrderBook, reason: number) => void;
 
@@ -139,6 +143,21 @@ export class BookStore {
     return result;
   }
 
+  /**
+   * applyDelta for a caller that already holds the book (the feed resolves the ticker through its
+   * own interned table): same checks and result, one map lookup fewer.
+   */
+  applyDeltaToBook(sid: number, seq: number, book: OrderBook, side: 0 | 1, price: Price, delta: Count): number {
+    const status = this.#sequence(sid, seq);
+    if (status !== ApplyStatus.OK) return status;
+    if (book.sid !== sid) {
+      return book.breakSync(ApplyStatus.NO_SNAPSHOT) ? ApplyStatus.NO_SNAPSHOT : ApplyStatus.OUT_OF_SYNC;
+    }
+    const result = book.applyDelta(side, price, delta);
+    if (result === ApplyStatus.OK) book.updatedAtMs = this.#now();
+    return result;
+  }
+
   /** The feed's own verdicts (STALE, RESYNC): marks the book out of sync, reported once. */
   markOutOfSync(ticker: string, reason: number): void {
     const book = this.#books.get(ticker);
@@ -153,6 +172,7 @@ export class BookStore {
     const subscription = this.#subscriptions.get(sid);
     if (subscription === undefined) return;
     this.#subscriptions.delete(sid);
+    if (this.#lastSubscription === subscription) this.#lastSubscription = null;
     for (const book of subscription.books) {
       book.sid = -1;
       book.breakSync(ApplyStatus.RESYNC);
@@ -167,10 +187,17 @@ export class BookStore {
   }
 
   #sequence(sid: number, seq: number): number {
-    const subscription = this.#subscriptions.get(sid);
-    if (subscription === undefined) {
-      this.#subscriptions.set(sid, new Subscription(seq)); // first message of a sid sets the baseline
-      return ApplyStatus.OK;
+    let subscription = this.#lastSubscription;
+    if (subscription === null || subscription.sid !== sid) {
+      const known = this.#subscriptions.get(sid);
+      if (known === undefined) {
+        const created = new Subscription(sid, seq); // first message of a sid sets the baseline
+        this.#subscriptions.set(sid, created);
+        this.#lastSubscription = created;
+        return ApplyStatus.OK;
+      }
+      subscription = known;
+      this.#lastSubscription = known;
     }
     if (seq === subscription.seqLast + 1) {
       subscription.seqLast = seq;
@@ -186,7 +213,7 @@ export class BookStore {
   #subscription(sid: number): Subscription {
     let subscription = this.#subscriptions.get(sid);
     if (subscription === undefined) {
-      subscription = new Subscription(0);
+      subscription = new Subscription(sid, 0);
       this.#subscriptions.set(sid, subscription);
     }
     return subscription;

@@ -188,6 +188,40 @@ describe('BookStore', () => {
     expect(reports).toEqual([]);
   });
 
+  it('applyDeltaToBook applies like applyDelta, with the same seq and sid checks', () => {
+    const { store, reports } = makeStore();
+    store.add('A', linear);
+    const a = snapshot(store, 1, 1, 'A', [[5000, 100]])!;
+    const other = store.add('B', linear); // never snapshotted
+    expect(store.applyDeltaToBook(1, 2, a, 0, p(5100), c(7))).toBe(ApplyStatus.OK);
+    expect(a.bestBid()).toBe(5100);
+    expect(store.applyDelta(1, 3, 'A', 0, p(5100), c(-7))).toBe(ApplyStatus.OK); // one seq counter for both entry points
+    expect(a.bestBid()).toBe(5000);
+    expect(store.applyDeltaToBook(1, 4, other, 0, p(5000), c(1))).toBe(ApplyStatus.NO_SNAPSHOT);
+    expect(store.applyDeltaToBook(1, 6, a, 0, p(5000), c(1))).toBe(ApplyStatus.SEQ_GAP);
+    expect(store.applyDeltaToBook(1, 7, a, 0, p(5000), c(1))).toBe(ApplyStatus.OUT_OF_SYNC);
+    expect(reports).toEqual([['B', 'NO_SNAPSHOT'], ['A', 'SEQ_GAP']]);
+  });
+
+  it('keeps seq per sid when deltas of several sids interleave', () => {
+    const { store, reports } = makeStore();
+    store.add('A', linear);
+    store.add('B', linear);
+    snapshot(store, 1, 1, 'A', [[5000, 100]]);
+    snapshot(store, 2, 50, 'B', [[5000, 100]]);
+    for (let k = 0; k < 20; k++) {
+      expect(store.applyDelta(1, 2 + k, 'A', 0, p(5000), c(1))).toBe(ApplyStatus.OK);
+      expect(store.applyDelta(2, 51 + k, 'B', 0, p(5000), c(1))).toBe(ApplyStatus.OK);
+    }
+    expect(store.seqLast(1)).toBe(21);
+    expect(store.seqLast(2)).toBe(70);
+    store.resetSubscription(2); // also drops the remembered last sid
+    expect(store.applyDelta(2, 500, 'B', 0, p(5000), c(1))).toBe(ApplyStatus.OUT_OF_SYNC); // B broke on the reset
+    expect(store.seqLast(2)).toBe(500); // any seq starts a reset sid
+    expect(store.applyDelta(1, 22, 'A', 0, p(5000), c(1))).toBe(ApplyStatus.OK);
+    expect(reports).toEqual([['B', 'RESYNC']]);
+  });
+
   it('matches reference books on a random multi-market stream with injected faults', () => {
     const random = rng(2024);
     const { store, reports } = makeStore();
