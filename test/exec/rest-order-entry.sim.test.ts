@@ -1,0 +1,228 @@
+// Goal: RestOrderEntry trades correctly against the real simulator over sockets: create, amend,
+// decrease, cancel (batched and single route), batches, cancel-all, order groups, the
+// reconciliation reads, exchange rejects (409, 400 invalid_price, 404) and injected faults
+// (an order applied but answered 5xx is reported unknown and found by listOrders).
+// Method: startSim in-process on 127.0.0.1:0 with a temporary key directory; the runtime reaches it
+// only through RestOrderEntry (presigned and inline signing); a second user's key provides the
+// counterparty for fills. Waits poll listener events with bounded loops.
+
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadPrivateKey, systemClock, type Count, type Price } from '../../src/core/index.ts';
+import {
+  REST_ORDER_ENTRY_DEFAULTS,
+  RestOrderEntry,
+  type ExecListener,
+  type NewOrder,
+  type RestOrderEntryOptions,
+} from '../../src/exec/index.ts';
+import { startSim, type SimHandle } from '../../src/sim/index.ts';
+
+const TICKER = 'KXDEMO-26DEC31-T50'; // linear_cent grid
+
+type Event = [string, ...unknown[]];
+
+class RecordingListener implements ExecListener {
+  readonly events: Event[] = [];
+  onCreateAck(...args: unknown[]): void { this.events.push(['createAck', ...args]); }
+  onCreateReject(...args: unknown[]): void { this.events.push(['createReject', ...args]); }
+  onCreateUnknown(...args: unknown[]): void { this.events.push(['createUnknown', ...args]); }
+  onCancelAck(...args: unknown[]): void { this.events.push(['cancelAck', ...args]); }
+  onCancelReject(...args: unknown[]): void { this.events.push(['cancelReject', ...args]); }
+  onCancelUnknown(...args: unknown[]): void { this.events.push(['cancelUnknown', ...args]); }
+  onAmendAck(...args: unknown[]): void { this.events.push(['amendAck', ...args]); }
+  onAmendReject(...args: unknown[]): void { this.events.push(['amendReject', ...args]); }
+  onDecreaseAck(...args: unknown[]): void { this.events.push(['decreaseAck', ...args]); }
+  onDecreaseReject(...args: unknown[]): void { this.events.push(['decreaseReject', ...args]); }
+
+  /** Waits (bounded) for the first outcome (ack, reject or unknown) of `operation` about `id`. */
+  async outcome(operation: 'create' | 'cancel' | 'amend' | 'decrease', id: string): Promise<Event> {
+    for (let i = 0; i < 400; i++) {
+      const found = this.events.find((event) => event[1] === id && event[0].startsWith(operation));
+      if (found !== undefined) return found;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`no ${operation} outcome for ${id}`);
+  }
+}
+
+function order(overrides: Partial<NewOrder> = {}): NewOrder {
+  return {
+    clientOrderId: randomUUID(), ticker: TICKER, side: 'bid', price: 3000 as Price, count: 1000 as Count,
+    timeInForce: 'good_till_canceled', postOnly: true, reduceOnly: false, selfTradePrevention: 'taker_at_cross',
+    subaccount: 0, orderGroupId: null, expirationTs: 0, ...overrides,
+  };
+}
+
+let sim: SimHandle;
+let keysDir: string;
+let entry: RestOrderEntry;
+let counterparty: RestOrderEntry;
+const listener = new RecordingListener();
+const counterpartyListener = new RecordingListener();
+
+function options(keyId: string, pem: string, overrides: Partial<RestOrderEntryOptions> = {}): RestOrderEntryOptions {
+  return {
+    ...REST_ORDER_ENTRY_DEFAULTS,
+    baseUrl: sim.httpUrl,
+    keyId,
+    privateKey: loadPrivateKey(pem),
+    clock: systemClock,
+    connections: 2,
+    headersTimeoutMs: 1_000,
+    bodyTimeoutMs: 1_000,
+    keepAliveIntervalMs: 0,
+    presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 8, batchCapacity: 4 },
+    ...overrides,
+  };
+}
+
+beforeAll(async () => {
+  keysDir = mkdtempSync(join(tmpdir(), 'exec-sim-keys-'));
+  sim = await startSim({ keysDir, rateLimits: false });
+  entry = new RestOrderEntry(options(sim.demoKey.keyId, sim.demoKey.privateKeyPem));
+  entry.setListener(listener);
+  await entry.connect();
+  const other = sim.createApiKey({ scopes: ['read', 'write'], userId: 'counterparty-user', tier: 'prime' });
+  counterparty = new RestOrderEntry(options(other.keyId, other.privateKeyPem, { signing: 'inline', cancelRoute: 'single' }));
+  counterparty.setListener(counterpartyListener);
+  await counterparty.connect();
+});
+
+afterAll(async () => {
+  await entry?.close();
+  await counterparty?.close();
+  await sim?.close();
+  rmSync(keysDir, { recursive: true, force: true });
+});
+
+describe('RestOrderEntry against the simulator', () => {
+  it('create -> amend -> decrease -> cancel, visible in listOrders at each step', async () => {
+    const create = order({ price: 3100 as Price });
+    entry.create(create);
+    const ack = await listener.outcome('create', create.clientOrderId);
+    expect(ack[0]).toBe('createAck');
+    const orderId = ack[2] as string;
+    expect(ack.slice(3, 5)).toEqual([0, 1000]);
+
+    let resting = await entry.listOrders({ ticker: TICKER, status: 'resting' });
+    const listed = resting.find((o) => o.orderId === orderId)!;
+    expect(listed).toMatchObject({ clientOrderId: create.clientOrderId, side: 'bid', price: 3100, remainingCount: 1000, status: 'resting' });
+
+    entry.amend(orderId, TICKER, 'bid', 3200 as Price, 800 as Count, 0);
+    expect((await listener.outcome('amend', orderId)).slice(0, 4)).toEqual(['amendAck', orderId, 0, 800]);
+    entry.decrease(orderId, 300 as Count, 0);
+    expect((await listener.outcome('decrease', orderId)).slice(0, 3)).toEqual(['decreaseAck', orderId, 500]);
+
+    const fetched = await entry.getOrder(orderId);
+    expect(fetched).toMatchObject({ price: 3200, remainingCount: 500 });
+
+    entry.cancel(orderId, 0); // batched route, presigned
+    expect((await listener.outcome('cancel', orderId)).slice(0, 3)).toEqual(['cancelAck', orderId, 500]);
+    resting = await entry.listOrders({ ticker: TICKER, status: 'resting' });
+    expect(resting.some((o) => o.orderId === orderId)).toBe(false);
+    expect(entry.stats.presigned).toBeGreaterThanOrEqual(2);
+
+    // Cancelling again: the exchange says not_found (batched item error, then single-route 404).
+    listener.events.length = 0;
+    entry.cancel(orderId, 0);
+    expect(await listener.outcome('cancel', orderId)).toMatchObject(['cancelReject', orderId, { code: 'not_found' }]);
+    counterparty.cancel(orderId, 0);
+    const single = await counterpartyListener.outcome('cancel', orderId);
+    expect((single[2] as { status: number }).status).toBe(404);
+  });
+
+  it('reports exchange rejects: duplicate client order id (409) and an off-grid price (400 invalid_price)', async () => {
+    const first = order({ price: 2000 as Price });
+    entry.create(first);
+    await listener.outcome('create', first.clientOrderId);
+    listener.events.length = 0;
+    entry.create({ ...first, price: 2100 as Price });
+    expect(await listener.outcome('create', first.clientOrderId)).toMatchObject(['createReject', first.clientOrderId, { status: 409, code: 'order_already_exists' }]);
+    const offGrid = order({ price: 2150 as Price });
+    entry.create(offGrid);
+    expect(await listener.outcome('create', offGrid.clientOrderId)).toMatchObject(['createReject', offGrid.clientOrderId, { status: 400, code: 'invalid_price' }]);
+  });
+
+  it('fills against a counterparty show in listFills and listPositions', async () => {
+    const bid = order({ price: 4500 as Price, count: 300 as Count });
+    entry.create(bid);
+    const bidAck = await listener.outcome('create', bid.clientOrderId);
+    const bidId = bidAck[2] as string;
+    const take = order({ side: 'ask', price: 4500 as Price, count: 200 as Count, postOnly: false, timeInForce: 'immediate_or_cancel' });
+    counterparty.create(take);
+    expect((await counterpartyListener.outcome('create', take.clientOrderId)).slice(3, 5)).toEqual([200, 0]);
+
+    const fills = await entry.listFills({ orderId: bidId });
+    expect(fills).toHaveLength(1);
+    expect(fills[0]).toMatchObject({ orderId: bidId, ticker: TICKER, side: 'bid', price: 4500, count: 200, isTaker: false });
+    const positions = await entry.listPositions({ ticker: TICKER });
+    expect(positions.find((p) => p.ticker === TICKER)?.position).toBe(200);
+    const theirs = await counterparty.listPositions({ ticker: TICKER });
+    expect(theirs.find((p) => p.ticker === TICKER)?.position).toBe(-200);
+  });
+
+  it('batch create and batch cancel report each order', async () => {
+    const orders = [order({ price: 1000 as Price }), order({ price: 1100 as Price }), order({ price: 1150 as Price })];
+    entry.createBatch(orders);
+    const acks = await Promise.all(orders.map((o) => listener.outcome('create', o.clientOrderId)));
+    expect(acks[0]![0]).toBe('createAck');
+    expect(acks[1]![0]).toBe('createAck');
+    expect(acks[2]).toMatchObject(['createReject', orders[2]!.clientOrderId, { code: 'invalid_price' }]);
+    const ids = [acks[0]![2] as string, acks[1]![2] as string];
+    entry.cancelBatch(ids, 0);
+    for (const id of ids) expect((await listener.outcome('cancel', id)).slice(0, 3)).toEqual(['cancelAck', id, 1000]);
+  });
+
+  it('cancelAll empties the book of resting orders', async () => {
+    const orders = [order({ price: 500 as Price }), order({ price: 600 as Price, side: 'ask' })];
+    for (const o of orders) entry.create(o);
+    for (const o of orders) await listener.outcome('create', o.clientOrderId);
+    expect((await entry.listOrders({ status: 'resting' })).length).toBeGreaterThanOrEqual(2);
+    await entry.cancelAll(null);
+    expect(await entry.listOrders({ status: 'resting' })).toEqual([]);
+  });
+
+  it('order groups: create, use, trigger cancels the group orders, reset, delete', async () => {
+    const groupId = await entry.createOrderGroup(1000 as Count, 0);
+    const grouped = order({ price: 700 as Price, orderGroupId: groupId });
+    entry.create(grouped);
+    const ack = await listener.outcome('create', grouped.clientOrderId);
+    const orderId = ack[2] as string;
+    await entry.triggerOrderGroup(groupId, 0);
+    expect((await entry.getOrder(orderId))?.status).toBe('canceled');
+    await entry.resetOrderGroup(groupId, 0);
+    await entry.setOrderGroupLimit(groupId, 500 as Count, 0);
+    await entry.deleteOrderGroup(groupId, 0);
+  });
+
+  it('an order applied but answered 500 is unknown, and reconciliation finds it resting', async () => {
+    const rule = sim.faults.add({ kind: 'ambiguous_order', mode: 'error', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
+    const ambiguous = order({ price: 800 as Price });
+    entry.create(ambiguous);
+    expect(await listener.outcome('create', ambiguous.clientOrderId)).toEqual(['createUnknown', ambiguous.clientOrderId, 'EXEC_HTTP_5XX']);
+    sim.faults.remove(rule);
+    const resting = await entry.listOrders({ ticker: TICKER, status: 'resting' });
+    expect(resting.some((o) => o.clientOrderId === ambiguous.clientOrderId)).toBe(true);
+  });
+
+  it('a hung create times out as unknown; a closed connection is unknown too', async () => {
+    const hang = sim.faults.add({ kind: 'rest_hang', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
+    const hung = order({ price: 900 as Price });
+    entry.create(hung);
+    expect(await listener.outcome('create', hung.clientOrderId)).toEqual(['createUnknown', hung.clientOrderId, 'EXEC_TIMEOUT']);
+    sim.faults.remove(hang);
+    const close = sim.faults.add({ kind: 'rest_close', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
+    const closed = order({ price: 900 as Price });
+    entry.create(closed);
+    expect(await listener.outcome('create', closed.clientOrderId)).toEqual(['createUnknown', closed.clientOrderId, 'EXEC_DISCONNECTED']);
+    sim.faults.remove(close);
+    // The connection pool recovers: the next order is acknowledged.
+    const after = order({ price: 900 as Price });
+    entry.create(after);
+    expect((await listener.outcome('create', after.clientOrderId))[0]).toBe('createAck');
+  });
+});
