@@ -17,7 +17,7 @@ import {
   type Scope,
   type TimestampWindow,
 } from './auth/index.ts';
-import { loadCatalog, SimEngine, type Catalog } from './engine/index.ts';
+import { loadCatalog, SimEngine, type Catalog, type SimEngineOptions } from './engine/index.ts';
 import { FaultController } from './faults/index.ts';
 import { RateLimiter, type RateLimitTier } from './rate-limit/index.ts';
 import { ActivityDriver } from './server/activity-driver.ts';
@@ -61,6 +61,8 @@ export interface StartSimOptions {
   clock?: Clock;
   /** Logger; default warnings and errors as JSON on stderr. */
   logger?: Logger;
+  /** Engine options beyond postOnlyCrossReject400 (tests: a small order-group cap). */
+  engineOptions?: Partial<SimEngineOptions>;
 }
 
 export interface CreateApiKeyOptions {
@@ -110,7 +112,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     now,
     seed,
     catalog,
-    options: { postOnlyCrossReject400: options.postOnlyCrossReject400 ?? false },
+    options: { ...options.engineOptions, postOnlyCrossReject400: options.postOnlyCrossReject400 ?? options.engineOptions?.postOnlyCrossReject400 ?? false },
   });
   const keys = new ApiKeyStore('basic');
   const services = new SimServices({
