@@ -59,20 +59,30 @@ async function main(): Promise<number> {
   const strict = args.includes('--strict');
   const wanted = args.filter((arg) => !arg.startsWith('--'));
   const found = discover();
-  const unknown = wanted.filter((name) => !found.some((candidate) => candidate.folder === name));
+  // Import only the folders asked for (all when none are named; every folder when a name matches no
+  // folder, to match it against suite.name), so one suite mid-edit never stops another from running.
+  const byFolder = wanted.length > 0 && wanted.every((name) => found.some((candidate) => candidate.folder === name));
+  const toImport = byFolder ? found.filter((candidate) => wanted.includes(candidate.folder)) : found;
   const loaded: Array<{ folder: string; suite: BenchSuite }> = [];
-  for (const candidate of found) {
-    const module = (await import(pathToFileURL(candidate.file).href)) as { default?: BenchSuite };
-    const suite = module.default;
+  let failed = false;
+  for (const candidate of toImport) {
+    let suite: BenchSuite | undefined;
+    try {
+      suite = ((await import(pathToFileURL(candidate.file).href)) as { default?: BenchSuite }).default;
+    } catch (error) {
+      console.error(`bench: cannot load ${path.relative(REPO_DIR, candidate.file)}: ${(error as Error).message}`);
+      if (wanted.includes(candidate.folder)) failed = true;
+      continue;
+    }
     if (suite === undefined || typeof suite.run !== 'function') {
       console.error(`bench: ${path.relative(REPO_DIR, candidate.file)} has no default BenchSuite export; skipped`);
       continue;
     }
     if (wanted.length === 0 || wanted.includes(candidate.folder) || wanted.includes(suite.name)) loaded.push({ folder: candidate.folder, suite });
   }
-  const stillUnknown = unknown.filter((name) => !loaded.some((entry) => entry.suite.name === name));
-  if (stillUnknown.length > 0) {
-    console.error(`bench: unknown suite(s) ${stillUnknown.join(', ')}; available: ${found.map((c) => c.folder).join(', ') || 'none'}`);
+  const unknown = wanted.filter((name) => !found.some((candidate) => candidate.folder === name) && !loaded.some((entry) => entry.suite.name === name));
+  if (unknown.length > 0) {
+    console.error(`bench: unknown suite(s) ${unknown.join(', ')}; available: ${found.map((c) => c.folder).join(', ') || 'none'}`);
     return 2;
   }
   mkdirSync(RESULTS_DIR, { recursive: true });
@@ -80,7 +90,6 @@ async function main(): Promise<number> {
   const status = git(['status', '--porcelain', '--', 'src', 'bench']);
   const cpus = os.cpus();
   const allRows: BenchRow[] = [];
-  let failed = false;
   for (const { folder, suite } of loaded) {
     const startedAt = new Date();
     console.error(`bench: running ${suite.name}${quick ? ' (quick)' : ''} ...`);

@@ -130,8 +130,13 @@ export class BookStore {
    * two map lookups and an array write, no allocation.
    */
   applyDelta(sid: number, seq: number, ticker: string, side: 0 | 1, price: Price, delta: Count): number {
-    const status = this.#sequence(sid, seq);
-    if (status !== ApplyStatus.OK) return status;
+    const last = this.#lastSubscription;
+    if (last !== null && last.sid === sid && seq === last.seqLast + 1) {
+      last.seqLast = seq; // the common case, inline
+    } else {
+      const status = this.#sequence(sid, seq);
+      if (status !== ApplyStatus.OK) return status;
+    }
     const book = this.#books.get(ticker);
     if (book === undefined) return ApplyStatus.UNKNOWN_MARKET;
     if (book.sid !== sid) {
@@ -148,8 +153,13 @@ export class BookStore {
    * own interned table): same checks and result, one map lookup fewer.
    */
   applyDeltaToBook(sid: number, seq: number, book: OrderBook, side: 0 | 1, price: Price, delta: Count): number {
-    const status = this.#sequence(sid, seq);
-    if (status !== ApplyStatus.OK) return status;
+    const last = this.#lastSubscription;
+    if (last !== null && last.sid === sid && seq === last.seqLast + 1) {
+      last.seqLast = seq; // the common case, inline
+    } else {
+      const status = this.#sequence(sid, seq);
+      if (status !== ApplyStatus.OK) return status;
+    }
     if (book.sid !== sid) {
       return book.breakSync(ApplyStatus.NO_SNAPSHOT) ? ApplyStatus.NO_SNAPSHOT : ApplyStatus.OUT_OF_SYNC;
     }
