@@ -1,0 +1,360 @@
+/**
+ * Order-entry suite: latency of a V2 create against the simulator, which runs in a process of its
+ * own (`src/sim/main.ts`, spawned here) so its work never shares our event loop.
+ *
+ * Cases run interleaved (each sends one order in turn, one order in flight at a time), paced below
+ * the demo key's write rate limit, immediate-or-cancel orders on an empty book (the sim answers
+ * 201 without resting anything):
+ * - ours, create() -> onCreateAck, presigned (the default) and inline signing;
+ * - ours, create() call alone (what the trading thread pays before it can go on) and
+ *   create() -> socket write (undici's sendHeaders diagnostics event);
+ * - transport choice for the hot path, same signed bytes: undici pool.dispatch with a
+ *   preallocated handler vs pool.request + body.text();
+ * - baselines: the official `kalshi-typescript` OrdersApi.createOrderV2 (axios, signs inline,
+ *   re-parses the PEM each call) and a raw keep-alive net.Socket writing the same request bytes
+ *   (the loopback + simulator floor).
+ * - CPU only: the hand-written create body vs JSON.stringify of the same object (+ Buffer.from,
+ *   which undici does to a string body anyway).
+ *
+ * Owns measurement only; every loop is bounded in samples and time; the child is killed by pid.
+ */
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Configuration, OrdersApi } from 'kalshi-typescript';
+import { Pool, type Dispatcher } from 'undici';
+import { formatCount, formatPrice, loadPrivateKey, signRequest, systemClock, type Count, type Price } from '../../src/core/index.ts';
+import {
+  REST_ORDER_ENTRY_DEFAULTS,
+  RestOrderEntry,
+  encodeCreateOrder,
+  type ExecListener,
+  type NewOrder,
+} from '../../src/exec/index.ts';
+import { consume, createHistogram, latencyRow, measureThroughput, nowNs, recordNs, throughputRow, type BenchRow, type BenchSuite } from '../harness.ts';
+
+const SUITE = 'order-entry';
+const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TICKER = 'KXDEMO-26DEC31-T50';
+const CREATE_PATH = '/trade-api/v2/portfolio/events/orders';
+// Demo key tier "prime": 4,000 write tokens/s, create costs 10 -> 400/s sustained. 3 ms apart
+// (~330/s including the round trip) stays under it so no sample is a 429.
+const PACE_MS = 3;
+
+interface SimProcess {
+  child: ChildProcess;
+  httpUrl: string;
+  keyId: string;
+  privateKeyPem: string;
+  keysDir: string;
+}
+
+async function startSimProcess(): Promise<SimProcess> {
+  const keysDir = mkdtempSync(path.join(tmpdir(), 'bench-sim-keys-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/sim/main.ts', '--keys-dir', keysDir, '--log-level', 'error'], {
+    cwd: REPO_DIR,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const ready = await new Promise<{ http: string; keyId: string; privateKeyPath: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('order-entry bench: simulator not ready within 30 s')), 30_000);
+    child.once('exit', (code) => reject(new Error(`order-entry bench: simulator exited (${code})`)));
+    lines.on('line', (line) => {
+      try {
+        const message = JSON.parse(line) as { event?: string; http: string; keyId: string; privateKeyPath: string };
+        if (message.event === 'ready') {
+          clearTimeout(timer);
+          resolve(message);
+        }
+      } catch {
+        // not our line
+      }
+    });
+  });
+  return { child, httpUrl: ready.http, keyId: ready.keyId, privateKeyPem: readFileSync(ready.privateKeyPath, 'utf8'), keysDir };
+}
+
+async function stopSimProcess(sim: SimProcess): Promise<void> {
+  if (sim.child.exitCode === null) {
+    const exited = new Promise<void>((resolve) => sim.child.once('exit', () => resolve()));
+    sim.child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  }
+  rmSync(sim.keysDir, { recursive: true, force: true });
+}
+
+function iocOrder(clientOrderId: string): NewOrder {
+  return {
+    clientOrderId, ticker: TICKER, side: 'bid', price: 100 as Price, count: 100 as Count,
+    timeInForce: 'immediate_or_cancel', postOnly: false, reduceOnly: false, selfTradePrevention: 'taker_at_cross',
+    subaccount: 0, orderGroupId: null, expirationTs: 0,
+  };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves the pending sample on the first outcome; counts anything but an ack. */
+class SampleListener implements ExecListener {
+  resolve: (() => void) | null = null;
+  failures = 0;
+  lastFailure = '';
+  #done(): void {
+    const resolve = this.resolve;
+    this.resolve = null;
+    resolve?.();
+  }
+  #fail(what: string): void {
+    this.failures++;
+    this.lastFailure = what;
+    this.#done();
+  }
+  onCreateAck(): void { this.#done(); }
+  onCreateReject(_id: string, reject: { status: number; code: string }): void { this.#fail(`${reject.status} ${reject.code}`); }
+  onCreateUnknown(_id: string, code: string): void { this.#fail(code); }
+  onCancelAck(): void {}
+  onCancelReject(): void {}
+  onCancelUnknown(): void {}
+  onAmendAck(): void {}
+  onAmendReject(): void {}
+  onDecreaseAck(): void {}
+  onDecreaseReject(): void {}
+}
+
+interface Budget {
+  samples: number;
+  warmup: number;
+  deadlineMs: number; // whole interleaved run
+}
+
+/**
+ * One way of sending a create. Cases run interleaved, one order each in turn, so drift of the
+ * machine or of the simulator's JIT during the run hits every case alike.
+ */
+interface Case {
+  name: string;
+  once(record: boolean): Promise<void>;
+  rows(): BenchRow[];
+  close(): Promise<void>;
+}
+
+async function runInterleaved(cases: readonly Case[], budget: Budget): Promise<void> {
+  const deadline = Date.now() + budget.deadlineMs;
+  for (let i = 0; i < budget.warmup + budget.samples && Date.now() < deadline; i++) {
+    for (let c = 0; c < cases.length; c++) {
+      await cases[(i + c) % cases.length]!.once(i >= budget.warmup); // rotate who goes first
+      await pause(PACE_MS);
+    }
+  }
+}
+
+async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline'): Promise<Case> {
+  const entry = new RestOrderEntry({
+    ...REST_ORDER_ENTRY_DEFAULTS, baseUrl: sim.httpUrl, keyId: sim.keyId, privateKey: loadPrivateKey(sim.privateKeyPem),
+    clock: systemClock, connections: 2, signing,
+  });
+  const listener = new SampleListener();
+  entry.setListener(listener);
+  await entry.connect();
+  const roundTrip = createHistogram();
+  const callOnly = createHistogram();
+  const toWrite = createHistogram();
+  let writeAt = 0;
+  const onSend = (): void => { writeAt = nowNs(); };
+  const measureWrite = signing === 'presigned';
+  return {
+    name: `ours create->ack (${signing})`,
+    async once(record) {
+      const order = iocOrder(randomUUID());
+      const done = new Promise<void>((resolve) => { listener.resolve = resolve; });
+      if (measureWrite) subscribe('undici:client:sendHeaders', onSend);
+      writeAt = 0;
+      const start = nowNs();
+      entry.create(order);
+      const returned = nowNs();
+      await done;
+      const end = nowNs();
+      if (measureWrite) unsubscribe('undici:client:sendHeaders', onSend);
+      if (!record) return;
+      recordNs(roundTrip, end - start);
+      recordNs(callOnly, returned - start);
+      if (writeAt > start) recordNs(toWrite, writeAt - start);
+    },
+    rows() {
+      const note = `failures=${listener.failures}${listener.failures > 0 ? ` (${listener.lastFailure})` : ''} presigned=${entry.stats.presigned} inline=${entry.stats.inlineSigned} fallbacks=${entry.stats.presignFallbacks}`;
+      const rows = [
+        latencyRow(SUITE, `ours create->ack (${signing})`, false, roundTrip, { compareTo: 'kalshi-typescript createOrderV2', note }),
+        latencyRow(SUITE, `ours create() call (${signing})`, false, callOnly, { note: 'encode + sign or take + dispatch, until create() returns' }),
+      ];
+      if (measureWrite) {
+        rows.push(latencyRow(SUITE, 'ours create()->socket write (presigned)', false, toWrite, { note: 'undici sendHeaders event: one setImmediate hop on a reused socket' }));
+      }
+      return rows;
+    },
+    close: () => entry.close(),
+  };
+}
+
+/** Same signed bytes through pool.dispatch (preallocated handler) or pool.request. */
+async function undiciCase(sim: SimProcess, api: 'dispatch' | 'request'): Promise<Case> {
+  const privateKey = loadPrivateKey(sim.privateKeyPem);
+  const pool = new Pool(new URL(sim.httpUrl).origin, { connections: 1, pipelining: 1, headersTimeout: 2_000, bodyTimeout: 2_000, keepAliveTimeout: 60_000 });
+  const signedHeaders = (): string[] => {
+    const timestampMs = Date.now();
+    return ['content-type', 'application/json', 'kalshi-access-key', sim.keyId, 'kalshi-access-timestamp', String(timestampMs),
+      'kalshi-access-signature', signRequest(privateKey, timestampMs, 'POST', CREATE_PATH)];
+  };
+  let resolveDone: ((status: number) => void) | null = null;
+  const handler = {
+    status: 0,
+    onConnect(): void {},
+    onHeaders(status: number): boolean { this.status = status; return true; },
+    onData(chunk: Buffer): boolean { consume(chunk); return true; },
+    onComplete(): void { resolveDone?.(this.status); },
+    onError(): void { resolveDone?.(0); },
+  };
+  const options: Dispatcher.DispatchOptions = { method: 'POST', path: CREATE_PATH, body: '', headers: [] };
+  const histogram = createHistogram();
+  let failures = 0;
+  const name = api === 'dispatch' ? 'undici pool.dispatch (prealloc handler)' : 'undici pool.request';
+  return {
+    name,
+    async once(record) {
+      const body = encodeCreateOrder(iocOrder(randomUUID()));
+      const headers = signedHeaders(); // signed before the clock starts: transport only
+      let status: number;
+      const start = nowNs();
+      if (api === 'dispatch') {
+        options.body = body;
+        options.headers = headers;
+        const done = new Promise<number>((resolve) => { resolveDone = resolve; });
+        pool.dispatch(options, handler);
+        status = await done;
+      } else {
+        const response = await pool.request({ method: 'POST', path: CREATE_PATH, body, headers });
+        consume(await response.body.text());
+        status = response.statusCode;
+      }
+      const end = nowNs();
+      if (status !== 201) failures++;
+      if (record) recordNs(histogram, end - start);
+    },
+    rows: () => [latencyRow(SUITE, name, api === 'request', histogram, {
+      ...(api === 'dispatch' ? { compareTo: 'undici pool.request' } : {}), note: `signed off the clock; non-201=${failures}`,
+    })],
+    close: () => pool.destroy(),
+  };
+}
+
+function officialCase(sim: SimProcess): Case {
+  const api = new OrdersApi(new Configuration({ apiKey: sim.keyId, privateKeyPem: sim.privateKeyPem, basePath: `${sim.httpUrl}/trade-api/v2` }));
+  const histogram = createHistogram();
+  let failures = 0;
+  let lastFailure = '';
+  return {
+    name: 'kalshi-typescript createOrderV2',
+    async once(record) {
+      const start = nowNs();
+      try {
+        const response = await api.createOrderV2({
+          ticker: TICKER, client_order_id: randomUUID(), side: 'bid', count: '1.00', price: '0.0100',
+          time_in_force: 'immediate_or_cancel', self_trade_prevention_type: 'taker_at_cross',
+        });
+        consume(response.data);
+      } catch (error) {
+        failures++;
+        lastFailure = (error as Error).message;
+      }
+      if (record) recordNs(histogram, nowNs() - start);
+    },
+    rows: () => [latencyRow(SUITE, 'kalshi-typescript createOrderV2', true, histogram, {
+      note: `axios, inline signing (PEM per call); failures=${failures}${failures > 0 ? ` (${lastFailure})` : ''}`,
+    })],
+    close: async () => {},
+  };
+}
+
+/** The floor: the same request bytes on a raw keep-alive socket, response read by content-length. */
+async function rawSocketCase(sim: SimProcess): Promise<Case> {
+  const privateKey = loadPrivateKey(sim.privateKeyPem);
+  const url = new URL(sim.httpUrl);
+  const socket: Socket = connect({ host: url.hostname, port: Number(url.port), noDelay: true });
+  await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject); });
+  let buffered: Buffer = Buffer.alloc(0);
+  let resolveResponse: ((status: number) => void) | null = null;
+  socket.on('data', (chunk: Buffer) => {
+    buffered = buffered.length === 0 ? chunk : Buffer.concat([buffered, chunk]);
+    const headerEnd = buffered.indexOf('\r\n\r\n');
+    if (headerEnd === -1) return;
+    const head = buffered.subarray(0, headerEnd).toString('latin1');
+    const length = Number(/content-length:\s*(\d+)/i.exec(head)?.[1] ?? '0');
+    if (buffered.length < headerEnd + 4 + length) return;
+    buffered = buffered.subarray(headerEnd + 4 + length);
+    resolveResponse?.(Number(head.slice(9, 12)));
+  });
+  const histogram = createHistogram();
+  let failures = 0;
+  return {
+    name: 'floor: raw net.Socket, same bytes',
+    async once(record) {
+      const body = encodeCreateOrder(iocOrder(randomUUID()));
+      const timestampMs = Date.now();
+      const signature = signRequest(privateKey, timestampMs, 'POST', CREATE_PATH);
+      const request = `POST ${CREATE_PATH} HTTP/1.1\r\nhost: ${url.host}\r\nconnection: keep-alive\r\ncontent-type: application/json\r\n` +
+        `kalshi-access-key: ${sim.keyId}\r\nkalshi-access-timestamp: ${timestampMs}\r\nkalshi-access-signature: ${signature}\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+      const done = new Promise<number>((resolve) => { resolveResponse = resolve; });
+      const start = nowNs();
+      socket.write(request);
+      const status = await done;
+      if (record) recordNs(histogram, nowNs() - start);
+      if (status !== 201) failures++;
+    },
+    rows: () => [latencyRow(SUITE, 'floor: raw net.Socket, same bytes', true, histogram, { note: `signed off the clock; non-201=${failures}` })],
+    close: async () => { socket.destroy(); },
+  };
+}
+
+/** CPU only: the hand-written create body vs JSON.stringify of the same object. */
+function encodingRows(quick: boolean): BenchRow[] {
+  const order = iocOrder('3f0d5c9e-8a61-4c1e-9a0b-2f4d7e6c1b11');
+  const options = { opsPerCall: 1, roundMs: quick ? 100 : 500, rounds: quick ? 3 : 7, warmupMs: quick ? 100 : 500, maxCallsPerRound: 20_000_000 };
+  const ours = measureThroughput(() => consume(Buffer.from(encodeCreateOrder(order))), options);
+  const naive = measureThroughput(() => consume(Buffer.from(JSON.stringify({
+    ticker: order.ticker, client_order_id: order.clientOrderId, side: order.side, count: formatCount(order.count),
+    price: formatPrice(order.price), time_in_force: order.timeInForce, self_trade_prevention_type: order.selfTradePrevention,
+  }))), options);
+  return [
+    throughputRow(SUITE, 'encode create body (template) + Buffer', false, ours, { compareTo: 'encode create body (JSON.stringify) + Buffer' }),
+    throughputRow(SUITE, 'encode create body (JSON.stringify) + Buffer', true, naive),
+  ];
+}
+
+const suite: BenchSuite = {
+  name: SUITE,
+  async run({ quick }) {
+    const budget: Budget = { samples: quick ? 150 : 2_000, warmup: quick ? 30 : 200, deadlineMs: quick ? 20_000 : 180_000 };
+    const rows: BenchRow[] = encodingRows(quick);
+    const sim = await startSimProcess();
+    const cases: Case[] = [];
+    try {
+      cases.push(await oursCase(sim, 'presigned'), await oursCase(sim, 'inline'));
+      cases.push(await undiciCase(sim, 'dispatch'), await undiciCase(sim, 'request'));
+      cases.push(officialCase(sim), await rawSocketCase(sim));
+      await runInterleaved(cases, budget);
+      for (const one of cases) rows.push(...one.rows());
+    } finally {
+      for (const one of cases) await one.close();
+      await stopSimProcess(sim);
+    }
+    return rows;
+  },
+};
+
+export default suite;
