@@ -5,7 +5,7 @@
  * file owns shapes only; it never renders wire JSON (render.ts does) and holds no state.
  */
 
-import type { BookSide, Centicents, Count, Price, PriceLevelStructure, PriceRangeText } from '../../core/index.ts';
+import type { BookSide, Centicents, Count, Price, PriceGrid, PriceLevelStructure, PriceRangeText } from '../../core/index.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Errors: returned, never thrown, with the exchange's REST status and code (rest.md §2).
@@ -159,6 +159,8 @@ export interface Market {
   readonly priceLevelStructure: PriceLevelStructure;
   /** Explicit price_ranges, or null when the structure's grid is used. */
   readonly priceRanges: readonly PriceRangeText[] | null;
+  /** The current price grid (replaced by a regrid). */
+  readonly grid: PriceGrid;
   readonly result: MarketResult;
   readonly createdMs: number;
   readonly updatedMs: number;
