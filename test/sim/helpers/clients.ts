@@ -172,6 +172,8 @@ export class RawWsClient {
   readonly socket: Socket;
   #buffer = Buffer.alloc(0);
   readonly texts: string[] = [];
+  /** Payloads of the server's ping frames, in order. */
+  readonly pings: string[] = [];
   #upgraded = false;
   statusLine = '';
 
@@ -231,6 +233,7 @@ export class RawWsClient {
       }
       if (buffer.length < offset + length) return;
       if (opcode === 1) this.texts.push(buffer.subarray(offset, offset + length).toString('utf8'));
+      else if (opcode === 9) this.pings.push(buffer.subarray(offset, offset + length).toString('utf8'));
       this.#buffer = buffer.subarray(offset + length);
     }
   }

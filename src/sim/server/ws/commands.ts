@@ -162,10 +162,10 @@ export class CommandHandler {
   }
 
   #update(session: WsSession, id: number, params: Params): void {
-    const sub = this.#targetOf(session, params);
     const action = params.action;
     if (action === undefined || action === null) throw new CommandError(WsError.ACTION_REQUIRED);
     if (typeof action !== 'string') throw new CommandError(WsError.UNABLE_TO_PROCESS);
+    const sub = this.#targetOf(session, params);
     if (action !== 'add_markets' && action !== 'delete_markets' && action !== 'get_snapshot') throw new CommandError(WsError.UNSUPPORTED_ACTION);
     if (action === 'get_snapshot') {
       if (sub.channel !== 'orderbook_delta') throw new CommandError(WsError.UNSUPPORTED_ACTION);
