@@ -9,7 +9,7 @@
 // REST; lifecycle events through the engine handle.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RawWsClient, RestClient, WsClient } from '../helpers/clients.ts';
+import { RawWsClient, RestClient, WsClient, type KeyPair } from '../helpers/clients.ts';
 import { MARKET, MARKET_2, order, startTestSim } from '../helpers/test-sim.ts';
 
 let sim: Awaited<ReturnType<typeof startTestSim>>;
@@ -19,7 +19,7 @@ const otherKey = () => otherPair;
 let otherPair: { keyId: string; privateKeyPem: string };
 const clients: Array<{ close(): void }> = [];
 
-async function open(key = sim.demoKey): Promise<WsClient> {
+async function open(key: KeyPair = sim.demoKey): Promise<WsClient> {
   const client = await WsClient.open(sim.wsUrl, key);
   clients.push(client);
   return client;
@@ -170,7 +170,7 @@ describe('lifecycle and ticker', () => {
 describe('commands and errors', () => {
   it('error codes of websocket.md §4', async () => {
     const ws = await open();
-    const expectError = async (payload: { id: number }, code: number) => {
+    const expectError = async (payload: { id: number; [field: string]: unknown }, code: number) => {
       ws.sendRaw(JSON.stringify(payload));
       const reply = await ws.waitFor((m) => m.id === payload.id);
       expect(reply, JSON.stringify(payload)).toMatchObject({ type: 'error', msg: { code, msg: expect.any(String) } });
