@@ -110,7 +110,11 @@ export interface RestOrderEntryOptions {
   headersTimeoutMs: number; // no response headers within this: EXEC_TIMEOUT (create: unknown)
   bodyTimeoutMs: number; // gap between body chunks
   keepAliveTimeoutMs: number; // idle socket lifetime when the server sends no Keep-Alive hint
-  keepAliveIntervalMs: number; // warm GET on the order sockets this often; 0 = off
+  // Every keepAliveIntervalMs, `connections` concurrent signed GETs of warmPath (0 = off): undici
+  // sends each order to the first idle socket, so the others would otherwise sit idle until the
+  // server's idle limit closes them. For one round trip per beat every socket is busy and an order
+  // sent then waits (counted in stats.queued): the price of warm sockets through a Pool.
+  keepAliveIntervalMs: number;
   signing: SigningMode;
   presign: PresignSettings;
   cancelRoute: CancelRoute; // 'batched' sends single cancels to the presignable batched DELETE
@@ -602,7 +606,8 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
   async cancelAll(subaccount: number | null): Promise<void> {
     if (subaccount !== null) checkSubaccount(subaccount);
     const path = subaccount === null ? this.#cancelAllPath : `${this.#cancelAllPath}?subaccount=${subaccount}`;
-    await this.#call(this.#pool, 'DELETE', path, null);
+    // Signed inline: the kill switch must not wait behind a refill batch in the presigner's worker.
+    await this.#call(this.#pool, 'DELETE', path, null, true);
   }
 
   /** POST /portfolio/order_groups/create; resolves with the new order_group_id. */
@@ -702,17 +707,17 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
 
   /**
    * One signed request off the hot path. Signs in the presigner's worker when it runs (no 1 ms
-   * stall of the event loop), else inline. Resolves with the parsed JSON object (null for an empty
+   * stall of the event loop), else (or when `signInline`) on this thread. Resolves with the parsed JSON object (null for an empty
    * body); rejects with ExecError for a transport failure or a non-2xx status.
    */
-  async #call(pool: Pool, method: string, path: string, body: string | null): Promise<Record<string, unknown> | null> {
+  async #call(pool: Pool, method: string, path: string, body: string | null, signInline = false): Promise<Record<string, unknown> | null> {
     if (this.#closed) throw new ExecError('EXEC_DISCONNECTED', 'RestOrderEntry is closed');
     const query = path.indexOf('?');
     const signedPath = query === -1 ? path : path.slice(0, query);
     let timestampText: string;
     let signature: string;
     const presigner = this.#presigner;
-    if (presigner !== null && presigner.alive) {
+    if (!signInline && presigner !== null && presigner.alive) {
       const signed = await presigner.signAsync(method, signedPath);
       timestampText = signed.timestampText;
       signature = signed.signature;
