@@ -136,6 +136,12 @@ export class ExposureLedger {
     this.#rework(slot, subaccount);
   }
 
+  /** Counts an order becoming live (+1) or ending (-1) without moving any count. */
+  adjustOpenOrders(delta: number): void {
+    this.#openOrders += delta;
+    assert(this.#openOrders >= 0, 'ExposureLedger.adjustOpenOrders: open orders below zero');
+  }
+
   /** A fill moves the position; the OMS removes the filled count from resting separately. */
   applyFill(market: number, subaccount: number, side: BookSide, count: number): void {
     const slot = this.#slotFor(market, subaccount);

@@ -1,0 +1,78 @@
+/**
+ * Client order ids: unique per account forever (the venue answers 409 order_already_exists to a
+ * reused id, even of a cancelled order: rest.md §2), so they are never random and never reused:
+ *
+ *     <prefix>-<session epoch ms, base 36>-<counter, decimal>      e.g. "mm1-mhc0x2ps-1042"
+ *
+ * The counter is monotonic within and across sessions: it is journaled with every intent and in the
+ * session line, and a restarted runtime continues after the highest journaled value. The session
+ * epoch is also made strictly greater than every journaled epoch, so even a journal that lost its
+ * tail cannot lead to a reused id. This file owns the format and its parsing; it never persists.
+ */
+
+const PREFIX_PATTERN = /^[A-Za-z0-9_]{1,16}$/;
+
+export class ClientOrderIdError extends Error {
+  readonly code: 'CLIENT_ORDER_ID_PREFIX_INVALID' = 'CLIENT_ORDER_ID_PREFIX_INVALID';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ClientOrderIdError';
+  }
+}
+
+export class ClientOrderIds {
+  readonly prefix: string;
+  readonly sessionEpochMs: number;
+  readonly #head: string;
+  #counter: number;
+
+  /** `lastCounter` is the highest counter ever used (0 for a fresh journal); the next id uses lastCounter + 1. */
+  constructor(prefix: string, sessionEpochMs: number, lastCounter: number) {
+    if (!PREFIX_PATTERN.test(prefix)) throw new ClientOrderIdError(`client order id prefix must match ${PREFIX_PATTERN}, got ${JSON.stringify(prefix)}`);
+    if (!Number.isSafeInteger(sessionEpochMs) || sessionEpochMs <= 0) throw new ClientOrderIdError(`session epoch must be a positive integer ms, got ${sessionEpochMs}`);
+    if (!Number.isSafeInteger(lastCounter) || lastCounter < 0) throw new ClientOrderIdError(`last counter must be a non-negative integer, got ${lastCounter}`);
+    this.prefix = prefix;
+    this.sessionEpochMs = sessionEpochMs;
+    this.#head = `${prefix}-${sessionEpochMs.toString(36)}-`;
+    this.#counter = lastCounter;
+  }
+
+  /** The next id; its counter is `this.counter` right after the call. */
+  next(): string {
+    this.#counter++;
+    return this.#head + this.#counter;
+  }
+
+  /** The highest counter used so far. */
+  get counter(): number {
+    return this.#counter;
+  }
+}
+
+export interface ParsedClientOrderId {
+  prefix: string;
+  sessionEpochMs: number;
+  counter: number;
+}
+
+/** Parses an id of ours; null for anything else (ids from other tools, UUIDs). */
+export function parseClientOrderId(id: string): ParsedClientOrderId | null {
+  const last = id.lastIndexOf('-');
+  if (last <= 0) return null;
+  const middle = id.lastIndexOf('-', last - 1);
+  if (middle <= 0) return null;
+  const prefix = id.slice(0, middle);
+  const epochText = id.slice(middle + 1, last);
+  const counterText = id.slice(last + 1);
+  if (!PREFIX_PATTERN.test(prefix) || !/^[0-9a-z]+$/.test(epochText) || !/^[0-9]+$/.test(counterText)) return null;
+  const sessionEpochMs = parseInt(epochText, 36);
+  const counter = Number(counterText);
+  if (!Number.isSafeInteger(sessionEpochMs) || !Number.isSafeInteger(counter)) return null;
+  return { prefix, sessionEpochMs, counter };
+}
+
+/** A session epoch strictly after every epoch seen before (clock steps back, two starts in one ms). */
+export function nextSessionEpoch(nowMs: number, lastEpochMs: number): number {
+  const now = Math.floor(nowMs);
+  return now > lastEpochMs ? now : lastEpochMs + 1;
+}

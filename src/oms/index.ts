@@ -1,0 +1,23 @@
+/**
+ * The oms folder's public surface: the OMS (order state machine driver, ExecListener, feed sink,
+ * kill switch, reconciliation), its state/event codes and transition table, the journal and
+ * recover(), client order ids, positions. Other folders import oms only through this file.
+ * The OMS never chooses prices.
+ */
+
+export { Oms, OmsResult } from './oms.ts';
+export type { OmsOptions, OmsStats } from './oms.ts';
+export { OrderState, OrderEvent, ORDER_STATE_NAMES, ORDER_EVENT_NAMES, ORDER_STATE_COUNT, ORDER_EVENT_COUNT, isLive, isTerminal } from './order-state.ts';
+export { TRANSITIONS, NO_TRANSITION, nextState } from './transitions.ts';
+export type { TransitionRow } from './transitions.ts';
+export { Order } from './order.ts';
+export { ClientOrderIds, ClientOrderIdError, parseClientOrderId, nextSessionEpoch } from './client-order-ids.ts';
+export type { ParsedClientOrderId } from './client-order-ids.ts';
+export { Journal, JournalKind, recover } from './journal.ts';
+export type { JournalOptions, RecoveredJournal, RecoveredOrder, RecoveredFill } from './journal.ts';
+export { Position, PositionBook, POSITION_UNKNOWN } from './positions.ts';
+export { FillDedup } from './fill-dedup.ts';
+export { reconcileRound } from './reconciler.ts';
+export type { ReconcileHost, ReconcileRoundResult } from './reconciler.ts';
+export { SILENT_LOGGER } from './oms-inputs.ts';
+export type { FillInput, UserOrderInput, MarketPositionInput, OrderGroupUpdateInput, OmsLogger } from './oms-inputs.ts';

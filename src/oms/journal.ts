@@ -1,0 +1,488 @@
+/**
+ * The OMS's append-only journal: one JSON line per event (session start, intent sent, ack,
+ * reject, unknown, cancel/amend/decrease sent and answered, WS state change, fill, reconcile,
+ * kill switch), and `recover(path)` which rebuilds what a restarted runtime needs from it: every
+ * order with its last known state and counts, every fill (de-duplication and positions), and the
+ * highest session epoch and client-order-id counter (so no id is ever reused).
+ *
+ * Off the hot path: an append copies a few references and numbers into a preallocated entry of a
+ * fixed ring (no string building, no I/O). `flush()` (driven by the OMS's coarse tick and on stop)
+ * serialises the ring into lines and appends them to the file with one asynchronous write at a
+ * time, in order; fsync after each write is optional. A full ring is serialised early (order kept,
+ * one string allocated) rather than dropping entries. The session line is written synchronously at
+ * start, before any order can be sent.
+ *
+ * Crash semantics: lines not flushed are lost; a torn last line is skipped by recover(). An intent
+ * whose line was lost was sent by a session whose epoch is journaled, and the next session's epoch
+ * is strictly greater, so ids stay unique; the lost order itself is found by reconciliation only if
+ * its line survived. Flush often (the tick) to keep that window small.
+ */
+
+import { closeSync, existsSync, fsync, openSync, readFileSync, write, writeSync, fsyncSync } from 'node:fs';
+import type { BookSide, Price } from '../core/index.ts';
+import type { TimeInForce } from '../risk/index.ts';
+import { parseClientOrderId } from './client-order-ids.ts';
+import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderState } from './order-state.ts';
+import type { Order } from './order.ts';
+
+/** Line kinds (the `k` field). */
+export const JournalKind = {
+  SESSION: 'session',
+  INTENT: 'intent',
+  ACK: 'ack', //            create / cancel / amend / decrease answered
+  REJECT: 'reject',
+  UNKNOWN: 'unknown',
+  SENT: 'sent', //          cancel / amend / decrease sent
+  STATE: 'state', //        WS user_order, timeout, table anomaly
+  FILL: 'fill',
+  RECONCILE: 'reconcile',
+  KILL: 'kill',
+} as const;
+export type JournalKind = (typeof JournalKind)[keyof typeof JournalKind];
+
+const FLAG_POST_ONLY = 1;
+const FLAG_REDUCE_ONLY = 2;
+const FLAG_TAKER = 4;
+
+/** One preallocated ring slot; which fields mean what depends on `kind` (see #serialize). */
+class JournalEntry {
+  kind: JournalKind = JournalKind.STATE;
+  tsMs = 0;
+  clientOrderId = '';
+  orderId = '';
+  state = 0;
+  event = -1;
+  price = 0;
+  total = 0;
+  filled = 0;
+  remaining = 0;
+  text1 = '';
+  text2 = '';
+  text3 = '';
+  text4: string | null = null;
+  num1 = 0;
+  num2 = 0;
+  num3 = 0;
+  num4 = 0;
+  flags = 0;
+}
+
+export interface JournalOptions {
+  /** Entries buffered between flushes before an early serialisation (default 4096). */
+  capacity?: number;
+  /** fsync after every write (default false: the OS page cache survives a process crash, not a power loss). */
+  fsync?: boolean;
+}
+
+export class Journal {
+  readonly path: string;
+  readonly #fd: number;
+  readonly #fsync: boolean;
+  readonly #ring: JournalEntry[];
+  #size = 0;
+  #pending: string[] = [];
+  #chain: Promise<void> = Promise.resolve();
+  #closed = false;
+  #writeError: Error | null = null;
+  /** Lines handed to the file so far (for tests and metrics). */
+  linesWritten = 0;
+
+  constructor(path: string, options: JournalOptions = {}) {
+    this.path = path;
+    this.#fd = openSync(path, 'a');
+    this.#fsync = options.fsync ?? false;
+    const capacity = options.capacity ?? 4096;
+    this.#ring = new Array<JournalEntry>(capacity);
+    for (let i = 0; i < capacity; i++) this.#ring[i] = new JournalEntry();
+  }
+
+  /** The last asynchronous write failure, if any (the OMS reports it; the journal keeps going). */
+  get writeError(): Error | null {
+    return this.#writeError;
+  }
+
+  /** Written synchronously: the session's epoch and counter must be durable before any order is sent. */
+  writeSessionSync(tsMs: number, prefix: string, sessionEpochMs: number, lastCounter: number): void {
+    const line = JSON.stringify({ k: JournalKind.SESSION, t: tsMs, prefix, epoch: sessionEpochMs, counter: lastCounter }) + '\n';
+    writeSync(this.#fd, line);
+    if (this.#fsync) fsyncSync(this.#fd);
+    this.linesWritten++;
+  }
+
+  appendIntent(order: Order, tsMs: number): void {
+    const e = this.#take();
+    e.kind = JournalKind.INTENT;
+    e.tsMs = tsMs;
+    e.clientOrderId = order.clientOrderId;
+    e.orderId = '';
+    e.state = order.state;
+    e.event = -1;
+    e.price = order.price;
+    e.total = order.totalCount;
+    e.filled = 0;
+    e.remaining = order.remainingCount;
+    e.text1 = order.ticker;
+    e.text2 = order.side;
+    e.text3 = order.timeInForce;
+    e.text4 = order.orderGroupId;
+    e.num1 = order.counter;
+    e.num2 = order.subaccount;
+    e.num3 = order.strategyId;
+    e.num4 = 0;
+    e.flags = (order.postOnly ? FLAG_POST_ONLY : 0) | (order.reduceOnly ? FLAG_REDUCE_ONLY : 0);
+  }
+
+  /** An order event with the order's snapshot after it. `code`/`status`: reject or unknown details, '' / 0 otherwise. */
+  appendOrderEvent(kind: JournalKind, order: Order, event: number, tsMs: number, code: string, status: number): void {
+    const e = this.#take();
+    e.kind = kind;
+    e.tsMs = tsMs;
+    e.clientOrderId = order.clientOrderId;
+    e.orderId = order.orderId;
+    e.state = order.state;
+    e.event = event;
+    e.price = order.price;
+    e.total = order.totalCount;
+    e.filled = order.filledCount;
+    e.remaining = order.remainingCount;
+    e.text1 = code;
+    e.text2 = '';
+    e.text3 = '';
+    e.text4 = null;
+    e.num1 = status;
+    e.num2 = order.anomalies;
+    e.num3 = 0;
+    e.num4 = 0;
+    e.flags = 0;
+  }
+
+  appendFill(
+    tradeId: string,
+    orderId: string,
+    clientOrderId: string,
+    ticker: string,
+    side: BookSide,
+    price: Price,
+    count: number,
+    feeCenticents: number,
+    postPosition: number,
+    subaccount: number,
+    isTaker: boolean,
+    tsMs: number,
+  ): void {
+    const e = this.#take();
+    e.kind = JournalKind.FILL;
+    e.tsMs = tsMs;
+    e.clientOrderId = clientOrderId;
+    e.orderId = orderId;
+    e.state = 0;
+    e.event = -1;
+    e.price = price;
+    e.total = 0;
+    e.filled = count;
+    e.remaining = 0;
+    e.text1 = tradeId;
+    e.text2 = ticker;
+    e.text3 = side;
+    e.text4 = null;
+    e.num1 = feeCenticents;
+    e.num2 = postPosition;
+    e.num3 = subaccount;
+    e.num4 = 0;
+    e.flags = isTaker ? FLAG_TAKER : 0;
+  }
+
+  appendKill(reason: string, tsMs: number): void {
+    const e = this.#take();
+    e.kind = JournalKind.KILL;
+    e.tsMs = tsMs;
+    e.clientOrderId = '';
+    e.orderId = '';
+    e.text1 = reason;
+  }
+
+  /** Serialises what is buffered and appends it; resolves when it (and every earlier write) is on the file. */
+  flush(): Promise<void> {
+    this.#drain();
+    this.#pump();
+    return this.#chain;
+  }
+
+  /** Flushes, fsyncs and closes the file. Further appends throw. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.flush();
+    this.#closed = true;
+    if (this.#fsync) fsyncSync(this.#fd);
+    closeSync(this.#fd);
+  }
+
+  #take(): JournalEntry {
+    if (this.#closed) throw new Error('Journal: append after close');
+    if (this.#size === this.#ring.length) {
+      this.#drain(); // overload: serialise now, keep order, never drop
+      this.#pump();
+    }
+    return this.#ring[this.#size++];
+  }
+
+  #drain(): void {
+    if (this.#size === 0) return;
+    let text = '';
+    for (let i = 0; i < this.#size; i++) text += serialize(this.#ring[i]) + '\n';
+    this.linesWritten += this.#size;
+    this.#size = 0;
+    this.#pending.push(text);
+  }
+
+  #pump(): void {
+    if (this.#pending.length === 0) return;
+    const text = this.#pending.join('');
+    this.#pending = [];
+    // One write at a time, in order: each starts when the previous one (and its fsync) is done.
+    this.#chain = this.#chain.then(() => this.#writeText(text));
+  }
+
+  #writeText(text: string): Promise<void> {
+    return new Promise<void>((resolve) => {
+      write(this.#fd, text, null, 'utf8', (error) => {
+        if (error) this.#writeError = error;
+        if (this.#fsync && !error) fsync(this.#fd, () => resolve());
+        else resolve();
+      });
+    });
+  }
+}
+
+function serialize(e: JournalEntry): string {
+  switch (e.kind) {
+    case JournalKind.INTENT:
+      return JSON.stringify({
+        k: e.kind,
+        t: e.tsMs,
+        coid: e.clientOrderId,
+        n: e.num1,
+        ticker: e.text1,
+        side: e.text2,
+        px: e.price,
+        cnt: e.total,
+        sub: e.num2,
+        tif: e.text3,
+        po: (e.flags & FLAG_POST_ONLY) !== 0,
+        ro: (e.flags & FLAG_REDUCE_ONLY) !== 0,
+        grp: e.text4,
+        strat: e.num3,
+      });
+    case JournalKind.FILL:
+      return JSON.stringify({
+        k: e.kind,
+        t: e.tsMs,
+        tid: e.text1,
+        oid: e.orderId,
+        coid: e.clientOrderId,
+        ticker: e.text2,
+        side: e.text3,
+        px: e.price,
+        cnt: e.filled,
+        fee: e.num1,
+        post: e.num2 === Number.MIN_SAFE_INTEGER ? null : e.num2,
+        sub: e.num3,
+        taker: (e.flags & FLAG_TAKER) !== 0,
+      });
+    case JournalKind.KILL:
+      return JSON.stringify({ k: e.kind, t: e.tsMs, reason: e.text1 });
+    default:
+      return JSON.stringify({
+        k: e.kind,
+        t: e.tsMs,
+        coid: e.clientOrderId,
+        oid: e.orderId,
+        st: ORDER_STATE_NAMES[e.state],
+        ev: e.event >= 0 ? ORDER_EVENT_NAMES[e.event] : null,
+        px: e.price,
+        tot: e.total,
+        fil: e.filled,
+        rem: e.remaining,
+        code: e.text1 === '' ? undefined : e.text1,
+        status: e.num1 === 0 ? undefined : e.num1,
+        anomalies: e.num2 === 0 ? undefined : e.num2,
+      });
+  }
+}
+
+// ---- recovery ------------------------------------------------------------------------------------
+
+export interface RecoveredOrder {
+  clientOrderId: string;
+  counter: number;
+  orderId: string;
+  ticker: string;
+  side: BookSide;
+  price: Price;
+  totalCount: number;
+  filledCount: number;
+  remainingCount: number;
+  state: OrderState;
+  timeInForce: TimeInForce;
+  postOnly: boolean;
+  reduceOnly: boolean;
+  subaccount: number;
+  orderGroupId: string | null;
+  strategyId: number;
+  createdAtMs: number;
+  lastEventMs: number;
+}
+
+export interface RecoveredFill {
+  tradeId: string;
+  orderId: string;
+  clientOrderId: string;
+  ticker: string;
+  side: BookSide;
+  price: Price;
+  count: number;
+  feeCenticents: number;
+  /** Signed position after the fill, or null when the venue did not say. */
+  postPosition: number | null;
+  subaccount: number;
+  isTaker: boolean;
+  tsMs: number;
+}
+
+export interface RecoveredJournal {
+  path: string;
+  /** Lines parsed. */
+  lines: number;
+  /** Lines that did not parse (a torn last line after a crash; anything else is logged by the caller). */
+  badLines: number;
+  prefix: string | null;
+  sessionEpochMsMax: number;
+  counterMax: number;
+  /** Every order ever journaled, with its last known state and counts, in intent order. */
+  orders: RecoveredOrder[];
+  fills: RecoveredFill[];
+  /** The last session ended with the kill switch engaged. */
+  killed: boolean;
+}
+
+const STATE_BY_NAME = new Map<string, OrderState>(ORDER_STATE_NAMES.map((name, code) => [name, code as OrderState]));
+
+/** Reads a journal (missing file: an empty result) and rebuilds orders, fills and counters. Synchronous: start-up only. */
+export function recover(journalPath: string): RecoveredJournal {
+  const result: RecoveredJournal = {
+    path: journalPath,
+    lines: 0,
+    badLines: 0,
+    prefix: null,
+    sessionEpochMsMax: 0,
+    counterMax: 0,
+    orders: [],
+    fills: [],
+    killed: false,
+  };
+  if (!existsSync(journalPath)) return result;
+  const byId = new Map<string, RecoveredOrder>();
+  const text = readFileSync(journalPath, 'utf8');
+  for (const line of text.split('\n')) {
+    if (line.length === 0) continue;
+    let record: Record<string, unknown>;
+    try {
+      record = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      result.badLines++;
+      continue;
+    }
+    if (record === null || typeof record !== 'object') {
+      result.badLines++;
+      continue;
+    }
+    result.lines++;
+    applyLine(result, byId, record);
+  }
+  result.orders = [...byId.values()];
+  return result;
+}
+
+function num(value: unknown, fallback = 0): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+}
+
+function str(value: unknown, fallback = ''): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+function applyLine(result: RecoveredJournal, byId: Map<string, RecoveredOrder>, r: Record<string, unknown>): void {
+  const kind = r.k;
+  const t = num(r.t);
+  if (kind === JournalKind.SESSION) {
+    result.prefix = str(r.prefix, result.prefix ?? '');
+    result.sessionEpochMsMax = Math.max(result.sessionEpochMsMax, num(r.epoch));
+    result.counterMax = Math.max(result.counterMax, num(r.counter));
+    result.killed = false;
+    return;
+  }
+  if (kind === JournalKind.KILL) {
+    result.killed = true;
+    return;
+  }
+  if (kind === JournalKind.FILL) {
+    result.fills.push({
+      tradeId: str(r.tid),
+      orderId: str(r.oid),
+      clientOrderId: str(r.coid),
+      ticker: str(r.ticker),
+      side: r.side === 'ask' ? 'ask' : 'bid',
+      price: num(r.px) as Price,
+      count: num(r.cnt),
+      feeCenticents: num(r.fee),
+      postPosition: typeof r.post === 'number' ? r.post : null,
+      subaccount: num(r.sub),
+      isTaker: r.taker === true,
+      tsMs: t,
+    });
+    return;
+  }
+  const coid = str(r.coid);
+  if (coid === '') return;
+  if (kind === JournalKind.INTENT) {
+    const counter = num(r.n);
+    result.counterMax = Math.max(result.counterMax, counter);
+    const parsed = parseClientOrderId(coid);
+    if (parsed !== null) {
+      result.counterMax = Math.max(result.counterMax, parsed.counter);
+      result.sessionEpochMsMax = Math.max(result.sessionEpochMsMax, parsed.sessionEpochMs);
+    }
+    const count = num(r.cnt);
+    byId.set(coid, {
+      clientOrderId: coid,
+      counter,
+      orderId: '',
+      ticker: str(r.ticker),
+      side: r.side === 'ask' ? 'ask' : 'bid',
+      price: num(r.px) as Price,
+      totalCount: count,
+      filledCount: 0,
+      remainingCount: count,
+      state: OrderState.PENDING_NEW,
+      timeInForce: (str(r.tif, 'good_till_canceled') as TimeInForce),
+      postOnly: r.po === true,
+      reduceOnly: r.ro === true,
+      subaccount: num(r.sub),
+      orderGroupId: typeof r.grp === 'string' ? r.grp : null,
+      strategyId: num(r.strat),
+      createdAtMs: t,
+      lastEventMs: t,
+    });
+    return;
+  }
+  const order = byId.get(coid);
+  if (order === undefined) return; // an event whose intent line was lost: nothing to rebuild it from
+  if (typeof r.oid === 'string' && r.oid !== '') order.orderId = r.oid;
+  const state = STATE_BY_NAME.get(str(r.st));
+  if (state !== undefined) order.state = state;
+  if (typeof r.px === 'number') order.price = r.px as Price;
+  if (typeof r.tot === 'number') order.totalCount = r.tot;
+  if (typeof r.fil === 'number') order.filledCount = r.fil;
+  if (typeof r.rem === 'number') order.remainingCount = r.rem;
+  order.lastEventMs = t;
+}

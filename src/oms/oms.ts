@@ -1,0 +1,894 @@
+/**
+ * The order management system: the only holder of OrderEntry and the only writer of order state.
+ * Strategies submit intents; the OMS runs them through the risk gate, gives new orders their
+ * client order id, journals them, sends them, and from then on applies every answer (ExecListener
+ * callbacks from exec) and every private WS message (fill, user_order, market_position,
+ * order_group_updates from the feed) to the order through transitions.ts. It keeps the gate's
+ * exposure ledger in step (the seam: accept, ack, fill, cancel, reject, reconcile), positions with
+ * realized PnL and fees, de-duplicates fills, reconciles orders of unknown fate until known, and
+ * runs the kill switch (gate halted + cancel-all for every subaccount in use).
+ *
+ * Hot path (submit, callbacks, WS messages): synchronous, reused intent and NewOrder records, Map
+ * lookups by id; an order record and its id string are the only allocations, once per order.
+ * Logging happens only for anomalies. Slow work (journal writes, reconciliation reads, pruning)
+ * runs from tick(), the runtime's coarse timer. It never chooses prices.
+ */
+
+import { CENTICENTS_INVALID, COUNT_INVALID, InvariantError, PRICE_INVALID, asCount } from '../core/index.ts';
+import type { BookSide, Clock, Count, Price } from '../core/index.ts';
+import type {
+  ExecErrorCode,
+  ExecListener,
+  ExecReject,
+  NewOrder,
+  OrderEntry,
+  SelfTradePrevention,
+  WireFill,
+  WireOrder,
+} from '../exec/index.ts';
+import { Deny, IntentKind, createIntent, resetIntent } from '../risk/index.ts';
+import type { OrderIntent, RiskGate } from '../risk/index.ts';
+import { ClientOrderIds, nextSessionEpoch } from './client-order-ids.ts';
+import { FillDedup } from './fill-dedup.ts';
+import { JournalKind } from './journal.ts';
+import type { Journal, RecoveredJournal } from './journal.ts';
+import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderEvent, OrderState, isLive, isTerminal } from './order-state.ts';
+import { Order } from './order.ts';
+import { SILENT_LOGGER } from './oms-inputs.ts';
+import type { FillInput, MarketPositionInput, OmsLogger, OrderGroupUpdateInput, UserOrderInput } from './oms-inputs.ts';
+import { PositionBook } from './positions.ts';
+import type { Position } from './positions.ts';
+import { reconcileRound } from './reconciler.ts';
+import type { ReconcileHost, ReconcileRoundResult } from './reconciler.ts';
+import { NO_TRANSITION, nextState } from './transitions.ts';
+
+/** Outcome of cancel / amend / decrease (append-only). RISK_DENIED: see gate.lastDeny / gate.detail. */
+export const OmsResult = {
+  OK: 0,
+  RISK_DENIED: 1,
+  ORDER_UNKNOWN: 2, // no order with that client order id
+  ORDER_NOT_LIVE: 3, // filled, cancelled or rejected
+  ORDER_BUSY: 4, //    another request for it is in flight, or its fate is unknown
+  QUEUED: 5, //        cancel remembered; sent as soon as the order id is known / the pending request ends
+} as const;
+export type OmsResult = (typeof OmsResult)[keyof typeof OmsResult];
+
+export interface OmsOptions {
+  gate: RiskGate;
+  entry: OrderEntry;
+  clock: Clock;
+  /** Client order id prefix: [A-Za-z0-9_]{1,16} (the instance name). */
+  clientOrderIdPrefix: string;
+  journal?: Journal | null;
+  /** What recover(journalPath) returned; orders not terminal are restored as UNKNOWN and reconciled. */
+  recovered?: RecoveredJournal | null;
+  logger?: OmsLogger;
+  selfTradePrevention?: SelfTradePrevention;
+  /** A create/cancel/amend/decrease without any answer for this long becomes UNKNOWN (default 15 s). */
+  pendingTimeoutMs?: number;
+  /** An UNKNOWN order the venue does not list for this long is closed (REJECTED if never acked) (default 60 s). */
+  unknownGraceMs?: number;
+  /** Minimum time between reconciliation rounds (default 1 s). */
+  reconcileIntervalMs?: number;
+  /** Terminal orders stay findable (late fills, acks) this long (default 5 min). */
+  terminalRetentionMs?: number;
+  /** Subaccounts always included in the kill switch, besides those orders and positions show. */
+  subaccounts?: readonly number[];
+  fillDedupCapacity?: number;
+}
+
+export interface OmsStats {
+  ordersSent: number;
+  missingTransitions: number;
+  duplicateFills: number;
+  orphanFills: number;
+  positionMismatches: number;
+  foreignOrders: number;
+  lateMessages: number;
+  reconcileRounds: number;
+  reconcileErrors: number;
+  restoredOrders: number;
+}
+
+const READ_TOKEN_COST = 10; // rest.md §9: default cost of a GET
+const ORPHAN_FILLS_MAX = 10_000;
+
+export class Oms implements ExecListener {
+  readonly gate: RiskGate;
+  readonly entry: OrderEntry;
+  readonly positions = new PositionBook();
+  readonly clientOrderIds: ClientOrderIds;
+  readonly stats: OmsStats = {
+    ordersSent: 0,
+    missingTransitions: 0,
+    duplicateFills: 0,
+    orphanFills: 0,
+    positionMismatches: 0,
+    foreignOrders: 0,
+    lateMessages: 0,
+    reconcileRounds: 0,
+    reconcileErrors: 0,
+    restoredOrders: 0,
+  };
+  /** Client order id of the last order submit() sent. */
+  lastClientOrderId = '';
+
+  readonly #clock: Clock;
+  readonly #journal: Journal | null;
+  readonly #log: OmsLogger;
+  readonly #selfTradePrevention: SelfTradePrevention;
+  readonly #pendingTimeoutMs: number;
+  readonly #unknownGraceMs: number;
+  readonly #reconcileIntervalMs: number;
+  readonly #terminalRetentionMs: number;
+  readonly #byClientId = new Map<string, Order>();
+  readonly #byOrderId = new Map<string, Order>();
+  readonly #live = new Set<Order>();
+  readonly #terminalQueue: Order[] = [];
+  readonly #terminalAtMs = new WeakMap<Order, number>();
+  readonly #orphanFills = new Map<string, number>();
+  readonly #dedup: FillDedup;
+  readonly #subaccountsUsed = new Uint8Array(64);
+  readonly #pendingKill = new Set<number>();
+  readonly #killInFlight = new Set<number>();
+  readonly #intent: OrderIntent = createIntent();
+  readonly #newOrder: NewOrder;
+  readonly #reconcileHost: ReconcileHost;
+  #reconciling: Promise<ReconcileRoundResult> | null = null;
+  #lastReconcileMs = -Infinity;
+
+  constructor(options: OmsOptions) {
+    this.gate = options.gate;
+    this.entry = options.entry;
+    this.#clock = options.clock;
+    this.#journal = options.journal ?? null;
+    this.#log = options.logger ?? SILENT_LOGGER;
+    this.#selfTradePrevention = options.selfTradePrevention ?? 'taker_at_cross';
+    this.#pendingTimeoutMs = options.pendingTimeoutMs ?? 15_000;
+    this.#unknownGraceMs = options.unknownGraceMs ?? 60_000;
+    this.#reconcileIntervalMs = options.reconcileIntervalMs ?? 1_000;
+    this.#terminalRetentionMs = options.terminalRetentionMs ?? 300_000;
+    this.#dedup = new FillDedup(options.fillDedupCapacity);
+    for (const subaccount of options.subaccounts ?? []) this.#subaccountsUsed[subaccount] = 1;
+    const recovered = options.recovered ?? null;
+    const nowMs = this.#clock.nowMs();
+    const epoch = nextSessionEpoch(nowMs, recovered === null ? 0 : recovered.sessionEpochMsMax);
+    this.clientOrderIds = new ClientOrderIds(options.clientOrderIdPrefix, epoch, recovered === null ? 0 : recovered.counterMax);
+    this.#journal?.writeSessionSync(nowMs, options.clientOrderIdPrefix, epoch, this.clientOrderIds.counter);
+    this.#newOrder = {
+      clientOrderId: '',
+      ticker: '',
+      side: 'bid',
+      price: PRICE_INVALID,
+      count: asCount(0),
+      timeInForce: 'good_till_canceled',
+      postOnly: false,
+      reduceOnly: false,
+      selfTradePrevention: this.#selfTradePrevention,
+      subaccount: 0,
+      orderGroupId: null,
+      expirationTs: 0,
+    };
+    this.#reconcileHost = this.#makeReconcileHost();
+    this.entry.setListener(this);
+    if (recovered !== null) this.#restore(recovered);
+  }
+
+  // ---- queries ---------------------------------------------------------------------------------
+
+  order(clientOrderId: string): Readonly<Order> | undefined {
+    return this.#byClientId.get(clientOrderId);
+  }
+
+  orderByOrderId(orderId: string): Readonly<Order> | undefined {
+    return this.#byOrderId.get(orderId);
+  }
+
+  /** Orders not terminal (off the hot path: allocates the array). */
+  liveOrders(): Readonly<Order>[] {
+    return [...this.#live];
+  }
+
+  get liveOrderCount(): number {
+    return this.#live.size;
+  }
+
+  position(subaccount: number, ticker: string): Readonly<Position> | undefined {
+    return this.positions.get(subaccount, ticker);
+  }
+
+  // ---- commands --------------------------------------------------------------------------------
+
+  /**
+   * Sends a new order if the risk gate allows it. Returns Deny.NONE (and sets lastClientOrderId)
+   * or the gate's deny code (gate.detail says why). `intent` is read, never kept.
+   */
+  submit(intent: Readonly<OrderIntent>): Deny {
+    if (intent.kind !== IntentKind.NEW) throw new InvariantError('Oms.submit takes NEW intents; use cancel / amend / decrease');
+    const gate = this.gate;
+    const deny = gate.check(intent);
+    if (deny !== Deny.NONE) return deny;
+    const market = gate.markets.at(intent.market);
+    if (market === undefined) throw new InvariantError('Oms.submit: the gate passed an unknown market');
+    const group = intent.orderGroup >= 0 ? gate.groups.at(intent.orderGroup) : undefined;
+    const nowMs = this.#clock.nowMs();
+    const clientOrderId = this.clientOrderIds.next();
+    const order = new Order(
+      clientOrderId,
+      this.clientOrderIds.counter,
+      market.ticker,
+      intent.market,
+      intent.side,
+      intent.price,
+      intent.count,
+      intent.timeInForce,
+      intent.postOnly,
+      intent.reduceOnly,
+      intent.subaccount,
+      group === undefined ? null : group.id,
+      group === undefined ? -1 : group.handle,
+      intent.strategyId,
+      nowMs,
+    );
+    this.#byClientId.set(clientOrderId, order);
+    this.#live.add(order);
+    this.#subaccountsUsed[intent.subaccount] = 1;
+    this.#syncLedger(order);
+    this.#journal?.appendIntent(order, nowMs);
+    this.lastClientOrderId = clientOrderId;
+    this.stats.ordersSent++;
+    const wire = this.#newOrder;
+    wire.clientOrderId = clientOrderId;
+    wire.ticker = market.ticker;
+    wire.side = intent.side;
+    wire.price = intent.price;
+    wire.count = intent.count;
+    wire.timeInForce = intent.timeInForce;
+    wire.postOnly = intent.postOnly;
+    wire.reduceOnly = intent.reduceOnly;
+    wire.subaccount = intent.subaccount;
+    wire.orderGroupId = order.orderGroupId;
+    try {
+      this.entry.create(wire);
+    } catch (error) {
+      // The bytes may or may not have left: never resend, reconcile.
+      this.#log.error({ clientOrderId, error: String(error) }, 'oms: OrderEntry.create threw');
+      this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, 'CREATE_THREW', 0);
+    }
+    return Deny.NONE;
+  }
+
+  cancel(clientOrderId: string): OmsResult {
+    const order = this.#byClientId.get(clientOrderId);
+    if (order === undefined) return OmsResult.ORDER_UNKNOWN;
+    if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
+    if (order.state === OrderState.PENDING_CANCEL) return OmsResult.OK;
+    if (order.orderId === '' || (order.state !== OrderState.RESTING && order.state !== OrderState.UNKNOWN)) {
+      order.cancelWanted = true;
+      return OmsResult.QUEUED;
+    }
+    return this.#sendCancel(order);
+  }
+
+  /** Moves a resting order to `price` with `restingCount` left resting (the wire's new total adds the filled count). */
+  amend(clientOrderId: string, price: Price, restingCount: Count): OmsResult {
+    const order = this.#byClientId.get(clientOrderId);
+    if (order === undefined) return OmsResult.ORDER_UNKNOWN;
+    if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
+    if (order.state !== OrderState.RESTING || order.orderId === '') return OmsResult.ORDER_BUSY;
+    const intent = this.#intentFor(order, IntentKind.AMEND);
+    intent.price = price;
+    intent.count = restingCount;
+    if (this.gate.check(intent) !== Deny.NONE) return OmsResult.RISK_DENIED;
+    order.pendingPrice = price;
+    order.pendingCount = restingCount;
+    order.sentAtMs = this.#clock.nowMs();
+    this.#apply(order, OrderEvent.AMEND_SENT, JournalKind.SENT, '', 0);
+    this.entry.amend(order.orderId, order.ticker, order.side, price, asCount(order.filledCount + restingCount), order.subaccount);
+    return OmsResult.OK;
+  }
+
+  decrease(clientOrderId: string, reduceBy: Count): OmsResult {
+    const order = this.#byClientId.get(clientOrderId);
+    if (order === undefined) return OmsResult.ORDER_UNKNOWN;
+    if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
+    if (order.state !== OrderState.RESTING || order.orderId === '') return OmsResult.ORDER_BUSY;
+    const intent = this.#intentFor(order, IntentKind.DECREASE);
+    intent.count = reduceBy;
+    if (this.gate.check(intent) !== Deny.NONE) return OmsResult.RISK_DENIED;
+    order.sentAtMs = this.#clock.nowMs();
+    this.#apply(order, OrderEvent.DECREASE_SENT, JournalKind.SENT, '', 0);
+    this.entry.decrease(order.orderId, reduceBy, order.subaccount);
+    return OmsResult.OK;
+  }
+
+  /**
+   * Kill switch: halts the gate (only cancels pass from now on) and cancels every order of every
+   * subaccount in use with OrderEntry.cancelAll. A cancel-all the gate or the venue refuses is
+   * retried from tick(). Orders are then reconciled to confirm they are closed.
+   */
+  async killSwitch(reason: string): Promise<void> {
+    this.gate.kill();
+    const nowMs = this.#clock.nowMs();
+    this.#journal?.appendKill(reason, nowMs);
+    this.#log.error({ reason }, 'oms: kill switch engaged');
+    const subaccounts = this.subaccountsInUse();
+    await Promise.all(subaccounts.map((subaccount) => this.#cancelAll(subaccount)));
+  }
+
+  /** Subaccounts with orders sent, positions held or configured (the kill switch's set). */
+  subaccountsInUse(): number[] {
+    const used = new Set<number>();
+    this.#subaccountsUsed.forEach((flag, subaccount) => {
+      if (flag === 1) used.add(subaccount);
+    });
+    for (const subaccount of this.positions.subaccountsWithPositions()) used.add(subaccount);
+    return [...used].sort((a, b) => a - b);
+  }
+
+  /**
+   * The coarse tick: pending timeouts, queued cancels, kill-switch retries, journal flush, pruning
+   * of old terminal orders, and a reconciliation round when one is due. Never awaits; returns the
+   * round's promise when it started one (tests await it), else null.
+   */
+  tick(): Promise<ReconcileRoundResult> | null {
+    const nowMs = this.#clock.nowMs();
+    for (const order of this.#live) {
+      const state = order.state;
+      const pending = state === OrderState.PENDING_NEW || state === OrderState.PENDING_CANCEL || state === OrderState.PENDING_AMEND || state === OrderState.PENDING_DECREASE;
+      if (pending && nowMs - order.sentAtMs >= this.#pendingTimeoutMs) {
+        this.#apply(order, OrderEvent.PENDING_TIMEOUT, JournalKind.STATE, 'PENDING_TIMEOUT', 0);
+      } else if (order.cancelWanted && order.orderId !== '' && (state === OrderState.RESTING || state === OrderState.UNKNOWN)) {
+        this.#sendCancel(order);
+      }
+    }
+    for (const subaccount of this.#pendingKill) if (!this.#killInFlight.has(subaccount)) void this.#cancelAll(subaccount);
+    this.#pruneTerminal(nowMs);
+    if (this.#journal !== null) {
+      void this.#journal.flush();
+      const error = this.#journal.writeError;
+      if (error !== null) this.#log.error({ error: String(error) }, 'oms: journal write failed');
+    }
+    if (this.#reconciling === null && nowMs - this.#lastReconcileMs >= this.#reconcileIntervalMs && this.#needsReconcile()) {
+      return this.reconcile();
+    }
+    return null;
+  }
+
+  /** One reconciliation round now (the tick calls it when due). Concurrent calls share the round. */
+  reconcile(): Promise<ReconcileRoundResult> {
+    if (this.#reconciling !== null) return this.#reconciling;
+    this.#lastReconcileMs = this.#clock.nowMs();
+    this.stats.reconcileRounds++;
+    const round = reconcileRound(this.#reconcileHost).finally(() => {
+      this.#reconciling = null;
+    });
+    this.#reconciling = round;
+    return round;
+  }
+
+  /**
+   * Asks the venue about one order at the next reconciliation round (an operator or strategy that
+   * doubts our view). Returns false when the order is not tracked.
+   */
+  requestReconcile(clientOrderId: string): boolean {
+    const order = this.#byClientId.get(clientOrderId);
+    if (order === undefined) return false;
+    order.needsReconcile = true;
+    if (isTerminal(order.state) && !this.#terminalQueue.includes(order)) this.#terminalQueue.push(order);
+    return true;
+  }
+
+  /** Adopts the venue's positions (start-up, after a reconnect): listPositions per subaccount in use. */
+  async reconcilePositions(): Promise<void> {
+    for (const subaccount of this.subaccountsInUse()) {
+      const positions = await this.entry.listPositions({ subaccount });
+      for (const wire of positions) this.#adoptPosition(wire.subaccount >= 0 ? wire.subaccount : subaccount, wire.ticker, wire.position);
+    }
+  }
+
+  /** Flushes and closes the journal. */
+  async stop(): Promise<void> {
+    if (this.#reconciling !== null) await this.#reconciling.catch(() => undefined);
+    await this.#journal?.close();
+  }
+
+  // ---- ExecListener ----------------------------------------------------------------------------
+
+  onCreateAck(clientOrderId: string, orderId: string, fillCount: Count, remainingCount: Count, _tsMs: number): void {
+    const order = this.#byClientId.get(clientOrderId);
+    if (order === undefined) return this.#late('create ack', clientOrderId);
+    this.#setOrderId(order, orderId);
+    const closed = remainingCount === 0 && fillCount < order.totalCount;
+    order.applyAggregate(fillCount, remainingCount, closed);
+    const event = remainingCount > 0 ? OrderEvent.CREATE_ACK_OPEN : order.complete ? OrderEvent.CREATE_ACK_FILLED : OrderEvent.CREATE_ACK_DONE;
+    this.#apply(order, event, JournalKind.ACK, '', 0);
+    this.#afterEvent(order);
+  }
+
+  onCreateReject(clientOrderId: string, reject: ExecReject): void {
+    const order = this.#byClientId.get(clientOrderId);
+    if (order === undefined) return this.#late('create reject', clientOrderId);
+    if (reject.status === 0 || reject.code.startsWith('order_already_exists')) {
+      // status 0: a transport failure reported as a reject (fate unknown). 409: an order with this id
+      // exists at the venue - ours, from a request we think failed. Either way: reconcile, never resend.
+      if (reject.status !== 0) this.#log.error({ clientOrderId, code: reject.code }, 'oms: venue says this client order id exists');
+      this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, reject.code, reject.status);
+      return;
+    }
+    if (reject.status === 429) this.gate.budget.onVenueRateLimited(this.#clock.nowMs());
+    this.#apply(order, OrderEvent.CREATE_REJECT, JournalKind.REJECT, reject.code, reject.status);
+  }
+
+  onCreateUnknown(clientOrderId: string, code: ExecErrorCode): void {
+    const order = this.#byClientId.get(clientOrderId);
+    if (order === undefined) return this.#late('create unknown', clientOrderId);
+    this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, code, 0);
+  }
+
+  onCancelAck(orderId: string, _reducedBy: Count, _tsMs: number): void {
+    const order = this.#byOrderId.get(orderId);
+    if (order === undefined) return this.#late('cancel ack', orderId);
+    order.applyAggregate(order.filledCount, 0, true);
+    this.#apply(order, OrderEvent.CANCEL_ACK, JournalKind.ACK, '', 0);
+  }
+
+  onCancelReject(orderId: string, reject: ExecReject): void {
+    const order = this.#byOrderId.get(orderId);
+    if (order === undefined) return this.#late('cancel reject', orderId);
+    if (reject.status === 0) return this.onCancelUnknown(orderId, reject.code as ExecErrorCode);
+    if (reject.status === 404 || reject.code.startsWith('not_found')) {
+      this.#apply(order, OrderEvent.CANCEL_GONE, JournalKind.REJECT, reject.code, reject.status);
+      return;
+    }
+    if (reject.status === 429) {
+      this.gate.budget.onVenueRateLimited(this.#clock.nowMs());
+      order.cancelWanted = true; // still wanted: the tick retries
+    }
+    this.#apply(order, OrderEvent.CANCEL_REJECT, JournalKind.REJECT, reject.code, reject.status);
+  }
+
+  onCancelUnknown(orderId: string, code: ExecErrorCode): void {
+    const order = this.#byOrderId.get(orderId);
+    if (order === undefined) return this.#late('cancel unknown', orderId);
+    this.#apply(order, OrderEvent.CANCEL_UNKNOWN, JournalKind.UNKNOWN, code, 0);
+  }
+
+  onAmendAck(orderId: string, fillCount: Count, remainingCount: Count, _tsMs: number): void {
+    const order = this.#byOrderId.get(orderId);
+    if (order === undefined) return this.#late('amend ack', orderId);
+    order.price = order.pendingPrice;
+    if (fillCount !== COUNT_INVALID && remainingCount !== COUNT_INVALID) order.applyAggregate(fillCount, remainingCount, false);
+    else order.totalCount = order.filledCount + order.remainingCount; // size unchanged, only the price moved
+    const event = remainingCount === 0 ? OrderEvent.AMEND_ACK_FILLED : OrderEvent.AMEND_ACK_OPEN;
+    this.#apply(order, event, JournalKind.ACK, '', 0);
+    this.#afterEvent(order);
+  }
+
+  onAmendReject(orderId: string, reject: ExecReject): void {
+    const order = this.#byOrderId.get(orderId);
+    if (order === undefined) return this.#late('amend reject', orderId);
+    if (reject.status === 0 || reject.status === 404) return this.onAmendUnknown(orderId, reject.code as ExecErrorCode);
+    if (reject.status === 429) this.gate.budget.onVenueRateLimited(this.#clock.nowMs());
+    this.#apply(order, OrderEvent.AMEND_REJECT, JournalKind.REJECT, reject.code, reject.status);
+    this.#afterEvent(order);
+  }
+
+  onAmendUnknown(orderId: string, code: ExecErrorCode): void {
+    const order = this.#byOrderId.get(orderId);
+    if (order === undefined) return this.#late('amend unknown', orderId);
+    this.#apply(order, OrderEvent.AMEND_UNKNOWN, JournalKind.UNKNOWN, code, 0);
+  }
+
+  onDecreaseAck(orderId: string, remainingCount: Count, _tsMs: number): void {
+    const order = this.#byOrderId.get(orderId);
+    if (order === undefined) return this.#late('decrease ack', orderId);
+    order.applyAggregate(order.filledCount, remainingCount, remainingCount === 0);
+    this.#apply(order, remainingCount === 0 ? OrderEvent.DECREASE_ACK_DONE : OrderEvent.DECREASE_ACK_OPEN, JournalKind.ACK, '', 0);
+    this.#afterEvent(order);
+  }
+
+  onDecreaseReject(orderId: string, reject: ExecReject): void {
+    const order = this.#byOrderId.get(orderId);
+    if (order === undefined) return this.#late('decrease reject', orderId);
+    if (reject.status === 0 || reject.status === 404) return this.onDecreaseUnknown(orderId, reject.code as ExecErrorCode);
+    if (reject.status === 429) this.gate.budget.onVenueRateLimited(this.#clock.nowMs());
+    this.#apply(order, OrderEvent.DECREASE_REJECT, JournalKind.REJECT, reject.code, reject.status);
+    this.#afterEvent(order);
+  }
+
+  onDecreaseUnknown(orderId: string, code: ExecErrorCode): void {
+    const order = this.#byOrderId.get(orderId);
+    if (order === undefined) return this.#late('decrease unknown', orderId);
+    this.#apply(order, OrderEvent.DECREASE_UNKNOWN, JournalKind.UNKNOWN, code, 0);
+  }
+
+  // ---- WebSocket private channels (called by the feed) ----------------------------------------
+
+  onUserOrder(message: UserOrderInput): void {
+    let order = message.orderId !== '' ? this.#byOrderId.get(message.orderId) : undefined;
+    if (order === undefined && message.clientOrderId !== '') order = this.#byClientId.get(message.clientOrderId);
+    if (order === undefined) {
+      this.stats.foreignOrders++; // another session's or a manual order: positions still come from fills
+      return;
+    }
+    this.#setOrderId(order, message.orderId);
+    if (message.yesPrice > 0) order.price = message.yesPrice;
+    const status = message.status;
+    if (message.fillCount !== COUNT_INVALID && message.remainingCount !== COUNT_INVALID) {
+      order.applyAggregate(message.fillCount, status === 'resting' ? message.remainingCount : 0, status === 'canceled');
+    }
+    const event = status === 'resting' ? OrderEvent.WS_RESTING : status === 'canceled' ? OrderEvent.WS_CANCELED : OrderEvent.WS_EXECUTED;
+    this.#apply(order, event, JournalKind.STATE, message.lastUpdateReason, 0);
+    this.#afterEvent(order);
+  }
+
+  onFill(message: FillInput): void {
+    if (!this.#dedup.firstTime(message.tradeId)) {
+      this.stats.duplicateFills++;
+      return;
+    }
+    let order = message.orderId !== '' ? this.#byOrderId.get(message.orderId) : undefined;
+    if (order === undefined && message.clientOrderId !== '') order = this.#byClientId.get(message.clientOrderId);
+    const subaccount = message.subaccount >= 0 ? message.subaccount : order !== undefined ? order.subaccount : 0;
+    const fee = message.feeCost === CENTICENTS_INVALID ? 0 : message.feeCost;
+    this.#bookFill(order, message.tradeId, message.orderId, message.marketTicker, message.bookSide, message.yesPrice, message.count, fee, message.postPosition, subaccount, message.isTaker, message.tsMs);
+  }
+
+  onMarketPosition(message: MarketPositionInput): void {
+    const subaccount = message.subaccount >= 0 ? message.subaccount : 0;
+    const position = this.positions.at(subaccount, message.marketTicker);
+    if (message.realizedPnl !== CENTICENTS_INVALID) position.venueRealizedPnlCenticents = message.realizedPnl;
+    if (message.feesPaid !== CENTICENTS_INVALID) position.venueFeesPaidCenticents = message.feesPaid;
+    if (message.position !== COUNT_INVALID) this.#adoptPosition(subaccount, message.marketTicker, message.position);
+  }
+
+  onOrderGroupUpdate(message: OrderGroupUpdateInput): void {
+    const gate = this.gate;
+    let handle = gate.groupHandle(message.orderGroupId);
+    const limit = message.contractsLimit !== COUNT_INVALID ? message.contractsLimit : -1;
+    switch (message.eventType) {
+      case 'created':
+        if (handle === -1) handle = gate.addOrderGroup(message.orderGroupId, 0, limit > 0 ? limit : 0);
+        else if (limit >= 0) gate.groups.at(handle)!.contractsLimit = limit;
+        return;
+      case 'triggered':
+        if (handle !== -1) gate.groups.at(handle)!.triggered = true;
+        return;
+      case 'reset':
+        if (handle !== -1) gate.groups.at(handle)!.reset();
+        return;
+      case 'deleted':
+        if (handle !== -1) gate.groups.delete(handle);
+        return;
+      case 'limit_updated':
+        if (handle !== -1 && limit >= 0) gate.groups.at(handle)!.contractsLimit = limit;
+        return;
+    }
+  }
+
+  // ---- internals -------------------------------------------------------------------------------
+
+  /** The one place an order changes state: table lookup, anomaly handling, ledger sync, journal. */
+  #apply(order: Order, event: OrderEvent, kind: JournalKind, code: string, status: number): void {
+    const nowMs = this.#clock.nowMs();
+    const before = order.state;
+    const next = nextState(before, event);
+    order.lastEventMs = nowMs;
+    if (next === NO_TRANSITION) {
+      order.anomalies++;
+      this.stats.missingTransitions++;
+      const reconcileEvent = event >= OrderEvent.RECONCILE_RESTING && event <= OrderEvent.RECONCILE_GONE_EXPIRED;
+      if (!reconcileEvent) order.needsReconcile = true; // one reconcile to settle it; never a loop
+      this.#log.warn(
+        { clientOrderId: order.clientOrderId, orderId: order.orderId, state: ORDER_STATE_NAMES[before], event: ORDER_EVENT_NAMES[event] },
+        'oms: no transition for (state, event); order kept and flagged for reconciliation',
+      );
+    } else {
+      order.state = next;
+      if (next === OrderState.UNKNOWN) {
+        if (before !== OrderState.UNKNOWN) order.unknownSinceMs = nowMs;
+        order.needsReconcile = true;
+      } else {
+        order.needsReconcile = false;
+      }
+    }
+    this.#syncLedger(order);
+    if (isTerminal(order.state)) {
+      if (this.#live.delete(order)) {
+        order.cancelWanted = false;
+        this.#terminalAtMs.set(order, nowMs);
+        this.#terminalQueue.push(order);
+      }
+    } else if (!this.#live.has(order)) {
+      this.#live.add(order); // resurrected by a late venue message
+    }
+    this.#journal?.appendOrderEvent(kind, order, event, nowMs, code, status);
+  }
+
+  /** After an event that may have given the order an id or ended a pending request: send a queued cancel. */
+  #afterEvent(order: Order): void {
+    if (order.cancelWanted && order.orderId !== '' && order.state === OrderState.RESTING) this.#sendCancel(order);
+  }
+
+  #sendCancel(order: Order): OmsResult {
+    const intent = this.#intentFor(order, IntentKind.CANCEL);
+    if (this.gate.check(intent) !== Deny.NONE) {
+      order.cancelWanted = true; // retried from the tick
+      return OmsResult.RISK_DENIED;
+    }
+    order.cancelWanted = false;
+    order.sentAtMs = this.#clock.nowMs();
+    this.#apply(order, OrderEvent.CANCEL_SENT, JournalKind.SENT, '', 0);
+    this.entry.cancel(order.orderId, order.subaccount);
+    return OmsResult.OK;
+  }
+
+  #intentFor(order: Order, kind: IntentKind): OrderIntent {
+    const intent = resetIntent(this.#intent);
+    intent.kind = kind;
+    intent.market = order.market;
+    intent.side = order.side;
+    intent.price = order.price;
+    intent.count = asCount(order.remainingCount);
+    intent.prevPrice = order.price;
+    intent.prevCount = asCount(order.remainingCount);
+    intent.postOnly = order.postOnly;
+    intent.reduceOnly = order.reduceOnly;
+    intent.timeInForce = order.timeInForce;
+    intent.subaccount = order.subaccount;
+    intent.orderGroup = order.groupHandle;
+    intent.strategyId = order.strategyId;
+    intent.clientOrderId = order.clientOrderId;
+    return intent;
+  }
+
+  async #cancelAll(subaccount: number): Promise<void> {
+    const intent = resetIntent(this.#intent);
+    intent.kind = IntentKind.CANCEL_ALL;
+    intent.subaccount = subaccount;
+    const deny = this.gate.check(intent);
+    if (deny !== Deny.NONE) {
+      this.#pendingKill.add(subaccount);
+      this.#log.warn({ subaccount, deny }, 'oms: cancel-all refused by the gate; retried on the next tick');
+      return;
+    }
+    this.#killInFlight.add(subaccount);
+    try {
+      await this.entry.cancelAll(subaccount);
+      this.#pendingKill.delete(subaccount);
+      for (const order of this.#live) if (order.subaccount === subaccount) order.needsReconcile = true;
+    } catch (error) {
+      this.#pendingKill.add(subaccount);
+      this.#log.error({ subaccount, error: String(error) }, 'oms: cancel-all failed; retried on the next tick');
+    } finally {
+      this.#killInFlight.delete(subaccount);
+    }
+  }
+
+  #setOrderId(order: Order, orderId: string): void {
+    if (orderId === '' || order.orderId === orderId) return;
+    if (order.orderId !== '') {
+      this.#log.warn({ clientOrderId: order.clientOrderId, known: order.orderId, offered: orderId }, 'oms: second order id for one client order id ignored');
+      return;
+    }
+    order.orderId = orderId;
+    this.#byOrderId.set(orderId, order);
+    const orphan = this.#orphanFills.get(orderId);
+    if (orphan !== undefined) {
+      this.#orphanFills.delete(orderId);
+      order.applyFill(orphan);
+    }
+  }
+
+  /** Books a new (already de-duplicated) fill: journal, position, ledger, group window, order counts and state. */
+  #bookFill(
+    order: Order | undefined,
+    tradeId: string,
+    orderId: string,
+    ticker: string,
+    side: BookSide,
+    price: Price,
+    count: number,
+    feeCenticents: number,
+    postPosition: number,
+    subaccount: number,
+    isTaker: boolean,
+    tsMs: number,
+  ): void {
+    const nowMs = this.#clock.nowMs();
+    this.#journal?.appendFill(tradeId, orderId, order === undefined ? '' : order.clientOrderId, ticker, side, price, count, feeCenticents, postPosition, subaccount, isTaker, tsMs > 0 ? tsMs : nowMs);
+    const position = this.positions.at(subaccount, ticker);
+    position.applyFill(side, price, count, feeCenticents);
+    let market = order !== undefined ? order.market : -1;
+    if (market < 0) market = this.gate.marketHandle(ticker);
+    if (market >= 0) this.gate.exposure.applyFill(market, subaccount, side, count);
+    if (postPosition !== COUNT_INVALID) this.#adoptPosition(subaccount, ticker, postPosition);
+    if (order === undefined) {
+      this.stats.orphanFills++;
+      if (orderId !== '') {
+        if (this.#orphanFills.size >= ORPHAN_FILLS_MAX) this.#orphanFills.delete(this.#orphanFills.keys().next().value as string);
+        this.#orphanFills.set(orderId, (this.#orphanFills.get(orderId) ?? 0) + count);
+      }
+      return;
+    }
+    order.fees += feeCenticents;
+    if (order.groupHandle >= 0) this.gate.groups.at(order.groupHandle)?.addMatched(count, tsMs > 0 ? tsMs : nowMs);
+    this.#setOrderId(order, orderId);
+    order.applyFill(count);
+    this.#apply(order, order.complete ? OrderEvent.FILL_FULL : OrderEvent.FILL_PARTIAL, JournalKind.STATE, tradeId, 0);
+    this.#afterEvent(order);
+  }
+
+  #adoptPosition(subaccount: number, ticker: string, venuePosition: number): void {
+    const position = this.positions.at(subaccount, ticker);
+    const ours = position.position;
+    if (position.adopt(venuePosition)) {
+      this.stats.positionMismatches++;
+      this.#log.warn({ subaccount, ticker, ours, venue: venuePosition }, 'oms: venue position differs from ours; adopted');
+    }
+    const market = this.gate.marketHandle(ticker);
+    if (market >= 0) this.gate.exposure.setPosition(market, subaccount, venuePosition);
+  }
+
+  /**
+   * Moves the gate's exposure ledger by the exact difference between what it holds for this order
+   * and what the order now is: its remainder at its price while live, plus the amend target while
+   * an amend is in flight (both count: either may trade), nothing once terminal.
+   */
+  #syncLedger(order: Order): void {
+    if (order.market < 0) {
+      order.market = this.gate.marketHandle(order.ticker);
+      if (order.market < 0) return; // a market the gate does not know: nothing to book
+    }
+    const ledger = this.gate.exposure;
+    const live = isLive(order.state);
+    const wantCount = live ? order.remainingCount : 0;
+    if (order.ledgerCount !== wantCount || order.ledgerPrice !== order.price) {
+      if (order.ledgerCount > 0) ledger.removeResting(order.market, order.subaccount, order.side, order.ledgerPrice, order.ledgerCount, 0);
+      if (wantCount > 0) ledger.addResting(order.market, order.subaccount, order.side, order.price, wantCount, 0);
+      order.ledgerCount = wantCount;
+      order.ledgerPrice = order.price;
+    }
+    const wantPending = order.state === OrderState.PENDING_AMEND ? order.pendingCount : 0;
+    if (order.ledgerPendingCount !== wantPending || order.ledgerPendingPrice !== order.pendingPrice) {
+      if (order.ledgerPendingCount > 0) ledger.removeResting(order.market, order.subaccount, order.side, order.ledgerPendingPrice, order.ledgerPendingCount, 0);
+      if (wantPending > 0) ledger.addResting(order.market, order.subaccount, order.side, order.pendingPrice, wantPending, 0);
+      order.ledgerPendingCount = wantPending;
+      order.ledgerPendingPrice = order.pendingPrice;
+    }
+    if (live !== order.ledgerOpen) {
+      ledger.adjustOpenOrders(live ? 1 : -1);
+      order.ledgerOpen = live;
+    }
+  }
+
+  #late(what: string, id: string): void {
+    this.stats.lateMessages++;
+    this.#log.warn({ what, id }, 'oms: answer for an order we do not track (pruned or foreign)');
+  }
+
+  #needsReconcile(): boolean {
+    for (const order of this.#live) if (order.needsReconcile) return true;
+    for (const order of this.#terminalQueue) if (order.needsReconcile) return true;
+    return false;
+  }
+
+  #pruneTerminal(nowMs: number): void {
+    const queue = this.#terminalQueue;
+    let drop = 0;
+    while (drop < queue.length) {
+      const order = queue[drop];
+      const since = this.#terminalAtMs.get(order) ?? 0;
+      if (nowMs - since < this.#terminalRetentionMs) break;
+      if (isTerminal(order.state)) {
+        this.#byClientId.delete(order.clientOrderId);
+        if (order.orderId !== '') this.#byOrderId.delete(order.orderId);
+      }
+      drop++;
+    }
+    if (drop > 0) queue.splice(0, drop);
+  }
+
+  #restore(recovered: RecoveredJournal): void {
+    const nowMs = this.#clock.nowMs();
+    for (const fill of recovered.fills) {
+      if (!this.#dedup.firstTime(fill.tradeId)) continue;
+      const position = this.positions.at(fill.subaccount, fill.ticker);
+      position.applyFill(fill.side, fill.price, fill.count, fill.feeCenticents);
+      if (fill.postPosition !== null) position.adopt(fill.postPosition);
+    }
+    for (const position of this.positions.all()) {
+      const market = this.gate.marketHandle(position.ticker);
+      if (market >= 0) this.gate.exposure.setPosition(market, position.subaccount, position.position);
+    }
+    for (const saved of recovered.orders) {
+      if (isTerminal(saved.state)) continue;
+      const groupHandle = saved.orderGroupId === null ? -1 : this.gate.groupHandle(saved.orderGroupId);
+      const order = new Order(
+        saved.clientOrderId,
+        saved.counter,
+        saved.ticker,
+        this.gate.marketHandle(saved.ticker),
+        saved.side,
+        saved.price,
+        saved.totalCount,
+        saved.timeInForce,
+        saved.postOnly,
+        saved.reduceOnly,
+        saved.subaccount,
+        saved.orderGroupId,
+        groupHandle,
+        saved.strategyId,
+        saved.createdAtMs,
+      );
+      order.filledCount = saved.filledCount;
+      order.venueFilled = saved.filledCount;
+      order.fillSum = 0; // fills are re-read by reconciliation; de-dup keeps journaled ones from counting twice
+      order.remainingCount = saved.remainingCount;
+      order.state = OrderState.UNKNOWN; // whatever it was, only the venue knows now
+      order.unknownSinceMs = saved.lastEventMs;
+      order.needsReconcile = true;
+      this.#byClientId.set(order.clientOrderId, order);
+      if (saved.orderId !== '') this.#setOrderId(order, saved.orderId);
+      this.#live.add(order);
+      this.#subaccountsUsed[order.subaccount] = 1;
+      this.#syncLedger(order);
+      this.#journal?.appendOrderEvent(JournalKind.RECONCILE, order, -1, nowMs, 'RESTORED', 0);
+      this.stats.restoredOrders++;
+    }
+    if (recovered.killed) this.gate.kill(); // a restart never releases the kill switch by itself
+    if (recovered.badLines > 0) this.#log.warn({ path: recovered.path, badLines: recovered.badLines }, 'oms: journal lines skipped (torn by a crash?)');
+  }
+
+  #makeReconcileHost(): ReconcileHost {
+    return {
+      entry: this.entry,
+      ordersToReconcile: (): Order[] => {
+        const out: Order[] = [];
+        for (const order of this.#live) if (order.needsReconcile) out.push(order);
+        for (const order of this.#terminalQueue) if (order.needsReconcile) out.push(order);
+        return out;
+      },
+      stillNeedsReconcile: (order: Order): boolean => order.needsReconcile,
+      takeReadToken: (): boolean => this.gate.budget.tryTakeRead(READ_TOKEN_COST, this.#clock.nowMs()),
+      applyFound: (order: Order, wire: WireOrder): void => this.#applyFound(order, wire),
+      applyMissing: (order: Order): void => this.#applyMissing(order),
+      applyWireFill: (order: Order, fill: WireFill): void => {
+        if (!this.#dedup.firstTime(fill.fillId)) {
+          this.stats.duplicateFills++;
+          return;
+        }
+        this.#bookFill(order, fill.fillId, fill.orderId, fill.ticker, fill.side, fill.price, fill.count, fill.feeCenticents, COUNT_INVALID, fill.subaccount, fill.isTaker, fill.tsMs);
+      },
+      onReconcileError: (error: unknown, what: string): void => {
+        this.stats.reconcileErrors++;
+        this.#log.warn({ what, error: String(error) }, 'oms: reconciliation read failed; retried next round');
+      },
+    };
+  }
+
+  #applyFound(order: Order, wire: WireOrder): void {
+    this.#setOrderId(order, wire.orderId);
+    if (wire.price > 0) order.price = wire.price;
+    const status = wire.status;
+    order.applyAggregate(wire.fillCount, status === 'resting' ? wire.remainingCount : 0, status === 'canceled');
+    const event = status === 'resting' ? OrderEvent.RECONCILE_RESTING : status === 'canceled' ? OrderEvent.RECONCILE_CANCELED : OrderEvent.RECONCILE_EXECUTED;
+    order.needsReconcile = false;
+    this.#apply(order, event, JournalKind.RECONCILE, status, 0);
+    this.#afterEvent(order);
+  }
+
+  #applyMissing(order: Order): void {
+    if (order.state !== OrderState.UNKNOWN) {
+      // Flagged after a contradiction but in a known state: the venue does not list it; keep ours.
+      order.needsReconcile = false;
+      this.#log.warn({ clientOrderId: order.clientOrderId, state: ORDER_STATE_NAMES[order.state] }, 'oms: flagged order not listed by the venue; state kept');
+      return;
+    }
+    const expired = this.#clock.nowMs() - order.unknownSinceMs >= this.#unknownGraceMs;
+    const event = !expired ? OrderEvent.RECONCILE_MISSING : order.orderId === '' ? OrderEvent.RECONCILE_MISSING_EXPIRED : OrderEvent.RECONCILE_GONE_EXPIRED;
+    if (expired) order.applyAggregate(order.filledCount, 0, true);
+    this.#apply(order, event, JournalKind.RECONCILE, 'MISSING', 0);
+  }
+}

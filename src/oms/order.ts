@@ -1,0 +1,140 @@
+/**
+ * One order as the OMS tracks it: identity, the immutable request, the venue-reported counts and
+ * the mutable state (changed only through transitions.ts), plus the part of it currently booked in
+ * the risk gate's exposure ledger so the ledger can always be moved by an exact difference. Every
+ * field is assigned in the constructor (one hidden class). This file owns the record and the fill
+ * arithmetic on it; it never sends, journals or decides a state.
+ *
+ * Fill arithmetic. Fill messages and aggregate reports (create/amend acks, user_order, listOrders)
+ * race each other, so both are kept:
+ *   fillSum      sum of the de-duplicated fill messages
+ *   venueFilled  highest fill count an aggregate reported
+ *   filled       max(fillSum, venueFilled)
+ * An aggregate (F, R) sets remaining = R valid at F fills; a later fill lowers remaining only by
+ * what it adds beyond `filled`, so a fill already counted in an ack is never subtracted twice.
+ */
+
+import type { BookSide, Price } from '../core/index.ts';
+import { OrderState } from './order-state.ts';
+import type { TimeInForce } from '../risk/index.ts';
+
+export class Order {
+  readonly clientOrderId: string;
+  readonly counter: number;
+  orderId = '';
+  readonly ticker: string;
+  /** Risk-gate market handle; -1 when the gate does not know the market (recovered orders). */
+  market: number;
+  readonly side: BookSide;
+  price: Price;
+  /** Current total size: initial count, changed by amend and decrease (1/100 contract). */
+  totalCount: number;
+  fillSum = 0;
+  venueFilled = 0;
+  filledCount = 0;
+  remainingCount: number;
+  state: OrderState = OrderState.PENDING_NEW;
+  readonly timeInForce: TimeInForce;
+  readonly postOnly: boolean;
+  readonly reduceOnly: boolean;
+  readonly subaccount: number;
+  readonly orderGroupId: string | null;
+  /** Risk-gate group handle, -1 when none. */
+  groupHandle: number;
+  readonly strategyId: number;
+  readonly createdAtMs: number;
+  /** When the last request for this order was sent (pending timeout). */
+  sentAtMs: number;
+  lastEventMs: number;
+  /** When the order last entered UNKNOWN (the grace period runs from here). */
+  unknownSinceMs = 0;
+  /** Amend in flight: target price and resting count. */
+  pendingPrice: Price;
+  pendingCount = 0;
+  /** A cancel asked for while it could not be sent (no order id yet, or another request pending). */
+  cancelWanted = false;
+  /** Ask the venue about this order at the next reconciliation (unknown fate or a missing table pair). */
+  needsReconcile = false;
+  /** Table pairs that were missing for this order (logged). */
+  anomalies = 0;
+  fees = 0;
+  // What the risk gate's ledger currently holds for this order (see Oms.#syncLedger).
+  ledgerPrice: Price;
+  ledgerCount = 0;
+  ledgerPendingPrice: Price;
+  ledgerPendingCount = 0;
+  ledgerOpen = false;
+
+  constructor(
+    clientOrderId: string,
+    counter: number,
+    ticker: string,
+    market: number,
+    side: BookSide,
+    price: Price,
+    count: number,
+    timeInForce: TimeInForce,
+    postOnly: boolean,
+    reduceOnly: boolean,
+    subaccount: number,
+    orderGroupId: string | null,
+    groupHandle: number,
+    strategyId: number,
+    nowMs: number,
+  ) {
+    this.clientOrderId = clientOrderId;
+    this.counter = counter;
+    this.ticker = ticker;
+    this.market = market;
+    this.side = side;
+    this.price = price;
+    this.totalCount = count;
+    this.remainingCount = count;
+    this.timeInForce = timeInForce;
+    this.postOnly = postOnly;
+    this.reduceOnly = reduceOnly;
+    this.subaccount = subaccount;
+    this.orderGroupId = orderGroupId;
+    this.groupHandle = groupHandle;
+    this.strategyId = strategyId;
+    this.createdAtMs = nowMs;
+    this.sentAtMs = nowMs;
+    this.lastEventMs = nowMs;
+    this.pendingPrice = price;
+    this.ledgerPrice = price;
+    this.ledgerPendingPrice = price;
+  }
+
+  /**
+   * A venue aggregate: `filled` fills so far and `remaining` resting, consistent with each other.
+   * `closed` when the venue closed the order (cancel, IOC rest): the total then stays what it was,
+   * so a closed order with fills is not mistaken for a complete one.
+   */
+  applyAggregate(filled: number, remaining: number, closed: boolean): void {
+    if (filled > this.venueFilled) this.venueFilled = filled;
+    if (this.venueFilled > this.filledCount) this.filledCount = this.venueFilled;
+    // The aggregate's remaining is valid at `filled`; fills we counted beyond it still apply.
+    const beyond = this.filledCount - filled;
+    const left = remaining - (beyond > 0 ? beyond : 0);
+    this.remainingCount = left > 0 ? left : 0;
+    if (!closed) this.totalCount = this.filledCount + this.remainingCount;
+    else if (this.filledCount > this.totalCount) this.totalCount = this.filledCount;
+  }
+
+  /** A new (de-duplicated) fill message of `count`. Returns the count it added beyond what aggregates already reported. */
+  applyFill(count: number): number {
+    this.fillSum += count;
+    const before = this.filledCount;
+    if (this.fillSum > this.filledCount) this.filledCount = this.fillSum;
+    const added = this.filledCount - before;
+    const left = this.remainingCount - added;
+    this.remainingCount = left > 0 ? left : 0;
+    if (this.filledCount > this.totalCount) this.totalCount = this.filledCount;
+    return added;
+  }
+
+  /** Complete: every contract of the current total is filled. */
+  get complete(): boolean {
+    return this.filledCount >= this.totalCount && this.totalCount > 0;
+  }
+}
