@@ -1,0 +1,30 @@
+/**
+ * Order-state predicates for plugins, over the OMS's OrderState codes, so a plugin never compares
+ * raw codes. Owns the predicates only; the codes and their moves belong to src/oms.
+ */
+
+// The OMS folder has no index.ts yet; this is the single place strategy code reaches into it.
+import { OrderState, isLive } from '../oms/order-state.ts';
+
+export { OrderState };
+
+/** May still trade: not filled, cancelled or rejected. */
+export function isLiveOrder(state: number): boolean {
+  return isLive(state as OrderState);
+}
+
+/** Resting and idle: no create, cancel, amend or decrease in flight and the fate is known. */
+export function isRestingOrder(state: number): boolean {
+  return state === OrderState.RESTING;
+}
+
+/** A request is in flight or the fate is unknown: do not send another change now. */
+export function isPendingOrder(state: number): boolean {
+  return (
+    state === OrderState.PENDING_NEW ||
+    state === OrderState.PENDING_CANCEL ||
+    state === OrderState.PENDING_AMEND ||
+    state === OrderState.PENDING_DECREASE ||
+    state === OrderState.UNKNOWN
+  );
+}

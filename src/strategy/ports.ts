@@ -1,0 +1,58 @@
+/**
+ * What the strategy host needs from the rest of the runtime, as narrow interfaces the wiring
+ * implements (src/runtime) and tests fake. The host never reaches the risk gate, the OMS, the
+ * feed or the exchange in any other way, so a plugin cannot go around the gate: its only way to an
+ * order is OrderPort.submit, whose contract is "risk gate, then OMS".
+ * This file owns the interfaces only.
+ */
+
+import type { Clock, Count } from '../core/index.ts';
+import type { Deny, OrderIntent } from '../risk/index.ts';
+import type { OrderBook } from '../book/index.ts';
+import type { Logger } from '../telemetry/index.ts';
+import type { OrderView } from './strategy.ts';
+
+export interface OrderPort {
+  /**
+   * Runs the intent through the risk gate and, when allowed, hands it to the OMS, which writes the
+   * request before returning. Returns the gate's Deny code (NONE on accept). On NONE for a NEW
+   * intent, `intent.clientOrderId` holds the id the OMS assigned. Synchronous; keeps nothing of
+   * `intent`. For CANCEL / AMEND / DECREASE the strategy context has already filled market, side,
+   * prevPrice and prevCount from order().
+   */
+  submit(intent: OrderIntent): Deny;
+  /** The OMS's record of one of our orders, or null when unknown. */
+  order(clientOrderId: string): OrderView | null;
+  /** Writes the live orders of one strategy (of one market, or all when ticker is null) into `out`; returns how many. */
+  openOrders(strategyId: number, ticker: string | null, out: OrderView[]): number;
+  /** Net signed position of a subaccount in a market (positive YES, negative NO), 1/100 contract. */
+  position(subaccount: number, ticker: string): Count;
+}
+
+export interface MarketPort {
+  /** The risk gate's handle of a market, -1 when the runtime does not know it. */
+  marketHandle(ticker: string): number;
+  /** The local book of a market, undefined when unknown. */
+  book(ticker: string): OrderBook | undefined;
+  /**
+   * Makes markets known (registered with the gate, books subscribed) before a strategy that trades
+   * them starts; resolves when each has a handle. Markets the runtime cannot find reject.
+   */
+  ensureMarkets(tickers: readonly string[]): Promise<void>;
+}
+
+export interface OrderGroupPort {
+  /** Creates an exchange order group (through the gate's GROUP_CREATE check); resolves to the gate's group handle. */
+  create(subaccount: number, contractsLimit: Count): Promise<number>;
+  /** Deletes a group the host created (its orders are already cancelled). */
+  release(handle: number, subaccount: number): Promise<void>;
+}
+
+export interface StrategyHostPorts {
+  orders: OrderPort;
+  markets: MarketPort;
+  /** null: order groups configured for a strategy are an error at start. */
+  orderGroups: OrderGroupPort | null;
+  clock: Clock;
+  logger: Logger;
+}

@@ -1,0 +1,260 @@
+/**
+ * The context a strategy acts through: place, cancel, amend and decrease orders, read books,
+ * positions and its own open orders, the time, its logger and its validated params. Every order
+ * action fills the context's one reused OrderIntent and hands it to OrderPort.submit (risk gate,
+ * then OMS) and returns the gate's Deny code, NONE on accept; nothing is allocated per call.
+ * A context only acts for its own strategy: its own markets, subaccount, order group and orders.
+ * After the strategy stops, every action is refused with TRADING_HALTED.
+ * This file owns the context; it never decides what to trade and never talks to the network.
+ */
+
+import { PRICE_INVALID, asCount } from '../core/index.ts';
+import type { BookSide, Clock, Count, Price } from '../core/index.ts';
+import { DENY_CODE_COUNT, Deny, IntentKind, createIntent } from '../risk/index.ts';
+import type { OrderIntent } from '../risk/index.ts';
+import type { Logger } from '../telemetry/index.ts';
+import type { MarketPort, OrderPort } from './ports.ts';
+import { OrderFlags } from './strategy.ts';
+import type { OrderView, StrategyBook } from './strategy.ts';
+
+const COUNT_ZERO: Count = asCount(0);
+
+/** What a plugin sees. */
+export interface StrategyContext {
+  /** The configured instance id (strategies[].id). */
+  readonly id: string;
+  /** The host's number for this strategy (OrderIntent.strategyId, OrderView.strategyId). */
+  readonly strategyId: number;
+  readonly subaccount: number;
+  /** Tickers this instance trades, as configured. */
+  readonly markets: readonly string[];
+  /** The params after validation against the plugin's schema (defaults filled, frozen). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** Child logger bound to the strategy id. Never log per message on the hot path. */
+  readonly log: Logger;
+  /** Client order id of the last accepted place(); '' before the first. */
+  readonly lastClientOrderId: string;
+  /** Wall clock (injected), Unix ms. */
+  nowMs(): number;
+  /** Local book of one of this strategy's markets; undefined for other tickers. */
+  book(ticker: string): StrategyBook | undefined;
+  /** Net signed position of this strategy's subaccount in a market (positive YES, negative NO). */
+  position(ticker: string): Count;
+  /** Writes this strategy's live orders (of one market, or all with null) into `out`; returns how many. */
+  openOrders(ticker: string | null, out: OrderView[]): number;
+  /** One of this strategy's orders by client order id; null when unknown or another strategy's. */
+  order(clientOrderId: string): OrderView | null;
+  /** New limit order; flags from OrderFlags (POST_ONLY, REDUCE_ONLY, IOC, FOK). */
+  place(ticker: string, side: BookSide, price: Price, count: Count, flags?: number): Deny;
+  cancel(clientOrderId: string): Deny;
+  /** New price and new resting count (the OMS adds the filled count for the wire's total). */
+  amend(clientOrderId: string, price: Price, restingCount: Count): Deny;
+  decrease(clientOrderId: string, reduceBy: Count): Deny;
+  /** Cancels every live order of this strategy (one market, or all with null); returns how many cancels were accepted. */
+  cancelAll(ticker: string | null): number;
+}
+
+/** Per-binding facts the host gives a context; fixed for the life of one deployment. */
+export interface ContextBinding {
+  id: string;
+  strategyId: number;
+  subaccount: number;
+  /** Gate order-group handle, -1 for none. */
+  orderGroup: number;
+  markets: readonly string[];
+  params: Readonly<Record<string, unknown>>;
+  log: Logger;
+}
+
+export class BoundStrategyContext implements StrategyContext {
+  readonly id: string;
+  readonly strategyId: number;
+  readonly subaccount: number;
+  readonly markets: readonly string[];
+  readonly params: Readonly<Record<string, unknown>>;
+  readonly log: Logger;
+  lastClientOrderId = '';
+  /** Deny counts by code for this deployment (index = Deny code). */
+  readonly denies = new Uint32Array(DENY_CODE_COUNT);
+  /** Accepted intents by IntentKind. */
+  readonly accepted = new Uint32Array(6);
+
+  readonly #orders: OrderPort;
+  readonly #marketPort: MarketPort;
+  readonly #clock: Clock;
+  readonly #orderGroup: number;
+  readonly #intent: OrderIntent = createIntent();
+  /** ticker -> gate market handle, resolved at bind; the only tickers this context may act on. */
+  readonly #handles = new Map<string, number>();
+  /** Scratch list for cancelAll; grows to the largest open-order count seen, then is reused. */
+  readonly #scratch: OrderView[] = [];
+  #active = false;
+
+  constructor(binding: ContextBinding, orders: OrderPort, marketPort: MarketPort, clock: Clock) {
+    this.id = binding.id;
+    this.strategyId = binding.strategyId;
+    this.subaccount = binding.subaccount;
+    this.markets = binding.markets;
+    this.params = binding.params;
+    this.log = binding.log;
+    this.#orders = orders;
+    this.#marketPort = marketPort;
+    this.#clock = clock;
+    this.#orderGroup = binding.orderGroup;
+    for (const ticker of binding.markets) this.#handles.set(ticker, marketPort.marketHandle(ticker));
+  }
+
+  /** Host only: actions are refused unless active. */
+  setActive(active: boolean): void {
+    this.#active = active;
+  }
+
+  get active(): boolean {
+    return this.#active;
+  }
+
+  get orderGroup(): number {
+    return this.#orderGroup;
+  }
+
+  nowMs(): number {
+    return this.#clock.nowMs();
+  }
+
+  book(ticker: string): StrategyBook | undefined {
+    return this.#handles.has(ticker) ? this.#marketPort.book(ticker) : undefined;
+  }
+
+  position(ticker: string): Count {
+    return this.#orders.position(this.subaccount, ticker);
+  }
+
+  openOrders(ticker: string | null, out: OrderView[]): number {
+    return this.#orders.openOrders(this.strategyId, ticker, out);
+  }
+
+  order(clientOrderId: string): OrderView | null {
+    const order = this.#orders.order(clientOrderId);
+    return order !== null && order.strategyId === this.strategyId ? order : null;
+  }
+
+  place(ticker: string, side: BookSide, price: Price, count: Count, flags: number = OrderFlags.NONE): Deny {
+    if (!this.#active) return this.#count(Deny.TRADING_HALTED);
+    const handle = this.#handles.get(ticker);
+    // A ticker outside this strategy's configuration, or one the runtime never registered.
+    if (handle === undefined || handle < 0) return this.#count(Deny.MARKET_UNKNOWN);
+    const intent = this.#intent;
+    intent.kind = IntentKind.NEW;
+    intent.market = handle;
+    intent.side = side;
+    intent.price = price;
+    intent.count = count;
+    intent.prevPrice = PRICE_INVALID;
+    intent.prevCount = COUNT_ZERO;
+    intent.postOnly = (flags & OrderFlags.POST_ONLY) !== 0;
+    intent.reduceOnly = (flags & OrderFlags.REDUCE_ONLY) !== 0;
+    intent.timeInForce =
+      (flags & OrderFlags.IOC) !== 0 ? 'immediate_or_cancel' : (flags & OrderFlags.FOK) !== 0 ? 'fill_or_kill' : 'good_till_canceled';
+    intent.subaccount = this.subaccount;
+    intent.orderGroup = this.#orderGroup;
+    intent.strategyId = this.strategyId;
+    intent.clientOrderId = '';
+    const deny = this.#orders.submit(intent);
+    if (deny === Deny.NONE) {
+      this.lastClientOrderId = intent.clientOrderId;
+      this.accepted[IntentKind.NEW]++;
+      return deny;
+    }
+    return this.#count(deny);
+  }
+
+  cancel(clientOrderId: string): Deny {
+    return this.#modify(IntentKind.CANCEL, clientOrderId, PRICE_INVALID, COUNT_ZERO);
+  }
+
+  amend(clientOrderId: string, price: Price, restingCount: Count): Deny {
+    return this.#modify(IntentKind.AMEND, clientOrderId, price, restingCount);
+  }
+
+  decrease(clientOrderId: string, reduceBy: Count): Deny {
+    return this.#modify(IntentKind.DECREASE, clientOrderId, PRICE_INVALID, reduceBy);
+  }
+
+  cancelAll(ticker: string | null): number {
+    const out = this.#scratch;
+    const n = this.#orders.openOrders(this.strategyId, ticker, out);
+    let accepted = 0;
+    for (let i = 0; i < n; i++) {
+      if (this.#cancelOrder(out[i]) === Deny.NONE) accepted++;
+    }
+    return accepted;
+  }
+
+  /**
+   * Host only: cancels through the gate even after the strategy is stopped (stop and redeploy
+   * must be able to take its orders down). Returns how many cancels were accepted.
+   */
+  cancelAllForShutdown(): number {
+    const out = this.#scratch;
+    const n = this.#orders.openOrders(this.strategyId, null, out);
+    let accepted = 0;
+    for (let i = 0; i < n; i++) {
+      const order = out[i];
+      // An order with a request in flight (pending cancel) is left to finish; a later pass retries.
+      if (this.#fillModify(IntentKind.CANCEL, order, PRICE_INVALID, COUNT_ZERO) && this.#orders.submit(this.#intent) === Deny.NONE) accepted++;
+    }
+    return accepted;
+  }
+
+  #cancelOrder(order: OrderView): Deny {
+    if (!this.#active) return this.#count(Deny.TRADING_HALTED);
+    if (!this.#fillModify(IntentKind.CANCEL, order, PRICE_INVALID, COUNT_ZERO)) return this.#count(Deny.MARKET_UNKNOWN);
+    return this.#submitModify(IntentKind.CANCEL);
+  }
+
+  #modify(kind: IntentKind, clientOrderId: string, price: Price, count: Count): Deny {
+    if (!this.#active) return this.#count(Deny.TRADING_HALTED);
+    const order = this.#orders.order(clientOrderId);
+    // Another strategy's order, or one the OMS never had: a caller bug, reported as a value.
+    if (order === null || order.strategyId !== this.strategyId) return this.#count(Deny.INTENT_INVALID);
+    if (!this.#fillModify(kind, order, price, count)) return this.#count(Deny.MARKET_UNKNOWN);
+    return this.#submitModify(kind);
+  }
+
+  #submitModify(kind: IntentKind): Deny {
+    const deny = this.#orders.submit(this.#intent);
+    if (deny === Deny.NONE) {
+      this.accepted[kind]++;
+      return deny;
+    }
+    return this.#count(deny);
+  }
+
+  /** Fills the intent for an action on an existing order; false when its market has no handle. */
+  #fillModify(kind: IntentKind, order: OrderView, price: Price, count: Count): boolean {
+    const handle = this.#handles.get(order.ticker) ?? this.#marketPort.marketHandle(order.ticker);
+    if (handle < 0) return false;
+    const intent = this.#intent;
+    intent.kind = kind;
+    intent.market = handle;
+    intent.side = order.side;
+    intent.price = kind === IntentKind.AMEND ? price : order.price;
+    intent.count = count;
+    intent.prevPrice = order.price;
+    intent.prevCount = asCount(order.remainingCount);
+    // An amend keeps the order's post-only flag so the gate still checks the new price against the book.
+    intent.postOnly = order.postOnly;
+    intent.reduceOnly = false;
+    intent.timeInForce = 'good_till_canceled';
+    intent.subaccount = order.subaccount;
+    intent.orderGroup = this.#orderGroup;
+    intent.strategyId = this.strategyId;
+    intent.clientOrderId = order.clientOrderId;
+    return true;
+  }
+
+  #count(deny: Deny): Deny {
+    this.denies[deny]++;
+    return deny;
+  }
+}

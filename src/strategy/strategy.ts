@@ -1,0 +1,129 @@
+/**
+ * The strategy plugin contract: what a plugin module exports, the synchronous callbacks a strategy
+ * implements, and the read-only views of market data, fills and orders it is handed. Views are
+ * structural so the feed's reused records and the OMS's order records satisfy them without a copy;
+ * a plugin must copy what it keeps, because the record is overwritten by the next message.
+ * This file owns types and constants only; it never runs a plugin (strategy-host.ts does).
+ */
+
+import type { BookSide, Count, OutcomeSide, Price } from '../core/index.ts';
+import type { OrderBook } from '../book/index.ts';
+import type { StrategyContext } from './strategy-context.ts';
+
+/** The order book a strategy reads: src/book's OrderBook, shared with the risk gate. Never mutate it. */
+export type StrategyBook = OrderBook;
+
+/** A public trade (feed `trade` record). */
+export interface TradeView {
+  readonly marketTicker: string;
+  readonly yesPrice: Price;
+  readonly count: Count;
+  readonly takerBookSide: BookSide;
+  readonly takerOutcomeSide: OutcomeSide;
+  readonly tsMs: number;
+}
+
+/** One of our fills (feed `fill` record), delivered after the OMS has applied it. */
+export interface FillView {
+  readonly tradeId: string;
+  readonly orderId: string;
+  /** '' when the exchange did not send it. */
+  readonly clientOrderId: string;
+  readonly marketTicker: string;
+  readonly bookSide: BookSide;
+  readonly yesPrice: Price;
+  readonly count: Count;
+  readonly isTaker: boolean;
+  /** Signed position after the fill; COUNT_INVALID when absent. */
+  readonly postPosition: Count;
+  readonly subaccount: number;
+  readonly tsMs: number;
+}
+
+/**
+ * One of our orders as the OMS knows it (src/oms Order satisfies it), delivered after each change
+ * of state or counts. `state` is the OMS's OrderState code; use isLiveOrder / isPendingOrder
+ * (exported here) rather than comparing codes.
+ */
+export interface OrderView {
+  readonly clientOrderId: string;
+  /** '' until the exchange has given one. */
+  readonly orderId: string;
+  readonly ticker: string;
+  readonly side: BookSide;
+  readonly price: Price;
+  /** 1/100 contract (plain numbers in the OMS record). */
+  readonly remainingCount: number;
+  readonly filledCount: number;
+  readonly state: number;
+  /** Placed post-only (amends keep the flag). */
+  readonly postOnly: boolean;
+  readonly subaccount: number;
+  /** The host's number of the owning strategy (OrderIntent.strategyId). */
+  readonly strategyId: number;
+}
+
+/**
+ * A lifecycle message: market lifecycle (`market_lifecycle_v2`: created, activated, deactivated,
+ * determined, settled, ...), `event_lifecycle`, `event_fee_update`. Fields beyond `type` depend on it.
+ */
+export interface LifecycleView {
+  readonly type: string;
+  readonly marketTicker?: string;
+  readonly eventType?: string;
+  readonly isDeactivated?: boolean | null;
+}
+
+/**
+ * A running strategy. Every callback is synchronous and runs on the hot path's event loop: no
+ * awaiting, no blocking I/O, no allocation per call where a reused record serves. A callback that
+ * throws faults the strategy: the host stops it and cancels its orders (a broken strategy must
+ * not keep quoting). Every callback is optional except onBook.
+ */
+export interface Strategy {
+  onStart?(ctx: StrategyContext): void;
+  onStop?(ctx: StrategyContext): void;
+  /** A book of one of the strategy's markets changed (snapshot applied or delta applied). */
+  onBook(book: StrategyBook, ctx: StrategyContext): void;
+  /** The book lost sequence: quotes on it are denied (BOOK_NOT_SYNCED) until onBook after a resync. */
+  onBookOutOfSync?(book: StrategyBook, ctx: StrategyContext): void;
+  onTrade?(trade: TradeView, ctx: StrategyContext): void;
+  onFill?(fill: FillView, ctx: StrategyContext): void;
+  onOrderUpdate?(order: OrderView, ctx: StrategyContext): void;
+  onLifecycle?(event: LifecycleView, ctx: StrategyContext): void;
+  /** The host's shared coarse tick, at most every `timerIntervalMs`. */
+  onTimer?(nowMs: number, ctx: StrategyContext): void;
+}
+
+/** JSON Schema (draft 2020-12 keywords; ajv strict mode) of a plugin's params. */
+export type ParamsSchema = Readonly<Record<string, unknown>>;
+
+/**
+ * What a plugin module's default export must be. `create` receives the params after validation
+ * against `paramsSchema` (defaults filled in, frozen). `timerIntervalMs` is the default interval of
+ * onTimer (0 or absent: no timer); a numeric `timerIntervalMs` param, when the schema has one, wins.
+ */
+export interface StrategyPlugin<P = Record<string, unknown>> {
+  readonly name: string;
+  readonly paramsSchema: ParamsSchema;
+  readonly timerIntervalMs?: number;
+  create(params: Readonly<P>): Strategy;
+}
+
+/**
+ * Order options as a bit set, so a place() call allocates no options object. Without IOC or FOK
+ * an order is good-till-cancelled.
+ */
+export const OrderFlags = {
+  NONE: 0,
+  POST_ONLY: 1,
+  REDUCE_ONLY: 2,
+  IOC: 4, //  immediate_or_cancel
+  FOK: 8, //  fill_or_kill
+} as const;
+export type OrderFlags = number;
+
+/** Helper for plugin authors: `export default definePlugin({...})` keeps the params type. */
+export function definePlugin<P>(plugin: StrategyPlugin<P>): StrategyPlugin<P> {
+  return plugin;
+}

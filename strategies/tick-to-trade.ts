@@ -1,0 +1,89 @@
+/**
+ * The tick-to-trade bench strategy: on every book update of its market it sends exactly one order
+ * intent, so every frame that changes the book is followed by one order written to the wire.
+ * It keeps one post-only bid `offsetTicks` under the best bid (never near the touch, so it does not
+ * trade): with no live order it places one; with a resting order it amends it, alternating between
+ * two adjacent levels so every amend is a real change; while a request on it is in flight it sends
+ * nothing (counted in `skipped`). Counts are bounded by `maxIntents`.
+ * Owns the bench's trigger only; every order goes through ctx (risk gate, then OMS).
+ */
+
+import { Deny, OrderFlags, definePlugin, isLiveOrder, isPendingOrder, requireCount } from '../src/strategy/index.ts';
+import type { Count, Strategy, StrategyBook, StrategyContext } from '../src/strategy/index.ts';
+
+export interface TickToTradeParams {
+  size: string;
+  /** Levels under the best bid (or under the best ask when there is no bid). */
+  offsetTicks: number;
+  /** Intents this deployment may send in all. */
+  maxIntents: number;
+}
+
+export const paramsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    size: { type: 'string', pattern: '^[0-9]{1,9}(\\.[0-9]{1,2})?$', default: '1.00', description: 'contracts' },
+    offsetTicks: { type: 'integer', minimum: 1, maximum: 10_000, default: 10, description: 'levels away from the touch' },
+    maxIntents: { type: 'integer', minimum: 0, default: 1_000_000, description: 'intents in all' },
+  },
+} as const;
+
+export class TickToTrade implements Strategy {
+  readonly #size: Count;
+  readonly #offset: number;
+  readonly #maxIntents: number;
+  #orderId = '';
+  #flip = 0;
+  intents = 0;
+  skipped = 0;
+  denied = 0;
+  lastDeny: Deny = Deny.NONE;
+
+  constructor(params: Readonly<TickToTradeParams>) {
+    this.#size = requireCount(params.size, 'size');
+    this.#offset = params.offsetTicks;
+    this.#maxIntents = params.maxIntents;
+  }
+
+  onBook(book: StrategyBook, ctx: StrategyContext): void {
+    if (this.intents >= this.#maxIntents || !book.synced) return;
+    const anchor = book.bestBidLevel >= 0 ? book.bestBidLevel : book.bestAskLevel - 1;
+    if (anchor < 0) return;
+    // Two adjacent levels far under the touch; each amend moves between them.
+    let level = anchor - this.#offset - this.#flip;
+    if (level < 0) level = this.#flip;
+    const price = book.grid.priceAt(level);
+    const order = this.#orderId === '' ? null : ctx.order(this.#orderId);
+    let deny: Deny;
+    if (order === null || !isLiveOrder(order.state)) {
+      deny = ctx.place(book.ticker, 'bid', price, this.#size, OrderFlags.POST_ONLY);
+      if (deny === Deny.NONE) this.#orderId = ctx.lastClientOrderId;
+    } else if (isPendingOrder(order.state)) {
+      this.skipped++;
+      return;
+    } else {
+      if (order.price === price) {
+        // Already there: take the other level so the intent is a real change.
+        this.#flip ^= 1;
+        level = anchor - this.#offset - this.#flip;
+        if (level < 0) level = this.#flip;
+      }
+      deny = ctx.amend(order.clientOrderId, book.grid.priceAt(level), this.#size);
+    }
+    this.intents++;
+    this.lastDeny = deny;
+    if (deny !== Deny.NONE) this.denied++;
+    this.#flip ^= 1;
+  }
+
+  onStop(ctx: StrategyContext): void {
+    ctx.log.info({ intents: this.intents, skipped: this.skipped, denied: this.denied }, 'tick-to-trade stopped');
+  }
+}
+
+export default definePlugin<TickToTradeParams>({
+  name: 'tick-to-trade',
+  paramsSchema,
+  create: (params) => new TickToTrade(params),
+});

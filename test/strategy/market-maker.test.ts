@@ -1,0 +1,136 @@
+/**
+ * Goal: the sample market maker (strategies/market-maker.ts) quotes post-only around the mid or a
+ * fair value at the configured half-spread on the grid, skews against the position, stops the side
+ * that would breach maxPosition, requotes by amend only when the target moved by requoteTicks,
+ * and pulls its quotes when the book goes out of sync.
+ * Method: the plugin's default export, params validated by the real loader, run against a
+ * BoundStrategyContext over the real RiskGate and real books with a fake OMS (fake-ports.ts);
+ * assertions read the requests that reached the OMS.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { ApplyStatus } from '../../src/book/index.ts';
+import { IntentKind } from '../../src/risk/index.ts';
+import { BoundStrategyContext, validateParams } from '../../src/strategy/index.ts';
+import type { Strategy } from '../../src/strategy/index.ts';
+import { createLogger } from '../../src/telemetry/index.ts';
+import plugin, { MarketMaker } from '../../strategies/market-maker.ts';
+import { harness, setBook } from './fake-ports.ts';
+
+const TICKER = 'KXMM-1';
+
+function setup(params: Record<string, unknown>) {
+  const h = harness();
+  const book = h.markets.addBook(TICKER);
+  setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
+  const entry = { id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params };
+  const validated = validateParams(entry, plugin);
+  const strategy = plugin.create(validated) as Strategy & MarketMaker;
+  const ctx = new BoundStrategyContext(
+    { id: 'mm', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: validated, log: createLogger({ level: 'silent' }) },
+    h.oms, h.markets, h.clock,
+  );
+  ctx.setActive(true);
+  return { ...h, book, ctx, strategy };
+}
+
+const news = (sent: { kind: number }[]) => sent.filter((record) => record.kind === IntentKind.NEW);
+
+describe('market-maker plugin', () => {
+  it('quotes a post-only bid and ask around the mid at the half-spread', () => {
+    const { strategy, ctx, oms } = setup({ halfSpreadTicks: 1, size: '2.00' });
+    strategy.onStart?.(ctx);
+    expect(news(oms.sent).map((r) => [('side' in r ? r.side : ''), ('price' in r ? r.price : 0)])).toEqual([['bid', 4100], ['ask', 4400]]);
+    expect(oms.sent.every((r) => r.postOnly && r.count === 200 && r.timeInForce === 'good_till_canceled')).toBe(true);
+  });
+
+  it('never crosses the touch: quotes stay at least one tick inside the other side', () => {
+    const { strategy, ctx, oms, book } = setup({ halfSpreadTicks: 3, fairValue: '0.5000' });
+    strategy.onBook(book, ctx);
+    // Fair 0.50 +/- 3 ticks = 0.47 / 0.53, but the bid must stay under the best ask 0.45.
+    expect(news(oms.sent).map((r) => r.price)).toEqual([4400, 5300]);
+  });
+
+  it('skews both quotes against a long position and stops bidding at max position', () => {
+    const { strategy, ctx, oms, book } = setup({ halfSpreadTicks: 1, fairValue: '0.4200', maxPosition: '10.00', skewTicksAtMaxPosition: 2, size: '1.00' });
+    oms.setPosition(0, TICKER, 500); // half of max: shift -1 tick
+    strategy.onBook(book, ctx);
+    expect(news(oms.sent).map((r) => [r.side, r.price])).toEqual([['bid', 4000], ['ask', 4200]]);
+    const h2 = setup({ halfSpreadTicks: 1, fairValue: '0.4200', maxPosition: '10.00', skewTicksAtMaxPosition: 2, size: '1.00' });
+    h2.oms.setPosition(0, TICKER, 1000); // at max: a bid fill would exceed it
+    h2.strategy.onBook(h2.book, h2.ctx);
+    expect(news(h2.oms.sent).map((r) => r.side)).toEqual(['ask']);
+    const h3 = setup({ halfSpreadTicks: 1, fairValue: '0.4200', maxPosition: '10.00', size: '1.00' });
+    h3.oms.setPosition(0, TICKER, -1000);
+    h3.strategy.onBook(h3.book, h3.ctx);
+    expect(news(h3.oms.sent).map((r) => r.side)).toEqual(['bid']);
+  });
+
+  it('requotes by amend only when the target moves by requoteTicks, and never while a request is in flight', () => {
+    const { strategy, ctx, oms, book } = setup({ halfSpreadTicks: 1, requoteTicks: 2 });
+    strategy.onBook(book, ctx);
+    expect(oms.sent).toHaveLength(2);
+    // In flight: nothing more is sent.
+    strategy.onBook(book, ctx);
+    expect(oms.sent).toHaveLength(2);
+    oms.ackAll();
+    // Mid moves by one tick (0.40/0.46 -> center 43): target bid 0.42 vs 0.41, under requoteTicks.
+    setBook(book, [['0.4000', '10']], [['0.4600', '10']]);
+    strategy.onBook(book, ctx);
+    expect(oms.sent).toHaveLength(2);
+    // Mid moves by two ticks.
+    setBook(book, [['0.4200', '10']], [['0.4700', '10']]);
+    strategy.onBook(book, ctx);
+    const amends = oms.sent.filter((r) => r.kind === IntentKind.AMEND);
+    expect(amends.map((r) => [r.side, r.price])).toEqual([['bid', 4300], ['ask', 4600]]);
+  });
+
+  it('pulls both quotes when the book goes out of sync and quotes again after the resync', () => {
+    const { strategy, ctx, oms, book } = setup({ halfSpreadTicks: 1 });
+    strategy.onBook(book, ctx);
+    oms.ackAll();
+    book.breakSync(ApplyStatus.SEQ_GAP);
+    strategy.onBookOutOfSync?.(book, ctx);
+    const cancels = oms.sent.filter((r) => r.kind === IntentKind.CANCEL);
+    expect(cancels).toHaveLength(2);
+    oms.ackAll();
+    // A book update while out of sync (e.g. a timer) sends nothing new.
+    strategy.onTimer?.(0, ctx);
+    expect(news(oms.sent)).toHaveLength(2);
+    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
+    strategy.onBook(book, ctx);
+    expect(news(oms.sent)).toHaveLength(4);
+  });
+
+  it('replaces a quote that closed (filled) and requotes on fills', () => {
+    const { strategy, ctx, oms, book } = setup({ halfSpreadTicks: 1, size: '1.00', maxPosition: '5.00' });
+    strategy.onBook(book, ctx);
+    oms.ackAll();
+    const { bid } = strategy.quoteIds(TICKER);
+    const filled = oms.fill(bid, 100);
+    strategy.onOrderUpdate?.(filled, ctx);
+    const bids = news(oms.sent).filter((r) => r.side === 'bid');
+    expect(bids).toHaveLength(2);
+    expect(strategy.quoteIds(TICKER).bid).not.toBe(bid);
+  });
+
+  it('does not quote a one-sided book without a fair value', () => {
+    const { strategy, ctx, oms, book } = setup({});
+    setBook(book, [['0.4000', '10']], []);
+    strategy.onBook(book, ctx);
+    expect(oms.sent).toHaveLength(0);
+  });
+
+  it('rejects params outside its schema, naming the strategy and the path', () => {
+    const entry = { id: 'mm-bad', plugin: 'strategies/market-maker.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { halfSpreadTicks: -1, size: 3, bogus: true } };
+    expect(() => validateParams(entry, plugin)).toThrowError(/strategies\[mm-bad\]\.params\/halfSpreadTicks: must be >= 0/);
+    try {
+      validateParams(entry, plugin);
+    } catch (error) {
+      const problems = (error as { problems: string[]; code: string }).problems;
+      expect((error as { code: string }).code).toBe('STRATEGY_PARAMS_INVALID');
+      expect(problems).toContain('strategies[mm-bad].params/bogus: is not a parameter of this plugin');
+      expect(problems).toContain('strategies[mm-bad].params/size: must be string');
+    }
+  });
+});

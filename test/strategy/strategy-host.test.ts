@@ -1,0 +1,236 @@
+/**
+ * Goal: the StrategyHost loads plugins from config entries (params validated, errors naming the id
+ * and path), binds them to subaccount, markets and an order group, dispatches book, out-of-sync,
+ * fill, order, lifecycle and timer events to the right instances, faults a throwing instance and
+ * cancels its orders, and redeploys one instance from changed source without a restart.
+ * Method: probe plugins written as .mjs files into a temp directory (rewritten to test the
+ * cache-busting reload), run by a host over the real RiskGate and books with a fake OMS whose
+ * cancels are acknowledged at once; a manual clock drives the timer through host.tick().
+ */
+
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { asCount } from '../../src/core/index.ts';
+import { ApplyStatus } from '../../src/book/index.ts';
+import { IntentKind } from '../../src/risk/index.ts';
+import { StrategyError, StrategyHost } from '../../src/strategy/index.ts';
+import type { StrategyEntry } from '../../src/strategy/index.ts';
+import { harness, setBook } from './fake-ports.ts';
+import type { Harness } from './fake-ports.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'strategy-host-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+type Probe = unknown[][];
+const probe = (): Probe => ((globalThis as Record<string, unknown>).__probe ??= []) as Probe;
+
+function writeProbe(file: string, version: string): void {
+  writeFileSync(join(dir, file), `
+const VERSION = ${JSON.stringify(version)};
+export default {
+  name: 'probe',
+  timerIntervalMs: 100,
+  paramsSchema: {
+    type: 'object', additionalProperties: false,
+    properties: {
+      price: { type: 'integer', minimum: 1, default: 4100 },
+      place: { type: 'boolean', default: false },
+      throwOn: { type: 'string', default: '' },
+    },
+  },
+  create(params) {
+    const log = (globalThis.__probe ??= []);
+    const maybeThrow = (name) => { if (params.throwOn === name) throw new Error('boom in ' + name); };
+    return {
+      onStart(ctx) { log.push(['start', ctx.id, VERSION]); maybeThrow('onStart'); },
+      onStop(ctx) { log.push(['stop', ctx.id, VERSION]); },
+      onBook(book, ctx) {
+        log.push(['book', ctx.id, VERSION, book.ticker]);
+        if (params.place) log.push(['deny', ctx.id, ctx.place(book.ticker, 'bid', params.price, 100, 1)]);
+        maybeThrow('onBook');
+      },
+      onBookOutOfSync(book, ctx) { log.push(['oos', ctx.id, book.ticker]); },
+      onFill(fill, ctx) { log.push(['fill', ctx.id, fill.clientOrderId]); },
+      onOrderUpdate(order, ctx) { log.push(['order', ctx.id, order.clientOrderId]); },
+      onLifecycle(event, ctx) { log.push(['life', ctx.id, event.type]); },
+      onTimer(now, ctx) { log.push(['timer', ctx.id, now]); },
+    };
+  },
+};
+`);
+}
+
+function entry(id: string, file: string, markets: string[], params: Record<string, unknown> = {}, extra: Partial<StrategyEntry> = {}): StrategyEntry {
+  return { id, plugin: file, subaccount: 0, orderGroup: null, markets, params, ...extra };
+}
+
+let h: Harness;
+let host: StrategyHost;
+
+beforeEach(() => {
+  probe().length = 0;
+  h = harness();
+  setBook(h.markets.addBook('KXA'), [['0.4000', '10']], [['0.4500', '10']]);
+  setBook(h.markets.addBook('KXB'), [['0.2000', '10']], [['0.3000', '10']]);
+  // The fake venue acknowledges cancels at once, so stops drain.
+  h.oms.onAccepted = (record) => {
+    if (record.kind === IntentKind.NEW) h.oms.ack(record.clientOrderId);
+    if (record.kind === IntentKind.CANCEL) h.oms.ack(record.clientOrderId);
+  };
+  host = new StrategyHost({ ports: h.ports, rootDir: dir, drainTimeoutMs: 1_000, drainPollMs: 5, cancelRetryMs: 50 });
+  writeProbe('probe.mjs', 'v1');
+});
+
+afterEach(async () => {
+  await host.stopAll();
+});
+
+describe('StrategyHost', () => {
+  it('starts instances, calls onStart and dispatches each book only to the instances of its market', async () => {
+    await host.start([entry('a', 'probe.mjs', ['KXA']), entry('b', 'probe.mjs', ['KXA', 'KXB'])]);
+    expect(h.markets.ensured).toEqual(['KXA', 'KXA', 'KXB']);
+    host.onBookUpdate(h.markets.books.get('KXB')!);
+    host.onBookUpdate(h.markets.books.get('KXA')!);
+    expect(probe()).toEqual([
+      ['start', 'a', 'v1'],
+      ['start', 'b', 'v1'],
+      ['book', 'b', 'v1', 'KXB'],
+      ['book', 'a', 'v1', 'KXA'],
+      ['book', 'b', 'v1', 'KXA'],
+    ]);
+    expect(host.summaries().map((s) => [s.id, s.status, s.strategyId])).toEqual([['a', 'running', 1], ['b', 'running', 2]]);
+  });
+
+  it('reports every invalid entry at once, naming the strategy id and the params path', async () => {
+    const error = await host
+      .start([entry('ok', 'probe.mjs', ['KXA']), entry('bad1', 'probe.mjs', ['KXA'], { price: 0, extra: 1 }), entry('bad2', 'missing.mjs', ['KXA'])])
+      .catch((e: unknown) => e as StrategyError);
+    expect(error).toBeInstanceOf(StrategyError);
+    expect(error.code).toBe('STRATEGY_PARAMS_INVALID');
+    expect(error.message).toContain('strategies[bad1].params/price: must be >= 1');
+    expect(error.message).toContain('strategies[bad1].params/extra: is not a parameter of this plugin');
+    expect(error.message).toContain('strategy bad2: cannot import plugin missing.mjs');
+    // Nothing was started.
+    expect(host.summaries()).toEqual([]);
+  });
+
+  it('rejects a module whose default export is not a plugin', async () => {
+    writeFileSync(join(dir, 'not-plugin.mjs'), 'export default { name: "x" };');
+    const error = await host.start([entry('np', 'not-plugin.mjs', ['KXA'])]).catch((e: unknown) => e as StrategyError);
+    expect(error.code).toBe('STRATEGY_PLUGIN_INVALID');
+    expect(error.message).toContain('paramsSchema: must be a JSON Schema object');
+  });
+
+  it('creates the order group at start, tags orders with it and releases it at stop', async () => {
+    await host.start([entry('g', 'probe.mjs', ['KXA'], { place: true }, { subaccount: 2, orderGroup: { contractsLimit: asCount(10_000) } })]);
+    expect(h.groups.created).toEqual([{ subaccount: 2, limit: 10_000, handle: 0 }]);
+    host.onBookUpdate(h.markets.books.get('KXA')!);
+    expect(h.oms.sent[0]).toMatchObject({ kind: IntentKind.NEW, subaccount: 2, orderGroup: 0, strategyId: 1 });
+    await host.stop('g');
+    expect(h.groups.released).toEqual([0]);
+    expect(h.oms.live(1)).toHaveLength(0);
+  });
+
+  it('tells instances about out-of-sync books; their quotes are denied until the resync', async () => {
+    await host.start([entry('a', 'probe.mjs', ['KXA'], { place: true })]);
+    const book = h.markets.books.get('KXA')!;
+    book.breakSync(ApplyStatus.SEQ_GAP);
+    host.onBookOutOfSync(book);
+    host.onBookUpdate(book);
+    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
+    host.onBookResynced(book);
+    expect(probe().filter((e) => e[0] === 'oos' || e[0] === 'deny')).toEqual([['oos', 'a', 'KXA'], ['deny', 'a', 9 /* BOOK_NOT_SYNCED */], ['deny', 'a', 0]]);
+  });
+
+  it('routes fills and order updates to the owning instance, lifecycle by market', async () => {
+    await host.start([entry('a', 'probe.mjs', ['KXA'], { place: true }), entry('b', 'probe.mjs', ['KXB'])]);
+    host.onBookUpdate(h.markets.books.get('KXA')!);
+    const id = h.oms.sent[0].clientOrderId;
+    const order = h.oms.fill(id, 100);
+    host.onOrderUpdate(order);
+    host.onFill({ tradeId: 't', orderId: order.orderId, clientOrderId: id, marketTicker: 'KXA', bookSide: 'bid', yesPrice: order.price, count: asCount(100), isTaker: false, postPosition: asCount(100), subaccount: 0, tsMs: 1 });
+    host.onLifecycle({ type: 'market_lifecycle_v2', marketTicker: 'KXB', eventType: 'deactivated' });
+    host.onLifecycle({ type: 'event_lifecycle' });
+    expect(probe().filter((e) => ['fill', 'order', 'life'].includes(e[0] as string))).toEqual([
+      ['order', 'a', id],
+      ['fill', 'a', id],
+      ['life', 'b', 'market_lifecycle_v2'],
+      ['life', 'a', 'event_lifecycle'],
+      ['life', 'b', 'event_lifecycle'],
+    ]);
+  });
+
+  it('drives onTimer from the shared tick at each instance interval', async () => {
+    await host.start([entry('a', 'probe.mjs', ['KXA'])]);
+    host.tick(); // not due yet
+    h.clock.advance(100);
+    host.tick();
+    h.clock.advance(50);
+    host.tick();
+    h.clock.advance(50);
+    host.tick();
+    expect(probe().filter((e) => e[0] === 'timer').length).toBe(2);
+  });
+
+  it('faults an instance whose callback throws: stops dispatch to it and cancels its orders', async () => {
+    await host.start([entry('bad', 'probe.mjs', ['KXA'], { place: true, throwOn: 'onBook' }), entry('good', 'probe.mjs', ['KXA'])]);
+    host.onBookUpdate(h.markets.books.get('KXA')!);
+    expect(host.summaries().find((s) => s.id === 'bad')?.status).toBe('faulted');
+    expect(host.summaries().find((s) => s.id === 'bad')?.fault).toContain('boom in onBook');
+    // The order it placed before throwing was cancelled through the gate.
+    expect(h.oms.sent.map((r) => r.kind)).toEqual([IntentKind.NEW, IntentKind.CANCEL]);
+    probe().length = 0;
+    host.onBookUpdate(h.markets.books.get('KXA')!);
+    expect(probe()).toEqual([['book', 'good', 'v1', 'KXA']]);
+  });
+
+  it('fails start when onStart throws, leaving nothing running', async () => {
+    const error = await host.start([entry('s', 'probe.mjs', ['KXA'], { throwOn: 'onStart' })]).catch((e: unknown) => e as StrategyError);
+    expect(error.code).toBe('STRATEGY_START_FAILED');
+    expect(host.summaries()).toEqual([]);
+  });
+
+  it('fails start for a market the runtime does not know', async () => {
+    const error = await host.start([entry('m', 'probe.mjs', ['KXNOPE'])]).catch((e: unknown) => e as StrategyError);
+    expect(error.code).toBe('STRATEGY_START_FAILED');
+    expect(error.message).toContain('KXNOPE');
+  });
+
+  it('redeploys one instance from changed source: stop, cancel its orders, reload, start', async () => {
+    await host.start([entry('a', 'probe.mjs', ['KXA'], { place: true }), entry('b', 'probe.mjs', ['KXB'])]);
+    host.onBookUpdate(h.markets.books.get('KXA')!);
+    expect(h.oms.live(1)).toHaveLength(1);
+    writeProbe('probe.mjs', 'v2');
+    await host.redeploy('a', entry('a', 'probe.mjs', ['KXA'], { place: true, price: 3900 }));
+    // The old order was cancelled before the new instance started.
+    expect(h.oms.sent.map((r) => r.kind)).toEqual([IntentKind.NEW, IntentKind.CANCEL]);
+    probe().length = 0;
+    host.onBookUpdate(h.markets.books.get('KXA')!);
+    host.onBookUpdate(h.markets.books.get('KXB')!);
+    expect(probe()).toEqual([
+      ['book', 'a', 'v2', 'KXA'],
+      ['deny', 'a', 0],
+      ['book', 'b', 'v1', 'KXB'],
+    ]);
+    expect(h.oms.sent[2]).toMatchObject({ kind: IntentKind.NEW, price: 3900, strategyId: 1 });
+    expect(host.strategyNumber('a')).toBe(1);
+  });
+
+  it('keeps the running instance when the redeployed entry is invalid', async () => {
+    await host.start([entry('a', 'probe.mjs', ['KXA'])]);
+    const error = await host.redeploy('a', entry('a', 'probe.mjs', ['KXA'], { price: -5 })).catch((e: unknown) => e as StrategyError);
+    expect(error.code).toBe('STRATEGY_PARAMS_INVALID');
+    expect(host.summaries()[0].status).toBe('running');
+    expect(probe().filter((e) => e[0] === 'stop')).toEqual([]);
+  });
+
+  it('applies a new entry list: redeploys changed, deploys new, stops removed, leaves unchanged alone', async () => {
+    await host.start([entry('same', 'probe.mjs', ['KXA']), entry('changed', 'probe.mjs', ['KXA']), entry('gone', 'probe.mjs', ['KXB'])]);
+    const result = await host.applyEntries([entry('same', 'probe.mjs', ['KXA']), entry('changed', 'probe.mjs', ['KXB']), entry('new', 'probe.mjs', ['KXB'])]);
+    expect(result).toMatchObject({ stopped: ['gone'], deployed: ['new'], redeployed: ['changed'], failed: [] });
+    expect(host.summaries().map((s) => s.id).sort()).toEqual(['changed', 'new', 'same']);
+    expect(probe().filter((e) => e[0] === 'start' && e[1] === 'same')).toHaveLength(1);
+  });
+});

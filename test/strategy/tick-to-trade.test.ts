@@ -1,0 +1,46 @@
+/**
+ * Goal: the bench strategy (strategies/tick-to-trade.ts) sends exactly one intent per book update
+ * while its order is idle: a post-only bid offsetTicks under the touch, then amends alternating
+ * between two adjacent levels; nothing while a request is in flight.
+ * Method: the plugin over a BoundStrategyContext with the real RiskGate and a fake OMS that acks
+ * when the test says so.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { IntentKind } from '../../src/risk/index.ts';
+import { BoundStrategyContext, validateParams } from '../../src/strategy/index.ts';
+import { createLogger } from '../../src/telemetry/index.ts';
+import plugin, { TickToTrade } from '../../strategies/tick-to-trade.ts';
+import { harness, setBook } from './fake-ports.ts';
+
+const TICKER = 'KXT2T-1';
+
+describe('tick-to-trade plugin', () => {
+  it('places once, then amends between two far levels on each update, skipping while pending', () => {
+    const h = harness();
+    const book = h.markets.addBook(TICKER);
+    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
+    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { offsetTicks: 10, maxIntents: 5 } }, plugin);
+    const strategy = plugin.create(params) as TickToTrade;
+    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
+    ctx.setActive(true);
+
+    strategy.onBook(book, ctx);
+    expect(h.oms.sent.map((r) => [r.kind, r.price, r.postOnly])).toEqual([[IntentKind.NEW, 3000, true]]);
+    strategy.onBook(book, ctx); // create in flight
+    expect(strategy.skipped).toBe(1);
+    for (let i = 0; i < 10; i++) {
+      h.oms.ackAll();
+      strategy.onBook(book, ctx);
+    }
+    const prices = h.oms.sent.map((r) => r.price);
+    expect(h.oms.sent).toHaveLength(5); // bounded by maxIntents
+    expect(h.oms.sent.slice(1).every((r) => r.kind === IntentKind.AMEND)).toBe(true);
+    for (let i = 1; i < prices.length; i++) {
+      expect(prices[i]).not.toBe(prices[i - 1]);
+      expect(prices[i] <= 3000 && prices[i] >= 2900).toBe(true);
+    }
+    expect(strategy.intents).toBe(5);
+    expect(strategy.denied).toBe(0);
+  });
+});
