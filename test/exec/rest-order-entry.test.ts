@@ -122,6 +122,16 @@ describe('RestOrderEntry: connect and signing', () => {
     }
   });
 
+  it('keeps the sockets warm with periodic signed GETs on the same connections', async () => {
+    const { entry: opened } = await open({ connections: 2, readConnections: 1, keepAliveIntervalMs: 30 });
+    const socketsAfterConnect = exchange.socketsOpened;
+    expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(3); // one GET per socket
+    await until(() => exchange.requests.length >= 3 + 2 * 3);
+    expect(opened.stats.warmRequests).toBeGreaterThanOrEqual(9);
+    expect(exchange.requests.every((request) => request.path === '/trade-api/v2/portfolio/balance' && request.signatureValid)).toBe(true);
+    expect(exchange.socketsOpened).toBe(socketsAfterConnect); // reused, not reopened
+  });
+
   it('fails connect with the exchange reject when the key is refused', async () => {
     exchange.script = () => json(401, { error: { code: 'authentication_error', message: 'no', details: 'NOT_FOUND' } });
     entry = new RestOrderEntry(options({ signing: 'inline' }));

@@ -214,6 +214,7 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
   #batchCancelEndpoint = -1;
   #inflight = 0;
   #warmTimer: NodeJS.Timeout | null = null;
+  #warming = false;
   #closed = false;
 
   constructor(options: RestOrderEntryOptions) {
@@ -283,9 +284,15 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
     await Promise.all([this.#warm(this.#pool, this.#options.connections), this.#warm(this.#readPool, this.#options.readConnections)]);
     if (this.#options.keepAliveIntervalMs > 0 && this.#warmTimer === null) {
       this.#warmTimer = setInterval(() => {
-        this.#warm(this.#pool, this.#options.connections).catch(() => {
-          // A failed keep-warm GET is not an order outcome; the next order reports its own failure.
-        });
+        if (this.#warming) return; // the previous beat is still out: never stack them
+        this.#warming = true;
+        this.#warm(this.#pool, this.#options.connections)
+          .catch(() => {
+            // A failed keep-warm GET is not an order outcome; the next order reports its own failure.
+          })
+          .finally(() => {
+            this.#warming = false;
+          });
       }, this.#options.keepAliveIntervalMs);
       this.#warmTimer.unref();
     }
@@ -711,21 +718,27 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
    * body); rejects with ExecError for a transport failure or a non-2xx status.
    */
   async #call(pool: Pool, method: string, path: string, body: string | null, signInline = false): Promise<Record<string, unknown> | null> {
+    const signed = await this.#signOffPath(method, path, signInline);
+    return this.#callSigned(pool, method, path, body, signed);
+  }
+
+  /** Timestamp and signature for a request off the hot path (worker when running, else inline). */
+  async #signOffPath(method: string, path: string, signInline: boolean): Promise<PresignedSignature> {
     if (this.#closed) throw new ExecError('EXEC_DISCONNECTED', 'RestOrderEntry is closed');
     const query = path.indexOf('?');
     const signedPath = query === -1 ? path : path.slice(0, query);
-    let timestampText: string;
-    let signature: string;
     const presigner = this.#presigner;
-    if (!signInline && presigner !== null && presigner.alive) {
-      const signed = await presigner.signAsync(method, signedPath);
-      timestampText = signed.timestampText;
-      signature = signed.signature;
-    } else {
-      const timestampMs = this.#options.clock.nowMs();
-      timestampText = String(timestampMs);
-      signature = signRequest(this.#options.privateKey, timestampMs, method, signedPath);
-    }
+    if (!signInline && presigner !== null && presigner.alive) return presigner.signAsync(method, signedPath);
+    const timestampMs = this.#options.clock.nowMs();
+    return { timestampText: String(timestampMs), signature: signRequest(this.#options.privateKey, timestampMs, method, signedPath) };
+  }
+
+  async #callSigned(pool: Pool, method: string, path: string, body: string | null, signed: PresignedSignature): Promise<Record<string, unknown> | null> {
+    if (this.#closed) throw new ExecError('EXEC_DISCONNECTED', 'RestOrderEntry is closed');
+    const query = path.indexOf('?');
+    const signedPath = query === -1 ? path : path.slice(0, query);
+    const timestampText = signed.timestampText;
+    const signature = signed.signature;
     const headers: Record<string, string> = {
       'kalshi-access-key': this.#options.keyId,
       'kalshi-access-timestamp': timestampText,
@@ -759,15 +772,18 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
     return parsed;
   }
 
-  /** `count` concurrent signed GETs, so the pool opens (or reuses) that many sockets. */
+  /**
+   * `count` concurrent signed GETs, so the pool opens (or reuses) that many sockets. All are signed
+   * first and dispatched together: sent one by one as signatures arrive, a fast answer frees the
+   * first socket before the next GET and the pool would reuse it instead of opening another.
+   */
   async #warm(pool: Pool, count: number): Promise<void> {
     const path = `${this.#prefix}${this.#options.warmPath}`;
-    const requests: Promise<unknown>[] = [];
-    for (let i = 0; i < count; i++) {
-      this.stats.warmRequests++;
-      requests.push(this.#call(pool, 'GET', path, null));
-    }
-    await Promise.all(requests);
+    const signatures: Promise<PresignedSignature>[] = [];
+    for (let i = 0; i < count; i++) signatures.push(this.#signOffPath('GET', path, false));
+    const signed = await Promise.all(signatures);
+    this.stats.warmRequests += count;
+    await Promise.all(signed.map((one) => this.#callSigned(pool, 'GET', path, null, one)));
   }
 }
 
