@@ -138,7 +138,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
   });
   const host = options.host ?? SIM_DEFAULTS.host;
   const port = await server.listen(host, options.port ?? SIM_DEFAULTS.port);
-  const activity = options.activity === undefined || options.activity === false ? null : new ActivityDriver(engine, seed, options.activity.updatesPerSec, logger);
+  const activity = options.activity === undefined || options.activity === false ? null : new ActivityDriver(engine, seed, options.activity.updatesPerSec, now, logger);
   activity?.start();
 
   let closed = false;

@@ -1,74 +1,63 @@
 /**
- * Runs synthetic market activity on a timer: every tick it asks the activity module for the
- * updates due since the last tick (rate x elapsed time) and applies them in one batch, so a high
- * rate costs one timer callback per tick, not one per update. The activity module (src/sim/activity,
- * another helper's) is loaded lazily so the servers do not depend on it at import time.
+ * Runs synthetic market activity on a timer: every tick it asks the activity module for the book
+ * updates due since the last tick (rate x elapsed time) in one batch (`MarketActivity.step`), so a
+ * high rate costs one timer callback per tick, not one per update. Overshoot (a step may emit a
+ * few more updates than asked) is carried into the next tick, so the long-run rate is the
+ * configured one. It never decides what the participants do (src/sim/activity does).
  */
 
 import type { Logger } from 'pino';
+import { MarketActivity } from '../activity/index.ts';
 import type { SimEngine } from '../engine/index.ts';
 
-/** What the driver needs of the activity module: a generator stepped with a batch size. */
-interface ActivityGenerator {
-  step(count: number): unknown;
-}
-
+/** Tick period, ms: 100 ticks per second keeps batches small at 50,000 updates per second. */
 const TICK_MS = 10;
+/** Most updates one tick may owe (after a stall the driver does not try to catch up at once). */
+const BACKLOG_MAX_SECONDS = 1;
 
 export class ActivityDriver {
-  readonly #engine: SimEngine;
-  readonly #seed: number;
+  readonly #activity: MarketActivity;
+  readonly #now: () => number;
   readonly #updatesPerSec: number;
   readonly #logger: Logger;
   #timer: NodeJS.Timeout | null = null;
-  #generator: ActivityGenerator | null = null;
   #lastMs = 0;
-  #carry = 0;
-  #stopped = false;
+  /** Updates owed (positive) or emitted ahead (negative). */
+  #owed = 0;
 
-  constructor(engine: SimEngine, seed: number, updatesPerSec: number, logger: Logger) {
-    this.#engine = engine;
-    this.#seed = seed;
+  constructor(engine: SimEngine, seed: number, updatesPerSec: number, now: () => number, logger: Logger) {
+    this.#activity = new MarketActivity(engine, { seed });
+    this.#now = now;
     this.#updatesPerSec = updatesPerSec;
     this.#logger = logger;
   }
 
+  get activity(): MarketActivity {
+    return this.#activity;
+  }
+
   start(): void {
-    if (this.#updatesPerSec <= 0) return;
-    void this.#load().then(() => {
-      if (this.#stopped || this.#generator === null) return;
-      this.#lastMs = performance.now();
-      this.#timer = setInterval(() => this.#tick(), TICK_MS);
-    });
+    if (this.#updatesPerSec <= 0 || this.#timer !== null) return;
+    this.#lastMs = performance.now();
+    this.#timer = setInterval(() => this.#tick(), TICK_MS);
   }
 
   stop(): void {
-    this.#stopped = true;
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
   }
 
-  async #load(): Promise<void> {
-    try {
-      const modulePath = '../activity/index.ts';
-      const activity = (await import(modulePath)) as Record<string, unknown>;
-      const create = activity.createActivity as ((engine: SimEngine, options: { seed: number }) => ActivityGenerator) | undefined;
-      if (typeof create !== 'function') throw new Error('src/sim/activity exports no createActivity');
-      this.#generator = create(this.#engine, { seed: this.#seed });
-    } catch (error) {
-      this.#logger.error({ err: error }, 'market activity unavailable');
-    }
-  }
-
   #tick(): void {
     const nowMs = performance.now();
-    const due = ((nowMs - this.#lastMs) * this.#updatesPerSec) / 1000 + this.#carry;
+    const owed = this.#owed + ((nowMs - this.#lastMs) * this.#updatesPerSec) / 1000;
     this.#lastMs = nowMs;
-    const count = Math.floor(due);
-    this.#carry = due - count;
+    this.#owed = Math.min(owed, this.#updatesPerSec * BACKLOG_MAX_SECONDS);
+    const count = Math.floor(this.#owed);
     if (count <= 0) return;
     try {
-      this.#generator!.step(count);
+      const produced = this.#activity.step(this.#now(), count);
+      // A step that produced nothing (every market closed) forgives the debt instead of spinning.
+      this.#owed = produced === 0 ? 0 : this.#owed - produced;
     } catch (error) {
       this.#logger.error({ err: error }, 'market activity step failed; activity stopped');
       this.stop();
