@@ -78,7 +78,7 @@ function checkPluginShape(entry: StrategyEntry, value: unknown): StrategyPlugin 
 }
 
 /** Validates a copy of entry.params; throws STRATEGY_PARAMS_INVALID listing every violation by path. */
-export function validateParams(entry: StrategyEntry, plugin: StrategyPlugin): Readonly<Record<string, unknown>> {
+export function validateParams<P = Record<string, unknown>>(entry: StrategyEntry, plugin: StrategyPlugin<P>): Readonly<P> {
   const Ajv2020 = Ajv2020Module.default;
   const addFormats = addFormatsModule.default;
   // A fresh instance per load: plugin schemas may carry an $id, which one instance accepts only once.
@@ -95,7 +95,7 @@ export function validateParams(entry: StrategyEntry, plugin: StrategyPlugin): Re
     const problems = (validate.errors ?? []).map((error) => describeError(entry.id, error));
     throw new StrategyError('STRATEGY_PARAMS_INVALID', entry.id, `params do not match the schema of plugin ${plugin.name}`, problems);
   }
-  return deepFreeze(params as Record<string, unknown>);
+  return deepFreeze(params as P);
 }
 
 function describeError(id: string, error: ErrorObject): string {

@@ -27,20 +27,20 @@ function setup(params: Record<string, unknown>) {
   const validated = validateParams(entry, plugin);
   const strategy = plugin.create(validated) as Strategy & MarketMaker;
   const ctx = new BoundStrategyContext(
-    { id: 'mm', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: validated, log: createLogger({ level: 'silent' }) },
+    { id: 'mm', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: validated as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) },
     h.oms, h.markets, h.clock,
   );
   ctx.setActive(true);
   return { ...h, book, ctx, strategy };
 }
 
-const news = (sent: { kind: number }[]) => sent.filter((record) => record.kind === IntentKind.NEW);
+const news = <T extends { kind: number }>(sent: T[]): T[] => sent.filter((record) => record.kind === IntentKind.NEW);
 
 describe('market-maker plugin', () => {
   it('quotes a post-only bid and ask around the mid at the half-spread', () => {
     const { strategy, ctx, oms } = setup({ halfSpreadTicks: 1, size: '2.00' });
     strategy.onStart?.(ctx);
-    expect(news(oms.sent).map((r) => [('side' in r ? r.side : ''), ('price' in r ? r.price : 0)])).toEqual([['bid', 4100], ['ask', 4400]]);
+    expect(news(oms.sent).map((r) => [r.side, r.price])).toEqual([['bid', 4100], ['ask', 4400]]);
     expect(oms.sent.every((r) => r.postOnly && r.count === 200 && r.timeInForce === 'good_till_canceled')).toBe(true);
   });
 

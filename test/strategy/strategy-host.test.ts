@@ -66,6 +66,15 @@ function entry(id: string, file: string, markets: string[], params: Record<strin
   return { id, plugin: file, subaccount: 0, orderGroup: null, markets, params, ...extra };
 }
 
+async function failure(promise: Promise<unknown>): Promise<StrategyError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as StrategyError;
+  }
+  throw new Error('expected a failure');
+}
+
 let h: Harness;
 let host: StrategyHost;
 
@@ -104,9 +113,9 @@ describe('StrategyHost', () => {
   });
 
   it('reports every invalid entry at once, naming the strategy id and the params path', async () => {
-    const error = await host
-      .start([entry('ok', 'probe.mjs', ['KXA']), entry('bad1', 'probe.mjs', ['KXA'], { price: 0, extra: 1 }), entry('bad2', 'missing.mjs', ['KXA'])])
-      .catch((e: unknown) => e as StrategyError);
+    const error = await failure(
+      host.start([entry('ok', 'probe.mjs', ['KXA']), entry('bad1', 'probe.mjs', ['KXA'], { price: 0, extra: 1 }), entry('bad2', 'missing.mjs', ['KXA'])]),
+    );
     expect(error).toBeInstanceOf(StrategyError);
     expect(error.code).toBe('STRATEGY_PARAMS_INVALID');
     expect(error.message).toContain('strategies[bad1].params/price: must be >= 1');
@@ -118,7 +127,7 @@ describe('StrategyHost', () => {
 
   it('rejects a module whose default export is not a plugin', async () => {
     writeFileSync(join(dir, 'not-plugin.mjs'), 'export default { name: "x" };');
-    const error = await host.start([entry('np', 'not-plugin.mjs', ['KXA'])]).catch((e: unknown) => e as StrategyError);
+    const error = await failure(host.start([entry('np', 'not-plugin.mjs', ['KXA'])]));
     expect(error.code).toBe('STRATEGY_PLUGIN_INVALID');
     expect(error.message).toContain('paramsSchema: must be a JSON Schema object');
   });
@@ -187,13 +196,13 @@ describe('StrategyHost', () => {
   });
 
   it('fails start when onStart throws, leaving nothing running', async () => {
-    const error = await host.start([entry('s', 'probe.mjs', ['KXA'], { throwOn: 'onStart' })]).catch((e: unknown) => e as StrategyError);
+    const error = await failure(host.start([entry('s', 'probe.mjs', ['KXA'], { throwOn: 'onStart' })]));
     expect(error.code).toBe('STRATEGY_START_FAILED');
     expect(host.summaries()).toEqual([]);
   });
 
   it('fails start for a market the runtime does not know', async () => {
-    const error = await host.start([entry('m', 'probe.mjs', ['KXNOPE'])]).catch((e: unknown) => e as StrategyError);
+    const error = await failure(host.start([entry('m', 'probe.mjs', ['KXNOPE'])]));
     expect(error.code).toBe('STRATEGY_START_FAILED');
     expect(error.message).toContain('KXNOPE');
   });
@@ -220,7 +229,7 @@ describe('StrategyHost', () => {
 
   it('keeps the running instance when the redeployed entry is invalid', async () => {
     await host.start([entry('a', 'probe.mjs', ['KXA'])]);
-    const error = await host.redeploy('a', entry('a', 'probe.mjs', ['KXA'], { price: -5 })).catch((e: unknown) => e as StrategyError);
+    const error = await failure(host.redeploy('a', entry('a', 'probe.mjs', ['KXA'], { price: -5 })));
     expect(error.code).toBe('STRATEGY_PARAMS_INVALID');
     expect(host.summaries()[0].status).toBe('running');
     expect(probe().filter((e) => e[0] === 'stop')).toEqual([]);

@@ -19,7 +19,7 @@ function setup(params: Record<string, unknown>) {
   const validated = validateParams({ id: 'taker', plugin: 'strategies/taker.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params }, plugin);
   const strategy = plugin.create(validated) as Taker;
   const ctx = new BoundStrategyContext(
-    { id: 'taker', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: validated, log: createLogger({ level: 'silent' }) },
+    { id: 'taker', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: validated as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) },
     h.oms, h.markets, h.clock,
   );
   ctx.setActive(true);

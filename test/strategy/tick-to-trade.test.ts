@@ -22,7 +22,7 @@ describe('tick-to-trade plugin', () => {
     setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
     const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { offsetTicks: 10, maxIntents: 5 } }, plugin);
     const strategy = plugin.create(params) as TickToTrade;
-    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
+    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
     ctx.setActive(true);
 
     strategy.onBook(book, ctx);
