@@ -40,7 +40,7 @@ class RecordingListener implements ExecListener {
 
   /** Waits (bounded) for the first outcome (ack, reject or unknown) of `operation` about `id`. */
   async outcome(operation: 'create' | 'cancel' | 'amend' | 'decrease', id: string): Promise<Event> {
-    for (let i = 0; i < 400; i++) {
+    for (let i = 0; i < 2_000; i++) { // up to ~10 s: generous for a loaded CI machine
       const found = this.events.find((event) => event[1] === id && event[0].startsWith(operation));
       if (found !== undefined) return found;
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -72,8 +72,8 @@ function options(keyId: string, pem: string, overrides: Partial<RestOrderEntryOp
     privateKey: loadPrivateKey(pem),
     clock: systemClock,
     connections: 2,
-    headersTimeoutMs: 1_000,
-    bodyTimeoutMs: 1_000,
+    headersTimeoutMs: 5_000, // generous: a loaded machine must not turn a slow ack into a timeout
+    bodyTimeoutMs: 5_000,
     keepAliveIntervalMs: 0,
     presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 8, batchCapacity: 4 },
     ...overrides,
@@ -210,19 +210,27 @@ describe('RestOrderEntry against the simulator', () => {
   });
 
   it('a hung create times out as unknown; a closed connection is unknown too', async () => {
-    const hang = sim.faults.add({ kind: 'rest_hang', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
-    const hung = order({ price: 900 as Price });
-    entry.create(hung);
-    expect(await listener.outcome('create', hung.clientOrderId)).toEqual(['createUnknown', hung.clientOrderId, 'EXEC_TIMEOUT']);
-    sim.faults.remove(hang);
-    const close = sim.faults.add({ kind: 'rest_close', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
-    const closed = order({ price: 900 as Price });
-    entry.create(closed);
-    expect(await listener.outcome('create', closed.clientOrderId)).toEqual(['createUnknown', closed.clientOrderId, 'EXEC_DISCONNECTED']);
-    sim.faults.remove(close);
-    // The connection pool recovers: the next order is acknowledged.
-    const after = order({ price: 900 as Price });
-    entry.create(after);
-    expect((await listener.outcome('create', after.clientOrderId))[0]).toBe('createAck');
+    const shortListener = new RecordingListener();
+    const short = new RestOrderEntry(options(sim.demoKey.keyId, sim.demoKey.privateKeyPem, { headersTimeoutMs: 1_000, bodyTimeoutMs: 1_000 }));
+    short.setListener(shortListener);
+    try {
+      await short.connect();
+      const hang = sim.faults.add({ kind: 'rest_hang', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
+      const hung = order({ price: 900 as Price });
+      short.create(hung);
+      expect(await shortListener.outcome('create', hung.clientOrderId)).toEqual(['createUnknown', hung.clientOrderId, 'EXEC_TIMEOUT']);
+      sim.faults.remove(hang);
+      const close = sim.faults.add({ kind: 'rest_close', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
+      const closed = order({ price: 900 as Price });
+      short.create(closed);
+      expect(await shortListener.outcome('create', closed.clientOrderId)).toEqual(['createUnknown', closed.clientOrderId, 'EXEC_DISCONNECTED']);
+      sim.faults.remove(close);
+      // The connection pool recovers: the next order is acknowledged.
+      const after = order({ price: 900 as Price });
+      short.create(after);
+      expect((await shortListener.outcome('create', after.clientOrderId))[0]).toBe('createAck');
+    } finally {
+      await short.close();
+    }
   });
 });
