@@ -84,8 +84,8 @@ function options(overrides: Partial<RestOrderEntryOptions> = {}): RestOrderEntry
     privateKey,
     clock: systemClock,
     connections: 2,
-    headersTimeoutMs: 400,
-    bodyTimeoutMs: 400,
+    headersTimeoutMs: 3_000, // the hang cases pass their own short timeout
+    bodyTimeoutMs: 3_000,
     keepAliveIntervalMs: 0,
     presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50 },
     ...overrides,
