@@ -9,6 +9,9 @@
  * stream, already amortising call overhead, and a hand loop keeps every run bounded in count and time.
  * Latency is per call, timed with performance.now() (sub-ns resolution, ~30-60 ns per read on this
  * class of machine); suites add a "timer floor" baseline row so readers can see that cost.
+ * Throughput rounds also read process.cpuUsage(): on a shared machine the wall-clock rate measures
+ * the neighbours as much as the code, so rows carry both, and ratios use the CPU-time rate when
+ * both rows have one.
  */
 
 import * as hdr from 'hdr-histogram-js';
@@ -22,6 +25,10 @@ export interface BenchRow {
   /** Samples or operations measured. */
   count: number;
   opsPerSec?: number;
+  /** Operations per second of this process's CPU time (user + system): steadier than opsPerSec on a shared machine. */
+  opsPerCpuSec?: number;
+  /** CPU time / wall time while measuring: below ~0.9 the machine was taking the core away. */
+  cpuShare?: number;
   p50Ns?: number;
   p99Ns?: number;
   p999Ns?: number;
@@ -146,7 +153,12 @@ export interface ThroughputOptions {
 }
 
 export interface ThroughputResult {
+  /** Median round, wall clock. */
   opsPerSec: number;
+  /** Median round, process CPU time. */
+  opsPerCpuSec: number;
+  /** Total CPU time / total wall time over the rounds. */
+  cpuShare: number;
   opsPerSecMin: number;
   opsPerSecMax: number;
   ops: number;
@@ -154,8 +166,9 @@ export interface ThroughputResult {
   meanNs: number;
 }
 
-/** One timed round: calls `run` until `roundMs` passed (or maxCalls); returns [calls, elapsed ms]. */
-function timeRound(run: () => void, roundMs: number, maxCalls: number): [number, number] {
+/** One timed round: calls `run` until `roundMs` passed (or maxCalls); returns [calls, wall ms, cpu ms]. */
+function timeRound(run: () => void, roundMs: number, maxCalls: number): [number, number, number] {
+  const cpuStart = process.cpuUsage();
   const start = performance.now();
   const end = start + roundMs;
   let calls = 0;
@@ -165,13 +178,26 @@ function timeRound(run: () => void, roundMs: number, maxCalls: number): [number,
     calls++;
     now = performance.now();
   }
-  return [calls, now - start];
+  const cpu = process.cpuUsage(cpuStart);
+  return [calls, now - start, (cpu.user + cpu.system) / 1000];
 }
 
-function summarise(rates: number[], ops: number): ThroughputResult {
-  rates.sort((a, b) => a - b);
-  const median = rates[Math.floor(rates.length / 2)];
-  return { opsPerSec: Math.round(median), opsPerSecMin: Math.round(rates[0]), opsPerSecMax: Math.round(rates[rates.length - 1]), ops, meanNs: round1(1e9 / median) };
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function summarise(rates: number[], cpuRates: number[], ops: number, wallMs: number, cpuMs: number): ThroughputResult {
+  const wallMedian = median(rates);
+  return {
+    opsPerSec: Math.round(wallMedian),
+    opsPerCpuSec: Math.round(median(cpuRates)),
+    cpuShare: Math.round((cpuMs / wallMs) * 100) / 100,
+    opsPerSecMin: Math.round(Math.min(...rates)),
+    opsPerSecMax: Math.round(Math.max(...rates)),
+    ops,
+    meanNs: round1(1e9 / wallMedian),
+  };
 }
 
 /** Calls `run` repeatedly for `rounds` rounds of `roundMs`, returning the median round's rate. */
@@ -194,17 +220,24 @@ export function measureThroughputInterleaved(
     for (let calls = 0; calls < maxCalls && performance.now() < warmupEnd; calls++) item.run();
   }
   const rates: number[][] = cases.map(() => []);
+  const cpuRates: number[][] = cases.map(() => []);
   const ops: number[] = cases.map(() => 0);
+  const wallMs: number[] = cases.map(() => 0);
+  const cpuMs: number[] = cases.map(() => 0);
   for (let round = 0; round < options.rounds; round++) {
     for (let k = 0; k < cases.length; k++) {
       const index = (round + k) % cases.length;
-      const [calls, elapsedMs] = timeRound(cases[index].run, options.roundMs, maxCalls);
+      const [calls, elapsedMs, elapsedCpuMs] = timeRound(cases[index].run, options.roundMs, maxCalls);
       const roundOps = calls * cases[index].opsPerCall;
       ops[index] += roundOps;
+      wallMs[index] += elapsedMs;
+      cpuMs[index] += elapsedCpuMs;
       rates[index].push(roundOps / (elapsedMs / 1000));
+      // cpuUsage has microsecond resolution; a round is >= tens of ms, so this never divides by ~0.
+      cpuRates[index].push(roundOps / (Math.max(elapsedCpuMs, 0.001) / 1000));
     }
   }
-  return cases.map((_, index) => summarise(rates[index], ops[index]));
+  return cases.map((_, index) => summarise(rates[index], cpuRates[index], ops[index], wallMs[index], cpuMs[index]));
 }
 
 /** A row from a throughput result; extra.note is kept in front of the rounds' range. */
@@ -216,6 +249,8 @@ export function throughputRow(suite: string, caseName: string, baseline: boolean
     baseline,
     count: result.ops,
     opsPerSec: result.opsPerSec,
+    opsPerCpuSec: result.opsPerCpuSec,
+    cpuShare: result.cpuShare,
     meanNs: result.meanNs,
     ...extra,
     note: extra.note === undefined ? range : `${extra.note}; ${range}`,
@@ -223,13 +258,15 @@ export function throughputRow(suite: string, caseName: string, baseline: boolean
 }
 
 /**
- * Ratio of a row to the row it names in compareTo: throughput ratio when both have opsPerSec
- * (higher is better), else p50 ratio baseline/ours (higher is better), else value ratio. Null when unknown.
+ * Ratio of a row to the row it names in compareTo: CPU-time throughput ratio when both have one,
+ * else wall throughput ratio (higher is better), else p50 ratio baseline/ours (higher is better),
+ * else value ratio. Null when unknown.
  */
 export function ratioToBaseline(row: BenchRow, rows: readonly BenchRow[]): number | null {
   if (row.compareTo === undefined) return null;
   const base = rows.find((r) => r.suite === row.suite && r.case === row.compareTo);
   if (base === undefined) return null;
+  if (row.opsPerCpuSec !== undefined && base.opsPerCpuSec !== undefined && base.opsPerCpuSec > 0) return row.opsPerCpuSec / base.opsPerCpuSec;
   if (row.opsPerSec !== undefined && base.opsPerSec !== undefined && base.opsPerSec > 0) return row.opsPerSec / base.opsPerSec;
   if (row.p50Ns !== undefined && base.p50Ns !== undefined && row.p50Ns > 0) return base.p50Ns / row.p50Ns;
   if (row.value !== undefined && base.value !== undefined && row.value > 0) return base.value / row.value;
@@ -263,7 +300,7 @@ function formatValue(row: BenchRow): string {
   return `${round1(row.value)} ${unitText}`.trim();
 }
 
-export const TABLE_COLUMNS = ['suite', 'case', 'base', 'count', 'ops/s', 'mean', 'p50', 'p99', 'p99.9', 'max', 'value', 'vs base', 'target', 'note'] as const;
+export const TABLE_COLUMNS = ['suite', 'case', 'base', 'count', 'ops/s', 'ops/cpu-s', 'cpu', 'mean', 'p50', 'p99', 'p99.9', 'max', 'value', 'vs base', 'target', 'note'] as const;
 
 /** The cells of one row as text, in TABLE_COLUMNS order (shared by the console table and RESULTS.md). */
 export function rowCells(row: BenchRow, rows: readonly BenchRow[]): string[] {
@@ -275,6 +312,8 @@ export function rowCells(row: BenchRow, rows: readonly BenchRow[]): string[] {
     row.baseline ? 'yes' : '',
     String(row.count),
     row.opsPerSec === undefined ? '' : formatRate(row.opsPerSec),
+    row.opsPerCpuSec === undefined ? '' : formatRate(row.opsPerCpuSec),
+    row.cpuShare === undefined ? '' : `${Math.round(row.cpuShare * 100)}%`,
     formatNs(row.meanNs),
     formatNs(row.p50Ns),
     formatNs(row.p99Ns),

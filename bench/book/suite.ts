@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { CoarseClock, parsePrice, parseSignedCount, PRICE_INVALID, type Count, type Price } from '../../src/core/index.ts';
 import { ApplyStatus, BookStore, type OrderBook } from '../../src/book/index.ts';
 import {
-  consume, latencyRow, measureLatency, measureThroughput, measureThroughputInterleaved, throughputRow, type BenchRow, type BenchSuite,
+  consume, latencyRow, measureLatency, measureThroughput, measureThroughputInterleaved, throughputRow, type BenchRow, type BenchSuite, type ThroughputResult,
 } from '../harness.ts';
 import { deltaFrame, LEVELS_PER_SIDE, makeDeltaStream, type DeltaStream } from './delta-stream.ts';
 import { MapBookStore, type MapBook } from './map-book.ts';
@@ -96,7 +96,7 @@ const suite: BenchSuite = {
     const rows: BenchRow[] = [];
     const stream = makeDeltaStream(s.markets, s.half, 42);
     const n = stream.length;
-    const { market, side, price, delta, priceText, deltaText, tickers } = stream;
+    const { market, side, price, delta, priceText, tickers } = stream;
     const sideText = Array.from(side, (code) => (code === 0 ? 'yes' : 'no'));
     // Both implementations stamp each change from the same injected clock: a CoarseClock, as the
     // runtime should wire it (a Date.now() per delta is measured separately below).
@@ -111,7 +111,11 @@ const suite: BenchSuite = {
     const throughput = { opsPerCall: n, roundMs: s.roundMs, rounds: s.rounds, warmupMs: s.warmupMs, maxCallsPerRound: 100_000 };
     const latency = { samples: s.samples, timeBudgetMs: s.latencyBudgetMs };
     const streamNote = `${s.markets} markets, linear_cent, ${LEVELS_PER_SIDE} levels a side, ${n} recorded deltas per pass`;
-    const target = (ours: number, base: number): Partial<BenchRow> => ({ target: '>= 5M/s and >= 5x Map', pass: ours >= 5e6 && ours >= 5 * base });
+    // Targets are judged on CPU-time rates: on this shared machine the wall rate mostly measures the neighbours.
+    const target = (ours: ThroughputResult, base: ThroughputResult): Partial<BenchRow> => ({
+      target: '>= 5M/s and >= 5x Map (cpu-time)',
+      pass: ours.opsPerCpuSec >= 5e6 && ours.opsPerCpuSec >= 5 * base.opsPerCpuSec,
+    });
 
     // ---- delta apply, by ticker: seq check + ticker lookup + level update + time stamp ----------
     const storePass = (): void => {
@@ -182,17 +186,17 @@ const suite: BenchSuite = {
     const [bookRate, mapOnlyRate] = measureThroughputInterleaved([{ run: bookPass, opsPerCall: n }, { run: mapOnlyPass, opsPerCall: n }], throughput);
     rows.push(
       throughputRow(SUITE, 'delta apply by ticker: BookStore.applyDelta', false, storeRate, {
-        compareTo: 'delta apply by ticker: Map store', ...target(storeRate.opsPerSec, mapRate.opsPerSec),
+        compareTo: 'delta apply by ticker: Map store', ...target(storeRate, mapRate),
         note: `${streamNote}; seq + ticker Map lookup + level + CoarseClock stamp`,
       }),
       throughputRow(SUITE, 'delta apply by ticker: Map store', true, mapRate),
       throughputRow(SUITE, 'delta apply, book in hand: BookStore.applyDeltaToBook', false, storeBookRate, {
-        compareTo: 'delta apply, book in hand: Map store', ...target(storeBookRate.opsPerSec, mapBookRate.opsPerSec),
+        compareTo: 'delta apply, book in hand: Map store', ...target(storeBookRate, mapBookRate),
         note: 'seq + level + CoarseClock stamp',
       }),
       throughputRow(SUITE, 'delta apply, book in hand: Map store', true, mapBookRate),
       throughputRow(SUITE, 'delta apply, book only: OrderBook.applyDelta', false, bookRate, {
-        compareTo: 'delta apply, book only: MapBook.apply', ...target(bookRate.opsPerSec, mapOnlyRate.opsPerSec),
+        compareTo: 'delta apply, book only: MapBook.apply', ...target(bookRate, mapOnlyRate),
         note: 'grid level lookup + typed-array update + best level upkeep',
       }),
       throughputRow(SUITE, 'delta apply, book only: MapBook.apply', true, mapOnlyRate),
