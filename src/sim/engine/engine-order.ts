@@ -2,6 +2,8 @@
  * The engine's order record: the public Order fields plus the intrusive links that place it in a
  * price level's FIFO queue, its owner, market and group. One object per order, every field set in
  * the constructor (one hidden class); the matching path mutates it in place and allocates nothing.
+ * Fields are `declare`d so the compiler emits no field initialisers before the constructor's own
+ * assignments (ES2022 class fields would define each one twice; bench/sim-matching).
  */
 
 import type { BookSide, Centicents, Count, Price } from '../../core/index.ts';
@@ -9,55 +11,61 @@ import type { ExchangeIndex, Order, OrderStatus, SelfTradePrevention, TimeInForc
 import type { MarketState } from './market-state.ts';
 import type { UserState } from './user-state.ts';
 import type { OrderGroupState } from './order-group-state.ts';
+import type { IdSource } from './ids.ts';
 
 export class EngineOrder implements Order {
-  orderId: string;
-  userId: string;
-  clientOrderId: string;
-  ticker: string;
-  eventTicker: string;
-  exchangeIndex: ExchangeIndex;
-  subaccount: number;
-  side: BookSide;
-  price: Price;
-  initialCount: Count;
-  fillCount: Count;
-  remainingCount: Count;
-  status: OrderStatus;
-  timeInForce: TimeInForce;
-  postOnly: boolean;
-  reduceOnly: boolean;
-  selfTradePrevention: SelfTradePrevention;
-  orderGroupId: string | null;
-  cancelOrderOnPause: boolean;
-  expirationTs: number;
-  createdMs: number;
-  lastUpdateMs: number;
-  lastUpdateReason: UpdateReason;
-  takerFillCost: Centicents;
-  makerFillCost: Centicents;
-  takerFees: Centicents;
-  makerFees: Centicents;
-  seq: number;
+  declare userId: string;
+  declare clientOrderId: string;
+  declare ticker: string;
+  declare eventTicker: string;
+  declare exchangeIndex: ExchangeIndex;
+  declare subaccount: number;
+  declare side: BookSide;
+  declare price: Price;
+  declare initialCount: Count;
+  declare fillCount: Count;
+  declare remainingCount: Count;
+  declare status: OrderStatus;
+  declare timeInForce: TimeInForce;
+  declare postOnly: boolean;
+  declare reduceOnly: boolean;
+  declare selfTradePrevention: SelfTradePrevention;
+  declare orderGroupId: string | null;
+  declare cancelOrderOnPause: boolean;
+  declare expirationTs: number;
+  declare createdMs: number;
+  declare lastUpdateMs: number;
+  declare lastUpdateReason: UpdateReason;
+  declare takerFillCost: Centicents;
+  declare makerFillCost: Centicents;
+  declare takerFees: Centicents;
+  declare makerFees: Centicents;
+  declare seq: number;
 
   // ---- engine-internal ----
-  user: UserState;
-  market: MarketState;
-  group: OrderGroupState | null;
+  /** Formats the id from `seq` on first read (orders nobody renders never build a string). */
+  declare ids: IdSource;
+  declare idText: string;
+  declare user: UserState;
+  declare market: MarketState;
+  declare group: OrderGroupState | null;
   /** 0 = bid (YES bids), 1 = ask (NO bids at YES-price level). */
-  sideCode: number;
+  declare sideCode: number;
   /** Grid level of `price` in the market's current grid (updated on regrid). */
-  level: number;
-  prev: EngineOrder | null;
-  next: EngineOrder | null;
-  inBook: boolean;
+  declare level: number;
+  declare prev: EngineOrder | null;
+  declare next: EngineOrder | null;
+  declare inBook: boolean;
   /** Collateral held now for the resting remainder (centicents), released as it fills or is cancelled. */
-  reserved: number;
+  declare reserved: number;
   /** Index in the expiry heap, -1 when not there. */
-  heapIndex: number;
+  declare heapIndex: number;
+  /** Links in the owner's list of resting orders. */
+  declare userPrev: EngineOrder | null;
+  declare userNext: EngineOrder | null;
+  declare onUserList: boolean;
 
-  constructor(user: UserState, market: MarketState) {
-    this.orderId = '';
+  constructor(ids: IdSource, user: UserState, market: MarketState) {
     this.userId = user.userId;
     this.clientOrderId = '';
     this.ticker = market.ticker;
@@ -85,6 +93,8 @@ export class EngineOrder implements Order {
     this.takerFees = 0 as Centicents;
     this.makerFees = 0 as Centicents;
     this.seq = 0;
+    this.ids = ids;
+    this.idText = '';
     this.user = user;
     this.market = market;
     this.group = null;
@@ -95,5 +105,13 @@ export class EngineOrder implements Order {
     this.inBook = false;
     this.reserved = 0;
     this.heapIndex = -1;
+    this.userPrev = null;
+    this.userNext = null;
+    this.onUserList = false;
+  }
+
+  get orderId(): string {
+    if (this.idText === '') this.idText = this.ids.format(this.seq);
+    return this.idText;
   }
 }

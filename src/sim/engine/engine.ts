@@ -29,14 +29,16 @@ import {
   ERR_MARKET_CLOSED, ERR_MARKET_NOT_FOUND, ERR_ORDER_NOT_FOUND, ERR_POST_ONLY_CROSS, ERR_TRADING_PAUSED,
   ERR_USER_NOT_FOUND, simError,
 } from './errors.ts';
-import { tradeFee } from './fees.ts';
-import { EngineOrder } from './engine-order.ts';
+import { tradeFee as tradeFeeImported } from './fees.ts';
+import { EngineOrder as EngineOrderImported } from './engine-order.ts';
+import type { EngineOrder } from './engine-order.ts';
 import { MarketState } from './market-state.ts';
 import { EventState } from './event-state.ts';
-import { INDEX_SLOTS, SUBACCOUNT_COUNT, UserState } from './user-state.ts';
+import { INDEX_SLOTS as INDEX_SLOTS_IMPORTED, SUBACCOUNT_COUNT as SUBACCOUNT_COUNT_IMPORTED, UserState } from './user-state.ts';
 import type { PositionRecord } from './user-state.ts';
 import { OrderGroupState } from './order-group-state.ts';
-import { FillRecord, TradeRecord } from './records.ts';
+import { FillRecord as FillRecordImported, TradeRecord as TradeRecordImported } from './records.ts';
+import type { TradeRecord } from './records.ts';
 import { IdSource } from './ids.ts';
 import { SeededRandom } from './seeded-random.ts';
 import { decodeCursor, encodeCursor, pageLimit } from './pagination.ts';
@@ -65,6 +67,16 @@ const DEFAULT_OPTIONS: SimEngineOptions = {
 
 const PRICE_ONE = 10_000;
 const NOOP = (): void => {};
+
+// tsx runs TypeScript as CommonJS, where every use of an imported binding is a getter call on the
+// module object; the matching path reads these module-local aliases instead (bench/sim-matching:
+// the getters cost several percent of an order).
+const OrderRecord = EngineOrderImported;
+const FillRecord = FillRecordImported;
+const TradeRecordClass = TradeRecordImported;
+const tradeFee = tradeFeeImported;
+const INDEX_SLOTS = INDEX_SLOTS_IMPORTED;
+const SUBACCOUNT_COUNT = SUBACCOUNT_COUNT_IMPORTED;
 
 /** ceil(unitPrice x count / 100): what a buyer pays, centicents. */
 function costOf(unitPrice: number, count: number): number {
@@ -126,7 +138,8 @@ export class SimEngine {
   readonly #markets = new Map<string, MarketState>();
   readonly #marketList: MarketState[] = [];
   readonly #users = new Map<string, UserState>();
-  readonly #orders = new Map<string, EngineOrder>();
+  /** Live orders (and every order of history users) by sequence number. */
+  readonly #orders = new Map<number, EngineOrder>();
   readonly #expiry = new ExpiryHeap();
   readonly #indexes = new Map<number, ExchangeIndexState>();
   #orderSeq = 0;
@@ -138,6 +151,7 @@ export class SimEngine {
   #matchedPriceCount = 0;
   #matchedFees = 0;
   #selfTradeStop = false;
+  readonly #scratchFill = new FillRecord();
 
   constructor(config: SimEngineConfig) {
     this.options = Object.freeze({ ...DEFAULT_OPTIONS, ...(config.options ?? {}) });
@@ -316,7 +330,7 @@ export class SimEngine {
     if (clientOrderId !== '' && user.keepHistory && user.clientOrderIds.has(clientOrderId)) return ERR_DUPLICATE_CLIENT_ID;
     let count = params.count as number;
     if (!Number.isSafeInteger(count) || count <= 0 || count > this.options.maxOrderCount) return ERR_INVALID_COUNT;
-    const level = market.grid.levelOf(params.price);
+    const level = market.book.levelOf(params.price);
     if (level === -1) return ERR_INVALID_PRICE;
     const timeInForce = params.timeInForce;
     if (timeInForce !== 'good_till_canceled' && timeInForce !== 'immediate_or_cancel' && timeInForce !== 'fill_or_kill') {
@@ -359,8 +373,7 @@ export class SimEngine {
     }
 
     // Accepted: build the order.
-    const order = new EngineOrder(user, market);
-    order.orderId = this.#orderIds.next();
+    const order = new OrderRecord(this.#orderIds, user, market);
     order.clientOrderId = clientOrderId;
     order.subaccount = subaccount;
     order.side = side;
@@ -380,7 +393,7 @@ export class SimEngine {
     order.createdMs = nowMs;
     order.lastUpdateMs = nowMs;
     order.seq = ++this.#orderSeq;
-    this.#orders.set(order.orderId, order);
+    this.#orders.set(order.seq, order);
     if (user.keepHistory) {
       user.orders.push(order);
       if (clientOrderId !== '') user.clientOrderIds.add(clientOrderId);
@@ -534,15 +547,28 @@ export class SimEngine {
 
     if (maker.group !== null) this.#groupMatched(maker.group, quantity, nowMs);
     if (taker.group !== null) this.#groupMatched(taker.group, quantity, nowMs);
-    if (!maker.user.keepHistory && maker.status !== 'resting') this.#orders.delete(maker.orderId);
+    if (!maker.user.keepHistory && maker.status !== 'resting') this.#orders.delete(maker.seq);
   }
 
   #recordTrade(market: MarketState, price: Price, count: number, takerSide: BookSide, nowMs: number): TradeRecord {
-    const trade = new TradeRecord(this.#tradeIds.next(), market.ticker, price, count as Count, takerSide, false, nowMs, ++this.#tradeSeq);
+    const seq = ++this.#tradeSeq;
     const capacity = this.options.tradeHistoryPerMarket;
+    const trades = market.trades;
+    if (capacity > 0 && trades.length === capacity) {
+      // Full ring: the oldest record is reused in place (no promotion churn for the GC).
+      const trade = trades[market.tradeNext];
+      trade.ticker = market.ticker;
+      trade.price = price;
+      trade.count = count as Count;
+      trade.takerSide = takerSide;
+      trade.tsMs = nowMs;
+      trade.seq = seq;
+      market.tradeNext = (market.tradeNext + 1) % capacity;
+      return trade;
+    }
+    const trade = new TradeRecordClass(this.#tradeIds, market.ticker, price, count as Count, takerSide, nowMs, seq);
     if (capacity > 0) {
-      if (market.trades.length < capacity) market.trades.push(trade);
-      else market.trades[market.tradeNext] = trade;
+      trades.push(trade);
       market.tradeNext = (market.tradeNext + 1) % capacity;
     }
     return trade;
@@ -602,10 +628,25 @@ export class SimEngine {
       order.makerFillCost = (order.makerFillCost + notional) as Centicents;
       order.makerFees = (order.makerFees + fee) as Centicents;
     }
-    const fill = new FillRecord(
-      trade.tradeId, order.orderId, order.clientOrderId, user.userId, market.ticker, market.exchangeIndex, order.subaccount,
-      order.side, tradePrice as Price, quantity as Count, isTaker, fee as Centicents, next as Count, nowMs, ++this.#fillSeq,
-    );
+    // History users keep their fills (fixed id); others get the engine's scratch record.
+    const fill = user.keepHistory ? new FillRecord() : this.#scratchFill;
+    fill.fixedId = user.keepHistory ? trade.tradeId : '';
+    fill.trade = user.keepHistory ? null : trade;
+    fill.orderIds = this.#orderIds;
+    fill.orderSeq = order.seq;
+    fill.clientOrderId = order.clientOrderId;
+    fill.userId = user.userId;
+    fill.ticker = market.ticker;
+    fill.exchangeIndex = market.exchangeIndex;
+    fill.subaccount = order.subaccount;
+    fill.side = order.side;
+    fill.price = tradePrice as Price;
+    fill.count = quantity as Count;
+    fill.isTaker = isTaker;
+    fill.fee = fee as Centicents;
+    fill.postPosition = next as Count;
+    fill.tsMs = nowMs;
+    fill.seq = ++this.#fillSeq;
     if (user.keepHistory) user.fills.push(fill);
     const listeners = this.#listeners;
     for (let i = 0; i < listeners.length; i++) listeners[i].onFill(user.userId, fill, order);
@@ -628,7 +669,7 @@ export class SimEngine {
       this.#finish(order, 'canceled', order.timeInForce === 'fill_or_kill' ? 'FillOrKillCancel' : 'ImmediateOrCancel', nowMs);
     } else {
       order.market.book.add(order);
-      order.user.resting.add(order);
+      order.user.addResting(order);
       if (order.group !== null) order.group.orders.add(order);
       if (order.expirationTs !== 0) this.#expiry.push(order);
       if (restReason !== '') order.lastUpdateReason = restReason;
@@ -644,11 +685,11 @@ export class SimEngine {
     order.lastUpdateMs = nowMs;
     this.#reserve(order);
     this.#detach(order);
-    if (!order.user.keepHistory) this.#orders.delete(order.orderId);
+    if (!order.user.keepHistory) this.#orders.delete(order.seq);
   }
 
   #detach(order: EngineOrder): void {
-    order.user.resting.delete(order);
+    order.user.removeResting(order);
     if (order.group !== null) order.group.orders.delete(order);
   }
 
@@ -663,7 +704,7 @@ export class SimEngine {
     this.#emitDelta(order, -reducedBy, reason, nowMs);
     order.remainingCount = 0 as Count;
     this.#detach(order);
-    if (!order.user.keepHistory) this.#orders.delete(order.orderId);
+    if (!order.user.keepHistory) this.#orders.delete(order.seq);
     this.#emitUserOrder(order);
     return reducedBy;
   }
@@ -673,7 +714,7 @@ export class SimEngine {
 
   /** The user's resting order, or the 404 the exchange gives for unknown, foreign or finished orders. */
   #ownedResting(user: UserState, orderId: string, subaccount: number | null | undefined): EngineOrder | SimError {
-    const order = this.#orders.get(orderId);
+    const order = this.#orders.get(this.#orderIds.parse(orderId));
     if (order === undefined || order.user !== user) return ERR_ORDER_NOT_FOUND;
     if (subaccount !== undefined && subaccount !== null && order.subaccount !== subaccount) return ERR_ORDER_NOT_FOUND;
     if (order.status !== 'resting' || !order.inBook) return ERR_ORDER_NOT_FOUND;
@@ -686,7 +727,7 @@ export class SimEngine {
     const user = this.#users.get(userId);
     if (user === undefined) return ERR_USER_NOT_FOUND;
     const order = this.#ownedResting(user, orderId, subaccount);
-    if (!(order instanceof EngineOrder)) return order;
+    if (!(order instanceof OrderRecord)) return order;
     const reducedBy = this.#cancelResting(order, 'Cancel', nowMs);
     return { isError: false, order, reducedBy: reducedBy as Count, tsMs: nowMs };
   }
@@ -697,7 +738,7 @@ export class SimEngine {
     const user = this.#users.get(userId);
     if (user === undefined) return ERR_USER_NOT_FOUND;
     const found = this.#ownedResting(user, orderId, params.subaccount);
-    if (!(found instanceof EngineOrder)) return found;
+    if (!(found instanceof OrderRecord)) return found;
     const order = found;
     const market = order.market;
     if (params.ticker !== order.ticker) return simError(400, 'invalid_order', 'ticker does not match the order', 'ticker');
@@ -707,7 +748,7 @@ export class SimEngine {
     }
     const routed = params.exchangeIndex;
     if (routed !== undefined && routed !== null && routed !== -1 && routed !== market.exchangeIndex) return ERR_BAD_EXCHANGE_INDEX;
-    const level = market.grid.levelOf(params.price);
+    const level = market.book.levelOf(params.price);
     if (level === -1) return ERR_INVALID_PRICE;
     const total = params.count as number;
     if (!Number.isSafeInteger(total) || total <= 0 || total > this.options.maxOrderCount) return ERR_INVALID_COUNT;
@@ -794,7 +835,7 @@ export class SimEngine {
     const hasTo = params.reduceTo !== undefined && params.reduceTo !== null;
     if (hasBy === hasTo) return simError(400, 'bad_request', 'exactly one of reduce_by and reduce_to is required');
     const found = this.#ownedResting(user, orderId, params.subaccount);
-    if (!(found instanceof EngineOrder)) return found;
+    if (!(found instanceof OrderRecord)) return found;
     const order = found;
     if (params.ticker !== undefined && params.ticker !== null && params.ticker !== '' && params.ticker !== order.ticker) {
       return simError(400, 'invalid_order', 'market_ticker does not match the order', 'market_ticker');
@@ -830,7 +871,7 @@ export class SimEngine {
   batchCancelOrders(userId: string, items: readonly BatchCancelItem[]): Array<CancelOrderResult | SimError> {
     const out: Array<CancelOrderResult | SimError> = [];
     for (const item of items) {
-      const order = this.#orders.get(item.orderId);
+      const order = this.#orders.get(this.#orderIds.parse(item.orderId));
       if (order !== undefined && item.ticker !== undefined && item.ticker !== null && item.ticker !== '' && item.ticker !== order.ticker) {
         out.push(ERR_ORDER_NOT_FOUND);
         continue;
@@ -851,7 +892,7 @@ export class SimEngine {
     const user = this.#users.get(userId);
     if (user === undefined) return 0;
     const victims: EngineOrder[] = [];
-    for (const order of user.resting) if (subaccount === null || order.subaccount === subaccount) victims.push(order);
+    for (let order = user.restingHead; order !== null; order = order.userNext) if (subaccount === null || order.subaccount === subaccount) victims.push(order);
     victims.sort((a, b) => a.seq - b.seq);
     for (const order of victims) this.#cancelResting(order, 'Cancel', nowMs);
     return victims.length;
@@ -988,7 +1029,7 @@ export class SimEngine {
     this.#expireDue(this.#now());
     const user = this.#users.get(userId);
     if (user === undefined) return ERR_USER_NOT_FOUND;
-    const order = this.#orders.get(orderId);
+    const order = this.#orders.get(this.#orderIds.parse(orderId));
     if (order === undefined || order.user !== user) return ERR_ORDER_NOT_FOUND;
     if (subaccount !== undefined && subaccount !== null && order.subaccount !== subaccount) return ERR_ORDER_NOT_FOUND;
     return order;
@@ -1145,7 +1186,7 @@ export class SimEngine {
     const user = this.#users.get(userId);
     if (user === undefined) return ERR_USER_NOT_FOUND;
     const order = this.#ownedResting(user, orderId, subaccount);
-    if (!(order instanceof EngineOrder)) return order;
+    if (!(order instanceof OrderRecord)) return order;
     return { orderId: order.orderId, ticker: order.ticker, queuePosition: order.market.book.queueAhead(order) as Count };
   }
 
@@ -1155,7 +1196,7 @@ export class SimEngine {
     if (user === undefined) return ERR_USER_NOT_FOUND;
     const tickers = query.tickers !== undefined && query.tickers !== null && query.tickers.length > 0 ? query.tickers : null;
     const out: EngineOrder[] = [];
-    for (const order of user.resting) {
+    for (const order of user.restingOrders()) {
       if (tickers !== null && !tickers.includes(order.ticker)) continue;
       if (query.eventTicker !== undefined && query.eventTicker !== null && query.eventTicker !== '' && order.eventTicker !== query.eventTicker) continue;
       if (query.subaccount !== undefined && query.subaccount !== null && order.subaccount !== query.subaccount) continue;
@@ -1263,7 +1304,7 @@ export class SimEngine {
   restingOrders(userId: string): Order[] {
     const user = this.#users.get(userId);
     if (user === undefined) return [];
-    return [...user.resting].sort((a, b) => a.seq - b.seq);
+    return user.restingOrders().sort((a, b) => a.seq - b.seq);
   }
 
   /** One position record (live) or undefined when never opened. */

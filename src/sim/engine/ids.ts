@@ -21,7 +21,26 @@ export class IdSource {
 
   next(): string {
     this.#counter++;
-    const hex = this.#counter.toString(16);
+    return this.format(this.#counter);
+  }
+
+  /** The sequence number of an id this source made, or -1 (another source, or not an id). */
+  parse(id: string): number {
+    const prefix = this.#prefix;
+    if (id.length !== prefix.length + 12 || !id.startsWith(prefix)) return -1;
+    let value = 0;
+    for (let i = prefix.length; i < id.length; i++) {
+      const code = id.charCodeAt(i);
+      const digit = code >= 0x30 && code <= 0x39 ? code - 0x30 : code >= 0x61 && code <= 0x66 ? code - 0x57 : -1;
+      if (digit === -1) return -1;
+      value = value * 16 + digit;
+    }
+    return value;
+  }
+
+  /** The id of sequence number `n` (ids are a pure function of the prefix and n). */
+  format(n: number): string {
+    const hex = n.toString(16);
     return this.#prefix + (hex.length >= 12 ? hex : '000000000000'.slice(hex.length) + hex);
   }
 }

@@ -7,8 +7,11 @@
  */
 
 import type { Count, PriceGrid } from '../../core/index.ts';
-import { assert } from '../../core/index.ts';
+import { assert as assertImported } from '../../core/index.ts';
 import type { EngineOrder } from './engine-order.ts';
+
+// Module-local alias: under tsx (CommonJS) an imported binding is a getter call per use.
+const assert: (ok: boolean, message: string) => asserts ok = assertImported;
 
 export class MatchingBook {
   grid: PriceGrid;
@@ -26,10 +29,13 @@ export class MatchingBook {
   /** Lowest ask level, -1 when no ask. */
   bestAsk: number;
   orderCount: number;
+  /** YES price (0..10_000) -> level, -1 off the grid: the book's own copy of grid.levelOf for the hot path. */
+  levelByPrice: Int32Array;
 
   constructor(grid: PriceGrid) {
     this.grid = grid;
     this.levelCount = grid.levelCount;
+    this.levelByPrice = levelTable(grid);
     this.bidHead = new Array<EngineOrder | null>(grid.levelCount).fill(null);
     this.bidTail = new Array<EngineOrder | null>(grid.levelCount).fill(null);
     this.askHead = new Array<EngineOrder | null>(grid.levelCount).fill(null);
@@ -39,6 +45,11 @@ export class MatchingBook {
     this.bestBid = -1;
     this.bestAsk = -1;
     this.orderCount = 0;
+  }
+
+  /** Level of a YES price on this book's grid; -1 when off tick, out of band, <= $0 or >= $1. */
+  levelOf(price: number): number {
+    return price > 0 && price < 10_000 && (price | 0) === price ? this.levelByPrice[price] : -1;
   }
 
   /** Appends `order` (level and sideCode set, remainingCount > 0) at the back of its level's queue. */
@@ -156,6 +167,7 @@ export class MatchingBook {
     }
     this.grid = grid;
     this.levelCount = count;
+    this.levelByPrice = levelTable(grid);
     this.bidHead = bidHead;
     this.bidTail = bidTail;
     this.askHead = askHead;
@@ -165,4 +177,10 @@ export class MatchingBook {
     this.bestBid = this.#scanBidDown(count - 1);
     this.bestAsk = this.#scanAskUp(0);
   }
+}
+
+function levelTable(grid: PriceGrid): Int32Array {
+  const table = new Int32Array(10_001).fill(-1);
+  for (let level = 0; level < grid.levelCount; level++) table[grid.priceAt(level)] = level;
+  return table;
 }

@@ -16,22 +16,22 @@ export const SUBACCOUNT_COUNT = 64;
 export const INDEX_SLOTS = 4;
 
 export class PositionRecord implements Position {
-  userId: string;
-  subaccount: number;
-  ticker: string;
-  eventTicker: string;
-  exchangeIndex: ExchangeIndex;
-  position: Count;
-  positionCost: Centicents;
-  positionFeeCost: Centicents;
-  realizedPnl: Centicents;
-  feesPaid: Centicents;
-  totalTraded: Centicents;
-  volume: Count;
-  lastUpdatedMs: number;
-  market: MarketState;
+  declare userId: string;
+  declare subaccount: number;
+  declare ticker: string;
+  declare eventTicker: string;
+  declare exchangeIndex: ExchangeIndex;
+  declare position: Count;
+  declare positionCost: Centicents;
+  declare positionFeeCost: Centicents;
+  declare realizedPnl: Centicents;
+  declare feesPaid: Centicents;
+  declare totalTraded: Centicents;
+  declare volume: Count;
+  declare lastUpdatedMs: number;
+  declare market: MarketState;
   /** Creation order among the user's positions (pagination key). */
-  seq: number;
+  declare seq: number;
 
   constructor(userId: string, subaccount: number, market: MarketState, seq: number, nowMs: number) {
     this.userId = userId;
@@ -67,8 +67,10 @@ export class UserState {
   readonly positionsByMarket: Map<MarketState, Array<PositionRecord | undefined>>;
   readonly clientOrderIds: Set<string>;
   readonly groups: Map<string, OrderGroupState>;
-  /** Resting orders (all users): for cancel-all without scanning history. */
-  readonly resting: Set<EngineOrder>;
+  /** Resting orders, oldest first: an intrusive list through EngineOrder.userPrev/userNext. */
+  restingHead: EngineOrder | null;
+  restingTail: EngineOrder | null;
+  restingCount: number;
   updatedMs: number;
 
   constructor(userId: string, keepHistory: boolean, nowMs: number) {
@@ -83,8 +85,42 @@ export class UserState {
     this.positionsByMarket = new Map();
     this.clientOrderIds = new Set();
     this.groups = new Map();
-    this.resting = new Set();
+    this.restingHead = null;
+    this.restingTail = null;
+    this.restingCount = 0;
     this.updatedMs = nowMs;
+  }
+
+  addResting(order: EngineOrder): void {
+    if (order.onUserList) return;
+    order.userPrev = this.restingTail;
+    order.userNext = null;
+    if (this.restingTail === null) this.restingHead = order;
+    else this.restingTail.userNext = order;
+    this.restingTail = order;
+    order.onUserList = true;
+    this.restingCount++;
+  }
+
+  removeResting(order: EngineOrder): void {
+    if (!order.onUserList) return;
+    const prev = order.userPrev;
+    const next = order.userNext;
+    if (prev === null) this.restingHead = next;
+    else prev.userNext = next;
+    if (next === null) this.restingTail = prev;
+    else next.userPrev = prev;
+    order.userPrev = null;
+    order.userNext = null;
+    order.onUserList = false;
+    this.restingCount--;
+  }
+
+  /** A snapshot array of the resting orders in list order (when they last entered the book). */
+  restingOrders(): EngineOrder[] {
+    const out: EngineOrder[] = [];
+    for (let order = this.restingHead; order !== null; order = order.userNext) out.push(order);
+    return out;
   }
 
   position(market: MarketState, subaccount: number, nowMs: number): PositionRecord {
