@@ -190,7 +190,7 @@ function notWired(): void {
   assert(false, 'RestOrderEntry: setListener() was not called before trading');
 }
 
-export class RestOrderEntry implements OrderEntry, SlotOwner {
+export class RestOrderEntry implements OrderEntry {
   readonly stats: RestOrderEntryStats = {
     requests: 0, presigned: 0, inlineSigned: 0, presignFallbacks: 0, queued: 0, slotsGrown: 0,
     acks: 0, rejects: 0, unknowns: 0, warmRequests: 0,
@@ -204,6 +204,7 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
   readonly #pool: Pool;
   readonly #readPool: Pool;
   readonly #free: RequestSlot[] = [];
+  readonly #slotOwner: SlotOwner; // bound once; keeps finish/fail off the public surface
   readonly #ack: AckRecord = newAckRecord();
   readonly #presignedOut: PresignedSignature = { timestampText: '', signature: '' };
   readonly #oneOrderId: string[] = [''];
@@ -238,6 +239,10 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
     };
     this.#pool = new Pool(this.#origin, { ...poolOptions, connections: options.connections });
     this.#readPool = new Pool(this.#origin, { ...poolOptions, connections: options.readConnections });
+    this.#slotOwner = {
+      finish: (slot) => this.#onFinish(slot),
+      fail: (slot, error) => this.#onFail(slot, error),
+    };
     for (let i = 0; i < options.slots; i++) this.#free.push(this.#newSlot());
   }
 
@@ -378,7 +383,7 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
   }
 
   #newSlot(): RequestSlot {
-    return new RequestSlot(this, this.#options.keyId, this.#options.headersTimeoutMs, this.#options.bodyTimeoutMs);
+    return new RequestSlot(this.#slotOwner, this.#options.keyId, this.#options.headersTimeoutMs, this.#options.bodyTimeoutMs);
   }
 
   #send(slot: RequestSlot, method: string, path: string, signedPath: string, endpoint: number, body: string | null): void {
@@ -413,14 +418,14 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
     this.#free.push(slot);
   }
 
-  // ---- outcomes (SlotOwner) ----
+  // ---- outcomes (the slots' owner) ----
 
   /**
    * A full response. The slot goes back to the free list after the listener returns, so a
    * listener that sends a new request from its callback gets another slot. A listener that throws
    * is a bug: it is re-thrown from a microtask so undici does not swallow it into onError.
    */
-  finish(slot: RequestSlot): void {
+  #onFinish(slot: RequestSlot): void {
     try {
       this.#finish(slot);
     } catch (error) {
@@ -432,7 +437,7 @@ export class RestOrderEntry implements OrderEntry, SlotOwner {
     }
   }
 
-  fail(slot: RequestSlot, error: Error): void {
+  #onFail(slot: RequestSlot, error: Error): void {
     try {
       this.#unknownAll(slot, transportErrorCode(error));
     } catch (listenerError) {
