@@ -31,6 +31,7 @@ export interface SlotOwner {
   fail(slot: RequestSlot, error: Error): void; // transport failure before a full response
 }
 
+const NO_KEYS: readonly string[] = Object.freeze([]);
 const BODY_BYTES_MAX = 1 << 20; // 1 MiB: far above any order response; more is a broken peer
 
 // Header array layouts (name, value pairs). Values at TIMESTAMP/SIGNATURE are set per request;
@@ -41,7 +42,7 @@ export const HEADER_SIGNATURE_INDEX = 5;
 export class RequestSlot {
   kind: RequestKind = RequestKind.CREATE;
   key = ''; // clientOrderId (create) or orderId (cancel, amend, decrease)
-  keys: string[] = []; // batch: clientOrderIds or orderIds, in request order
+  keys: readonly string[] = NO_KEYS; // batch: clientOrderIds or orderIds, in request order
   status = 0;
   active = false; // between dispatch and the terminal callback
   readonly chunks: Buffer[] = [];
@@ -85,7 +86,7 @@ export class RequestSlot {
     this.bodyBytes = 0;
     this.bodyTooLarge = false;
     this.key = '';
-    this.keys = [];
+    this.keys = NO_KEYS; // shared: no allocation per request
     this.options.body = null;
   }
 
