@@ -1,0 +1,93 @@
+// Goal: `npm run sim` (src/sim/main.ts) as a process: it prints exactly one JSON "ready" line on
+// stdout with the URLs, key id, private key path and pid; serves requests; keeps the demo key
+// across restarts (same keys directory); logs go to stderr; SIGTERM exits 0; a bad argument
+// exits 2. Method: spawn tsx on main.ts with a temporary keys directory, port 0.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const keysDir = mkdtempSync(join(tmpdir(), 'sim-main-keys-'));
+const children: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(keysDir, { recursive: true, force: true });
+});
+
+interface Running {
+  child: ChildProcess;
+  ready: Record<string, unknown>;
+  stdout: () => string;
+  stderr: () => string;
+}
+
+function launch(args: string[]): Promise<Running> {
+  const child = spawn(TSX, ['src/sim/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line; stderr: ${stderr}`)), 15_000);
+    child.stdout!.on('data', (chunk) => {
+      stdout += chunk;
+      const newline = stdout.indexOf('\n');
+      if (newline >= 0) {
+        clearTimeout(timer);
+        resolveReady({ child, ready: JSON.parse(stdout.slice(0, newline)), stdout: () => stdout, stderr: () => stderr });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited ${code} before ready; stderr: ${stderr}`));
+    });
+  });
+}
+
+function exitCode(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((done) => child.on('exit', (code) => done(code)));
+}
+
+describe('npm run sim', () => {
+  it('prints one ready line, serves, keeps its key, exits 0 on SIGTERM', async () => {
+    const first = await launch(['--port', '0', '--seed', '3', '--keys-dir', keysDir, '--activity-rate', '200', '--faults', 'none']);
+    const ready = first.ready;
+    expect(ready).toEqual({
+      event: 'ready',
+      http: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+      ws: expect.stringMatching(/^ws:\/\/127\.0\.0\.1:\d+\/trade-api\/ws\/v2$/),
+      keyId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      privateKeyPath: join(keysDir, 'demo-key.pem'),
+      pid: expect.any(Number), // the node process; tsx may run it as a child of its own
+    });
+    expect(existsSync(ready.privateKeyPath as string)).toBe(true);
+    expect(statSync(ready.privateKeyPath as string).mode & 0o077).toBe(0);
+    const response = await fetch(`${ready.http}/trade-api/v2/exchange/status`);
+    expect(response.status).toBe(200);
+    await response.text();
+    first.child.kill('SIGTERM');
+    expect(await exitCode(first.child)).toBe(0);
+    expect(first.stdout().trim().split('\n')).toHaveLength(1);
+    expect(first.stderr()).toContain('simulator listening');
+
+    const second = await launch(['--keys-dir', keysDir]);
+    expect(second.ready.keyId).toBe(ready.keyId);
+    second.child.kill('SIGINT');
+    expect(await exitCode(second.child)).toBe(0);
+  });
+
+  it('a bad argument exits 2 with a message', async () => {
+    const child = spawn(TSX, ['src/sim/main.ts', '--faults', 'no-such-profile'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    expect(await exitCode(child)).toBe(2);
+    expect(stderr).toContain('unknown fault profile');
+  });
+});
