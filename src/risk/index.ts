@@ -7,12 +7,14 @@
 export { Deny, DENY_NAMES, DENY_CODE_COUNT, CHECK_ORDER, denyName } from './deny.ts';
 export { IntentKind, INTENT_KIND_COUNT, INTENT_TOKEN_COST, createIntent, resetIntent, usesCancelReserve } from './intent.ts';
 export type { OrderIntent, TimeInForce } from './intent.ts';
-export { DEFAULT_RISK_LIMITS, TIER_WRITE_BUDGETS, RiskLimitsError, riskLimits, validateRiskLimits, budgetOf } from './limits.ts';
-export type { RiskLimits, RiskRateTier, TierWriteBudget } from './limits.ts';
+export { DEFAULT_RISK_LIMITS, TIER_WRITE_BUDGETS, RiskLimitsError, riskLimits, riskLimitsFromConfig, validateRiskLimits, budgetOf } from './limits.ts';
+export type { RiskConfigSection, RiskLimits, RiskRateTier, TierWriteBudget } from './limits.ts';
+export { TradingState, tradingStateOf } from './trading-state.ts';
+export type { TradingStateName } from './trading-state.ts';
 export { RateBudget } from './rate-budget.ts';
 export { RiskMarket, RiskMarkets } from './risk-markets.ts';
 export type { BookView, RiskMarketOptions } from './risk-markets.ts';
 export { ExposureLedger, ExposureSlot, SUBACCOUNT_COUNT, costMicro, worstOf } from './exposure-ledger.ts';
 export { OrderGroup, OrderGroups } from './order-groups.ts';
-export { DenyDetail, RiskGate, TradingState } from './risk-gate.ts';
+export { DenyDetail, RiskGate } from './risk-gate.ts';
 export type { RiskGateOptions } from './risk-gate.ts';

@@ -101,6 +101,38 @@ function nonNegativeInteger(problems: string[], name: string, value: number): vo
   if (!Number.isSafeInteger(value) || value < 0) problems.push(`${name}: expected a non-negative integer, got ${String(value)}`);
 }
 
+/**
+ * The `risk` section of the loaded runtime configuration (src/runtime/config.ts RiskConfig, already
+ * converted to units by the loader); declared structurally so risk does not import runtime.
+ */
+export interface RiskConfigSection {
+  readonly maxOrderCount: Count;
+  readonly maxOrderNotionalDollars: Centicents;
+  readonly maxPositionPerMarket: Count;
+  readonly maxPositionPerSubaccount: Count;
+  readonly maxRestingExposureDollars: Centicents;
+  readonly rateLimitTier: Exclude<RiskRateTier, 'custom'>;
+  readonly cancelReserveFraction: number;
+}
+
+/**
+ * Limits from the config's risk section; fields the section does not carry (open-order and group
+ * caps, whole contracts, book staleness, the restricted key's subaccount) come from `overrides`
+ * or the defaults. maxRestingExposureDollars is applied per subaccount (one instance trades one).
+ */
+export function riskLimitsFromConfig(section: RiskConfigSection, overrides: Partial<RiskLimits> = {}): RiskLimits {
+  return riskLimits({
+    orderCountMax: section.maxOrderCount,
+    orderNotionalMax: section.maxOrderNotionalDollars,
+    marketPositionMax: section.maxPositionPerMarket,
+    subaccountPositionMax: section.maxPositionPerSubaccount,
+    subaccountNotionalMax: section.maxRestingExposureDollars,
+    rateTier: section.rateLimitTier,
+    cancelReserveShare: section.cancelReserveFraction,
+    ...overrides,
+  });
+}
+
 /** Every violation at once, each naming its field. */
 export function validateRiskLimits(limits: RiskLimits): string[] {
   const problems: string[] = [];

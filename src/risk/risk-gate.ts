@@ -35,9 +35,7 @@ import { RateBudget } from './rate-budget.ts';
 import { RiskMarkets } from './risk-markets.ts';
 import type { BookView, RiskMarket, RiskMarketOptions } from './risk-markets.ts';
 
-/** Append-only numbering. */
-export const TradingState = { ACTIVE: 0, REDUCING: 1, HALTED: 2 } as const;
-export type TradingState = (typeof TradingState)[keyof typeof TradingState];
+import { TradingState } from './trading-state.ts';
 
 /**
  * Machine-readable detail of the last deny. One record per gate, overwritten on every deny and
@@ -55,7 +53,13 @@ export class DenyDetail {
 
 export interface RiskGateOptions {
   limits: RiskLimits;
+  /**
+   * Read once per check. Production wiring passes core's CoarseClock (a field read, refreshed by a
+   * 1 ms timer): bench/risk shows a wall-clock read per check costs more than the whole check.
+   */
   clock: Clock;
+  /** Initial trading state (config risk.tradingState); ACTIVE by default. */
+  tradingState?: TradingState;
 }
 
 export class RiskGate {
@@ -85,6 +89,7 @@ export class RiskGate {
     this.#notionalOrderMaxMicro = options.limits.orderNotionalMax * 100;
     this.#notionalSubMaxMicro = options.limits.subaccountNotionalMax * 100;
     this.#defaultIncrement = options.limits.wholeContractsOnly ? 100 : 1;
+    this.#state = options.tradingState ?? TradingState.ACTIVE;
   }
 
   get limits(): RiskLimits {

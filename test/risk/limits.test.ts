@@ -54,3 +54,35 @@ describe('risk limits', () => {
     expect(budget.readTokens(200)).toBe(1);
   });
 });
+
+describe('risk limits from the runtime config', () => {
+  it('maps the loaded risk section (already in units) onto RiskLimits, and the trading state name', async () => {
+    const { riskLimitsFromConfig, tradingStateOf, TradingState } = await import('../../src/risk/index.ts');
+    const limits = riskLimitsFromConfig(
+      {
+        maxOrderCount: 10_000 as never,
+        maxOrderNotionalDollars: 1_000_000 as never,
+        maxPositionPerMarket: 50_000 as never,
+        maxPositionPerSubaccount: 200_000 as never,
+        maxRestingExposureDollars: 10_000_000 as never,
+        rateLimitTier: 'advanced',
+        cancelReserveFraction: 0.3,
+      },
+      { restrictedSubaccount: 2 },
+    );
+    expect(limits).toMatchObject({
+      orderCountMax: 10_000,
+      orderNotionalMax: 1_000_000,
+      marketPositionMax: 50_000,
+      subaccountPositionMax: 200_000,
+      subaccountNotionalMax: 10_000_000,
+      rateTier: 'advanced',
+      cancelReserveShare: 0.3,
+      restrictedSubaccount: 2,
+      openOrdersMax: 200_000,
+    });
+    expect(tradingStateOf('reducing')).toBe(TradingState.REDUCING);
+    expect(tradingStateOf('halted')).toBe(TradingState.HALTED);
+    expect(tradingStateOf('active')).toBe(TradingState.ACTIVE);
+  });
+});
