@@ -20,7 +20,7 @@ const OP_TAKE = TAKE;
 
 const isSimError = isSimErrorImported;
 const MAKERS = 8;
-/** Live resting orders kept per market at most: about the depth of an active market-maker book. */
+/** Live resting orders kept per market at most by default: about the depth of an active market-maker book. */
 export const LIVE_CAP = 300;
 
 export interface Driver {
@@ -65,8 +65,10 @@ export class EngineDriver implements Driver {
   readonly #live: Order[][];
   readonly #makers: string[];
   readonly #params: CreateOrderParams;
+  readonly #liveCap: number;
 
-  constructor(stream: OrderStream, markets: number) {
+  constructor(stream: OrderStream, markets: number, liveCap = LIVE_CAP) {
+    this.#liveCap = liveCap;
     let clockMs = 1_790_000_000_000;
     this.engine = new SimEngine({ now: () => clockMs, seed: 1, catalog: benchCatalog(markets) });
     void clockMs;
@@ -100,7 +102,7 @@ export class EngineDriver implements Driver {
     const pick = stream.pick[i];
     if ((pick & 15) === 0) this.#fair[m] = clampLevel(this.#fair[m] + ((pick & 16) === 0 ? -1 : 1), grid.levelCount);
     let kind = stream.kind[i];
-    if (kind === OP_ADD && live.length >= LIVE_CAP) kind = OP_CANCEL;
+    if (kind === OP_ADD && live.length >= this.#liveCap) kind = OP_CANCEL;
     const side = stream.side[i];
     const params = this.#params;
     params.ticker = market.ticker;
@@ -145,8 +147,10 @@ export class NaiveDriver implements Driver {
   readonly #grids: PriceGrid[];
   readonly #fair: Int32Array;
   readonly #live: NaiveOrder[][];
+  readonly #liveCap: number;
 
-  constructor(stream: OrderStream, markets: number) {
+  constructor(stream: OrderStream, markets: number, liveCap = LIVE_CAP) {
+    this.#liveCap = liveCap;
     // Same grids as the engine driver, read from an engine built on the same catalog.
     const engine = new SimEngine({ now: () => 0, seed: 1, catalog: benchCatalog(markets) });
     this.#grids = engine.markets().map((m) => m.grid);
@@ -172,7 +176,7 @@ export class NaiveDriver implements Driver {
     const pick = stream.pick[i];
     if ((pick & 15) === 0) this.#fair[m] = clampLevel(this.#fair[m] + ((pick & 16) === 0 ? -1 : 1), grid.levelCount);
     let kind = stream.kind[i];
-    if (kind === OP_ADD && live.length >= LIVE_CAP) kind = OP_CANCEL;
+    if (kind === OP_ADD && live.length >= this.#liveCap) kind = OP_CANCEL;
     const side = stream.side[i];
     if (kind === OP_CANCEL) {
       const at = pickLive(live, pick, (o) => o.live);

@@ -26,7 +26,8 @@ export interface OrderStream {
   pick: Uint32Array;
 }
 
-export function makeOrderStream(length: number, markets: number, seed: number, addPercent = 60, takePercent = 20): OrderStream {
+/** maxAddOffset: adds rest 0..maxAddOffset-1 levels behind the best (deeper books with larger values). */
+export function makeOrderStream(length: number, markets: number, seed: number, addPercent = 60, takePercent = 20, maxAddOffset = 8): OrderStream {
   const random = new SeededRandom(seed);
   const stream: OrderStream = {
     length,
@@ -42,7 +43,7 @@ export function makeOrderStream(length: number, markets: number, seed: number, a
     stream.kind[i] = roll < addPercent ? OP_ADD : roll < addPercent + takePercent ? OP_TAKE : OP_CANCEL;
     stream.market[i] = random.nextInt(markets);
     stream.side[i] = random.nextInt(2);
-    stream.offset[i] = stream.kind[i] === OP_TAKE ? random.nextInt(2) : random.nextInt(8);
+    stream.offset[i] = stream.kind[i] === OP_TAKE ? random.nextInt(2) : random.nextInt(maxAddOffset);
     stream.count[i] = (1 + random.nextInt(50)) * 100 + (random.nextInt(10) === 0 ? random.nextInt(100) : 0);
     stream.pick[i] = random.nextUint32();
   }
