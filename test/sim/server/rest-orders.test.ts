@@ -331,3 +331,58 @@ describe('market data and exchange', () => {
     expect(Date.parse((await anonymous.get('/exchange/user_data_timestamp')).body.as_of_time)).toBeGreaterThan(0);
   });
 });
+
+describe('post-only crossing switch', () => {
+  it('default: 201 with nothing resting (cancelled, PostOnlyCrossCancel); switched: 400 invalid_order', async () => {
+    await other.post('/portfolio/events/orders', order({ side: 'ask', price: '0.88', count: '1' }));
+    const cancelled = await demo.post('/portfolio/events/orders', order({ price: '0.88', post_only: true }));
+    expect(cancelled.status).toBe(201);
+    expect(cancelled.body).toMatchObject({ fill_count: '0.00', remaining_count: '0.00' });
+    const strict = await startTestSim({ postOnlyCrossReject400: true });
+    try {
+      const maker = new RestClient(strict.httpUrl, strict.createApiKey({ scopes: ['read', 'write'], tier: 'prime', userId: 'e0000000-0000-4000-8000-000000000005' }));
+      await maker.post('/portfolio/events/orders', order({ side: 'ask', price: '0.88', count: '1' }));
+      const rejected = await new RestClient(strict.httpUrl, strict.demoKey).post('/portfolio/events/orders', order({ price: '0.88', post_only: true }));
+      expect(rejected.status).toBe(400);
+      expect(rejected.body.error).toMatchObject({ code: 'invalid_order', details: 'post only cross' });
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+describe('garbage input never crashes the server', () => {
+  it('random bodies, paths and queries get 4xx answers, and the server keeps serving', async () => {
+    let seed = 12345;
+    const random = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed % n;
+    };
+    const pieces = ['{', '}', '[', ']', '"', ':', ',', 'null', 'true', '1e999', '-0', '"count"', '"price"', '"orders"', '\\u0000', '\u00ff', '{"orders":[', 'ticker', '0.5', '%', '%zz', '..', '/'];
+    const paths = [
+      '/portfolio/events/orders',
+      '/portfolio/events/orders/batched',
+      '/portfolio/events/orders/x/amend',
+      '/portfolio/events/orders/x/decrease',
+      '/portfolio/order_groups/create',
+      '/portfolio/order_groups/x/limit',
+      '/markets',
+      '/portfolio/orders',
+    ];
+    const methods = ['POST', 'PUT', 'DELETE', 'GET'];
+    const statuses = new Set<number>();
+    for (let i = 0; i < 150; i++) {
+      let body = '';
+      const length = random(12);
+      for (let j = 0; j < length; j++) body += pieces[random(pieces.length)];
+      const path = paths[random(paths.length)];
+      const query = random(3) === 0 ? `?limit=${pieces[random(pieces.length)]}&subaccount=${pieces[random(pieces.length)]}` : '';
+      const method = methods[random(methods.length)];
+      const result = await demo.request(method, path + encodeURI(query).replace(/%25/g, '%'), method === 'GET' ? undefined : body);
+      statuses.add(result.status);
+      expect(result.status, `${method} ${path}${query} ${body}`).toBeLessThan(500);
+    }
+    expect([...statuses].every((status) => status >= 200)).toBe(true);
+    expect((await demo.get('/exchange/status')).status).toBe(200);
+  });
+});

@@ -1,0 +1,52 @@
+// Goal: the per-session limits of websocket.md §8 with the codes we chose where the docs are
+// silent: more than 10,000 commands in one second -> error 27 "Too many requests" (the window
+// resets the next second); more than 500,000 order book market subscriptions -> error 26
+// "Subscription market limit exceeded" and nothing subscribed. Method: an in-process simulator on
+// a manual clock (set to the wall clock so handshake signatures verify), an undici WebSocket.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../../src/core/index.ts';
+import { WsClient } from '../helpers/clients.ts';
+import { startTestSim } from '../helpers/test-sim.ts';
+
+let sim: Awaited<ReturnType<typeof startTestSim>>;
+const clock = new ManualClock(Date.now());
+
+beforeAll(async () => {
+  sim = await startTestSim({ clock });
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+describe('session limits', () => {
+  it('10,000 commands per second, then error 27 until the next second', async () => {
+    const ws = await WsClient.open(sim.wsUrl, sim.demoKey);
+    try {
+      for (let i = 0; i < 10_001; i++) ws.send('list_subscriptions');
+      const errors = await ws.waitForCount((m) => m.type === 'error', 1, 10_000);
+      expect(errors[0].msg).toEqual({ code: 27, msg: 'Too many requests' });
+      const answered = await ws.waitForCount((m) => m.type === 'ok', 10_000, 10_000);
+      expect(answered).toHaveLength(10_000);
+      clock.advance(1000);
+      const id = ws.send('list_subscriptions');
+      expect((await ws.waitFor((m) => m.id === id)).type).toBe('ok');
+    } finally {
+      ws.close();
+    }
+  });
+
+  it('more than 500,000 order book markets in a session: error 26, nothing subscribed', async () => {
+    const ws = await WsClient.open(sim.wsUrl, sim.demoKey);
+    try {
+      const tickers = Array.from({ length: 500_001 }, (_, i) => `KXLIMIT-${i}`);
+      const id = ws.send('subscribe', { channels: ['orderbook_delta'], market_tickers: tickers });
+      const reply = await ws.waitFor((m) => m.id === id, 20_000);
+      expect(reply).toEqual({ id, type: 'error', msg: { code: 26, msg: 'Subscription market limit exceeded' } });
+      const listId = ws.send('list_subscriptions');
+      expect((await ws.waitFor((m) => m.id === listId)).msg).toEqual([]);
+    } finally {
+      ws.close();
+    }
+  });
+});
