@@ -75,6 +75,12 @@ export interface OmsOptions {
   /** Subaccounts always included in the kill switch, besides those orders and positions show. */
   subaccounts?: readonly number[];
   fillDedupCapacity?: number;
+  /**
+   * Called after every event applied to an order (state or counts may have changed; not at creation
+   * by submit, which the caller sees), including
+   * those from tick() and reconciliation; bound once at wiring, never allocated per call.
+   */
+  onOrderChange?: ((order: Readonly<Order>) => void) | null;
 }
 
 export interface OmsStats {
@@ -134,6 +140,7 @@ export class Oms implements ExecListener {
   readonly #intent: OrderIntent = createIntent();
   readonly #newOrder: NewOrder;
   readonly #reconcileHost: ReconcileHost;
+  readonly #onOrderChange: ((order: Readonly<Order>) => void) | null;
   #reconciling: Promise<ReconcileRoundResult> | null = null;
   #lastReconcileMs = -Infinity;
 
@@ -149,6 +156,7 @@ export class Oms implements ExecListener {
     this.#reconcileIntervalMs = options.reconcileIntervalMs ?? 1_000;
     this.#terminalRetentionMs = options.terminalRetentionMs ?? 300_000;
     this.#dedup = new FillDedup(options.fillDedupCapacity);
+    this.#onOrderChange = options.onOrderChange ?? null;
     for (const subaccount of options.subaccounts ?? []) this.#subaccountsUsed[subaccount] = 1;
     const recovered = options.recovered ?? null;
     const nowMs = this.#clock.nowMs();
@@ -604,6 +612,7 @@ export class Oms implements ExecListener {
       this.#live.add(order); // resurrected by a late venue message
     }
     this.#journal?.appendOrderEvent(kind, order, event, nowMs, code, status);
+    if (this.#onOrderChange !== null) this.#onOrderChange(order);
   }
 
   /** After an event that may have given the order an id or ended a pending request: send a queued cancel. */

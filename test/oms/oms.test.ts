@@ -346,3 +346,36 @@ describe('Oms: kill switch', () => {
     expect(w.entry.cancelAlls).toEqual([0, 0]); // succeeded: no more retries
   });
 });
+
+describe('Oms: reconciliation budget and change notifications', () => {
+  it('stops a round when the read bucket is empty and resumes when it refills', async () => {
+    const w = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 1000, writeCapacityTokens: 2000, readTokensPerSecond: 10 } });
+    w.intent.count = c('1');
+    const ids: string[] = [];
+    for (const ticker of ['A', 'B']) {
+      const market = w.gate.addMarket(ticker, w.gate.markets.at(w.market)!.grid, w.book);
+      w.intent.market = market;
+      w.oms.submit(w.intent);
+      ids.push(w.oms.lastClientOrderId);
+      w.entry.listener!.onCreateUnknown(w.oms.lastClientOrderId, 'EXEC_TIMEOUT');
+    }
+    await w.oms.reconcile(); // 10 read tokens: one listOrders, then the bucket is empty
+    expect(w.entry.listOrdersCalls).toBe(1);
+    w.clock.advance(1000);
+    await w.oms.reconcile();
+    expect(w.entry.listOrdersCalls).toBe(2);
+  });
+
+  it('calls onOrderChange after every applied event, including tick-driven ones', async () => {
+    const changes: string[] = [];
+    const w = world({ oms: { onOrderChange: (order) => changes.push(`${order.clientOrderId}:${order.state}`) } });
+    w.oms.submit(w.intent);
+    const coid = w.oms.lastClientOrderId;
+    w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
+    w.clock.advance(1);
+    w.oms.cancel(coid);
+    w.clock.advance(20_000);
+    w.oms.tick(); // pending cancel times out
+    expect(changes).toEqual([`${coid}:${S.RESTING}`, `${coid}:${S.PENDING_CANCEL}`, `${coid}:${S.UNKNOWN}`]);
+  });
+});
