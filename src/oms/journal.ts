@@ -86,6 +86,9 @@ export class Journal {
   #writeError: Error | null = null;
   /** Lines handed to the file so far (for tests and metrics). */
   linesWritten = 0;
+  /** Appends after close() (late venue answers during shutdown): counted and dropped, never thrown at a caller. */
+  droppedAfterClose = 0;
+  readonly #discard = new JournalEntry();
 
   constructor(path: string, options: JournalOptions = {}) {
     this.path = path;
@@ -208,7 +211,7 @@ export class Journal {
     return this.#chain;
   }
 
-  /** Flushes, fsyncs and closes the file. Further appends throw. */
+  /** Flushes, fsyncs and closes the file. Further appends are counted in droppedAfterClose and dropped. */
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.flush();
@@ -218,7 +221,10 @@ export class Journal {
   }
 
   #take(): JournalEntry {
-    if (this.#closed) throw new Error('Journal: append after close');
+    if (this.#closed) {
+      this.droppedAfterClose++;
+      return this.#discard;
+    }
     if (this.#size === this.#ring.length) {
       this.#drain(); // overload: serialise now, keep order, never drop
       this.#pump();

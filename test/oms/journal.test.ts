@@ -59,6 +59,10 @@ describe('Journal', () => {
     await journal.close();
     const written = lines(path);
     expect(written.filter((l) => l.k === 'intent').map((l) => l.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // A late venue answer after shutdown is dropped and counted, never thrown into the caller.
+    w.entry.listener!.onCreateUnknown(w.oms.lastClientOrderId, 'EXEC_TIMEOUT');
+    expect(journal.droppedAfterClose).toBe(1);
+    expect(lines(path).length).toBe(written.length);
   });
 
   it('recover() of a missing file is empty', () => {
