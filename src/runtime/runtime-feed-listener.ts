@@ -1,0 +1,144 @@
+/**
+ * Routes what the feed decodes: book changes to the strategy host (timed by the tick-to-trade
+ * probe), private order/fill/position/group messages to the OMS first and then, for fills and
+ * order changes, to the owning strategy; lifecycle to the gate's market-open flag and to the
+ * strategies; connection changes to logs and, after a reconnect, to a reconciliation. Runs on the
+ * hot path synchronously; logs only on errors and connection changes.
+ * Wiring only: it decides nothing beyond which component hears which message.
+ */
+
+import type { OrderBook } from '../book/index.ts';
+import type {
+  ConnectionState,
+  FeedErrorCode,
+  FeedListener,
+  FillRecord,
+  LifecycleRecord,
+  MarketPositionRecord,
+  OrderGroupUpdateRecord,
+  TradeRecord,
+  UserOrderRecord,
+} from '../feed/index.ts';
+import type { Oms } from '../oms/index.ts';
+import type { RiskGate } from '../risk/index.ts';
+import type { StrategyHost } from '../strategy/index.ts';
+import type { Logger } from '../telemetry/index.ts';
+import type { OrderUpdates } from './order-updates.ts';
+import type { FrameStamps, TickToTradeProbe } from './tick-to-trade-probe.ts';
+
+export class RuntimeFeedStats {
+  /** Fill messages received (duplicates included; the OMS counts those). */
+  fillMessages = 0;
+  feedErrors = 0;
+  connects = 0;
+  disconnects = 0;
+}
+
+export class RuntimeFeedListener implements FeedListener {
+  readonly stats = new RuntimeFeedStats();
+  readonly #hop: FrameStamps;
+  readonly #oms: Oms;
+  readonly #gate: RiskGate;
+  readonly #probe: TickToTradeProbe;
+  readonly #updates: OrderUpdates;
+  readonly #log: Logger;
+  #host: StrategyHost | null = null;
+  #everOpen = false;
+
+  constructor(hop: FrameStamps, oms: Oms, gate: RiskGate, probe: TickToTradeProbe, updates: OrderUpdates, log: Logger) {
+    this.#hop = hop;
+    this.#oms = oms;
+    this.#gate = gate;
+    this.#probe = probe;
+    this.#updates = updates;
+    this.#log = log;
+  }
+
+  setHost(host: StrategyHost | null): void {
+    this.#host = host;
+  }
+
+  onBookUpdate(book: OrderBook): void {
+    const host = this.#host;
+    if (host === null) return;
+    this.#probe.beginFrame(this.#hop);
+    host.onBookUpdate(book);
+    this.#probe.endFrame();
+  }
+
+  onBookOutOfSync(book: OrderBook, _reason: number): void {
+    this.#host?.onBookOutOfSync(book);
+  }
+
+  onBookResynced(book: OrderBook): void {
+    this.#host?.onBookResynced(book);
+  }
+
+  onTrade(record: TradeRecord): void {
+    this.#host?.onTrade(record);
+  }
+
+  onFill(record: FillRecord): void {
+    this.stats.fillMessages++;
+    const oms = this.#oms;
+    const order = (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined) ?? (record.clientOrderId !== '' ? oms.order(record.clientOrderId) : undefined);
+    const duplicatesBefore = oms.stats.duplicateFills;
+    this.#updates.before(order);
+    oms.onFill(record);
+    if (oms.stats.duplicateFills !== duplicatesBefore) return; // already applied and reported
+    const host = this.#host;
+    if (host === null) return;
+    const after = order ?? (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined);
+    host.onFill(record, after === undefined ? -1 : after.strategyId);
+    this.#updates.after(after);
+  }
+
+  onUserOrder(record: UserOrderRecord): void {
+    const oms = this.#oms;
+    const order = (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined) ?? (record.clientOrderId !== '' ? oms.order(record.clientOrderId) : undefined);
+    this.#updates.before(order);
+    oms.onUserOrder(record);
+    this.#updates.after(order ?? (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined));
+  }
+
+  onMarketPosition(record: MarketPositionRecord): void {
+    this.#oms.onMarketPosition(record);
+  }
+
+  onOrderGroupUpdate(record: OrderGroupUpdateRecord): void {
+    this.#oms.onOrderGroupUpdate(record);
+  }
+
+  onLifecycle(record: LifecycleRecord): void {
+    if (record.type === 'market_lifecycle_v2') {
+      const handle = this.#gate.marketHandle(record.marketTicker);
+      if (handle >= 0) {
+        const event = record.eventType;
+        if (record.isDeactivated !== null) this.#gate.setMarketOpen(handle, !record.isDeactivated);
+        else if (event === 'activated') this.#gate.setMarketOpen(handle, true);
+        else if (event === 'deactivated' || event === 'determined' || event === 'settled') this.#gate.setMarketOpen(handle, false);
+      }
+    }
+    this.#host?.onLifecycle(record);
+  }
+
+  onError(code: number | FeedErrorCode, message: string): void {
+    this.stats.feedErrors++;
+    this.#log.warn({ code, message }, 'feed error');
+  }
+
+  onConnectionState(state: ConnectionState): void {
+    this.#log.info({ state }, 'feed connection');
+    if (state === 'open') {
+      this.stats.connects++;
+      if (this.#everOpen) {
+        // Messages may have been missed while disconnected: ask the venue.
+        void this.#oms.reconcile().catch((error: unknown) => this.#log.warn({ err: error }, 'reconcile after reconnect failed'));
+        void this.#oms.reconcilePositions().catch((error: unknown) => this.#log.warn({ err: error }, 'position reconcile after reconnect failed'));
+      }
+      this.#everOpen = true;
+    } else if (state === 'reconnecting') {
+      this.stats.disconnects++;
+    }
+  }
+}

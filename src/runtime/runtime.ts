@@ -1,0 +1,410 @@
+/**
+ * The runtime: wires configuration, logger, risk gate, feed (with its BookStore), OMS (with its
+ * journal under var/journal/), REST order entry (presigned signing per config, sockets warmed
+ * before trading) and the strategy host, starts them in that order and stops them in reverse.
+ * Wiring only: every decision lives in the component that owns it.
+ *
+ * The hot path runs one way, synchronously, on this event loop:
+ *
+ *   WS frame -> feed decode -> BookStore apply -> RuntimeFeedListener.onBookUpdate
+ *     -> StrategyHost -> strategy.onBook -> ctx.place -> OmsOrderPort.submit
+ *     -> Oms.submit -> RiskGate.check -> ObservedOrderEntry.create -> RestOrderEntry.create (bytes out)
+ *
+ * Private channels (fill, user_order, market_position, order_group_updates) go to the OMS first
+ * and then, for fills and order changes, to the owning strategy. Slow work runs beside it: the
+ * OMS tick (timeouts, journal flush, reconciliation), the host's coarse timer, presigning workers.
+ */
+
+import type { KeyObject } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { systemClock } from '../core/index.ts';
+import type { Clock, Count } from '../core/index.ts';
+import { Channel, Feed } from '../feed/index.ts';
+import type { OrderBook } from '../book/index.ts';
+import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
+import { Journal, Oms, recover } from '../oms/index.ts';
+import type { RecoveredJournal } from '../oms/index.ts';
+import { DENY_CODE_COUNT, DENY_NAMES, Deny, IntentKind, RiskGate, TradingState, createIntent, riskLimits } from '../risk/index.ts';
+import type { RiskLimits } from '../risk/index.ts';
+import { StrategyHost } from '../strategy/index.ts';
+import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
+import type { Logger } from '../telemetry/index.ts';
+import type { DeepReadonly, RuntimeConfig } from './config.ts';
+import { fetchMarket } from './market-directory.ts';
+import { ObservedOrderEntry } from './observed-order-entry.ts';
+import { OmsOrderPort } from './oms-order-port.ts';
+import { OrderUpdates } from './order-updates.ts';
+import { RuntimeFeedListener } from './runtime-feed-listener.ts';
+import { TickToTradeProbe } from './tick-to-trade-probe.ts';
+
+export interface VenueEndpoint {
+  /** REST base including the API prefix, e.g. http://127.0.0.1:9000/trade-api/v2. */
+  restUrl: string;
+  /** WebSocket URL, e.g. ws://127.0.0.1:9000/trade-api/ws/v2. */
+  wsUrl: string;
+  keyId: string;
+  privateKey: KeyObject;
+}
+
+export interface RuntimeOptions {
+  config: DeepReadonly<RuntimeConfig>;
+  venue: VenueEndpoint;
+  /** Project root: plugin paths are relative to it. */
+  rootDir: string;
+  /** The OMS journal (JSON lines); its directory is created. */
+  journalPath: string;
+  logger: Logger;
+  clock?: Clock;
+  /** Strategies to run (default config.strategies). */
+  strategies?: readonly StrategyEntry[];
+  /** Client order id prefix, [A-Za-z0-9_]{1,16} (default "rt"). */
+  clientOrderIdPrefix?: string;
+  /** The subaccount a restricted API key is locked to, -1 for a full-account key (default -1). */
+  restrictedSubaccount?: number;
+  /** OMS tick period, ms (default 100). */
+  omsTickMs?: number;
+  /** How long start waits for the feed to connect and for each market's first snapshot, ms (default 10,000). */
+  startTimeoutMs?: number;
+  /** Strategy host's drain bound on stop, ms (default 5,000). */
+  drainTimeoutMs?: number;
+  /** OMS timing (defaults from the OMS). */
+  pendingTimeoutMs?: number;
+  unknownGraceMs?: number;
+  reconcileIntervalMs?: number;
+}
+
+export type RuntimeErrorCode = 'RUNTIME_FEED_CONNECT_TIMEOUT' | 'RUNTIME_START_FAILED';
+
+export class RuntimeError extends Error {
+  readonly code: RuntimeErrorCode;
+  constructor(code: RuntimeErrorCode, message: string) {
+    super(message);
+    this.name = 'RuntimeError';
+    this.code = code;
+  }
+}
+
+export interface PositionLine {
+  subaccount: number;
+  ticker: string;
+  /** Signed, 1/100 contract. */
+  position: number;
+  /** Realized minus fees plus the open position marked at the book mid, micro-dollars (1e-6 $). */
+  pnlMicro: number;
+}
+
+export interface RuntimeStatus {
+  booksSynced: number;
+  booksTotal: number;
+  openOrders: number;
+  ordersSent: number;
+  fills: number;
+  positions: PositionLine[];
+  pnlMicro: number;
+  tickToTradeUsP50: number;
+  tickToTradeUsP99: number;
+  tickToTradeCount: number;
+  denies: Record<string, number>;
+  feedState: string;
+  strategies: { id: string; status: string }[];
+}
+
+/** The risk limits the gate enforces, from the validated config's `risk` section. */
+export function limitsFromConfig(config: DeepReadonly<RuntimeConfig>, restrictedSubaccount: number): RiskLimits {
+  const risk = config.risk;
+  return riskLimits({
+    orderCountMax: risk.maxOrderCount,
+    orderNotionalMax: risk.maxOrderNotionalDollars,
+    marketPositionMax: risk.maxPositionPerMarket,
+    subaccountPositionMax: risk.maxPositionPerSubaccount,
+    subaccountNotionalMax: risk.maxRestingExposureDollars,
+    rateTier: risk.rateLimitTier,
+    cancelReserveShare: risk.cancelReserveFraction,
+    restrictedSubaccount,
+    // Staleness is the feed's job (feed.staleBookMs marks a silent book out of sync).
+    bookStaleMs: 0,
+  });
+}
+
+export class Runtime {
+  readonly config: DeepReadonly<RuntimeConfig>;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly gate: RiskGate;
+  readonly feed: Feed;
+  readonly rest: RestOrderEntry;
+  readonly entry: ObservedOrderEntry;
+  readonly oms: Oms;
+  readonly journal: Journal;
+  readonly recovered: RecoveredJournal;
+  readonly probe = new TickToTradeProbe();
+  readonly port: OmsOrderPort;
+  readonly host: StrategyHost;
+  readonly listener: RuntimeFeedListener;
+  readonly #options: RuntimeOptions;
+  readonly #updates = new OrderUpdates();
+  readonly #denyScratch = new Float64Array(DENY_CODE_COUNT);
+  #omsTimer: NodeJS.Timeout | null = null;
+  #stopped = false;
+
+  /** Builds every component (no I/O yet except the journal file); call start(). */
+  constructor(options: RuntimeOptions) {
+    this.#options = options;
+    const config = options.config;
+    this.config = config;
+    this.logger = options.logger;
+    this.clock = options.clock ?? systemClock;
+    const log = options.logger;
+
+    this.gate = new RiskGate({ limits: limitsFromConfig(config, options.restrictedSubaccount ?? -1), clock: this.clock });
+    this.gate.setTradingState(config.risk.tradingState === 'halted' ? TradingState.HALTED : config.risk.tradingState === 'reducing' ? TradingState.REDUCING : TradingState.ACTIVE);
+    // The probe stamps the verdict of the gate's check; one wrapper, bound once at wiring.
+    const check = this.gate.check.bind(this.gate);
+    const probe = this.probe;
+    this.gate.check = (intent) => {
+      const deny = check(intent);
+      probe.onVerdict();
+      return deny;
+    };
+
+    const venue = options.venue;
+    this.feed = new Feed({
+      url: venue.wsUrl,
+      auth: { keyId: venue.keyId, privateKey: venue.privateKey },
+      logger: log.child({ component: 'feed' }),
+      clock: this.clock,
+      staleBookMs: config.feed.staleBookMs,
+      reconnectMinMs: config.feed.reconnectBackoffMinMs,
+      reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
+      commandsPerSec: config.feed.commandsPerSecond,
+    });
+
+    this.rest = new RestOrderEntry({
+      ...REST_ORDER_ENTRY_DEFAULTS,
+      baseUrl: venue.restUrl,
+      keyId: venue.keyId,
+      privateKey: venue.privateKey,
+      clock: this.clock,
+      connections: config.exec.connections,
+      headersTimeoutMs: config.exec.requestTimeoutMs,
+      bodyTimeoutMs: config.exec.requestTimeoutMs,
+      signing: config.exec.signing,
+      presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize },
+    });
+    this.entry = new ObservedOrderEntry(this.rest, this.probe, this.#updates);
+
+    mkdirSync(dirname(options.journalPath), { recursive: true });
+    this.recovered = recover(options.journalPath);
+    this.journal = new Journal(options.journalPath);
+    const strategies = options.strategies ?? config.strategies;
+    this.oms = new Oms({
+      gate: this.gate,
+      entry: this.entry,
+      clock: this.clock,
+      clientOrderIdPrefix: options.clientOrderIdPrefix ?? 'rt',
+      journal: this.journal,
+      recovered: this.recovered,
+      logger: log.child({ component: 'oms' }),
+      subaccounts: [...new Set(strategies.map((entry) => entry.subaccount))],
+      pendingTimeoutMs: options.pendingTimeoutMs,
+      unknownGraceMs: options.unknownGraceMs,
+      reconcileIntervalMs: options.reconcileIntervalMs,
+    });
+    this.entry.setOrderLookup(this.oms);
+    this.port = new OmsOrderPort(this.oms, this.gate, this.probe);
+    this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, this.probe, this.#updates, log.child({ component: 'feed-listener' }));
+    this.feed.setListener(this.listener);
+    this.host = new StrategyHost({
+      ports: { orders: this.port, markets: this.#marketPort(), orderGroups: this.#groupPort(), clock: this.clock, logger: log.child({ component: 'strategy' }) },
+      rootDir: options.rootDir,
+      drainTimeoutMs: options.drainTimeoutMs,
+    });
+    this.#updates.setSink(this.host);
+    this.listener.setHost(this.host);
+  }
+
+  /**
+   * Connects order entry (presigner, warm sockets) and the feed, subscribes the private channels,
+   * reconciles what the journal recovered and the venue's positions, then starts the strategies.
+   */
+  async start(): Promise<void> {
+    const log = this.logger;
+    const timeoutMs = this.#options.startTimeoutMs ?? 10_000;
+    await this.rest.connect();
+    log.info({ signing: this.config.exec.signing, connections: this.config.exec.connections }, 'order entry connected and warmed');
+    this.feed.start();
+    this.feed.subscribe(Channel.FILL);
+    this.feed.subscribe(Channel.USER_ORDERS);
+    this.feed.subscribe(Channel.MARKET_POSITIONS);
+    this.feed.subscribe(Channel.ORDER_GROUP_UPDATES);
+    this.feed.subscribe(Channel.MARKET_LIFECYCLE);
+    await waitFor(() => this.feed.state === 'open', timeoutMs, 'RUNTIME_FEED_CONNECT_TIMEOUT', 'feed did not connect');
+    if (this.recovered.orders.length > 0) {
+      log.info({ orders: this.recovered.orders.length, journal: this.recovered.path }, 'journal recovered orders; reconciling with the venue');
+      await this.oms.reconcile();
+    }
+    await this.oms.reconcilePositions();
+    this.#omsTimer = setInterval(() => {
+      this.oms.tick()?.catch((error: unknown) => log.warn({ err: error }, 'reconciliation round failed'));
+    }, this.#options.omsTickMs ?? 100);
+    this.#omsTimer.unref();
+    await this.host.start(this.#options.strategies ?? this.config.strategies);
+  }
+
+  /**
+   * Stops strategies (each cancels its orders and drains), engages the kill switch (cancel-all at
+   * the exchange for every subaccount in use), reconciles once, then closes feed, order entry and
+   * journal. Idempotent.
+   */
+  async stop(reason = 'shutdown'): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    const log = this.logger;
+    try {
+      await this.host.stopAll();
+    } catch (error) {
+      log.error({ err: error }, 'stopping strategies failed');
+    }
+    try {
+      await this.oms.killSwitch(reason);
+      await this.oms.reconcile();
+    } catch (error) {
+      log.error({ err: error }, 'kill switch or final reconcile failed');
+    }
+    if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
+    this.#omsTimer = null;
+    this.feed.stop();
+    await this.rest.close();
+    await this.oms.stop();
+  }
+
+  /** Simulates a crash for tests: stops timers and sockets without cancelling or reconciling. */
+  async abandon(): Promise<void> {
+    this.#stopped = true;
+    if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
+    this.#omsTimer = null;
+    await this.host.stopAll().catch(() => undefined);
+    this.feed.stop();
+    await this.rest.close();
+    await this.journal.close();
+  }
+
+  status(): RuntimeStatus {
+    let booksSynced = 0;
+    let booksTotal = 0;
+    for (const book of this.feed.books.books()) {
+      booksTotal++;
+      if (book.synced) booksSynced++;
+    }
+    const positions: PositionLine[] = [];
+    let pnlMicro = 0;
+    for (const position of this.oms.positions.all()) {
+      const book = this.feed.books.get(position.ticker);
+      const mid = book === undefined ? -1 : midPrice(book);
+      const marked = mid < 0 ? 0 : mid * position.position - position.costMicro;
+      const pnl = position.realizedMicro + marked - position.feesCenticents * 100;
+      pnlMicro += pnl;
+      if (position.position !== 0 || position.volume !== 0) positions.push({ subaccount: position.subaccount, ticker: position.ticker, position: position.position, pnlMicro: pnl });
+    }
+    const total = this.probe.total.summary();
+    const denies: Record<string, number> = {};
+    const counts = this.host.denyCounts(this.#denyScratch);
+    for (let code = 1; code < counts.length; code++) if (counts[code] !== 0) denies[DENY_NAMES[code]] = counts[code];
+    return {
+      booksSynced,
+      booksTotal,
+      openOrders: this.oms.liveOrderCount,
+      ordersSent: this.oms.stats.ordersSent,
+      fills: this.listener.stats.fillMessages - this.oms.stats.duplicateFills,
+      positions,
+      pnlMicro,
+      tickToTradeUsP50: total.p50 / 1000,
+      tickToTradeUsP99: total.p99 / 1000,
+      tickToTradeCount: total.count,
+      denies,
+      feedState: this.feed.state,
+      strategies: this.host.summaries().map((s) => ({ id: s.id, status: s.status })),
+    };
+  }
+
+  // ---- ports for the strategy host -----------------------------------------------------------
+
+  #marketPort(): MarketPort {
+    const feed = this.feed;
+    const gate = this.gate;
+    const restUrl = this.#options.venue.restUrl;
+    const timeoutMs = (): number => this.#options.startTimeoutMs ?? 10_000;
+    const log = this.logger;
+    return {
+      marketHandle: (ticker) => gate.marketHandle(ticker),
+      book: (ticker) => feed.books.get(ticker),
+      ensureMarkets: async (tickers) => {
+        const added: OrderBook[] = [];
+        for (const ticker of tickers) {
+          if (gate.marketHandle(ticker) >= 0) continue;
+          const facts = await fetchMarket(restUrl, ticker);
+          const book = feed.addMarket(ticker, facts.grid);
+          gate.addMarket(ticker, facts.grid, book, { open: facts.open });
+          feed.setMarketOpen(ticker, facts.open);
+          added.push(book);
+        }
+        if (added.length === 0) return;
+        const newTickers = added.map((book) => book.ticker);
+        feed.subscribeOrderbooks(newTickers);
+        feed.subscribe(Channel.TRADE, newTickers);
+        try {
+          await waitFor(() => added.every((book) => book.synced), timeoutMs(), 'RUNTIME_START_FAILED', 'no snapshot');
+        } catch {
+          // Not fatal: the gate denies orders on a book until it is synced.
+          log.warn({ markets: added.filter((book) => !book.synced).map((book) => book.ticker) }, 'books not synced yet; strategies start anyway');
+        }
+      },
+    };
+  }
+
+  #groupPort(): OrderGroupPort {
+    const gate = this.gate;
+    const rest = this.rest;
+    const intent = createIntent();
+    return {
+      create: async (subaccount, contractsLimit: Count) => {
+        intent.kind = IntentKind.GROUP_CREATE;
+        intent.subaccount = subaccount;
+        intent.count = contractsLimit;
+        const deny = gate.check(intent);
+        if (deny !== Deny.NONE) throw new Error(`risk gate denied the order group: ${DENY_NAMES[deny]}`);
+        const id = await rest.createOrderGroup(contractsLimit, subaccount);
+        // order_group_updates "created" may have registered it already.
+        const known = gate.groupHandle(id);
+        if (known >= 0) {
+          const group = gate.groups.at(known);
+          if (group !== undefined) group.contractsLimit = contractsLimit;
+          return known;
+        }
+        return gate.addOrderGroup(id, subaccount, contractsLimit);
+      },
+      release: async (handle, subaccount) => {
+        const group = gate.groups.at(handle);
+        if (group === undefined) return;
+        await rest.deleteOrderGroup(group.id, subaccount);
+        gate.groups.delete(handle);
+      },
+    };
+  }
+}
+
+function midPrice(book: OrderBook): number {
+  const bid = book.bestBid();
+  const ask = book.bestAsk();
+  if (bid < 0 || ask < 0) return -1;
+  return (bid + ask) / 2;
+}
+
+async function waitFor(done: () => boolean, timeoutMs: number, code: RuntimeErrorCode, what: string): Promise<void> {
+  const started = Date.now();
+  while (!done()) {
+    if (Date.now() - started >= timeoutMs) throw new RuntimeError(code, `${what} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
