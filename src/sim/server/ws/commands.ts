@@ -23,11 +23,9 @@ type Params = Record<string, unknown>;
 /** Thrown inside command handling to answer with an error code; caught in `handleCommand`. */
 class CommandError extends Error {
   readonly wsCode: WsError;
-  readonly sid: number | null;
-  constructor(wsCode: WsError, sid: number | null = null) {
+  constructor(wsCode: WsError) {
     super(WS_ERROR_TEXT[wsCode]);
     this.wsCode = wsCode;
-    this.sid = sid;
   }
 }
 
@@ -88,8 +86,7 @@ export class CommandHandler {
       }
     } catch (error) {
       if (!(error instanceof CommandError)) throw error;
-      if (error.sid === null) this.#hub.reply(session, errorText(id, error.wsCode));
-      else this.#hub.reply(session, `{${idPart(id)}"type":"error","sid":${error.sid},"msg":{"code":${error.wsCode},"msg":"${WS_ERROR_TEXT[error.wsCode]}"}}`);
+      this.#hub.reply(session, errorText(id, error.wsCode));
     }
   }
 
