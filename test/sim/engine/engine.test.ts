@@ -64,6 +64,11 @@ describe('crossing and priority', () => {
     ]); // newest first
     expect(taker.fillCount).toBe(contracts('3'));
     expect(taker.averageFillPrice).toBe(Math.round((5300 * 200 + 5500 * 100) / 300));
+    expect(fills.items.every((f) => f.orderId === taker.order.orderId)).toBe(true);
+    expect(new Set(fills.items.map((f) => f.fillId)).size).toBe(2);
+    const makerFills = engine.listFills('a', {});
+    if (isSimError(makerFills)) throw new Error('fills');
+    expect(makerFills.items.map((f) => f.fillId).sort()).toEqual(fills.items.map((f) => f.fillId).sort());
   });
 
   it('orders at one price fill in time order and queue positions count contracts ahead', () => {
