@@ -320,6 +320,46 @@ export class SimEngine {
     if (user === undefined) return ERR_USER_NOT_FOUND;
     const market = this.#markets.get(params.ticker);
     if (market === undefined) return ERR_MARKET_NOT_FOUND;
+    const invalid = this.#checkCreate(user, market, params, nowMs);
+    if (invalid !== null) return invalid;
+    const subaccount = params.subaccount ?? 0;
+    const sideCode = params.side === 'bid' ? 0 : 1;
+    const level = market.book.levelOf(params.price);
+    const groupId = params.orderGroupId ?? '';
+    const group = groupId === '' ? null : (user.groups.get(groupId) as OrderGroupState);
+    let count = params.count as number;
+    const reduceOnly = params.reduceOnly === true;
+    if (reduceOnly) {
+      const held = user.positionIfAny(market, subaccount)?.position ?? 0;
+      const reducible = sideCode === 0 ? (held < 0 ? -held : 0) : held > 0 ? held : 0;
+      if (reducible === 0) return simError(400, 'invalid_order', 'reduce_only order would not reduce a position', 'reduce_only');
+      if (count > reducible) count = reducible;
+    }
+    const postOnly = params.postOnly === true;
+    const crosses = this.#crosses(market, sideCode, level);
+    if (postOnly && crosses && this.options.postOnlyCrossReject400) return ERR_POST_ONLY_CROSS;
+    if (!reduceOnly) {
+      const unit = sideCode === 0 ? params.price : PRICE_ONE - params.price;
+      let need = costOf(unit, count);
+      if (crosses && !postOnly) need += tradeFee(market.event.takerRate, market.event.feeMultiplier, params.price, count as Count, this.options.feeRounding === 'cent');
+      if (need > this.#available(user, subaccount * INDEX_SLOTS + market.exchangeIndex)) return ERR_INSUFFICIENT_BALANCE;
+    }
+    const order = this.#newOrder(user, market, params, count, level, group, nowMs);
+    this.#resetMatchTotals();
+    if (postOnly && crosses) {
+      this.#finish(order, 'canceled', 'PostOnlyCrossCancel', nowMs);
+    } else if (params.timeInForce === 'fill_or_kill' && !this.#canFill(order)) {
+      this.#finish(order, 'canceled', 'FillOrKillCancel', nowMs);
+    } else {
+      if (crosses) this.#match(order, nowMs);
+      this.#settleTaker(order, '', nowMs);
+    }
+    this.#emitUserOrder(order);
+    return this.#createResult(order, nowMs);
+  }
+
+  /** The request-shape checks of a create, in the order the exchange would report them. */
+  #checkCreate(user: UserState, market: MarketState, params: CreateOrderParams, nowMs: number): SimError | null {
     const subaccount = params.subaccount ?? 0;
     if (!validSubaccount(subaccount)) return ERR_BAD_SUBACCOUNT;
     const routed = params.exchangeIndex;
@@ -328,10 +368,9 @@ export class SimEngine {
     if (side !== 'bid' && side !== 'ask') return simError(400, 'bad_request', 'side must be bid or ask');
     const clientOrderId = params.clientOrderId ?? '';
     if (clientOrderId !== '' && user.keepHistory && user.clientOrderIds.has(clientOrderId)) return ERR_DUPLICATE_CLIENT_ID;
-    let count = params.count as number;
+    const count = params.count as number;
     if (!Number.isSafeInteger(count) || count <= 0 || count > this.options.maxOrderCount) return ERR_INVALID_COUNT;
-    const level = market.book.levelOf(params.price);
-    if (level === -1) return ERR_INVALID_PRICE;
+    if (market.book.levelOf(params.price) === -1) return ERR_INVALID_PRICE;
     const timeInForce = params.timeInForce;
     if (timeInForce !== 'good_till_canceled' && timeInForce !== 'immediate_or_cancel' && timeInForce !== 'fill_or_kill') {
       return simError(400, 'bad_request', 'time_in_force must be good_till_canceled, immediate_or_cancel or fill_or_kill');
@@ -343,53 +382,39 @@ export class SimEngine {
       if (timeInForce !== 'good_till_canceled') return simError(400, 'invalid_order', 'expiration_time is only allowed with good_till_canceled', 'expiration_time');
       if (!Number.isSafeInteger(expirationTs) || expirationTs * 1000 <= nowMs) return simError(400, 'invalid_order', 'expiration_time must be in the future', 'expiration_time');
     }
-    const postOnly = params.postOnly === true;
-    if (postOnly && timeInForce !== 'good_till_canceled') return simError(400, 'invalid_order', 'post_only requires good_till_canceled', 'post_only');
+    if (params.postOnly === true && timeInForce !== 'good_till_canceled') return simError(400, 'invalid_order', 'post_only requires good_till_canceled', 'post_only');
     const gate = this.#tradingGate(market);
     if (gate !== null) return gate;
-    let group: OrderGroupState | null = null;
-    const groupId = params.orderGroupId ?? null;
-    if (groupId !== null && groupId !== '') {
-      group = user.groups.get(groupId) ?? null;
-      if (group === null) return ERR_GROUP_NOT_FOUND;
+    const groupId = params.orderGroupId ?? '';
+    if (groupId !== '') {
+      const group = user.groups.get(groupId);
+      if (group === undefined) return ERR_GROUP_NOT_FOUND;
       if (group.subaccount !== subaccount) return simError(400, 'invalid_order', 'order group belongs to another subaccount', 'order_group_id');
       if (group.triggered) return ERR_GROUP_TRIGGERED;
     }
-    const sideCode = side === 'bid' ? 0 : 1;
-    const reduceOnly = params.reduceOnly === true;
-    if (reduceOnly) {
-      const held = user.positionIfAny(market, subaccount)?.position ?? 0;
-      const reducible = sideCode === 0 ? (held < 0 ? -held : 0) : held > 0 ? held : 0;
-      if (reducible === 0) return simError(400, 'invalid_order', 'reduce_only order would not reduce a position', 'reduce_only');
-      if (count > reducible) count = reducible;
-    }
-    const crosses = this.#crosses(market, sideCode, level);
-    if (postOnly && crosses && this.options.postOnlyCrossReject400) return ERR_POST_ONLY_CROSS;
-    if (!reduceOnly) {
-      const unit = sideCode === 0 ? params.price : PRICE_ONE - params.price;
-      let need = costOf(unit, count);
-      if (crosses && !postOnly) need += tradeFee(market.event.takerRate, market.event.feeMultiplier, params.price, count as Count, this.options.feeRounding === 'cent');
-      if (need > this.#available(user, subaccount * INDEX_SLOTS + market.exchangeIndex)) return ERR_INSUFFICIENT_BALANCE;
-    }
+    return null;
+  }
 
-    // Accepted: build the order.
+  /** Builds and registers an accepted order (collateral reserved, id and sequence assigned). */
+  #newOrder(user: UserState, market: MarketState, params: CreateOrderParams, count: number, level: number, group: OrderGroupState | null, nowMs: number): EngineOrder {
     const order = new OrderRecord(this.#orderIds, user, market);
+    const clientOrderId = params.clientOrderId ?? '';
     order.clientOrderId = clientOrderId;
-    order.subaccount = subaccount;
-    order.side = side;
-    order.sideCode = sideCode;
+    order.subaccount = params.subaccount ?? 0;
+    order.side = params.side;
+    order.sideCode = params.side === 'bid' ? 0 : 1;
     order.price = params.price;
     order.level = level;
     order.initialCount = count as Count;
     order.remainingCount = count as Count;
-    order.timeInForce = timeInForce;
-    order.postOnly = postOnly;
-    order.reduceOnly = reduceOnly;
-    order.selfTradePrevention = stp;
+    order.timeInForce = params.timeInForce;
+    order.postOnly = params.postOnly === true;
+    order.reduceOnly = params.reduceOnly === true;
+    order.selfTradePrevention = params.selfTradePrevention;
     order.orderGroupId = group === null ? null : group.orderGroupId;
     order.group = group;
     order.cancelOrderOnPause = params.cancelOrderOnPause === true;
-    order.expirationTs = expirationTs;
+    order.expirationTs = params.expirationTs ?? 0;
     order.createdMs = nowMs;
     order.lastUpdateMs = nowMs;
     order.seq = ++this.#orderSeq;
@@ -399,18 +424,7 @@ export class SimEngine {
       if (clientOrderId !== '') user.clientOrderIds.add(clientOrderId);
     }
     this.#reserve(order);
-    this.#resetMatchTotals();
-
-    if (postOnly && crosses) {
-      this.#finish(order, 'canceled', 'PostOnlyCrossCancel', nowMs);
-    } else if (timeInForce === 'fill_or_kill' && !this.#canFill(order)) {
-      this.#finish(order, 'canceled', 'FillOrKillCancel', nowMs);
-    } else {
-      if (crosses) this.#match(order, nowMs);
-      this.#settleTaker(order, '', nowMs);
-    }
-    this.#emitUserOrder(order);
-    return this.#createResult(order, nowMs);
+    return order;
   }
 
   #createResult(order: EngineOrder, nowMs: number): CreateOrderResult {
