@@ -1,0 +1,212 @@
+/**
+ * `npm start`: the main job. Loads the configuration (invalid: the problems on stderr, exit 2);
+ * with venue.mode "embedded" (the default) starts the simulator as a child process and trades
+ * against it over loopback with the demo key; with `--venue <url>` or venue.mode "remote" trades
+ * against that exchange with the key from the environment. Runs the configured strategies, prints
+ * a status line every second (rewritten in place on a terminal, JSON lines otherwise), and on
+ * SIGINT / SIGTERM or after `--duration` stops the strategies, cancels every order (kill switch:
+ * cancel-all at the exchange), prints a summary, stops the simulator and exits 0. SIGHUP re-reads
+ * the configuration and redeploys the strategies whose entries changed.
+ *
+ * Logs (pino JSON) go to var/log/runtime-<time>.log, the simulator's to var/log/sim-<time>.log,
+ * the OMS journal to var/journal/. Wiring and process handling only.
+ */
+
+import { createWriteStream, mkdirSync } from 'node:fs';
+import type { WriteStream } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadPrivateKey } from '../core/index.ts';
+import { StrategyError } from '../strategy/index.ts';
+import { createLogger } from '../telemetry/index.ts';
+import type { Logger } from '../telemetry/index.ts';
+import { ConfigError } from './config.ts';
+import type { DeepReadonly, RuntimeConfig } from './config.ts';
+import { USAGE, UsageError, parseCliArgs } from './cli-args.ts';
+import type { CliArgs } from './cli-args.ts';
+import { Runtime } from './runtime.ts';
+import type { VenueEndpoint } from './runtime.ts';
+import { SimChild } from './sim-child.ts';
+import { StatusPrinter, formatMicroDollars, statusJson } from './status-line.ts';
+import { loadRuntimeConfig } from './venue-config.ts';
+import { HOP_NAMES } from './tick-to-trade-probe.ts';
+
+const ROOT_DIR = resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_CONFIG = 2;
+
+async function main(argv: readonly string[]): Promise<number> {
+  let args: CliArgs;
+  try {
+    args = parseCliArgs(argv);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return EXIT_CONFIG;
+  }
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return EXIT_OK;
+  }
+  let config: DeepReadonly<RuntimeConfig>;
+  try {
+    config = loadRuntimeConfig(args.configPath, args.venue);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`invalid configuration: ${error.message}\n`);
+      return EXIT_CONFIG;
+    }
+    throw error;
+  }
+
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const logDir = join(ROOT_DIR, 'var', 'log');
+  mkdirSync(logDir, { recursive: true });
+  const logPath = join(logDir, `runtime-${stamp}.log`);
+  const logStream = createWriteStream(logPath, { flags: 'a' });
+  const logger = createLogger({ level: config.telemetry.logLevel, pretty: false, name: 'runtime', destination: logStream });
+  process.stderr.write(`logs: ${relative(process.cwd(), logPath)}\n`);
+
+  let sim: SimChild | null = null;
+  let runtime: Runtime | null = null;
+  try {
+    let venue: VenueEndpoint;
+    let journalPath: string;
+    if (config.venue.mode === 'embedded') {
+      process.stderr.write('starting the embedded simulator...\n');
+      sim = await SimChild.start({
+        rootDir: ROOT_DIR,
+        seed: config.sim.seed,
+        marketsFile: config.sim.marketsFile,
+        faultProfile: config.sim.faultProfile,
+        activityUpdatesPerSec: config.sim.activityUpdatesPerSec,
+        logPath: join(logDir, `sim-${stamp}.log`),
+      });
+      venue = { restUrl: `${sim.ready.http}/trade-api/v2`, wsUrl: sim.ready.ws, keyId: sim.ready.keyId, privateKey: loadPrivateKey(sim.ready.privateKeyPath) };
+      // A fresh simulator per run: its orders never outlive it, so each run journals on its own.
+      journalPath = join(ROOT_DIR, 'var', 'journal', `embedded-${stamp}.jsonl`);
+      process.stderr.write(`simulator ready at ${sim.ready.http} (pid ${sim.pid}, log ${relative(process.cwd(), sim.logPath)})\n`);
+    } else {
+      const credentials = config.credentials.venue;
+      if (credentials === null || config.venue.restUrl === null || config.venue.wsUrl === null) throw new Error('remote venue without URLs or credentials (the config loader should have refused it)');
+      venue = { restUrl: config.venue.restUrl, wsUrl: config.venue.wsUrl, keyId: credentials.keyId, privateKey: credentials.privateKey };
+      // One journal per venue and key: a restart reconciles what the last run left.
+      const host = new URL(config.venue.restUrl).host.replace(/[^A-Za-z0-9.-]/g, '_');
+      journalPath = join(ROOT_DIR, 'var', 'journal', `${host}-${credentials.keyId.slice(0, 8).replace(/[^A-Za-z0-9]/g, '_')}.jsonl`);
+    }
+    runtime = new Runtime({ config, venue, rootDir: ROOT_DIR, journalPath, logger });
+    await runtime.start();
+    process.stderr.write(`trading: ${config.strategies.map((s) => `${s.id} (${s.plugin} on ${s.markets.join(',')})`).join('; ') || 'no strategies'}; Ctrl-C to stop\n`);
+    const reason = await runUntilStopped(runtime, args, logger);
+    process.stderr.write(`\nstopping (${reason}): cancelling every order...\n`);
+    await runtime.stop(reason);
+    printSummary(runtime, reason);
+    return EXIT_OK;
+  } catch (error) {
+    logger.error({ err: error }, 'main job failed');
+    if (error instanceof StrategyError) {
+      process.stderr.write(`invalid strategy configuration: ${error.message}\n`);
+      await runtime?.stop('start failed').catch(() => undefined);
+      return EXIT_CONFIG;
+    }
+    process.stderr.write(`failed: ${(error as Error).message}\n`);
+    await runtime?.stop('start failed').catch(() => undefined);
+    return EXIT_FAILURE;
+  } finally {
+    if (sim !== null) await sim.stop();
+    await closeLog(logger, logStream);
+  }
+}
+
+/** Prints the status every second until a signal or the duration; resolves with the reason. */
+function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger): Promise<string> {
+  const printer = new StatusPrinter(process.stdout);
+  const startedMs = Date.now();
+  return new Promise<string>((resolveStop) => {
+    let done = false;
+    const finish = (reason: string): void => {
+      if (done) return;
+      done = true;
+      clearInterval(statusTimer);
+      if (durationTimer !== null) clearTimeout(durationTimer);
+      process.off('SIGHUP', onHangup);
+      printer.finish();
+      resolveStop(reason);
+    };
+    const statusTimer = setInterval(() => printer.print(runtime.status(), Math.round((Date.now() - startedMs) / 1000)), 1_000);
+    const durationTimer = args.durationSec > 0 ? setTimeout(() => finish(`duration ${args.durationSec}s`), args.durationSec * 1_000) : null;
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      signals++;
+      if (signals > 1) {
+        // A second Ctrl-C while cancelling: the operator insists. Orders may remain; the journal knows them.
+        process.stderr.write(`\n${signal} again: exiting without waiting for cancels\n`);
+        process.exit(130);
+      }
+      finish(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const onHangup = (): void => {
+      void reloadStrategies(runtime, args, logger);
+    };
+    process.on('SIGHUP', onHangup);
+  });
+}
+
+/** SIGHUP: re-read the config file; redeploy changed strategies, start new ones, stop removed ones. */
+async function reloadStrategies(runtime: Runtime, args: CliArgs, logger: Logger): Promise<void> {
+  let config: DeepReadonly<RuntimeConfig>;
+  try {
+    config = loadRuntimeConfig(args.configPath, args.venue);
+  } catch (error) {
+    logger.error({ err: error }, 'SIGHUP: configuration invalid; nothing changed');
+    process.stderr.write(`\nSIGHUP: configuration invalid, nothing changed: ${(error as Error).message}\n`);
+    return;
+  }
+  const result = await runtime.host.applyEntries(config.strategies);
+  const failed = result.failed.map((f) => ({ id: f.id, error: f.error.message }));
+  logger.info({ ...result, failed }, 'SIGHUP: strategies reloaded');
+  process.stderr.write(`\nSIGHUP: redeployed [${result.redeployed.join(', ')}], deployed [${result.deployed.join(', ')}], stopped [${result.stopped.join(', ')}]${failed.length > 0 ? `, failed ${JSON.stringify(failed)}` : ''}\n`);
+}
+
+function printSummary(runtime: Runtime, reason: string): void {
+  const status = runtime.status();
+  const hops: Record<string, { count: number; p50Us: number; p99Us: number; p999Us: number; maxUs: number }> = {};
+  for (const name of HOP_NAMES) {
+    const s = runtime.probe.recorder(name).summary();
+    hops[name] = { count: s.count, p50Us: s.p50 / 1000, p99Us: s.p99 / 1000, p999Us: s.p999 / 1000, maxUs: s.max / 1000 };
+  }
+  const summary = {
+    event: 'summary',
+    reason,
+    ordersSent: status.ordersSent,
+    fills: status.fills,
+    openOrdersAfterStop: status.openOrders,
+    positions: JSON.parse(statusJson(status, 0)).positions,
+    pnl: formatMicroDollars(status.pnlMicro),
+    denies: status.denies,
+    tickToTradeHopsUs: hops,
+    oms: runtime.oms.stats,
+    journal: relative(process.cwd(), runtime.journal.path),
+  };
+  process.stdout.write(`${JSON.stringify(summary)}\n`);
+}
+
+async function closeLog(logger: Logger, stream: WriteStream): Promise<void> {
+  try {
+    logger.flush();
+  } catch {
+    // pino may have nothing to flush with a plain stream destination.
+  }
+  await new Promise<void>((done) => stream.end(done));
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`fatal: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exit(EXIT_FAILURE);
+  },
+);

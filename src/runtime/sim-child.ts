@@ -1,0 +1,128 @@
+/**
+ * The embedded venue as a child process: `node --import tsx src/sim/main.ts --port 0 ...`, so the
+ * simulator's work never shares the runtime's event loop. Waits for its one JSON ready line on
+ * stdout (bounded by a timeout), pipes its stderr (pino JSON) to a log file, and stops it with
+ * SIGTERM (SIGKILL after a grace period). Owns the child's lifecycle only.
+ */
+
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+export interface SimChildOptions {
+  /** Project root (the child's working directory). */
+  rootDir: string;
+  seed?: number;
+  /** Market catalog file; null/undefined: the simulator's default. */
+  marketsFile?: string | null;
+  faultProfile?: string | null;
+  /** Synthetic book updates per second across markets; 0 = quiet. */
+  activityUpdatesPerSec?: number;
+  /** Where the simulator's stderr goes (created). */
+  logPath: string;
+  keysDir?: string;
+  logLevel?: string;
+  /** Longest wait for the ready line, ms (default 30,000: the first run compiles TypeScript). */
+  readyTimeoutMs?: number;
+  /** Extra arguments passed through. */
+  extraArgs?: readonly string[];
+}
+
+export interface SimReady {
+  http: string;
+  ws: string;
+  keyId: string;
+  privateKeyPath: string;
+  pid: number;
+}
+
+export type SimChildErrorCode = 'SIM_START_TIMEOUT' | 'SIM_EXITED' | 'SIM_BAD_READY_LINE';
+
+export class SimChildError extends Error {
+  readonly code: SimChildErrorCode;
+  constructor(code: SimChildErrorCode, message: string) {
+    super(message);
+    this.name = 'SimChildError';
+    this.code = code;
+  }
+}
+
+export class SimChild {
+  readonly ready: SimReady;
+  readonly logPath: string;
+  readonly #child: ChildProcess;
+  #exited: Promise<number | null>;
+
+  private constructor(child: ChildProcess, ready: SimReady, logPath: string, exited: Promise<number | null>) {
+    this.#child = child;
+    this.ready = ready;
+    this.logPath = logPath;
+    this.#exited = exited;
+  }
+
+  static async start(options: SimChildOptions): Promise<SimChild> {
+    const args = ['--import', 'tsx', join('src', 'sim', 'main.ts'), '--port', '0'];
+    if (options.seed !== undefined) args.push('--seed', String(options.seed));
+    if (options.marketsFile !== undefined && options.marketsFile !== null) args.push('--markets', options.marketsFile);
+    if (options.faultProfile !== undefined && options.faultProfile !== null) args.push('--faults', options.faultProfile);
+    if (options.activityUpdatesPerSec !== undefined) args.push('--activity-rate', String(options.activityUpdatesPerSec));
+    if (options.keysDir !== undefined) args.push('--keys-dir', options.keysDir);
+    args.push('--log-level', options.logLevel ?? 'info', ...(options.extraArgs ?? []));
+    mkdirSync(dirname(options.logPath), { recursive: true });
+    const log = createWriteStream(options.logPath, { flags: 'a' });
+    const child = spawn(process.execPath, args, { cwd: options.rootDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stderr!.pipe(log);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const timeoutMs = options.readyTimeoutMs ?? 30_000;
+    const ready = await new Promise<SimReady>((resolve, reject) => {
+      let buffer = '';
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new SimChildError('SIM_START_TIMEOUT', `simulator printed no ready line within ${timeoutMs} ms (log: ${options.logPath})`));
+      }, timeoutMs);
+      const onExit = (code: number | null): void => {
+        clearTimeout(timer);
+        reject(new SimChildError('SIM_EXITED', `simulator exited with code ${code} before it was ready (log: ${options.logPath})`));
+      };
+      child.once('exit', onExit);
+      child.stdout!.setEncoding('utf8');
+      child.stdout!.on('data', (chunk: string) => {
+        buffer += chunk;
+        const newline = buffer.indexOf('\n');
+        if (newline < 0) return;
+        const line = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        try {
+          const parsed = JSON.parse(line) as Partial<SimReady> & { event?: string };
+          if (parsed.event !== 'ready' || typeof parsed.http !== 'string' || typeof parsed.ws !== 'string' || typeof parsed.keyId !== 'string' || typeof parsed.privateKeyPath !== 'string') {
+            throw new Error(line);
+          }
+          resolve({ http: parsed.http, ws: parsed.ws, keyId: parsed.keyId, privateKeyPath: parsed.privateKeyPath, pid: parsed.pid ?? child.pid ?? -1 });
+        } catch {
+          child.kill('SIGKILL');
+          reject(new SimChildError('SIM_BAD_READY_LINE', `unexpected first line from the simulator: ${line.slice(0, 200)}`));
+        }
+      });
+    });
+    // Later stdout is not expected; drain it so the pipe never fills.
+    child.stdout!.resume();
+    return new SimChild(child, ready, options.logPath, exited);
+  }
+
+  get pid(): number {
+    return this.#child.pid ?? -1;
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  async stop(graceMs = 5_000): Promise<number | null> {
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return this.#child.exitCode;
+    this.#child.kill('SIGTERM');
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), graceMs);
+    const code = await this.#exited;
+    clearTimeout(timer);
+    return code;
+  }
+}

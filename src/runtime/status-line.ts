@@ -1,0 +1,76 @@
+/**
+ * The main job's once-a-second status: one compact line rewritten in place on a terminal, or one
+ * JSON object per line otherwise (logs, CI), and the shutdown summary. Owns formatting only.
+ */
+
+import { asCount, formatCount } from '../core/index.ts';
+import type { RuntimeStatus } from './runtime.ts';
+
+/** Dollars from micro-dollars, 4 decimals, sign kept. */
+export function formatMicroDollars(micro: number): string {
+  const tenThousandths = Math.round(micro / 100);
+  const sign = tenThousandths < 0 ? '-' : '';
+  const abs = Math.abs(tenThousandths);
+  return `${sign}$${Math.floor(abs / 10_000)}.${String(abs % 10_000).padStart(4, '0')}`;
+}
+
+function microseconds(us: number): string {
+  return us >= 100 ? us.toFixed(0) : us.toFixed(1);
+}
+
+export function statusText(status: RuntimeStatus, elapsedSec: number): string {
+  const positions = status.positions.length === 0 ? 'flat' : status.positions.map((p) => `${p.ticker}${p.subaccount === 0 ? '' : `/${p.subaccount}`} ${p.position > 0 ? '+' : ''}${formatCount(asCount(p.position))}`).join(' ');
+  const denies = Object.entries(status.denies);
+  const deniesText = denies.length === 0 ? 'none' : denies.map(([name, n]) => `${name}=${n}`).join(' ');
+  const t2t = status.tickToTradeCount === 0 ? 'n/a' : `p50 ${microseconds(status.tickToTradeUsP50)}µs p99 ${microseconds(status.tickToTradeUsP99)}µs`;
+  return `${elapsedSec}s | books ${status.booksSynced}/${status.booksTotal} | open ${status.openOrders} | sent ${status.ordersSent} | fills ${status.fills} | pos ${positions} | PnL ${formatMicroDollars(status.pnlMicro)} | t2t ${t2t} | denies ${deniesText}`;
+}
+
+export function statusJson(status: RuntimeStatus, elapsedSec: number): string {
+  return JSON.stringify({
+    event: 'status',
+    elapsedSec,
+    books: { synced: status.booksSynced, total: status.booksTotal },
+    openOrders: status.openOrders,
+    ordersSent: status.ordersSent,
+    fills: status.fills,
+    positions: status.positions.map((p) => ({ ticker: p.ticker, subaccount: p.subaccount, position: formatCount(asCount(p.position)), pnl: formatMicroDollars(p.pnlMicro) })),
+    pnl: formatMicroDollars(status.pnlMicro),
+    tickToTradeUs: { p50: status.tickToTradeUsP50, p99: status.tickToTradeUsP99, count: status.tickToTradeCount },
+    denies: status.denies,
+    feed: status.feedState,
+  });
+}
+
+/** Writes status lines: rewrites one line on a TTY, else JSON lines. */
+export class StatusPrinter {
+  readonly #out: NodeJS.WriteStream;
+  readonly #tty: boolean;
+  #dirty = false;
+
+  constructor(out: NodeJS.WriteStream) {
+    this.#out = out;
+    this.#tty = out.isTTY === true;
+  }
+
+  print(status: RuntimeStatus, elapsedSec: number): void {
+    if (this.#tty) {
+      const width = this.#out.columns ?? 200;
+      const text = statusText(status, elapsedSec);
+      this.#out.write(`\r\x1b[2K${text.length > width ? `${text.slice(0, width - 1)}…` : text}`);
+      this.#dirty = true;
+    } else {
+      this.#out.write(`${statusJson(status, elapsedSec)}\n`);
+    }
+  }
+
+  /** Ends the rewritten line so what follows starts on a fresh one. */
+  finish(): void {
+    if (this.#dirty) this.#out.write('\n');
+    this.#dirty = false;
+  }
+
+  get tty(): boolean {
+    return this.#tty;
+  }
+}
