@@ -17,7 +17,7 @@ import type { WriteStream } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPrivateKey } from '../core/index.ts';
-import { StrategyError } from '../strategy/index.ts';
+import { StrategyError, loadEntries } from '../strategy/index.ts';
 import { createLogger } from '../telemetry/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import { ConfigError } from './config.ts';
@@ -55,6 +55,17 @@ async function main(argv: readonly string[]): Promise<number> {
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`invalid configuration: ${error.message}\n`);
+      return EXIT_CONFIG;
+    }
+    throw error;
+  }
+
+  try {
+    // Plugins and their params are checked before any venue starts, so a bad entry fails fast.
+    await loadEntries(config.strategies, ROOT_DIR);
+  } catch (error) {
+    if (error instanceof StrategyError) {
+      process.stderr.write(`invalid strategy configuration: ${error.message}\n`);
       return EXIT_CONFIG;
     }
     throw error;

@@ -13,7 +13,7 @@ export { BoundStrategyContext } from './strategy-context.ts';
 export type { ContextBinding, StrategyContext } from './strategy-context.ts';
 export { loadPlugin, pluginUrl, validateParams } from './plugin-loader.ts';
 export type { LoadOptions, LoadedPlugin, StrategyEntry } from './plugin-loader.ts';
-export { STRATEGY_HOST_DEFAULTS, StrategyHost } from './strategy-host.ts';
+export { STRATEGY_HOST_DEFAULTS, StrategyHost, loadEntries } from './strategy-host.ts';
 export type { DeploymentStatus, DeploymentSummary, StrategyHostOptions } from './strategy-host.ts';
 export { STRATEGY_ERROR_CODES, StrategyError } from './strategy-error.ts';
 export type { StrategyErrorCode } from './strategy-error.ts';

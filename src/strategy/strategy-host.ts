@@ -116,26 +116,7 @@ export class StrategyHost {
    */
   start(entries: readonly StrategyEntry[]): Promise<void> {
     return this.#serial(async () => {
-      const seen = new Set<string>();
-      const errors: StrategyError[] = [];
-      const loaded: LoadedPlugin[] = [];
-      for (const entry of entries) {
-        if (seen.has(entry.id) || this.#byId.has(entry.id)) {
-          errors.push(new StrategyError('STRATEGY_DUPLICATE_ID', entry.id, 'id used twice'));
-          continue;
-        }
-        seen.add(entry.id);
-        try {
-          loaded.push(await loadPlugin(entry, { rootDir: this.#rootDir }));
-        } catch (error) {
-          errors.push(error instanceof StrategyError ? error : new StrategyError('STRATEGY_PLUGIN_INVALID', entry.id, (error as Error).message));
-        }
-      }
-      if (errors.length === 1) throw errors[0];
-      if (errors.length > 1) {
-        const problems = errors.map((error) => error.message);
-        throw new StrategyError(errors[0].code, errors[0].strategyId, `${errors.length} problems in strategies[]`, problems);
-      }
+      const loaded = await loadEntries(entries, this.#rootDir, new Set(this.#byId.keys()));
       for (let i = 0; i < entries.length; i++) await this.#deploy(entries[i], loaded[i], null);
     });
   }
@@ -526,6 +507,35 @@ export class StrategyHost {
       this.#timer = null;
     }
   }
+}
+
+/**
+ * Loads every entry's plugin and validates its params without starting anything; throws one
+ * StrategyError listing every problem (ids used twice, modules missing or invalid, bad params).
+ * The main job calls it before it starts a venue, so a bad config fails fast.
+ */
+export async function loadEntries(entries: readonly StrategyEntry[], rootDir: string, runningIds: ReadonlySet<string> = new Set()): Promise<LoadedPlugin[]> {
+  const seen = new Set<string>();
+  const errors: StrategyError[] = [];
+  const loaded: LoadedPlugin[] = [];
+  for (const entry of entries) {
+    if (seen.has(entry.id) || runningIds.has(entry.id)) {
+      errors.push(new StrategyError('STRATEGY_DUPLICATE_ID', entry.id, 'id used twice'));
+      continue;
+    }
+    seen.add(entry.id);
+    try {
+      loaded.push(await loadPlugin(entry, { rootDir }));
+    } catch (error) {
+      errors.push(error instanceof StrategyError ? error : new StrategyError('STRATEGY_PLUGIN_INVALID', entry.id, (error as Error).message));
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) {
+    const problems = errors.map((error) => error.message);
+    throw new StrategyError(errors[0].code, errors[0].strategyId, `${errors.length} problems in strategies[]`, problems);
+  }
+  return loaded;
 }
 
 function entryKey(entry: StrategyEntry): string {
