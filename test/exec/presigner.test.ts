@@ -86,6 +86,18 @@ describe('Presigner', () => {
     expect(presigner.stats.empty).toBe(0);
   });
 
+  it('with refillOnTake false, refills only when asked (or on the tick)', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start({ ...options(clock, 2), tickMs: 60_000, refillOnTake: false });
+    expect(presigner.take(0, out)).toBe(true);
+    expect(presigner.take(0, out)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(presigner.size(0)).toBe(0); // nothing requested by take()
+    expect(presigner.stats.requested).toBe(2 + 2); // the start fill of both rings
+    presigner.refill();
+    await until(() => presigner!.size(0) === 2);
+  });
+
   it('reports an empty ring (caller signs inline) and counts it', async () => {
     const clock = new ManualClock(T0);
     presigner = await Presigner.start(options(clock, 2));

@@ -180,6 +180,7 @@ describe('RestOrderEntry: connect and signing', () => {
     await until(() => listener.events.length === 6);
     expect(opened.stats.presigned).toBe(4);
     expect(opened.stats.presignFallbacks).toBe(2);
+    await until(() => opened.presigner!.size(0) === 4); // refilled once nothing is in flight
     expect(opened.stats.queued).toBe(4); // 6 requests on 2 sockets
     const creates = exchange.orderRequests;
     expect(creates).toHaveLength(6);

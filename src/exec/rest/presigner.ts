@@ -13,8 +13,8 @@
  *       v                              v
  *   [ old | old | fresh | fresh | ... | empty ... ]   size = 2 * capacity
  *
- * Refill: on every take (once per event-loop turn, via setImmediate, after the caller's write) and
- * on a coarse housekeeping tick, an endpoint whose entries younger than `maxAgeMs - refreshLeadMs`
+ * Refill: on every take (once per event-loop turn, via setImmediate, after the caller's write; or,
+ * with refillOnTake false, whenever the owner calls refill()) and on a coarse housekeeping tick, an endpoint whose entries younger than `maxAgeMs - refreshLeadMs`
  * plus the ones being signed fall below `capacity` asks the worker for the difference. Old
  * entries stay usable until `maxAgeMs`, so aging alone never empties a ring.
  *
@@ -43,6 +43,10 @@ export interface PresignerOptions {
   tickMs: number; // housekeeping period: drop expired entries, top up rings
   startTimeoutMs: number; // start() fails if the rings are not full by then
   clock: Clock;
+  // true: every take() schedules a refill (setImmediate). false: the owner calls refill() when it
+  // suits it (RestOrderEntry: when no request is in flight, so the worker's RSA work does not
+  // compete for a core with the round trip), plus the housekeeping tick. Default true.
+  refillOnTake?: boolean;
 }
 
 /** The stable codes of presigner failures. */
@@ -125,6 +129,7 @@ export class Presigner {
   readonly #tickTimer: NodeJS.Timeout;
   readonly #refillBound: () => void;
   #refillScheduled = false;
+  readonly #refillOnTake: boolean;
   #alive = true;
   #closed = false;
   #onChange: (() => void) | null = null; // start() waits on it
@@ -135,6 +140,7 @@ export class Presigner {
     this.#clock = options.clock;
     this.#maxAgeMs = options.maxAgeMs;
     this.#refreshLeadMs = options.refreshLeadMs;
+    this.#refillOnTake = options.refillOnTake ?? true;
     this.#rings = options.endpoints.map((endpoint) => new Ring(endpoint));
     this.#refillBound = () => {
       this.#refillScheduled = false;
@@ -258,7 +264,7 @@ export class Presigner {
   }
 
   #scheduleRefill(): void {
-    if (this.#refillScheduled || !this.alive) return;
+    if (!this.#refillOnTake || this.#refillScheduled || !this.alive) return;
     this.#refillScheduled = true;
     setImmediate(this.#refillBound);
   }
