@@ -1,17 +1,23 @@
 /**
  * The tick-to-trade bench strategy: on every book update of its market it sends exactly one order
  * intent, so every frame that changes the book is followed by one order written to the wire.
- * It keeps one post-only bid `offsetTicks` under the best bid (never near the touch, so it does not
- * trade): with no live order it places one; with a resting order it amends it, alternating between
- * two adjacent levels so every amend is a real change; while a request on it is in flight it sends
- * nothing (counted in `skipped`). Counts are bounded by `maxIntents`.
+ * It keeps a post-only bid `offsetTicks` under the best bid (never near the touch, so it does not
+ * trade), alternating between two adjacent levels so every intent is a real change. Two modes:
+ * - `replace` (default): each update places a new bid (the timed intent); the previous one is
+ *   cancelled when the new one is acknowledged; while the newest bid is not yet acknowledged it
+ *   sends nothing (`skipped`).
+ *   Creates and cancels go out on presignable paths.
+ * - `amend`: each update amends the one resting bid; while a request on it is in flight it sends
+ *   nothing (counted in `skipped`). The amend path carries the order id, so exec signs it inline.
+ * Counts are bounded by `maxIntents`.
  * Owns the bench's trigger only; every order goes through ctx (risk gate, then OMS).
  */
 
 import { Deny, OrderFlags, definePlugin, isLiveOrder, isPendingOrder, requireCount } from '../src/strategy/index.ts';
-import type { Count, Strategy, StrategyBook, StrategyContext } from '../src/strategy/index.ts';
+import type { Count, OrderView, Strategy, StrategyBook, StrategyContext } from '../src/strategy/index.ts';
 
 export interface TickToTradeParams {
+  mode: 'replace' | 'amend';
   size: string;
   /** Levels under the best bid (or under the best ask when there is no bid). */
   offsetTicks: number;
@@ -23,6 +29,7 @@ export const paramsSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
+    mode: { enum: ['replace', 'amend'], default: 'replace', description: 'new order + cancel the last, or amend one order' },
     size: { type: 'string', pattern: '^[0-9]{1,9}(\\.[0-9]{1,2})?$', default: '1.00', description: 'contracts' },
     offsetTicks: { type: 'integer', minimum: 1, maximum: 10_000, default: 10, description: 'levels away from the touch' },
     maxIntents: { type: 'integer', minimum: 0, default: 1_000_000, description: 'intents in all' },
@@ -33,7 +40,9 @@ export class TickToTrade implements Strategy {
   readonly #size: Count;
   readonly #offset: number;
   readonly #maxIntents: number;
+  readonly #replace: boolean;
   #orderId = '';
+  #previousId = '';
   #flip = 0;
   intents = 0;
   skipped = 0;
@@ -44,6 +53,7 @@ export class TickToTrade implements Strategy {
     this.#size = requireCount(params.size, 'size');
     this.#offset = params.offsetTicks;
     this.#maxIntents = params.maxIntents;
+    this.#replace = params.mode === 'replace';
   }
 
   onBook(book: StrategyBook, ctx: StrategyContext): void {
@@ -56,6 +66,22 @@ export class TickToTrade implements Strategy {
     const price = book.grid.priceAt(level);
     const order = this.#orderId === '' ? null : ctx.order(this.#orderId);
     let deny: Deny;
+    if (this.#replace) {
+      // One order in flight at a time, as in amend mode: the venue's pace bounds ours.
+      if (order !== null && isPendingOrder(order.state)) {
+        this.skipped++;
+        return;
+      }
+      deny = ctx.place(book.ticker, 'bid', price, this.#size, OrderFlags.POST_ONLY);
+      if (deny === Deny.NONE) {
+        // The previous bid is cancelled once the new one is acknowledged (onOrderUpdate), so the
+        // cancel's work never delays the timed create's socket write.
+        if (order !== null && isLiveOrder(order.state)) this.#previousId = order.clientOrderId;
+        this.#orderId = ctx.lastClientOrderId;
+      }
+      this.#count(deny);
+      return;
+    }
     if (order === null || !isLiveOrder(order.state)) {
       deny = ctx.place(book.ticker, 'bid', price, this.#size, OrderFlags.POST_ONLY);
       if (deny === Deny.NONE) this.#orderId = ctx.lastClientOrderId;
@@ -71,10 +97,21 @@ export class TickToTrade implements Strategy {
       }
       deny = ctx.amend(order.clientOrderId, book.grid.priceAt(level), this.#size);
     }
+    this.#count(deny);
+  }
+
+  #count(deny: Deny): void {
     this.intents++;
     this.lastDeny = deny;
     if (deny !== Deny.NONE) this.denied++;
     this.#flip ^= 1;
+  }
+
+  onOrderUpdate(order: OrderView, ctx: StrategyContext): void {
+    if (this.#previousId === '' || order.clientOrderId !== this.#orderId || isPendingOrder(order.state)) return;
+    const previous = ctx.order(this.#previousId);
+    this.#previousId = '';
+    if (previous !== null && isLiveOrder(previous.state)) ctx.cancel(previous.clientOrderId);
   }
 
   onStop(ctx: StrategyContext): void {

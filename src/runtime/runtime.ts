@@ -190,7 +190,8 @@ export class Runtime {
       headersTimeoutMs: config.exec.requestTimeoutMs,
       bodyTimeoutMs: config.exec.requestTimeoutMs,
       signing: config.exec.signing,
-      presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize },
+      // Creates and cancels (the batched DELETE route) both sign ahead; one pool size for both.
+      presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize, batchCapacity: config.exec.presignPoolSize },
     });
     this.entry = new ObservedOrderEntry(this.rest, this.probe, this.#updates);
 

@@ -37,6 +37,9 @@ export class TickToTradeProbe {
   /** Book frames dispatched to strategies, and those that led to an order on the wire. */
   frames = 0;
   framesWithOrder = 0;
+  /** Received and exec-returned stamps of the last timed frame (benches time the socket write from them). */
+  lastReceivedNs = 0;
+  lastReturnedNs = 0;
 
   #frame: FrameStamps | null = null;
   #intentNs = 0;
@@ -80,6 +83,8 @@ export class TickToTradeProbe {
     this.#done = true;
     const returnedNs = nowNs();
     this.framesWithOrder++;
+    this.lastReceivedNs = frame.receivedNs;
+    this.lastReturnedNs = returnedNs;
     if (frame.receivedNs > 0 && frame.decodedNs >= frame.receivedNs) this.decode.record(frame.decodedNs - frame.receivedNs);
     if (frame.appliedNs >= frame.decodedNs && frame.decodedNs > 0) this.book.record(frame.appliedNs - frame.decodedNs);
     if (frame.appliedNs > 0) this.strategy.record(this.#intentNs - frame.appliedNs);

@@ -16,11 +16,11 @@ import { harness, setBook } from './fake-ports.ts';
 const TICKER = 'KXT2T-1';
 
 describe('tick-to-trade plugin', () => {
-  it('places once, then amends between two far levels on each update, skipping while pending', () => {
+  it('amend mode: places once, then amends between two far levels on each update, skipping while pending', () => {
     const h = harness();
     const book = h.markets.addBook(TICKER);
     setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
-    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { offsetTicks: 10, maxIntents: 5 } }, plugin);
+    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { mode: 'amend', offsetTicks: 10, maxIntents: 5 } }, plugin);
     const strategy = plugin.create(params) as TickToTrade;
     const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
     ctx.setActive(true);
@@ -42,5 +42,31 @@ describe('tick-to-trade plugin', () => {
     }
     expect(strategy.intents).toBe(5);
     expect(strategy.denied).toBe(0);
+  });
+
+  it('replace mode: places a new bid on every update and cancels the previous one once the new one is acknowledged', () => {
+    const h = harness();
+    const book = h.markets.addBook(TICKER);
+    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
+    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { offsetTicks: 10, maxIntents: 3 } }, plugin);
+    const strategy = plugin.create(params) as TickToTrade;
+    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
+    ctx.setActive(true);
+    for (let i = 0; i < 5; i++) {
+      strategy.onBook(book, ctx);
+      const newest = h.oms.sent.filter((r) => r.kind === IntentKind.NEW).at(-1)!.clientOrderId;
+      h.oms.ackAll();
+      strategy.onOrderUpdate?.(h.oms.orders.get(newest)!, ctx);
+      h.oms.ackAll();
+    }
+    expect(h.oms.sent.map((r) => [r.kind, r.price])).toEqual([
+      [IntentKind.NEW, 3000],
+      [IntentKind.NEW, 2900],
+      [IntentKind.CANCEL, 3000],
+      [IntentKind.NEW, 3000],
+      [IntentKind.CANCEL, 2900],
+    ]);
+    expect(strategy.intents).toBe(3);
+    expect(h.oms.live(1)).toHaveLength(1);
   });
 });

@@ -1,0 +1,317 @@
+/**
+ * Tick-to-trade suite: how long the runtime takes from an order-book frame arriving to the order
+ * it causes being handed to the socket, hop by hop, against the simulator in a process of its own
+ * (as the main job runs it), with the tick-to-trade strategy (strategies/tick-to-trade.ts: one
+ * intent per book update, an amend or a create of a far post-only bid).
+ *
+ *   frame received -> decoded -> book applied -> strategy intent -> risk verdict -> exec called -> exec returned -> socket write
+ *
+ * The feed stamps the first three, the runtime's TickToTradeProbe the next four, and this suite the
+ * socket write (undici's sendHeaders diagnostics event: on a reused keep-alive socket undici writes
+ * one setImmediate after create()/amend() returns, see src/exec/rest/rest-order-entry.ts).
+ *
+ * Beside it, in the same run:
+ * - the loopback floor: a node:net echo server in a child process, ping-pong with the sizes of one
+ *   order request out and one book frame in (round trip; the one-way floor is about half);
+ * - order round trip, ours (RestOrderEntry.create, presigned) vs the official `kalshi-typescript`
+ *   OrdersApi.createOrderV2, interleaved, against the same simulator.
+ * Wire-to-wire from the simulator's side (delta sent -> order received) needs a probe in the
+ * simulator's server; it has none, so it is not measured here (client-side round trips instead).
+ *
+ * Every loop is bounded in count and time; children are stopped by their own handles.
+ */
+
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Configuration, OrdersApi } from 'kalshi-typescript';
+import { loadPrivateKey, systemClock } from '../../src/core/index.ts';
+import type { Count, Price } from '../../src/core/index.ts';
+import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../../src/exec/index.ts';
+import type { ExecListener, NewOrder } from '../../src/exec/index.ts';
+import { validateConfig } from '../../src/runtime/config.ts';
+import { Runtime } from '../../src/runtime/runtime.ts';
+import { SimChild } from '../../src/runtime/sim-child.ts';
+import { createLogger } from '../../src/telemetry/index.ts';
+import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
+import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
+
+const SUITE = 'tick-to-trade';
+const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const TICKER = 'KXDEMO-26DEC31-T50';
+const FLOOR = 'floor: loopback TCP ping-pong (round trip)';
+const OFFICIAL = 'kalshi-typescript createOrderV2 round trip';
+// A book frame as the simulator sends it (spec/websocket.md §6.1): its size sets the floor's reply.
+const SAMPLE_FRAME =
+  '{"type":"orderbook_delta","sid":1,"seq":12345,"msg":{"market_ticker":"KXDEMO-26DEC31-T50","market_id":"3f1c2d4e-0a1b-4c5d-8e9f-102132435465","price_dollars":"0.4200","delta_fp":"-40.00","side":"yes","ts_ms":1798761600123}}';
+
+interface Phase {
+  warmupMs: number;
+  measureMs: number;
+  activityPerSec: number;
+  roundTrips: number;
+}
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export default {
+  name: SUITE,
+  async run({ quick }): Promise<BenchRow[]> {
+    const phase: Phase = quick
+      ? { warmupMs: 2_000, measureMs: 4_000, activityPerSec: 100, roundTrips: 60 }
+      : { warmupMs: 5_000, measureMs: 20_000, activityPerSec: 100, roundTrips: 400 };
+    const work = mkdtempSync(path.join(tmpdir(), 'bench-t2t-'));
+    const rows: BenchRow[] = [];
+    let sim: SimChild | null = null;
+    try {
+      sim = await SimChild.start({
+        rootDir: REPO_DIR,
+        marketsFile: oneMarketCatalog(work),
+        activityUpdatesPerSec: phase.activityPerSec,
+        keysDir: path.join(work, 'keys'),
+        logPath: path.join(work, 'sim.log'),
+        logLevel: 'warn',
+      });
+      const replace = await tickToTrade(sim, work, phase, 'replace');
+      rows.push(...replace.rows);
+      rows.push(...(await tickToTrade(sim, work, phase, 'amend')).rows);
+      rows.push(await loopbackFloor(replace.requestBytes, Buffer.byteLength(SAMPLE_FRAME), phase));
+      rows.push(...(await roundTrips(sim, phase)));
+    } finally {
+      await sim?.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
+    return rows;
+  },
+} satisfies BenchSuite;
+
+/** The demo catalog cut to one market, so all synthetic activity lands on the bench's book. */
+function oneMarketCatalog(dir: string): string {
+  const catalog = JSON.parse(readFileSync(path.join(REPO_DIR, 'config', 'markets.json'), 'utf8')) as { markets: { ticker: string }[] };
+  catalog.markets = catalog.markets.filter((market) => market.ticker === TICKER);
+  const file = path.join(dir, 'markets.json');
+  writeFileSync(file, JSON.stringify(catalog));
+  return file;
+}
+
+/**
+ * One runtime in this process with the tick-to-trade strategy in `mode`: replace (create the new
+ * bid, cancel the old: presigned paths) or amend (the amend path carries the order id: signed
+ * inline by exec).
+ */
+async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend'): Promise<{ rows: BenchRow[]; requestBytes: number }> {
+  const config = validateConfig(
+    {
+      risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
+      exec: { signing: 'presigned', connections: 4 },
+      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [TICKER], params: { mode, offsetTicks: 10, size: '1.00' } }],
+    },
+    '<bench tick-to-trade>',
+    {},
+  );
+  const runtime = new Runtime({
+    config,
+    venue: { restUrl: `${sim.ready.http}/trade-api/v2`, wsUrl: sim.ready.ws, keyId: sim.ready.keyId, privateKey: loadPrivateKey(sim.ready.privateKeyPath) },
+    rootDir: REPO_DIR,
+    journalPath: path.join(work, `journal-${mode}.jsonl`),
+    logger: createLogger({ level: 'silent', pretty: false }),
+  });
+  const probe = runtime.probe;
+  const socketWrite = createHistogram();
+  const afterReturn = createHistogram();
+  let seenFrames = 0;
+  let lastCounted = 0;
+  let requestBytes = 0;
+  // Subscribed for the whole run (toggling a diagnostics channel per sample deoptimises undici).
+  const onSendHeaders = (message: unknown): void => {
+    const frames = probe.framesWithOrder;
+    if (frames === seenFrames) return;
+    const { request, headers } = message as { request: { path: string; method: string }; headers: string };
+    if (!request.path.includes('/portfolio/events/orders')) return;
+    seenFrames = frames;
+    // Several frames' orders before one write: the write cannot be matched to its frame; skip it.
+    if (frames !== lastCounted + 1) {
+      lastCounted = frames;
+      return;
+    }
+    lastCounted = frames;
+    const writtenNs = nowNs();
+    if (probe.lastReceivedNs > 0) recordNs(socketWrite, writtenNs - probe.lastReceivedNs);
+    recordNs(afterReturn, writtenNs - probe.lastReturnedNs);
+    if (requestBytes === 0) requestBytes = headers.length + Number(/content-length: (\d+)/i.exec(headers)?.[1] ?? '120');
+  };
+  subscribe('undici:client:sendHeaders', onSendHeaders);
+  try {
+    await runtime.start();
+    await pause(phase.warmupMs);
+    probe.reset();
+    seenFrames = 0;
+    lastCounted = 0;
+    socketWrite.reset();
+    afterReturn.reset();
+    await pause(phase.measureMs);
+    const frames = probe.frames;
+    const withOrder = probe.framesWithOrder;
+    const status = runtime.status();
+    const note = `book frames ${frames}, with an order ${withOrder} (others: request in flight); denies ${JSON.stringify(status.denies)}`;
+    const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, `[${mode}] ${name}`, false, histogram, extra);
+    const rows = [
+      hop('hop: frame received -> decoded', probe.decode.histogram),
+      hop('hop: decoded -> book applied', probe.book.histogram),
+      hop('hop: book applied -> strategy intent', probe.strategy.histogram),
+      hop('hop: strategy intent -> risk verdict', probe.risk.histogram),
+      hop('hop: risk verdict -> exec called (OMS)', probe.oms.histogram),
+      hop('hop: exec called -> returned', probe.exec.histogram, { note: mode === 'replace' ? 'encode, presigned signature, undici dispatch' : 'encode, INLINE RSA signature (amend path has the order id), undici dispatch' }),
+      hop('hop: exec returned -> socket write', afterReturn, { note: 'undici sendHeaders; one setImmediate on a reused socket' }),
+      hop('tick-to-trade: frame received -> exec returned', probe.total.histogram, { compareTo: FLOOR, note }),
+      hop('tick-to-trade: frame received -> socket write', socketWrite, { compareTo: FLOOR, note: 'wire-to-wire from the simulator side not measured: the simulator has no probe' }),
+    ];
+    return { rows, requestBytes: requestBytes > 0 ? requestBytes : 600 };
+  } finally {
+    unsubscribe('undici:client:sendHeaders', onSendHeaders);
+    await runtime.stop('bench done');
+  }
+}
+
+/** Ping-pong over loopback with a node:net echo server in a child process: `requestBytes` out, `replyBytes` back. */
+async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Phase): Promise<BenchRow> {
+  const child = spawn(process.execPath, [path.join(REPO_DIR, 'bench', 'tick-to-trade', 'echo-server.mjs'), String(requestBytes), String(replyBytes)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let socket: Socket | null = null;
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('echo server not ready within 10 s')), 10_000);
+      createInterface({ input: child.stdout! }).once('line', (line) => {
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { port: number }).port);
+      });
+    });
+    const open = connect({ host: '127.0.0.1', port, noDelay: true });
+    socket = open;
+    await new Promise<void>((resolve, reject) => {
+      open.once('connect', resolve);
+      open.once('error', reject);
+    });
+    const request = Buffer.alloc(requestBytes, 0x62);
+    let received = 0;
+    let wake: (() => void) | null = null;
+    open.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+      if (received >= replyBytes) {
+        received -= replyBytes;
+        wake?.();
+      }
+    });
+    const histogram = createHistogram();
+    const samples = phase.roundTrips * 10;
+    const deadline = Date.now() + 15_000;
+    for (let i = 0; i < samples + 200 && Date.now() < deadline; i++) {
+      const done = new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      const start = nowNs();
+      open.write(request);
+      await done;
+      if (i >= 200) recordNs(histogram, nowNs() - start); // 200 warm-up round trips
+    }
+    return latencyRow(SUITE, FLOOR, true, histogram, { note: `${requestBytes} B out (an order request), ${replyBytes} B back (a delta frame); one way is about half` });
+  } finally {
+    socket?.destroy();
+    child.stdin!.end();
+    await Promise.race([exited, pause(3_000)]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+/** Create round trips, ours and the official client's, interleaved one order each, paced under the rate limit. */
+async function roundTrips(sim: SimChild, phase: Phase): Promise<BenchRow[]> {
+  const privateKeyPem = readFileSync(sim.ready.privateKeyPath, 'utf8');
+  const entry = new RestOrderEntry({
+    ...REST_ORDER_ENTRY_DEFAULTS,
+    baseUrl: `${sim.ready.http}/trade-api/v2`,
+    keyId: sim.ready.keyId,
+    privateKey: loadPrivateKey(privateKeyPem),
+    clock: systemClock,
+    connections: 2,
+    signing: 'presigned',
+  });
+  let wake: (() => void) | null = null;
+  let failures = 0;
+  const done = (): void => {
+    const resolve = wake;
+    wake = null;
+    resolve?.();
+  };
+  const listener: ExecListener = {
+    onCreateAck: done,
+    onCreateReject: () => {
+      failures++;
+      done();
+    },
+    onCreateUnknown: () => {
+      failures++;
+      done();
+    },
+    onCancelAck() {},
+    onCancelReject() {},
+    onCancelUnknown() {},
+    onAmendAck() {},
+    onAmendReject() {},
+    onDecreaseAck() {},
+    onDecreaseReject() {},
+  };
+  entry.setListener(listener);
+  await entry.connect();
+  const official = new OrdersApi(new Configuration({ apiKey: sim.ready.keyId, privateKeyPem, basePath: `${sim.ready.http}/trade-api/v2` }));
+  const ours = createHistogram();
+  const theirs = createHistogram();
+  let officialFailures = 0;
+  // IOC buys at $0.01 against a book quoted near $0.50: answered at once, nothing rests.
+  const order: NewOrder = {
+    clientOrderId: '', ticker: TICKER, side: 'bid', price: 100 as Price, count: 100 as Count, timeInForce: 'immediate_or_cancel',
+    postOnly: false, reduceOnly: false, selfTradePrevention: 'taker_at_cross', subaccount: 0, orderGroupId: null, expirationTs: 0,
+  };
+  const warmup = 20;
+  const deadline = Date.now() + 60_000;
+  try {
+    for (let i = 0; i < phase.roundTrips + warmup && Date.now() < deadline; i++) {
+      const record = i >= warmup;
+      order.clientOrderId = randomUUID();
+      const acked = new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      let start = nowNs();
+      entry.create(order);
+      await acked;
+      if (record) recordNs(ours, nowNs() - start);
+      await pause(3);
+      start = nowNs();
+      try {
+        const response = await official.createOrderV2({
+          ticker: TICKER, client_order_id: randomUUID(), side: 'bid', count: '1.00', price: '0.0100',
+          time_in_force: 'immediate_or_cancel', self_trade_prevention_type: 'taker_at_cross',
+        });
+        consume(response.data);
+      } catch {
+        officialFailures++;
+      }
+      if (record) recordNs(theirs, nowNs() - start);
+      await pause(3); // demo key "prime": 400 creates/s; two per 6+ ms stays under it
+    }
+  } finally {
+    await entry.close();
+  }
+  return [
+    latencyRow(SUITE, 'ours create round trip (RestOrderEntry, presigned)', false, ours, { compareTo: OFFICIAL, note: `create() -> ack; failures ${failures}` }),
+    latencyRow(SUITE, OFFICIAL, true, theirs, { note: `axios, inline signing; failures ${officialFailures}` }),
+  ];
+}
