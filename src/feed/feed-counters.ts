@@ -25,7 +25,8 @@ export class FeedCounters {
   resyncsRequested = 0;
   resyncsCompleted = 0;
   resubscribes = 0;
-  reconnects = 0;
+  /** Open connections lost (server close, network, dead path, or stop). */
+  disconnects = 0;
   exchangeErrors = 0;
 
   snapshot(): Record<string, number> {

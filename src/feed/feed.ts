@@ -516,7 +516,7 @@ export class Feed {
   }
 
   #onClose(code: number, reason: string): void {
-    this.counters.reconnects++;
+    this.counters.disconnects++;
     this.#logger.warn({ code, reason }, 'feed: disconnected; books will be rebuilt after reconnect');
     this.resync.onDisconnect();
     this.subscriptions.onClose(); // -> onLost for every sid -> books reset (RESYNC)
@@ -540,8 +540,11 @@ export class Feed {
     }
   }
 
-  #onCommandError(kind: CommandKind, subscription: Subscription | null, code: number, message: string): void {
-    this.#logger.warn({ kind, channel: subscription?.channel, sid: subscription?.sid, code, message }, 'feed: command refused');
+  #onCommandError(kind: CommandKind | null, subscription: Subscription | null, code: number, message: string): void {
+    this.#logger.warn(
+      { kind, channel: subscription?.channel, sid: subscription?.sid, code, message },
+      kind === null ? 'feed: subscription error' : 'feed: command refused',
+    );
     if (kind === 'subscribe' && subscription !== null && !TERMINAL_ERROR_CODES.includes(code) && !isTransientError(code)) {
       // The manager will not retry a client error: say so once, beside the raw exchange code.
       this.#safely(() => this.#listener.onError(FeedErrorCode.SUBSCRIBE_FAILED, `subscribe ${subscription.channel} refused: ${code} ${message}`));

@@ -85,8 +85,11 @@ export interface SubscriptionHooks {
   onActive(subscription: Subscription, sid: number): void;
   /** A sid is no longer valid: reset its sequence state; data for its markets comes again on a new sid. */
   onLost(subscription: Subscription, sid: number, reason: LostReason): void;
-  /** The exchange answered a command with an error (also for commands whose retry is automatic). */
-  onCommandError(kind: CommandKind, subscription: Subscription | null, code: number, message: string): void;
+  /**
+   * The exchange sent an error: for a command (kind) or, kind null, for a live subscription (a
+   * terminal 10/25 on its sid). Called also when the manager retries or re-creates by itself.
+   */
+  onCommandError(kind: CommandKind | null, subscription: Subscription | null, code: number, message: string): void;
 }
 
 export interface SubscriptionManagerOptions {
@@ -383,8 +386,7 @@ export class SubscriptionManager {
     if (pending !== undefined) this.#pending.delete(record.id);
     const bySid = record.sid === -1 ? undefined : this.#bySid.get(record.sid);
     const subscription = bySid ?? pending?.subscription ?? null;
-    const kind = pending?.kind ?? CommandKind.SUBSCRIBE;
-    this.#hooks.onCommandError(kind, subscription, record.code, record.message);
+    this.#hooks.onCommandError(pending?.kind ?? null, subscription, record.code, record.message);
 
     if (TERMINAL_ERROR_CODES.includes(record.code) && bySid !== undefined) {
       this.resubscribe(bySid, LostReason.TERMINAL);

@@ -206,7 +206,7 @@ describe('Feed against the simulator', () => {
     listener.events.length = 0;
     const opensBefore = (feed.session as { opens?: number }).opens ?? 0;
     expect(sim.faults.closeConnections()).toBe(1);
-    await until(() => feed.counters.reconnects === 1, 'disconnect seen');
+    await until(() => feed.counters.disconnects === 1, 'disconnect seen');
     expect(listener.events.filter((e) => e.endsWith(` ${ApplyStatus.RESYNC}`))).toHaveLength(TICKERS.length);
     activity(100); // while reconnecting: the new snapshots must include it
     await until(() => feed.state === 'open' && TICKERS.every((t) => feed.books.get(t)!.synced), 'reconnected and synced');

@@ -171,7 +171,7 @@ describe('resync triggers', () => {
     h.feed.handleFrame(snapshotFrame(1, 2, 'B', [[200, 100]], []));
     expect(h.listener.take()).toEqual(['resynced A', 'update A', 'resynced B', 'update B']);
     expect(h.feed.books.get('A')!.synced && h.feed.books.get('B')!.synced).toBe(true);
-    expect(h.feed.counters.reconnects).toBe(1);
+    expect(h.feed.counters.disconnects).toBe(1);
   });
 
   it('a storm of gaps on many subscriptions is batched and paced', async () => {

@@ -16,7 +16,7 @@ interface Harness {
   clock: TestClock;
   lost: { channel: string; sid: number; reason: LostReason }[];
   active: { channel: string; sid: number }[];
-  errors: { kind: string; code: number }[];
+  errors: { kind: string | null; code: number }[];
 }
 
 const managers: SubscriptionManager[] = [];
@@ -147,7 +147,7 @@ describe('SubscriptionManager', () => {
     manager.handleSubscribed(subscribed(a.id, 'orderbook_delta', 4));
     manager.handleSubscribed(subscribed(b.id, 'orderbook_delta', 5));
     manager.handleError(errorReply(25, { sid: 4, message: 'Subscription buffer overflow' }));
-    expect(errors).toEqual([{ kind: 'subscribe', code: 25 }]);
+    expect(errors).toEqual([{ kind: null, code: 25 }]);
     expect(lost).toEqual([{ channel: 'orderbook_delta', sid: 4, reason: LostReason.TERMINAL }]);
     await settle();
     const resent = sink.take();
