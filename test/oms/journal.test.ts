@@ -74,13 +74,16 @@ describe('Journal', () => {
 describe('restart from the journal', () => {
   it('after a crash right after "intent sent", reconciles that order instead of resending it', async () => {
     const path = join(dir, 'j.jsonl');
-    const first = world({ journal: new Journal(path) });
+    const journal = new Journal(path);
+    const first = world({ journal });
     first.oms.submit(first.intent);
     const coid = first.oms.lastClientOrderId;
-    await first.oms.tick(); // the tick flushes the journal
+    first.oms.tick(); // the tick starts the journal flush without awaiting it...
+    await journal.flush(); // ...so wait for the write to land before measuring the file
     const crashAt = statSync(path).size;
     first.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0); // the venue took it...
-    await first.oms.tick();
+    first.oms.tick();
+    await journal.flush();
     truncateSync(path, crashAt); // ...but the process died before the ack reached the journal
     appendFileSync(path, '{"k":"ack","coid":"' + coid); // and left a torn line
 
