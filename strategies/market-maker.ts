@@ -1,7 +1,8 @@
 /**
  * Sample market maker: quotes a post-only bid and ask around the book mid (or a configured fair
  * value) at a half-spread in ticks of the market's grid, skewed against the position, and keeps
- * them there by amending when the target moves by at least `requoteTicks`. It stops quoting the
+ * them there by amending when the target moves by at least `requoteTicks` (or a partial fill
+ * shrank the quote: it is topped up to `size`). It stops quoting the
  * side whose fill would take |position| beyond `maxPosition`, cancels both quotes when the book
  * goes out of sync (the gate denies new ones until the book is whole again) and re-quotes on the
  * next book update after a resync.
@@ -194,8 +195,8 @@ export class MarketMaker implements Strategy {
     if (isPendingOrder(order.state)) return;
     const current = grid.levelOf(order.price);
     const moved = current < 0 ? this.#requoteTicks : Math.abs(current - level);
-    // Also top up a quote a partial fill shrank, once the price is due to move anyway.
-    if (moved >= this.#requoteTicks) ctx.amend(order.clientOrderId, price, this.#size);
+    // A quote a partial fill shrank is topped up at its target price.
+    if (moved >= this.#requoteTicks || order.remainingCount < this.#size) ctx.amend(order.clientOrderId, price, this.#size);
   }
 
   #pull(ctx: StrategyContext, quotes: Quotes, side: BookSide): void {

@@ -207,7 +207,8 @@ export class Runtime {
       journal: this.journal,
       recovered: this.recovered,
       logger: log.child({ component: 'oms' }),
-      subaccounts: [...new Set(strategies.map((entry) => entry.subaccount))],
+      // A restricted key can see (and cancel in) its own subaccount only.
+      subaccounts: (options.restrictedSubaccount ?? -1) >= 0 ? [options.restrictedSubaccount as number] : [...new Set(strategies.map((entry) => entry.subaccount))],
       pendingTimeoutMs: options.pendingTimeoutMs,
       unknownGraceMs: options.unknownGraceMs,
       reconcileIntervalMs: options.reconcileIntervalMs,
@@ -245,7 +246,12 @@ export class Runtime {
       log.info({ orders: this.recovered.orders.length, journal: this.recovered.path }, 'journal recovered orders; reconciling with the venue');
       await this.oms.reconcile();
     }
-    await this.oms.reconcilePositions();
+    try {
+      await this.oms.reconcilePositions();
+    } catch (error) {
+      // Positions then come from fills and market_position messages; the gate still has exposure.
+      log.warn({ err: error }, 'reading the venue positions failed; continuing from fills');
+    }
     this.#omsTimer = setInterval(() => {
       this.oms.tick()?.catch((error: unknown) => log.warn({ err: error }, 'reconciliation round failed'));
     }, this.#options.omsTickMs ?? 100);
@@ -280,12 +286,12 @@ export class Runtime {
     await this.oms.stop();
   }
 
-  /** Simulates a crash for tests: stops timers and sockets without cancelling or reconciling. */
+  /** Simulates a crash for tests: stops strategies, timers and sockets without cancelling or reconciling. */
   async abandon(): Promise<void> {
     this.#stopped = true;
+    this.host.halt();
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
-    await this.host.stopAll().catch(() => undefined);
     this.feed.stop();
     await this.rest.close();
     await this.journal.close();

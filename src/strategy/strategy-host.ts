@@ -163,6 +163,20 @@ export class StrategyHost {
   }
 
   /**
+   * Stops every instance at once without cancelling anything or calling onStop: dispatch and the
+   * timer end, every context refuses actions. A stand-in for a crash in tests, and the first,
+   * synchronous step of an emergency stop (the kill switch then cancels at the exchange).
+   */
+  halt(): void {
+    for (const d of this.#byId.values()) {
+      if (d.status === 'running') d.status = 'stopped';
+      d.ctx.setActive(false);
+    }
+    this.#reindex();
+    this.#stopTimer();
+  }
+
+  /**
    * Brings the running set in line with `entries` (config reload): stops removed ids, deploys new
    * ones and redeploys entries whose content changed. Returns the ids acted on. Each redeploy is
    * independent: one failing entry is reported and the others proceed.
