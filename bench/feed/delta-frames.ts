@@ -8,7 +8,7 @@
  */
 
 import { formatCount, formatPrice, PriceGrid, type Count, type Price } from '../../src/core/index.ts';
-import { seededRandom } from '../../src/feed/index.ts';
+import { seededRandom } from '../../src/core/index.ts';
 
 export interface FeedStream {
   grid: PriceGrid;

@@ -1,6 +1,6 @@
 /**
- * The core folder's public surface: units, sides, price grids, errors, the clock and request signing. Other folders
- * import core only through this file. Core never does I/O.
+ * The core folder's public surface: units, sides, price grids, errors, the clock, request signing,
+ * the seeded PRNG and the token bucket. Other folders import core only through this file. Core never does I/O.
  */
 
 export * from './units.ts';
@@ -9,3 +9,5 @@ export * from './price-grid.ts';
 export * from './errors.ts';
 export * from './clock.ts';
 export * from './request-signing.ts'; // written by the exec/rest helper
+export * from './seeded-random.ts';
+export * from './token-bucket.ts';

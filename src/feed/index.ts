@@ -18,8 +18,6 @@ export { SubscriptionManager, Subscription, SubscriptionState, LostReason, Comma
 export { ResyncManager } from './resync.ts';
 export { MarketState, ResyncState } from './market-state.ts';
 export { Backoff } from './backoff.ts';
-export { TokenBucket } from './token-bucket.ts';
-export { seededRandom } from './seeded-random.ts';
 export { TickerTable } from './ticker-table.ts';
 export { FrameDecoder, type FrameDecoderOptions } from './decoders/frame-decoder.ts';
 export { DecodeStatus, MessageKind } from './decoders/decode-status.ts';

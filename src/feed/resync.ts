@@ -20,7 +20,7 @@ import type { FeedCounters } from './feed-counters.ts';
 import type { FeedLogger } from './feed-logger.ts';
 import { MarketState, ResyncState } from './market-state.ts';
 import { SubscriptionState, type SubscriptionManager } from './subscriptions.ts';
-import { TokenBucket } from './token-bucket.ts';
+import { TokenBucket } from '../core/index.ts';
 
 export interface ResyncOptions {
   subscriptions: SubscriptionManager;
@@ -63,7 +63,7 @@ export class ResyncManager {
     this.#counters = options.counters;
     this.#logger = options.logger;
     this.#nowMs = options.nowMs;
-    this.#bucket = new TokenBucket({ ratePerSec: options.commandsPerSec ?? 20, burst: options.burst ?? 5 }, options.nowMs());
+    this.#bucket = new TokenBucket(options.commandsPerSec ?? 20, options.burst ?? 5, options.nowMs());
     this.#marketsPerBatch = options.marketsPerBatch ?? 500;
     this.#timeoutMs = options.timeoutMs ?? 5_000;
     this.staleBookMs = options.staleBookMs ?? 60_000;
@@ -168,12 +168,12 @@ export class ResyncManager {
     let taken = 0;
     while (taken < queue.length) {
       const nowMs = this.#nowMs();
-      if (!this.#bucket.tryTake(nowMs)) {
+      if (!this.#bucket.tryTake(1, nowMs)) {
         if (this.#timer === null) {
           this.#timer = setTimeout(() => {
             this.#timer = null;
             this.#drain();
-          }, Math.max(1, this.#bucket.waitMs(nowMs)));
+          }, Math.max(1, this.#bucket.waitMs(1, nowMs)));
           this.#timer.unref?.();
         }
         break;

@@ -17,7 +17,7 @@
 import { ERROR_UNKNOWN_SID, TERMINAL_ERROR_CODES, isMarketFiltered, isTransientError } from './channels.ts';
 import type { ControlRecord, SubscriptionListing } from './decoders/control.ts';
 import type { FeedLogger } from './feed-logger.ts';
-import { TokenBucket } from './token-bucket.ts';
+import { TokenBucket } from '../core/index.ts';
 
 /** Where commands go: the WebSocket session, or a fake in tests. */
 export interface CommandSink {
@@ -172,7 +172,7 @@ export class SubscriptionManager {
     this.#hooks = options.hooks;
     this.#nowMs = options.nowMs;
     this.#logger = options.logger;
-    this.#bucket = new TokenBucket({ ratePerSec: options.commandsPerSec ?? 2_000, burst: options.commandBurst ?? 100 }, options.nowMs());
+    this.#bucket = new TokenBucket(options.commandsPerSec ?? 2_000, options.commandBurst ?? 100, options.nowMs());
     this.#maxMarketsPerCommand = options.maxMarketsPerCommand ?? 500;
     this.#maxMarketsPerSubscription = options.maxMarketsPerSubscription ?? 2_000;
     this.#commandTimeoutMs = options.commandTimeoutMs ?? 10_000;
@@ -485,12 +485,12 @@ export class SubscriptionManager {
   // ---- internals ----------------------------------------------------------------------------
 
   #take(nowMs: number): boolean {
-    if (this.#bucket.tryTake(nowMs)) return true;
+    if (this.#bucket.tryTake(1, nowMs)) return true;
     if (this.#timer === null) {
       this.#timer = setTimeout(() => {
         this.#timer = null;
         this.flush();
-      }, Math.max(1, this.#bucket.waitMs(nowMs)));
+      }, Math.max(1, this.#bucket.waitMs(1, nowMs)));
       this.#timer.unref?.();
     }
     return false;

@@ -1,8 +1,7 @@
 /**
  * The client-side mirror of the venue's token buckets (rest.md §9), so the gate refuses what the
- * venue would answer with 429 instead of spending a round trip on it. Tokens are held in
- * milli-tokens: a bucket refilling R tokens/s gains R milli-tokens per millisecond, plain integer
- * arithmetic for integer clocks.
+ * venue would answer with 429 instead of spending a round trip on it. Both buckets are core's
+ * TokenBucket (exact integer milli-tokens on the injected clock), the same the simulator meters with.
  *
  * Write bucket, with a reserve only cancels and cancel-all may spend:
  *
@@ -14,16 +13,13 @@
  * takes nothing.
  */
 
+import { TokenBucket } from '../core/index.ts';
+
 export class RateBudget {
-  #writeMilli: number;
-  #writeCapacityMilli: number;
-  #writeReserveMilli: number;
-  #writePerSecond: number;
-  #readMilli: number;
-  #readCapacityMilli: number;
-  #readPerSecond: number;
-  #lastWriteMs: number;
-  #lastReadMs: number;
+  readonly #write: TokenBucket;
+  readonly #read: TokenBucket;
+  /** Whole tokens of the write bucket only cancels and cancel-all may spend. */
+  readonly #writeReserve: number;
 
   /**
    * @param writePerSecond write tokens added per second
@@ -32,15 +28,9 @@ export class RateBudget {
    * @param readPerSecond read tokens per second; the read bucket holds one second (rest.md §9, implied)
    */
   constructor(writePerSecond: number, writeCapacity: number, reserveShare: number, readPerSecond: number, nowMs: number) {
-    this.#writePerSecond = writePerSecond;
-    this.#writeCapacityMilli = Math.round(writeCapacity * 1000);
-    this.#writeReserveMilli = Math.round(writeCapacity * reserveShare * 1000);
-    this.#writeMilli = this.#writeCapacityMilli; // the venue starts a key with a full bucket
-    this.#readPerSecond = readPerSecond;
-    this.#readCapacityMilli = Math.round(readPerSecond * 1000);
-    this.#readMilli = this.#readCapacityMilli;
-    this.#lastWriteMs = nowMs;
-    this.#lastReadMs = nowMs;
+    this.#write = new TokenBucket(writePerSecond, writeCapacity, nowMs);
+    this.#read = new TokenBucket(readPerSecond, readPerSecond, nowMs);
+    this.#writeReserve = Math.round(writeCapacity * reserveShare * 1000) / 1000;
   }
 
   /**
@@ -48,26 +38,17 @@ export class RateBudget {
    * bucket to zero; anything else must leave the reserve untouched. Returns whether it took.
    */
   tryTakeWrite(cost: number, reserveAllowed: boolean, nowMs: number): boolean {
-    this.#refillWrite(nowMs);
-    const left = this.#writeMilli - cost * 1000;
-    if (left < (reserveAllowed ? 0 : this.#writeReserveMilli)) return false;
-    this.#writeMilli = left;
-    return true;
+    return this.#write.tryTake(cost, nowMs, reserveAllowed ? 0 : this.#writeReserve);
   }
 
   /** Would tryTakeWrite succeed? Takes nothing. */
   canTakeWrite(cost: number, reserveAllowed: boolean, nowMs: number): boolean {
-    this.#refillWrite(nowMs);
-    return this.#writeMilli - cost * 1000 >= (reserveAllowed ? 0 : this.#writeReserveMilli);
+    return this.#write.canTake(cost, nowMs, reserveAllowed ? 0 : this.#writeReserve);
   }
 
   /** Read bucket (reconciliation reads: listOrders, listFills, listPositions cost 10 each by default). */
   tryTakeRead(cost: number, nowMs: number): boolean {
-    this.#refillRead(nowMs);
-    const left = this.#readMilli - cost * 1000;
-    if (left < 0) return false;
-    this.#readMilli = left;
-    return true;
+    return this.#read.tryTake(cost, nowMs);
   }
 
   /**
@@ -75,46 +56,27 @@ export class RateBudget {
    * clocks drift). Empty the non-reserve part so creates wait for a refill; the reserve stays.
    */
   onVenueRateLimited(nowMs: number): void {
-    this.#refillWrite(nowMs);
-    if (this.#writeMilli > this.#writeReserveMilli) this.#writeMilli = this.#writeReserveMilli;
+    this.#write.drainTo(this.#writeReserve, nowMs);
   }
 
   /** Whole write tokens available now (including the reserve). */
   writeTokens(nowMs: number): number {
-    this.#refillWrite(nowMs);
-    return Math.floor(this.#writeMilli / 1000);
+    return this.#write.available(nowMs);
   }
 
   readTokens(nowMs: number): number {
-    this.#refillRead(nowMs);
-    return Math.floor(this.#readMilli / 1000);
+    return this.#read.available(nowMs);
   }
 
   get writeCapacity(): number {
-    return this.#writeCapacityMilli / 1000;
+    return this.#write.capacity;
   }
 
   get writeReserve(): number {
-    return this.#writeReserveMilli / 1000;
+    return this.#writeReserve;
   }
 
   get writePerSecond(): number {
-    return this.#writePerSecond;
-  }
-
-  #refillWrite(nowMs: number): void {
-    const elapsedMs = nowMs - this.#lastWriteMs;
-    if (!(elapsedMs > 0)) return; // a clock stepping back never mints tokens
-    this.#lastWriteMs = nowMs;
-    const next = this.#writeMilli + elapsedMs * this.#writePerSecond;
-    this.#writeMilli = next > this.#writeCapacityMilli ? this.#writeCapacityMilli : next;
-  }
-
-  #refillRead(nowMs: number): void {
-    const elapsedMs = nowMs - this.#lastReadMs;
-    if (!(elapsedMs > 0)) return;
-    this.#lastReadMs = nowMs;
-    const next = this.#readMilli + elapsedMs * this.#readPerSecond;
-    this.#readMilli = next > this.#readCapacityMilli ? this.#readCapacityMilli : next;
+    return this.#write.refillPerSecond;
   }
 }

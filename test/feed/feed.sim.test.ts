@@ -25,8 +25,9 @@ import {
   type Count,
   type PriceLevelStructure,
   type PriceRangeText,
+  seededRandom,
 } from '../../src/core/index.ts';
-import { Feed, NoopFeedListener, seededRandom } from '../../src/feed/index.ts';
+import { Feed, NoopFeedListener } from '../../src/feed/index.ts';
 import { startSim, type SimHandle } from '../../src/sim/index.ts';
 import { RecordingLogger, bookLevels } from './fakes.ts';
 

@@ -12,7 +12,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { verifyRequest } from '../../src/core/index.ts';
 import { handshakeSigner } from '../../src/feed/handshake-signer.ts';
-import { seededRandom } from '../../src/feed/seeded-random.ts';
+import { seededRandom } from '../../src/core/index.ts';
 import { ConnectionState, WsSession, type WsSessionHandler, type WsSessionOptions } from '../../src/feed/ws-session.ts';
 import { RecordingLogger } from './fakes.ts';
 import { ScriptedWsServer, SilentWsServer } from './scripted-ws-server.ts';

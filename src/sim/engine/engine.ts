@@ -40,7 +40,7 @@ import { OrderGroupState } from './order-group-state.ts';
 import { FillRecord as FillRecordImported, TradeRecord as TradeRecordImported } from './records.ts';
 import type { TradeRecord } from './records.ts';
 import { IdSource } from './ids.ts';
-import { SeededRandom } from './seeded-random.ts';
+import { SeededRandom } from '../../core/index.ts';
 import { decodeCursor, encodeCursor, pageLimit } from './pagination.ts';
 import { ExpiryHeap } from './expiry-heap.ts';
 

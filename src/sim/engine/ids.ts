@@ -4,7 +4,7 @@
  * with the same seed, and cost one string build each.
  */
 
-import type { SeededRandom } from './seeded-random.ts';
+import type { SeededRandom } from '../../core/index.ts';
 
 export class IdSource {
   readonly #prefix: string;

@@ -8,4 +8,4 @@ export { SimEngine, type MarketMetadataPatch } from './engine.ts';
 export { loadCatalog, parseCatalog, CatalogError } from './catalog.ts';
 export * from './types.ts';
 export * from './render.ts';
-export { SeededRandom } from './seeded-random.ts';
+export { SeededRandom } from '../../core/index.ts';

@@ -7,7 +7,7 @@
  * one-off actions.
  */
 
-import { SeededRandom } from './seeded-random.ts';
+import { SeededRandom } from '../../core/index.ts';
 import { FAULT_PROFILES } from './fault-profiles.ts';
 import { FaultRuleError, isRestFault, validateFaultRule, type FaultRule, type RestFaultKind, type WsFaultKind } from './fault-rule.ts';
 
@@ -228,7 +228,7 @@ export class FaultController {
     if (target !== undefined) {
       if (target.skip !== undefined && entry.matched <= target.skip) return false;
       if (target.times !== undefined && entry.fired >= target.times) return false;
-      if (target.probability !== undefined && target.probability < 1 && this.#random.next() >= target.probability) return false;
+      if (target.probability !== undefined && target.probability < 1 && this.#random.nextFloat() >= target.probability) return false;
     }
     entry.fired++;
     return true;

@@ -6,4 +6,3 @@
 export { FaultController, type FaultRuleInfo, type RestFaultDecision, type RestFaultQuery, type WsActionFilter, type WsFaultActuator, type WsFaultDecision } from './fault-controller.ts';
 export { FAULT_PROFILES, faultProfileNames } from './fault-profiles.ts';
 export { FaultRuleError, REST_FAULT_KINDS, WS_FAULT_KINDS, validateFaultRule, type FaultKind, type FaultRule, type FaultTarget, type RestFaultKind, type WsFaultKind } from './fault-rule.ts';
-export { SeededRandom } from './seeded-random.ts';

@@ -4,6 +4,6 @@
  */
 
 export { RATE_LIMIT_TIERS, TIER_BUDGETS, isRateLimitTier, type RateLimitTier, type TierBudget, type BucketBudget } from './tiers.ts';
-export { TokenBucket } from './token-bucket.ts';
+export { TokenBucket } from '../../core/index.ts';
 export { API_PREFIX, DEFAULT_COST, NON_DEFAULT_COSTS, bucketOf, costOf, type BucketKind, type EndpointCost } from './endpoint-costs.ts';
 export { RateLimiter, type RateLimiterOptions } from './rate-limiter.ts';

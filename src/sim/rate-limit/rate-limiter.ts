@@ -5,7 +5,7 @@
  * admission only; the server turns a refusal into the 429 body.
  */
 
-import { TokenBucket } from './token-bucket.ts';
+import { TokenBucket } from '../../core/index.ts';
 import { TIER_BUDGETS, type RateLimitTier } from './tiers.ts';
 import type { BucketKind } from './endpoint-costs.ts';
 

@@ -13,7 +13,7 @@ import { DecodeStatus, MessageKind } from '../../../src/feed/decoders/decode-sta
 import { scanDelta } from '../../../src/feed/decoders/delta-scanner.ts';
 import { FrameDecoder } from '../../../src/feed/decoders/frame-decoder.ts';
 import { OrderbookDeltaRecord, decodeDeltaJson } from '../../../src/feed/decoders/orderbook-delta.ts';
-import { seededRandom } from '../../../src/feed/seeded-random.ts';
+import { seededRandom } from '../../../src/core/index.ts';
 import { TickerTable } from '../../../src/feed/ticker-table.ts';
 import { KNOWN_TICKERS, generateDeltaFrame, mutate } from './delta-frames.ts';
 

@@ -82,7 +82,7 @@ describe('REST faults', () => {
     expect(answered).toBe(false);
     const response = await pending;
     expect(response.status).toBe(201);
-    expect((await response.json()).client_order_id).toBe(body.client_order_id);
+    expect(((await response.json()) as { client_order_id: string }).client_order_id).toBe(body.client_order_id);
   });
 
   it('rest_hang: no answer until the client gives up; not applied', async () => {

@@ -1,7 +1,8 @@
 /**
- * A small seeded PRNG (xorshift128, state seeded by splitmix32) so every simulated id and every
- * synthetic market participant is reproducible from one integer seed. Never Math.random. It owns
- * random numbers only; what they are used for lives with the caller.
+ * A small seeded PRNG (xorshift128, state seeded by splitmix32) so simulated ids, synthetic market
+ * participants, fault decisions and reconnect jitter in tests are reproducible from one integer
+ * seed. Never Math.random where replay matters; never for cryptography. It owns random numbers
+ * only; what they are used for lives with the caller.
  */
 
 function splitmix32(state: number): number {
@@ -13,12 +14,17 @@ function splitmix32(state: number): number {
 }
 
 export class SeededRandom {
-  #a: number;
-  #b: number;
-  #c: number;
-  #d: number;
+  #a = 0;
+  #b = 0;
+  #c = 0;
+  #d = 0;
 
   constructor(seed: number) {
+    this.reseed(seed);
+  }
+
+  /** Restarts the sequence: the same seed gives the same numbers again. */
+  reseed(seed: number): void {
     let s = seed | 0;
     this.#a = splitmix32(s);
     s = (s + 0x9e3779b9) | 0;
@@ -48,7 +54,7 @@ export class SeededRandom {
     return this.nextUint32() % bound;
   }
 
-  /** Uniform float in [0, 1): only for simulated behaviour, never for prices or money. */
+  /** Uniform float in [0, 1): only for simulated behaviour and jitter, never for prices or money. */
   nextFloat(): number {
     return this.nextUint32() / 4294967296;
   }
@@ -63,4 +69,10 @@ export class SeededRandom {
     const text = this.nextUint32().toString(16);
     return text.length === 8 ? text : '00000000'.slice(text.length) + text;
   }
+}
+
+/** A `() => number` in [0, 1) from a seed, for APIs that take a Math.random-like source. */
+export function seededRandom(seed: number): () => number {
+  const random = new SeededRandom(seed);
+  return () => random.nextFloat();
 }
