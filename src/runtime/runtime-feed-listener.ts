@@ -26,6 +26,9 @@ import type { Logger } from '../telemetry/index.ts';
 import type { OrderUpdates } from './order-updates.ts';
 import type { FrameStamps, TickToTradeProbe } from './tick-to-trade-probe.ts';
 
+/** Bound on back-to-back reconciliation rounds after a reconnect (each is one listOrders per market). */
+const RECONCILE_ROUNDS_MAX = 5;
+
 export class RuntimeFeedStats {
   /** Fill messages received (duplicates included; the OMS counts those). */
   fillMessages = 0;
@@ -44,6 +47,8 @@ export class RuntimeFeedListener implements FeedListener {
   readonly #log: Logger;
   #host: StrategyHost | null = null;
   #everOpen = false;
+  #reconciling = false;
+  #reconcileAgain = false;
 
   constructor(hop: FrameStamps, oms: Oms, gate: RiskGate, probe: TickToTradeProbe, updates: OrderUpdates, log: Logger) {
     this.#hop = hop;
@@ -125,17 +130,51 @@ export class RuntimeFeedListener implements FeedListener {
   onError(code: number | FeedErrorCode, message: string): void {
     this.stats.feedErrors++;
     this.#log.warn({ code, message }, 'feed error');
+    // A lost subscription (error 25 and other terminal errors) may have been a private channel:
+    // order and fill messages are gone for good, so ask the venue.
+    if (code === 'FEED_SUBSCRIPTION_LOST' || code === 25) this.#reconcile('subscription lost');
+  }
+
+  #reconcile(why: string): void {
+    if (this.#reconciling) {
+      this.#reconcileAgain = true;
+      return;
+    }
+    this.#reconciling = true;
+    void this.#reconcileOrdersThenPositions(why)
+      .catch((error: unknown) => this.#log.warn({ err: error, why }, 'reconcile failed'))
+      .finally(() => {
+        this.#reconciling = false;
+        if (this.#reconcileAgain) {
+          this.#reconcileAgain = false;
+          this.#reconcile(why);
+        }
+      });
+  }
+
+  /**
+   * Every live order is asked about, not only those already in doubt: any of them may have filled
+   * or been cancelled while its messages were lost. Positions are read only after the orders'
+   * fills are in, because a venue position that already includes a fill, adopted before that
+   * fill is booked, would count it twice.
+   */
+  async #reconcileOrdersThenPositions(why: string): Promise<void> {
+    const oms = this.#oms;
+    for (const order of oms.liveOrders()) oms.requestReconcile(order.clientOrderId);
+    for (let round = 0; round < RECONCILE_ROUNDS_MAX; round++) {
+      await oms.reconcile();
+      if (!oms.liveOrders().some((order) => order.needsReconcile)) break;
+    }
+    await oms.reconcilePositions();
+    this.#log.info({ why }, 'reconciled orders and positions with the venue');
   }
 
   onConnectionState(state: ConnectionState): void {
     this.#log.info({ state }, 'feed connection');
     if (state === 'open') {
       this.stats.connects++;
-      if (this.#everOpen) {
-        // Messages may have been missed while disconnected: ask the venue.
-        void this.#oms.reconcile().catch((error: unknown) => this.#log.warn({ err: error }, 'reconcile after reconnect failed'));
-        void this.#oms.reconcilePositions().catch((error: unknown) => this.#log.warn({ err: error }, 'position reconcile after reconnect failed'));
-      }
+      // Messages may have been missed while disconnected: ask the venue.
+      if (this.#everOpen) this.#reconcile('reconnect');
       this.#everOpen = true;
     } else if (state === 'reconnecting') {
       this.stats.disconnects++;
