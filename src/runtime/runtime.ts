@@ -23,6 +23,7 @@ import type { Clock, Count } from '../core/index.ts';
 import { Channel, Feed } from '../feed/index.ts';
 import type { OrderBook } from '../book/index.ts';
 import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
+import type { ExecListener } from '../exec/index.ts';
 import { Journal, Oms, recover } from '../oms/index.ts';
 import type { RecoveredJournal } from '../oms/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES, Deny, IntentKind, RiskGate, TradingState, createIntent, riskLimits } from '../risk/index.ts';
@@ -290,6 +291,8 @@ export class Runtime {
   async abandon(): Promise<void> {
     this.#stopped = true;
     this.host.halt();
+    // A crashed process hears no more answers: nothing reaches the OMS or the journal from here on.
+    this.rest.setListener(NO_EXEC_LISTENER);
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
     this.feed.stop();
@@ -400,6 +403,12 @@ export class Runtime {
     };
   }
 }
+
+const ignore = (): void => {};
+const NO_EXEC_LISTENER: ExecListener = {
+  onCreateAck: ignore, onCreateReject: ignore, onCreateUnknown: ignore, onCancelAck: ignore, onCancelReject: ignore,
+  onCancelUnknown: ignore, onAmendAck: ignore, onAmendReject: ignore, onDecreaseAck: ignore, onDecreaseReject: ignore,
+};
 
 function midPrice(book: OrderBook): number {
   const bid = book.bestBid();
