@@ -1,0 +1,363 @@
+/**
+ * The raw hot-path HTTP/1.1 client: a small fixed set of persistent keep-alive connections
+ * (raw-http-connection.ts) to one origin, opened before trading, each carrying one request at a
+ * time (no pipelining). send() writes a request at once on an idle connection, chosen round-robin
+ * so every connection stays in use; when none is idle it waits in a bounded FIFO queue (counted)
+ * and is written when a connection frees. Only the hot-path requests use it (RestOrderEntry:
+ * create and the batched POST/DELETE); everything else stays on undici.
+ *
+ * Request bytes: a per-endpoint head made once (request line, Host, KALSHI-ACCESS-KEY,
+ * Content-Type, up to the timestamp value), then per request the timestamp, signature,
+ * Content-Length and body, concatenated into one string written with one socket.write.
+ *
+ * Time: one tick (tick(), driven by the owner's coarse timer) ends requests whose response is
+ * late, queued requests that waited too long, connects that hang, and retires idle connections
+ * before the server's idle limit; there is no timer per request. A request's timeout therefore
+ * fires between timeoutMs and timeoutMs + one tick period after it was written.
+ *
+ * Failures, as RawExchangeHandler.onRawFailure(code, sent):
+ *   written, no full response: peer closed or reset   -> EXEC_DISCONNECTED, sent
+ *   written, response late                           -> EXEC_TIMEOUT, sent
+ *   written, response cannot be framed               -> EXEC_BAD_RESPONSE, sent
+ *   queue full                                       -> EXEC_RATE_LIMITED, not sent
+ *   queued longer than headersTimeoutMs              -> EXEC_TIMEOUT, not sent
+ *   pool closed                                      -> EXEC_DISCONNECTED, not sent (queued) / sent (in flight)
+ * A dropped connection is reopened: at once after a clean close of a used connection, else with
+ * exponential backoff (reconnectMinMs doubling to reconnectMaxMs) while connects keep failing.
+ *
+ * Owns: connections, queue, reconnect timers (one per connection, never per request), counters.
+ * Never: retries a request, signs, interprets a status or body.
+ */
+
+import type { ConnectionOptions } from 'node:tls';
+import { performance } from 'node:perf_hooks';
+import { InvariantError, assert } from '../../core/index.ts';
+import { ExecError } from '../order-entry.ts';
+import {
+  ConnectionState,
+  DownReason,
+  RawHttpConnection,
+  type ConnectionOwner,
+  type RawExchangeHandler,
+} from './raw-http-connection.ts';
+
+export interface RawHttpPoolOptions {
+  origin: string; // http://host:port or https://host:port
+  keyId: string; // KALSHI-ACCESS-KEY, constant per pool
+  connections: number;
+  queueMax: number; // requests waiting for a connection before send() refuses (EXEC_RATE_LIMITED)
+  connectTimeoutMs: number;
+  headersTimeoutMs: number; // written -> first response byte; also the longest wait in the queue
+  bodyTimeoutMs: number; // longest gap between response reads once the response started
+  idleLifetimeMs: number; // retire an idle connection after this when the server sends no Keep-Alive hint
+  keepAliveMarginMs: number; // retire this long before the server's `Keep-Alive: timeout=N`
+  reconnectMinMs: number;
+  reconnectMaxMs: number;
+  tickMs: number; // period of the owner's tick(); the timeout slack
+  tls: ConnectionOptions | null; // extra TLS options (ca, ...) for https origins
+}
+
+export interface RawHttpPoolStats {
+  requests: number; // send() calls
+  written: number; // requests written to a socket (at once or from the queue)
+  queued: number; // requests that found no idle connection and waited
+  queueFull: number; // refused: the queue held queueMax
+  queueTimeouts: number; // refused after waiting headersTimeoutMs in the queue
+  responses: number; // complete responses
+  timeouts: number; // written requests with no response in time
+  disconnects: number; // written requests whose connection closed before a full response
+  badResponses: number; // responses that could not be framed (or unsolicited bytes)
+  connects: number; // sockets established
+  connectFailures: number;
+  retired: number; // idle connections closed by us before the server's idle limit (or Connection: close)
+}
+
+/** A request head made once per (method, path): everything up to the timestamp value. */
+export class RawRequestHead {
+  readonly method: string;
+  readonly path: string;
+  readonly hasBody: boolean;
+  readonly prefix: string;
+  constructor(method: string, path: string, hasBody: boolean, host: string, keyId: string) {
+    assert(/^[A-Z]+$/.test(method), 'RawRequestHead: method must be an upper-case token');
+    assert(/^\/[\x21-\x7e]*$/.test(path), 'RawRequestHead: path must be visible ASCII starting with /');
+    this.method = method;
+    this.path = path;
+    this.hasBody = hasBody;
+    this.prefix = `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nKALSHI-ACCESS-KEY: ${keyId}\r\n` +
+      `${hasBody ? 'Content-Type: application/json\r\n' : ''}KALSHI-ACCESS-TIMESTAMP: `;
+  }
+}
+
+/** What send() did with the request. */
+export const SendResult = {
+  WRITTEN: 0, // on a socket before send() returned
+  QUEUED: 1, // waiting for a connection (written when one frees)
+  REFUSED: 2, // not sent: the handler was already told (queue full or pool closed)
+} as const;
+export type SendResult = (typeof SendResult)[keyof typeof SendResult];
+
+const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
+const LENGTH_FIELD = '\r\nContent-Length: ';
+const HEAD_END = '\r\n\r\n';
+
+export class RawHttpPool implements ConnectionOwner {
+  readonly stats: RawHttpPoolStats = {
+    requests: 0, written: 0, queued: 0, queueFull: 0, queueTimeouts: 0, responses: 0, timeouts: 0,
+    disconnects: 0, badResponses: 0, connects: 0, connectFailures: 0, retired: 0,
+  };
+  readonly #options: RawHttpPoolOptions;
+  readonly #host: string; // Host header value (host[:port] as in the origin)
+  readonly #connections: RawHttpConnection[] = [];
+  // Queue: a ring of queueMax (handler, request, enqueued at) entries.
+  readonly #queueHandlers: (RawExchangeHandler | null)[];
+  readonly #queueRequests: string[];
+  readonly #queueSinceMs: Float64Array;
+  #queueHead = 0;
+  #queueCount = 0;
+  #next = 0; // round-robin start
+  #closed = false;
+  #opened = false;
+  #connectWait: { resolve: () => void; reject: (error: Error) => void } | null = null;
+
+  constructor(options: RawHttpPoolOptions) {
+    validate(options);
+    this.#options = options;
+    const url = new URL(options.origin);
+    this.#host = url.host;
+    const secure = url.protocol === 'https:';
+    const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    const target = { host: hostname, port, tls: secure ? (options.tls ?? {}) : null };
+    for (let i = 0; i < options.connections; i++) {
+      this.#connections.push(new RawHttpConnection(i, target, this, this.stats, options.idleLifetimeMs, options.keepAliveMarginMs));
+    }
+    this.#queueHandlers = new Array<RawExchangeHandler | null>(options.queueMax).fill(null);
+    this.#queueRequests = new Array<string>(options.queueMax).fill('');
+    this.#queueSinceMs = new Float64Array(options.queueMax);
+  }
+
+  /** A head for requests to `path` (no query) with this pool's Host and key id. */
+  head(method: string, path: string, hasBody: boolean): RawRequestHead {
+    return new RawRequestHead(method, path, hasBody, this.#host, this.#options.keyId);
+  }
+
+  /** Opens every connection; resolves when all are connected, rejects (ExecError) if one fails. */
+  connect(): Promise<void> {
+    assert(!this.#closed, 'RawHttpPool.connect after close');
+    assert(!this.#opened, 'RawHttpPool.connect twice');
+    this.#opened = true;
+    return new Promise<void>((resolve, reject) => {
+      this.#connectWait = { resolve, reject };
+      for (const connection of this.#connections) connection.open();
+    });
+  }
+
+  /** Connections connected and not carrying a request. */
+  get idleCount(): number {
+    let count = 0;
+    for (const connection of this.#connections) if (connection.state === ConnectionState.IDLE) count++;
+    return count;
+  }
+
+  get connectedCount(): number {
+    let count = 0;
+    for (const connection of this.#connections) {
+      if (connection.state === ConnectionState.IDLE || connection.state === ConnectionState.BUSY) count++;
+    }
+    return count;
+  }
+
+  get queueLength(): number {
+    return this.#queueCount;
+  }
+
+  /** Request bytes handed to sockets so far, all connections. */
+  get bytesWritten(): number {
+    let total = 0;
+    for (const connection of this.#connections) total += connection.bytesWritten;
+    return total;
+  }
+
+  /**
+   * Hot path: assembles the request and writes it on an idle connection before returning, else
+   * queues it. No allocation beyond the request string itself.
+   */
+  send(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: string | null): SendResult {
+    this.stats.requests++;
+    if (this.#closed) {
+      handler.onRawFailure('EXEC_DISCONNECTED', false);
+      return SendResult.REFUSED;
+    }
+    const request = body === null
+      ? head.prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
+      : head.prefix + timestampText + SIGNATURE_FIELD + signature + LENGTH_FIELD + Buffer.byteLength(body, 'utf8') + HEAD_END + body;
+    const connection = this.#pickIdle();
+    if (connection !== null) {
+      this.stats.written++;
+      connection.write(handler, request);
+      return SendResult.WRITTEN;
+    }
+    if (this.#queueCount === this.#options.queueMax) {
+      this.stats.queueFull++;
+      handler.onRawFailure('EXEC_RATE_LIMITED', false);
+      return SendResult.REFUSED;
+    }
+    const tail = (this.#queueHead + this.#queueCount) % this.#options.queueMax;
+    this.#queueHandlers[tail] = handler;
+    this.#queueRequests[tail] = request;
+    this.#queueSinceMs[tail] = performance.now();
+    this.#queueCount++;
+    this.stats.queued++;
+    return SendResult.QUEUED;
+  }
+
+  /** Like send(), but only when a connection is idle now (keep-warm requests must never queue). */
+  sendIfIdle(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: string | null): boolean {
+    if (this.#closed || this.#queueCount > 0 || this.idleCount === 0) return false;
+    return this.send(handler, head, timestampText, signature, body) === SendResult.WRITTEN;
+  }
+
+  /**
+   * The coarse tick: late responses, stale queue entries, hung connects, idle lifetimes. `nowMs`
+   * is monotonic (performance.now()).
+   */
+  tick(nowMs: number = performance.now()): void {
+    if (this.#closed) return;
+    const options = this.#options;
+    const slackMs = options.tickMs;
+    for (const connection of this.#connections) {
+      switch (connection.state) {
+        case ConnectionState.BUSY: {
+          const late = connection.responseStarted
+            ? nowMs - connection.lastDataMs > options.bodyTimeoutMs
+            : nowMs - connection.sentMs > options.headersTimeoutMs;
+          if (late) connection.timeOut();
+          break;
+        }
+        case ConnectionState.CONNECTING:
+          if (nowMs - connection.connectStartedMs > options.connectTimeoutMs) connection.retire(DownReason.CONNECT_FAILED);
+          break;
+        case ConnectionState.IDLE:
+          if (nowMs - connection.idleSinceMs > connection.idleLifetimeMs - slackMs) {
+            this.stats.retired++;
+            connection.retire(DownReason.RETIRED);
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    while (this.#queueCount > 0 && nowMs - this.#queueSinceMs[this.#queueHead]! > options.headersTimeoutMs) {
+      const handler = this.#dequeueHandler();
+      this.stats.queueTimeouts++;
+      handler.onRawFailure('EXEC_TIMEOUT', false);
+    }
+  }
+
+  /** Closes every connection: in-flight requests fail as sent (EXEC_DISCONNECTED), queued ones as not sent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const connection of this.#connections) {
+      if (connection.reconnectTimer !== null) clearTimeout(connection.reconnectTimer);
+      connection.reconnectTimer = null;
+      connection.retire(DownReason.SHUTDOWN);
+    }
+    while (this.#queueCount > 0) this.#dequeueHandler().onRawFailure('EXEC_DISCONNECTED', false);
+    this.#settleConnect(new ExecError('EXEC_DISCONNECTED', 'raw http: closed while connecting'));
+  }
+
+  // ---- ConnectionOwner ----
+
+  onConnectionIdle(connection: RawHttpConnection): void {
+    if (connection.exchanges === 0 && this.#connectWait !== null && this.connectedCount === this.#connections.length) {
+      this.#settleConnect(null);
+    }
+    if (this.#queueCount === 0 || this.#closed) return;
+    const request = this.#queueRequests[this.#queueHead]!;
+    const handler = this.#dequeueHandler();
+    this.stats.written++;
+    connection.write(handler, request);
+  }
+
+  onConnectionDown(connection: RawHttpConnection, reason: DownReason, hadExchange: boolean): void {
+    if (reason === DownReason.CONNECT_FAILED) this.stats.connectFailures++;
+    if (this.#closed) return;
+    if (this.#connectWait !== null) {
+      // Before trading, a connection that cannot be opened is an error for the caller, not a retry loop.
+      this.#settleConnect(new ExecError('EXEC_DISCONNECTED', `raw http: connection ${connection.index} to ${this.#options.origin} failed while connecting`));
+      this.close();
+      return;
+    }
+    // A used connection closed cleanly (server idle close, our retirement, Connection: close)
+    // reopens at once; deaths without a completed exchange back off so a refusing server is not hammered.
+    const clean = hadExchange || reason === DownReason.RETIRED;
+    connection.failures = clean ? 0 : connection.failures + 1;
+    const delayMs = connection.failures === 0
+      ? 0
+      : Math.min(this.#options.reconnectMaxMs, this.#options.reconnectMinMs * 2 ** Math.min(connection.failures - 1, 20));
+    connection.reconnectTimer = setTimeout(() => {
+      connection.reconnectTimer = null;
+      if (!this.#closed) connection.open();
+    }, delayMs);
+    connection.reconnectTimer.unref();
+  }
+
+  #pickIdle(): RawHttpConnection | null {
+    const connections = this.#connections;
+    const count = connections.length;
+    for (let k = 0; k < count; k++) {
+      let index = this.#next + k;
+      if (index >= count) index -= count;
+      const connection = connections[index]!;
+      if (connection.state === ConnectionState.IDLE) {
+        this.#next = index + 1 === count ? 0 : index + 1;
+        return connection;
+      }
+    }
+    return null;
+  }
+
+  #dequeueHandler(): RawExchangeHandler {
+    const head = this.#queueHead;
+    const handler = this.#queueHandlers[head]!;
+    this.#queueHandlers[head] = null;
+    this.#queueRequests[head] = '';
+    this.#queueHead = head + 1 === this.#options.queueMax ? 0 : head + 1;
+    this.#queueCount--;
+    return handler;
+  }
+
+  #settleConnect(error: Error | null): void {
+    const wait = this.#connectWait;
+    if (wait === null) return;
+    this.#connectWait = null;
+    if (error === null) wait.resolve();
+    else wait.reject(error);
+  }
+}
+
+function validate(options: RawHttpPoolOptions): void {
+  const problems: string[] = [];
+  let url: URL | null = null;
+  try {
+    url = new URL(options.origin);
+  } catch {
+    problems.push('origin must be an absolute URL');
+  }
+  if (url !== null && url.protocol !== 'http:' && url.protocol !== 'https:') problems.push('origin must be http or https');
+  if (url !== null && (url.pathname !== '/' || url.search !== '')) problems.push('origin must carry no path or query');
+  if (!/^[\x21-\x7e]+$/.test(options.keyId)) problems.push('keyId must be visible ASCII');
+  const positive: [string, number][] = [
+    ['connections', options.connections], ['queueMax', options.queueMax], ['connectTimeoutMs', options.connectTimeoutMs],
+    ['headersTimeoutMs', options.headersTimeoutMs], ['bodyTimeoutMs', options.bodyTimeoutMs], ['idleLifetimeMs', options.idleLifetimeMs],
+    ['reconnectMinMs', options.reconnectMinMs], ['reconnectMaxMs', options.reconnectMaxMs], ['tickMs', options.tickMs],
+  ];
+  for (const [name, value] of positive) {
+    if (!(Number.isInteger(value) && value > 0)) problems.push(`${name} must be a positive integer`);
+  }
+  if (!(Number.isInteger(options.keepAliveMarginMs) && options.keepAliveMarginMs >= 0)) problems.push('keepAliveMarginMs must be an integer >= 0');
+  // RestOrderEntry validates what it passes here: a problem is a caller bug.
+  if (problems.length > 0) throw new InvariantError(`RawHttpPool options: ${problems.join('; ')}`);
+}
