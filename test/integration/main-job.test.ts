@@ -1,0 +1,140 @@
+/**
+ * Goal: `npm start` (src/runtime/main.ts) as a user runs it: it starts the simulator as a child
+ * process, trades the configured market maker against it, prints a JSON status line every second
+ * when stdout is not a terminal, and on SIGINT cancels everything, prints a summary, stops the
+ * simulator and exits 0; an invalid configuration exits 2 with the problem named.
+ * Method: the main job in a child process (node --import tsx) with a temporary config file; the
+ * test reads its stdout lines and exit code, and checks the simulator child is gone afterwards.
+ */
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MARKET, ROOT_DIR } from './helpers.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'main-job-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+interface Run {
+  code: number | null;
+  lines: string[];
+  stderr: string;
+}
+
+/** Runs the main job; `onLine` may signal it. Bounded by `timeoutMs` (then SIGKILL). */
+function runMain(args: string[], onLine: (line: string, child: ReturnType<typeof spawn>) => void, timeoutMs: number): Promise<Run> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/main.ts', ...args], { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    lines.push(line);
+    onLine(line, child);
+  });
+  return new Promise<Run>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, lines, stderr });
+    });
+  });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('main job', () => {
+  it('trades against its simulator child, prints status lines, and on SIGINT cancels, summarises and exits 0', async () => {
+    const config = join(work, 'runtime.json');
+    writeFileSync(config, JSON.stringify({
+      sim: { activityUpdatesPerSec: 50 },
+      risk: { rateLimitTier: 'prime' },
+      strategies: [{ id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 1, markets: [MARKET], params: { halfSpreadTicks: 2, fairValue: '0.5000' } }],
+    }));
+    let signalled = false;
+    const run = await runMain(['--config', config], (line, child) => {
+      if (signalled || !line.startsWith('{"event":"status"')) return;
+      const status = JSON.parse(line) as { openOrders: number };
+      if (status.openOrders >= 2) {
+        signalled = true;
+        child.kill('SIGINT');
+      }
+    }, 90_000);
+    expect(run.stderr).toContain('simulator ready at http://127.0.0.1:');
+    expect(run.code).toBe(0);
+    const statuses = run.lines.filter((line) => line.startsWith('{"event":"status"')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(statuses.at(-1)).toMatchObject({ books: { synced: 1, total: 1 }, feed: 'open' });
+    expect(statuses.at(-1)).toHaveProperty('tickToTradeUs');
+    const summary = JSON.parse(run.lines.find((line) => line.startsWith('{"event":"summary"'))!) as Record<string, unknown>;
+    expect(summary).toMatchObject({ reason: 'SIGINT', openOrdersAfterStop: 0 });
+    expect(summary.ordersSent as number).toBeGreaterThanOrEqual(2);
+    const pid = Number(/\(pid (\d+),/.exec(run.stderr)?.[1]);
+    expect(pid).toBeGreaterThan(0);
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  it('on SIGHUP re-reads the config and redeploys the changed strategy without restarting', async () => {
+    const config = join(work, 'reload.json');
+    const write = (halfSpreadTicks: number): void =>
+      writeFileSync(config, JSON.stringify({
+        risk: { rateLimitTier: 'prime' },
+        strategies: [{ id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 2, markets: [MARKET], params: { halfSpreadTicks, fairValue: '0.5000' } }],
+      }));
+    write(2);
+    let phase = 0;
+    let statusesAfterHangup = 0;
+    const run = await runMain(['--config', config], (line, child) => {
+      if (!line.startsWith('{"event":"status"')) return;
+      if (phase === 0 && (JSON.parse(line) as { openOrders: number }).openOrders >= 2) {
+        phase = 1;
+        write(4);
+        child.kill('SIGHUP');
+      } else if (phase === 1 && ++statusesAfterHangup >= 2) {
+        phase = 2;
+        child.kill('SIGTERM');
+      }
+    }, 90_000);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('SIGHUP: redeployed [mm], deployed [], stopped []');
+    const summary = JSON.parse(run.lines.find((line) => line.startsWith('{"event":"summary"'))!) as Record<string, unknown>;
+    expect(summary).toMatchObject({ reason: 'SIGTERM', openOrdersAfterStop: 0 });
+    // Two quotes before the reload, cancelled by the stop; two new ones after it.
+    expect(summary.ordersSent as number).toBeGreaterThanOrEqual(4);
+  });
+
+  it('exits 2 naming the problem when the configuration is invalid', async () => {
+    const config = join(work, 'bad.json');
+    writeFileSync(config, JSON.stringify({ risk: { maxOrderCount: 100 }, strategies: [{ id: 'mm', plugin: 'strategies/market-maker.ts', markets: [MARKET], params: { halfSpreadTicks: -1 } }] }));
+    const run = await runMain(['--config', config], () => {}, 60_000);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('/risk/maxOrderCount');
+  });
+
+  it('exits 2 on a strategy whose params do not match its plugin schema, before starting a venue', async () => {
+    const config = join(work, 'bad-params.json');
+    writeFileSync(config, JSON.stringify({ strategies: [{ id: 'mm', plugin: 'strategies/market-maker.ts', markets: [MARKET], params: { halfSpreadTicks: -1 } }] }));
+    const run = await runMain(['--config', config], () => {}, 60_000);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('strategies[mm].params/halfSpreadTicks: must be >= 0');
+    expect(run.stderr).not.toContain('simulator ready');
+  });
+
+  it('exits 2 on an unknown argument', async () => {
+    const run = await runMain(['--bogus'], () => {}, 60_000);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('unknown argument "--bogus"');
+  });
+});
