@@ -7,3 +7,4 @@ export { startSim, SIM_DEFAULTS, type CreateApiKeyOptions, type SimHandle, type 
 export { FaultController, FAULT_PROFILES, faultProfileNames, type FaultRule, type FaultTarget, type FaultKind, type WsActionFilter } from './faults/index.ts';
 export { SCOPES, type Scope } from './auth/index.ts';
 export { RATE_LIMIT_TIERS, type RateLimitTier } from './rate-limit/index.ts';
+export { PROBE_PATH, PROBE_RESET_PATH, type ProbeSummary, type SimProbe } from './server/probe.ts';

@@ -12,6 +12,7 @@
  *   --activity-rate N   synthetic market updates per second, 0 = off (default 0)
  *   --keys-dir DIR      demo key directory (default var/sim-keys)
  *   --log-level LEVEL   stderr log level (default info)
+ *   --probe             wire-to-wire probe on (GET /_sim/probe, POST /_sim/probe/reset; default off)
  */
 
 import { createLogger } from '../telemetry/index.ts';
@@ -26,6 +27,7 @@ interface Args {
   activityRate: number;
   keysDir: string | undefined;
   logLevel: string;
+  probe: boolean;
 }
 
 class UsageError extends Error {
@@ -38,7 +40,7 @@ function integerArg(name: string, text: string | undefined): number {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { port: 0, host: '127.0.0.1', seed: 1, markets: undefined, faults: 'none', activityRate: 0, keysDir: undefined, logLevel: 'info' };
+  const args: Args = { port: 0, host: '127.0.0.1', seed: 1, markets: undefined, faults: 'none', activityRate: 0, keysDir: undefined, logLevel: 'info', probe: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
@@ -73,6 +75,9 @@ function parseArgs(argv: readonly string[]): Args {
       case '--log-level':
         args.logLevel = take();
         break;
+      case '--probe':
+        args.probe = true;
+        break;
       default:
         throw new UsageError(`unknown argument ${flag}`);
     }
@@ -98,8 +103,9 @@ async function main(): Promise<void> {
     activity: args.activityRate > 0 ? { updatesPerSec: args.activityRate } : false,
     keysDir: args.keysDir,
     logger,
+    probe: args.probe,
   });
-  logger.info({ http: sim.httpUrl, ws: sim.wsUrl, faults: args.faults, activityRate: args.activityRate, keyId: sim.demoKey.keyId }, 'simulator listening');
+  logger.info({ http: sim.httpUrl, ws: sim.wsUrl, faults: args.faults, activityRate: args.activityRate, probe: args.probe, keyId: sim.demoKey.keyId }, 'simulator listening');
   process.stdout.write(
     `${JSON.stringify({ event: 'ready', http: sim.httpUrl, ws: sim.wsUrl, keyId: sim.demoKey.keyId, privateKeyPath: sim.demoKey.privateKeyPath, pid: process.pid })}\n`,
   );

@@ -21,6 +21,7 @@ import { loadCatalog, SimEngine, type Catalog, type SimEngineOptions } from './e
 import { FaultController } from './faults/index.ts';
 import { RateLimiter, type RateLimitTier } from './rate-limit/index.ts';
 import { ActivityDriver } from './server/activity-driver.ts';
+import { WireProbe, type SimProbe } from './server/probe.ts';
 import { SimServer } from './server/sim-server.ts';
 import { SimServices } from './server/services.ts';
 
@@ -63,6 +64,8 @@ export interface StartSimOptions {
   logger?: Logger;
   /** Engine options beyond postOnlyCrossReject400 (tests: a small order-group cap). */
   engineOptions?: Partial<SimEngineOptions>;
+  /** Wire-to-wire probe (server/probe.ts, GET /_sim/probe); off costs nothing per message. Default false. */
+  probe?: boolean;
 }
 
 export interface CreateApiKeyOptions {
@@ -85,6 +88,8 @@ export interface SimHandle {
   faults: FaultController;
   engine: SimEngine;
   rateLimiter: RateLimiter;
+  /** The wire-to-wire probe (summary, reset); null unless started with probe: true. */
+  probe: SimProbe | null;
   close(): Promise<void>;
 }
 
@@ -115,6 +120,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     options: { ...options.engineOptions, postOnlyCrossReject400: options.postOnlyCrossReject400 ?? options.engineOptions?.postOnlyCrossReject400 ?? false },
   });
   const keys = new ApiKeyStore('basic');
+  const probe = options.probe === true ? new WireProbe() : null;
   const services = new SimServices({
     engine,
     keys,
@@ -125,6 +131,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     logger,
     fundingPerSubaccount: asCenticents((options.fundingDollars ?? SIM_DEFAULTS.fundingDollars) * 10_000),
     maxBodyBytes: options.maxBodyBytes ?? SIM_DEFAULTS.maxBodyBytes,
+    probe,
   });
   const demo = loadOrCreateDemoKey(keys, options.keysDir ?? DEFAULT_KEYS_DIR, options.demoKeyTier ?? SIM_DEFAULTS.demoKeyTier, DEFAULT_USER_ID);
   services.ensureFunded(DEFAULT_USER_ID, 0);
@@ -157,6 +164,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     faults: services.faults,
     engine,
     rateLimiter: services.rateLimiter,
+    probe,
     async close() {
       if (closed) return;
       closed = true;

@@ -11,6 +11,7 @@ import type { ApiKeyStore, Authenticator } from '../auth/index.ts';
 import { EXCHANGE_INDEXES, type SimEngine } from '../engine/index.ts';
 import type { FaultController } from '../faults/index.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
+import type { WireProbe } from './probe.ts';
 import type { Logger } from 'pino';
 
 export interface SimServicesOptions {
@@ -24,6 +25,8 @@ export interface SimServicesOptions {
   fundingPerSubaccount: Centicents;
   /** Largest accepted request body, bytes. */
   maxBodyBytes: number;
+  /** Wire-to-wire probe (probe.ts); null or absent when off. */
+  probe?: WireProbe | null;
 }
 
 export class SimServices {
@@ -35,6 +38,7 @@ export class SimServices {
   readonly now: () => number;
   readonly logger: Logger;
   readonly maxBodyBytes: number;
+  readonly probe: WireProbe | null;
   readonly #fundingPerSubaccount: Centicents;
   readonly #funded = new Set<string>();
 
@@ -47,6 +51,7 @@ export class SimServices {
     this.now = options.now;
     this.logger = options.logger;
     this.maxBodyBytes = options.maxBodyBytes;
+    this.probe = options.probe ?? null;
     this.#fundingPerSubaccount = options.fundingPerSubaccount;
   }
 

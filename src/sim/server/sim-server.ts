@@ -41,7 +41,7 @@ export class SimServer {
   constructor(services: SimServices, options: SimServerOptions) {
     const uws = loadUws();
     this.#services = services;
-    this.hub = new WsHub({ engine: services.engine, faults: services.faults, logger: services.logger, bufferLimitBytes: options.wsBufferLimitBytes });
+    this.hub = new WsHub({ engine: services.engine, faults: services.faults, logger: services.logger, bufferLimitBytes: options.wsBufferLimitBytes, probe: services.probe });
     this.#rest = new RestServer(services, ALL_ROUTES);
     this.#ws = new WsServer({
       hub: this.hub,

@@ -20,7 +20,9 @@ import {
 import { API_PREFIX, bucketOf, costOf } from '../../rate-limit/index.ts';
 import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.ts';
 import type { SimServices } from '../services.ts';
+import { PROBED_ROUTES, type WireProbe } from '../probe.ts';
 import { decodeJsonBody } from './body.ts';
+import { probeEndpointReply, SIM_PATH_PREFIX } from './probe-endpoint.ts';
 import { Query } from './query.ts';
 import { flatError, nestedError, RestError, statusLine, TOO_MANY_REQUESTS, type RestReply } from './reply.ts';
 import type { HttpMethod, RestContext, RouteDef } from './route.ts';
@@ -44,6 +46,8 @@ interface PendingRequest {
   params: Record<string, string>;
   chunks: Buffer[];
   bodyBytes: number;
+  /** Probe clock when the request arrived; 0 unless the probe is on and the route is probed. */
+  receivedNs: number;
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'DELETE']);
@@ -54,11 +58,18 @@ export class RestServer {
   /** Requests a fault left unanswered; ended when the server closes. */
   readonly #hanging = new Set<PendingRequest>();
   readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #probe: WireProbe | null;
+  /** Routes the probe samples (empty when it is off). */
+  readonly #probedRoutes = new Set<RouteDef>();
   #closed = false;
 
   constructor(services: SimServices, routes: readonly RouteDef[]) {
     this.#services = services;
-    for (const route of routes) this.#router.add(route);
+    this.#probe = services.probe;
+    for (const route of routes) {
+      this.#router.add(route);
+      if (this.#probe !== null && PROBED_ROUTES.some((probed) => probed.method === route.method && probed.path === route.path)) this.#probedRoutes.add(route);
+    }
   }
 
   /** Registers the catch-all HTTP handler on `app` (the WebSocket route is registered before it). */
@@ -76,6 +87,8 @@ export class RestServer {
   }
 
   #onRequest(res: HttpResponse, req: HttpRequest): void {
+    // First thing: the arrival time the probe measures from (one null check when it is off).
+    const receivedNs = this.#probe === null ? 0 : this.#probe.now();
     const method = req.getMethod().toUpperCase();
     const rawPath = req.getUrl();
     if (!METHODS.has(method)) {
@@ -83,7 +96,10 @@ export class RestServer {
       return;
     }
     if (!rawPath.startsWith(API_PREFIX + '/')) {
-      res.cork(() => writeReply(res, nestedError(404, 'not_found', `no route for ${method} ${rawPath}`)));
+      const reply = rawPath.startsWith(SIM_PATH_PREFIX)
+        ? probeEndpointReply(this.#probe, method, rawPath)
+        : nestedError(404, 'not_found', `no route for ${method} ${rawPath}`);
+      res.cork(() => writeReply(res, reply));
       return;
     }
     const relativePath = rawPath.slice(API_PREFIX.length);
@@ -116,6 +132,7 @@ export class RestServer {
       params: match.params,
       chunks: [],
       bodyBytes: 0,
+      receivedNs: receivedNs !== 0 && this.#probedRoutes.has(match.route) ? receivedNs : 0,
     };
     res.onAborted(() => {
       pending.aborted = true;
@@ -190,6 +207,7 @@ export class RestServer {
         body = decodeJsonBody(bodyBytes);
       }
     }
+    if (pending.receivedNs !== 0) this.#probe!.noteOrder(body, pending.receivedNs);
     const ctx: RestContext = {
       method: pending.method,
       routeTemplate: route.path,

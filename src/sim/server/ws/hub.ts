@@ -35,6 +35,7 @@ import {
 import type { Count, Price } from '../../../core/index.ts';
 import type { FaultController, WsActionFilter, WsFaultActuator } from '../../faults/index.ts';
 import type { Logger } from 'pino';
+import type { WireProbe } from '../probe.ts';
 import { DeltaTexts, emptySnapshotText, snapshotText, VARIANT_OWN, VARIANT_YES_PRICE } from './book-messages.ts';
 import { SEQUENCED_CHANNELS, WS_ERROR_TEXT, WsError, type Channel } from './protocol.ts';
 import type { WsSession } from './session.ts';
@@ -46,6 +47,8 @@ export interface WsHubOptions {
   logger: Logger;
   /** Per-connection uWS buffer above which a subscription overflows (error 25). */
   bufferLimitBytes: number;
+  /** Wire-to-wire probe (probe.ts); null or absent when off. */
+  probe?: WireProbe | null;
 }
 
 interface TickerState {
@@ -93,12 +96,14 @@ export class WsHub implements EngineListener, WsFaultActuator {
   readonly #delta = new DeltaTexts();
   readonly #flushBound = (): void => this.#flushAll();
   readonly #overflowBound = (sub: Subscription): void => this.overflow(sub);
+  readonly #probe: WireProbe | null;
 
   constructor(options: WsHubOptions) {
     this.#engine = options.engine;
     this.#faults = options.faults;
     this.#logger = options.logger;
     this.bufferLimitBytes = options.bufferLimitBytes;
+    this.#probe = options.probe ?? null;
     for (const channel of ['fill', 'user_orders', 'market_positions', 'order_group_updates', 'communications'] as const) {
       this.#private.set(channel, new Map());
     }
@@ -281,6 +286,8 @@ export class WsHub implements EngineListener, WsFaultActuator {
 
   #flushAll(): void {
     this.#flushScheduled = false;
+    // Probe: the batch's send time, taken before its first frame is handed to uWS (probe.ts).
+    if (this.#probe !== null) this.#probe.markFlushed();
     const dirty = this.#dirty;
     // Sessions dirtied during this flush (overflow errors) are appended and flushed in this loop.
     for (let i = 0; i < dirty.length; i++) dirty[i].flush(this.bufferLimitBytes, this.#overflowBound);
@@ -362,6 +369,7 @@ export class WsHub implements EngineListener, WsFaultActuator {
         const msg = texts.text(variant, own && (key.subaccount !== null || order.subaccount !== 0));
         this.#deliverDelta(sub, msg, market.ticker);
       }
+      if (this.#probe !== null) this.#probe.noteDelta(market.ticker);
     }
     if (this.#tickerAll.length > 0 || this.#ticker.has(market.ticker)) this.#maybeTicker(market, tsMs, false);
   }
