@@ -140,12 +140,16 @@ function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger): Promi
       if (done) return;
       done = true;
       clearInterval(statusTimer);
+      if (logTimer !== null) clearInterval(logTimer);
       if (durationTimer !== null) clearTimeout(durationTimer);
       process.off('SIGHUP', onHangup);
       printer.finish();
       resolveStop(reason);
     };
     const statusTimer = setInterval(() => printer.print(runtime.status(), Math.round((Date.now() - startedMs) / 1000)), 1_000);
+    // The log file gets the full status (and the hop percentiles) every telemetry.statusIntervalMs.
+    const logEveryMs = runtime.config.telemetry.statusIntervalMs;
+    const logTimer = logEveryMs > 0 ? setInterval(() => logger.info({ status: runtime.status(), hops: runtime.probe.summaries() }, 'status'), logEveryMs) : null;
     const durationTimer = args.durationSec > 0 ? setTimeout(() => finish(`duration ${args.durationSec}s`), args.durationSec * 1_000) : null;
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals): void => {
@@ -202,7 +206,8 @@ function printSummary(runtime: Runtime, reason: string): void {
     oms: runtime.oms.stats,
     journal: relative(process.cwd(), runtime.journal.path),
   };
-  process.stdout.write(`${JSON.stringify(summary)}\n`);
+  // One JSON line for pipes and logs; indented for a person at a terminal.
+  process.stdout.write(`${process.stdout.isTTY === true ? JSON.stringify(summary, null, 2) : JSON.stringify(summary)}\n`);
 }
 
 async function closeLog(logger: Logger, stream: WriteStream): Promise<void> {
