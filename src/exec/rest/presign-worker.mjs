@@ -8,7 +8,9 @@
  * Protocol (one request, one reply, in order):
  *   in : { endpoint: number, id: number, method: string, path: string, timestampMs: number, n: number }
  *   out: { endpoint: number, id: number, timestampMs: number, signatures: string[] }   (n signatures)
- * endpoint >= 0 feeds a ring; endpoint -1 answers a one-off request named by id.
+ * endpoint >= 0 feeds a ring; endpoint -1 answers a one-off request named by id; endpoint -2 is a
+ * batch of different paths (per-order paths): `methods` and `paths` arrays replace method/path/n,
+ * and signatures[i] signs (timestampMs, methods[i], paths[i]).
  * It never chooses timestamps or paths, keeps no state but the key, and never logs the key.
  */
 
@@ -19,6 +21,15 @@ const key = workerData.key; // a KeyObject, cloned into this thread by worker_th
 const options = { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST };
 
 parentPort.on('message', (request) => {
+  if (request.endpoint === -2) {
+    const signatures = new Array(request.paths.length);
+    for (let i = 0; i < signatures.length; i++) {
+      const message = Buffer.from(`${request.timestampMs}${request.methods[i]}${request.paths[i]}`, 'utf8');
+      signatures[i] = sign('sha256', message, options).toString('base64');
+    }
+    parentPort.postMessage({ endpoint: -2, id: request.id, timestampMs: request.timestampMs, signatures });
+    return;
+  }
   const message = Buffer.from(`${request.timestampMs}${request.method}${request.path}`, 'utf8');
   const signatures = new Array(request.n);
   for (let i = 0; i < request.n; i++) {

@@ -77,7 +77,7 @@ export interface PresignerStats {
 }
 
 interface WorkerReply {
-  endpoint: number; // -1: a one-off signAsync() request
+  endpoint: number; // -1: a one-off signAsync() request; -2: a signBatch() request
   id: number;
   timestampMs: number;
   signatures: string[];
@@ -87,6 +87,9 @@ interface OneOff {
   resolve: (signature: PresignedSignature) => void;
   reject: (error: Error) => void;
 }
+
+/** Receives a signBatch() reply: signatures[i] signs (timestampMs, methods[i], paths[i]); null when the worker failed. */
+export type BatchSigned = (timestampMs: number, timestampText: string, signatures: readonly string[] | null) => void;
 
 class Ring {
   readonly method: string;
@@ -134,6 +137,7 @@ export class Presigner {
   #closed = false;
   #onChange: (() => void) | null = null; // start() waits on it
   readonly #oneOff = new Map<number, OneOff>(); // signAsync() requests by id
+  readonly #batches = new Map<number, BatchSigned>(); // signBatch() requests by id
   #oneOffSeq = 0;
 
   private constructor(options: PresignerOptions) {
@@ -251,6 +255,22 @@ export class Presigner {
     });
   }
 
+  /**
+   * Signatures for several (method, path) pairs with one timestamp (the clock now), made by the
+   * worker in one message: for per-order paths (order-path-signatures.ts). `done` runs once, with
+   * null signatures if the worker stops first. Off the hot path: one message and arrays per call.
+   */
+  signBatch(methods: readonly string[], paths: readonly string[], done: BatchSigned): void {
+    if (!this.alive) {
+      done(0, '', null);
+      return;
+    }
+    const id = ++this.#oneOffSeq;
+    this.#batches.set(id, done);
+    this.stats.requested += paths.length;
+    this.#worker.postMessage({ endpoint: -2, id, methods, paths, timestampMs: this.#clock.nowMs(), n: paths.length });
+  }
+
   /** Stops the tick and terminates the worker; take() returns false afterwards. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
@@ -271,6 +291,13 @@ export class Presigner {
 
   #onReply(reply: WorkerReply): void {
     if (this.#closed) return;
+    if (reply.endpoint === -2) {
+      const done = this.#batches.get(reply.id);
+      this.#batches.delete(reply.id);
+      this.stats.received += reply.signatures.length;
+      done?.(reply.timestampMs, String(reply.timestampMs), reply.signatures);
+      return;
+    }
     if (reply.endpoint === -1) {
       const pending = this.#oneOff.get(reply.id);
       this.#oneOff.delete(reply.id);
@@ -307,6 +334,9 @@ export class Presigner {
   #failOneOffs(message: string): void {
     for (const pending of this.#oneOff.values()) pending.reject(new PresignerError('PRESIGN_WORKER_FAILED', message));
     this.#oneOff.clear();
+    const batches = [...this.#batches.values()];
+    this.#batches.clear();
+    for (const done of batches) done(0, '', null);
   }
 
   #waitFull(timeoutMs: number): Promise<void> {

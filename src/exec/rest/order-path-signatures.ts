@@ -1,0 +1,208 @@
+/**
+ * Per-order presigned signatures. Cancel (single route), amend and decrease sign a path that holds
+ * the order id (`/portfolio/events/orders/{id}`, `.../amend`, `.../decrease`), so the presigner's
+ * constant-path rings cannot serve them. Once a create is acknowledged and the order rests, this
+ * store asks the presigner's worker (one batch message) for a signature of each of those paths, so a
+ * later cancel/amend/decrease on the hot path takes a fresh one instead of paying ~1 ms of RSA on
+ * the event loop. A signature is used once, never when older than `maxAgeMs` (<= 5 s: the
+ * exchange's past-skew window is larger, spec/rest.md §1), replaced after each use, and refreshed
+ * while it ages, as long as the order was touched within `idleLifetimeMs`.
+ *
+ * Record per tracked order (pooled; at most `capacity`, the oldest tracked is evicted first):
+ *
+ *   orderId | path[kind] | timestampMs[kind] timestampText[kind] signature[kind] | pending mask
+ *           kind: 0 cancel (DELETE), 1 amend (POST), 2 decrease (POST); only the enabled kinds
+ *
+ * Owns: the records and what to ask the worker. Never: signs on the calling thread (a miss returns
+ * false; the caller signs inline and counts it), sends requests, or knows whether an order is live
+ * beyond what its owner tells it (track / forget).
+ */
+
+import type { Clock } from '../../core/index.ts';
+import type { Presigner, PresignedSignature } from './presigner.ts';
+
+export const OrderPathKind = { CANCEL: 0, AMEND: 1, DECREASE: 2 } as const;
+export type OrderPathKind = (typeof OrderPathKind)[keyof typeof OrderPathKind];
+const KIND_COUNT = 3;
+const METHODS: readonly string[] = ['DELETE', 'POST', 'POST'];
+const SUFFIXES: readonly string[] = ['', '/amend', '/decrease'];
+
+export interface OrderPathSignaturesOptions {
+  presigner: Presigner;
+  clock: Clock; // the signing clock (wall time, as the timestamps)
+  ordersPath: string; // `${prefix}/portfolio/events/orders`
+  kinds: readonly OrderPathKind[]; // which per-order paths to keep signed
+  capacity: number; // orders tracked at once
+  maxAgeMs: number; // never hand out an older signature
+  refreshLeadMs: number; // re-sign this long before maxAgeMs
+  idleLifetimeMs: number; // stop refreshing an order not tracked or used for this long
+}
+
+export interface OrderPathSignaturesStats {
+  tracked: number; // track() calls
+  signed: number; // signatures received
+  taken: number; // handed out
+  missed: number; // take() with no fresh signature (caller signed inline)
+  evicted: number; // dropped at capacity or after idleLifetimeMs
+}
+
+class OrderRecord {
+  orderId = '';
+  generation = 0; // bumped when the record is reused, so a late worker reply cannot fill the wrong order
+  touchedMs = 0;
+  pending = 0; // bit per kind: a signature is being made
+  readonly paths: string[] = ['', '', ''];
+  readonly timestampsMs = new Float64Array(KIND_COUNT);
+  readonly timestampTexts: string[] = ['', '', ''];
+  readonly signatures: string[] = ['', '', ''];
+
+  clear(): void {
+    this.orderId = '';
+    this.generation++;
+    this.touchedMs = 0;
+    this.pending = 0;
+    for (let kind = 0; kind < KIND_COUNT; kind++) {
+      this.paths[kind] = '';
+      this.timestampsMs[kind] = 0;
+      this.timestampTexts[kind] = '';
+      this.signatures[kind] = '';
+    }
+  }
+}
+
+export class OrderPathSignatures {
+  readonly stats: OrderPathSignaturesStats = { tracked: 0, signed: 0, taken: 0, missed: 0, evicted: 0 };
+  readonly #options: OrderPathSignaturesOptions;
+  readonly #kinds: readonly OrderPathKind[];
+  readonly #records = new Map<string, OrderRecord>(); // insertion order = eviction order
+  readonly #free: OrderRecord[] = [];
+
+  constructor(options: OrderPathSignaturesOptions) {
+    this.#options = options;
+    this.#kinds = [...options.kinds];
+  }
+
+  get size(): number {
+    return this.#records.size;
+  }
+
+  /** The signed path of `kind` for a tracked order (no allocation), or null when not tracked. */
+  path(orderId: string, kind: OrderPathKind): string | null {
+    const record = this.#records.get(orderId);
+    return record === undefined || record.paths[kind] === '' ? null : record.paths[kind]!;
+  }
+
+  /** After a create ack that left the order resting: its paths get signed at the next flush(). */
+  track(orderId: string): void {
+    if (this.#records.has(orderId)) return;
+    if (this.#records.size >= this.#options.capacity) {
+      const oldest = this.#records.keys().next().value as string;
+      this.#drop(oldest);
+      this.stats.evicted++;
+    }
+    const record = this.#free.pop() ?? new OrderRecord();
+    record.orderId = orderId;
+    record.touchedMs = this.#options.clock.nowMs();
+    const encoded = `${this.#options.ordersPath}/${encodeURIComponent(orderId)}`;
+    for (const kind of this.#kinds) record.paths[kind] = encoded + SUFFIXES[kind]!;
+    this.#records.set(orderId, record);
+    this.stats.tracked++;
+  }
+
+  /** The order is gone (cancelled, fully filled, decreased to zero): stop keeping its signatures. */
+  forget(orderId: string): void {
+    this.#drop(orderId);
+  }
+
+  /**
+   * Hot path: moves a fresh signature of (orderId, kind) into `out` and forgets it (single use).
+   * False when the order is not tracked, the kind not enabled, or the signature missing or too
+   * old; the caller signs inline. Either way the order counts as touched and a replacement is made
+   * at the next flush().
+   */
+  take(orderId: string, kind: OrderPathKind, out: PresignedSignature): boolean {
+    const record = this.#records.get(orderId);
+    if (record === undefined || record.paths[kind] === '') return false;
+    const nowMs = this.#options.clock.nowMs();
+    record.touchedMs = nowMs;
+    const signature = record.signatures[kind]!;
+    const fresh = signature !== '' && record.timestampsMs[kind]! >= nowMs - this.#options.maxAgeMs;
+    record.signatures[kind] = '';
+    if (!fresh) {
+      this.stats.missed++;
+      return false;
+    }
+    out.timestampText = record.timestampTexts[kind]!;
+    out.signature = signature;
+    record.timestampTexts[kind] = '';
+    this.stats.taken++;
+    return true;
+  }
+
+  /**
+   * Asks the worker, in one message, for every missing or aging signature of the tracked orders;
+   * drops orders untouched for idleLifetimeMs. Called when the trading thread is idle and on the
+   * housekeeping tick, never on the hot path.
+   */
+  flush(): void {
+    const presigner = this.#options.presigner;
+    if (!presigner.alive || this.#records.size === 0) return;
+    const nowMs = this.#options.clock.nowMs();
+    const staleBeforeMs = nowMs - (this.#options.maxAgeMs - this.#options.refreshLeadMs);
+    const idleBeforeMs = nowMs - this.#options.idleLifetimeMs;
+    let methods: string[] | null = null;
+    let paths: string[] = [];
+    let targets: OrderRecord[] = [];
+    let targetKinds: number[] = [];
+    let expired: string[] | null = null;
+    for (const record of this.#records.values()) {
+      if (record.touchedMs < idleBeforeMs) {
+        (expired ??= []).push(record.orderId);
+        continue;
+      }
+      for (const kind of this.#kinds) {
+        const bit = 1 << kind;
+        if ((record.pending & bit) !== 0) continue;
+        if (record.signatures[kind] !== '' && record.timestampsMs[kind]! >= staleBeforeMs) continue;
+        if (methods === null) {
+          methods = [];
+          paths = [];
+          targets = [];
+          targetKinds = [];
+        }
+        record.pending |= bit;
+        methods.push(METHODS[kind]!);
+        paths.push(record.paths[kind]!);
+        targets.push(record);
+        targetKinds.push(kind);
+      }
+    }
+    if (expired !== null) {
+      for (const orderId of expired) this.#drop(orderId);
+      this.stats.evicted += expired.length;
+    }
+    if (methods === null) return;
+    const generations = targets.map((record) => record.generation);
+    presigner.signBatch(methods, paths, (timestampMs, timestampText, signatures) => {
+      for (let i = 0; i < targets.length; i++) {
+        const record = targets[i]!;
+        if (record.generation !== generations[i]) continue; // forgotten (and maybe reused) meanwhile
+        const kind = targetKinds[i]!;
+        record.pending &= ~(1 << kind);
+        if (signatures === null) continue;
+        record.timestampsMs[kind] = timestampMs;
+        record.timestampTexts[kind] = timestampText;
+        record.signatures[kind] = signatures[i]!;
+        this.stats.signed++;
+      }
+    });
+  }
+
+  #drop(orderId: string): void {
+    const record = this.#records.get(orderId);
+    if (record === undefined) return;
+    this.#records.delete(orderId);
+    record.clear();
+    this.#free.push(record);
+  }
+}

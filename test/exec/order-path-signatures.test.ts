@@ -1,0 +1,144 @@
+// Goal: per-order paths (cancel, amend, decrease of one order id) are signed in the presigner's
+// worker after track(), handed out once each, never when older than maxAgeMs, replaced after use,
+// refreshed while aging, and dropped on forget(), at capacity and after idleLifetimeMs; a reply for
+// an order forgotten meanwhile never fills another order's record.
+// Method: a real Presigner worker with a fresh RSA key and a ManualClock driving age; every
+// signature taken is checked with verifyRequest against (timestamp, method, path); waits poll the
+// store's counters with bounded loops.
+
+import { generateKeyPairSync } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, verifyRequest } from '../../src/core/index.ts';
+import { OrderPathKind, OrderPathSignatures, type OrderPathSignaturesOptions } from '../../src/exec/rest/order-path-signatures.ts';
+import { Presigner, type PresignedSignature } from '../../src/exec/rest/presigner.ts';
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const ORDERS = '/trade-api/v2/portfolio/events/orders';
+const T0 = 1_781_821_370_000;
+
+let presigner: Presigner | null = null;
+afterEach(async () => {
+  await presigner?.close();
+  presigner = null;
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
+async function store(clock: ManualClock, overrides: Partial<OrderPathSignaturesOptions> = {}): Promise<OrderPathSignatures> {
+  presigner = await Presigner.start({
+    privateKey, clock, endpoints: [{ method: 'POST', path: ORDERS, capacity: 1 }],
+    maxAgeMs: 3_000, refreshLeadMs: 1_000, tickMs: 10_000, startTimeoutMs: 10_000, refillOnTake: false,
+  });
+  return new OrderPathSignatures({
+    presigner, clock, ordersPath: ORDERS, kinds: [OrderPathKind.CANCEL, OrderPathKind.AMEND, OrderPathKind.DECREASE],
+    capacity: 4, maxAgeMs: 3_000, refreshLeadMs: 1_000, idleLifetimeMs: 30_000, ...overrides,
+  });
+}
+
+const out: PresignedSignature = { timestampText: '', signature: '' };
+
+function verifies(method: string, path: string): boolean {
+  return verifyRequest(publicKey, Number(out.timestampText), method, path, out.signature);
+}
+
+describe('OrderPathSignatures', () => {
+  it('signs cancel, amend and decrease paths of a tracked order in one batch; each is used once', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock);
+    paths.track('ord/1'); // an id that needs percent-encoding in the path
+    expect(paths.path('ord/1', OrderPathKind.AMEND)).toBe(`${ORDERS}/ord%2F1/amend`);
+    expect(paths.path('ord/1', OrderPathKind.CANCEL)).toBe(`${ORDERS}/ord%2F1`);
+    expect(paths.path('other', OrderPathKind.AMEND)).toBeNull();
+    const requestedBefore = presigner!.stats.requested;
+    paths.flush();
+    expect(presigner!.stats.requested - requestedBefore).toBe(3);
+    await until(() => paths.stats.signed === 3);
+
+    clock.advance(500);
+    expect(paths.take('ord/1', OrderPathKind.AMEND, out)).toBe(true);
+    expect(out.timestampText).toBe(String(T0));
+    expect(verifies('POST', `${ORDERS}/ord%2F1/amend`)).toBe(true);
+    expect(paths.take('ord/1', OrderPathKind.DECREASE, out)).toBe(true);
+    expect(verifies('POST', `${ORDERS}/ord%2F1/decrease`)).toBe(true);
+    expect(paths.take('ord/1', OrderPathKind.CANCEL, out)).toBe(true);
+    expect(verifies('DELETE', `${ORDERS}/ord%2F1`)).toBe(true);
+    // Used: the next take misses until a replacement is made.
+    expect(paths.take('ord/1', OrderPathKind.AMEND, out)).toBe(false);
+    expect(paths.stats.missed).toBe(1);
+    paths.flush();
+    await until(() => paths.stats.signed === 6);
+    expect(paths.take('ord/1', OrderPathKind.AMEND, out)).toBe(true);
+    expect(out.timestampText).toBe(String(T0 + 500));
+    expect(verifies('POST', `${ORDERS}/ord%2F1/amend`)).toBe(true);
+  });
+
+  it('never hands out a signature older than maxAgeMs, and refreshes aging ones on flush', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock);
+    paths.track('o-1');
+    paths.flush();
+    await until(() => paths.stats.signed === 3);
+    clock.advance(1_500); // younger than maxAge - lead: nothing to refresh
+    const requested = presigner!.stats.requested;
+    paths.flush();
+    expect(presigner!.stats.requested).toBe(requested);
+    clock.advance(1_000); // 2.5 s: past maxAge - lead, still usable
+    paths.flush();
+    expect(presigner!.stats.requested - requested).toBe(3);
+    await until(() => paths.stats.signed === 6);
+    expect(paths.take('o-1', OrderPathKind.CANCEL, out)).toBe(true);
+    expect(out.timestampText).toBe(String(T0 + 2_500));
+    clock.advance(3_001); // everything now too old
+    expect(paths.take('o-1', OrderPathKind.AMEND, out)).toBe(false);
+    expect(paths.take('o-1', OrderPathKind.DECREASE, out)).toBe(false);
+    expect(paths.stats.missed).toBe(2);
+  });
+
+  it('forget drops the order; a late worker reply does not fill a reused record', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock);
+    paths.track('gone');
+    paths.flush(); // in the worker now
+    paths.forget('gone');
+    paths.track('next'); // may reuse the record
+    expect(paths.size).toBe(1);
+    paths.flush();
+    await until(() => paths.stats.signed === 3);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(paths.take('gone', OrderPathKind.AMEND, out)).toBe(false);
+    expect(paths.take('next', OrderPathKind.AMEND, out)).toBe(true);
+    expect(verifies('POST', `${ORDERS}/next/amend`)).toBe(true);
+  });
+
+  it('evicts the oldest tracked order at capacity and orders untouched for idleLifetimeMs', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock, { capacity: 2, idleLifetimeMs: 10_000, kinds: [OrderPathKind.AMEND] });
+    paths.track('a');
+    paths.track('b');
+    paths.track('c');
+    expect(paths.size).toBe(2);
+    expect(paths.path('a', OrderPathKind.AMEND)).toBeNull();
+    expect(paths.path('c', OrderPathKind.CANCEL)).toBeNull(); // kind not enabled
+    expect(paths.stats.evicted).toBe(1);
+    clock.advance(6_000);
+    paths.take('c', OrderPathKind.AMEND, out); // touches c
+    clock.advance(5_000); // b untouched for 11 s
+    paths.flush();
+    expect(paths.size).toBe(1);
+    expect(paths.path('b', OrderPathKind.AMEND)).toBeNull();
+    expect(paths.path('c', OrderPathKind.AMEND)).toBe(`${ORDERS}/c/amend`);
+    expect(paths.stats.evicted).toBe(2);
+  });
+
+  it('asks nothing when the worker is gone, and take() keeps reporting misses', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock);
+    paths.track('o');
+    await presigner!.close();
+    paths.flush();
+    expect(paths.take('o', OrderPathKind.AMEND, out)).toBe(false);
+  });
+});
