@@ -124,4 +124,24 @@ describe('runtime against the simulator', () => {
     expect(rt.rest.stats.requests).toBe(requestsBefore);
     expect(await venueResting(5)).toEqual([]);
   });
+
+  it('creates the configured order group at start, tags its orders with it and deletes it at stop', async () => {
+    const strategy = { ...entry('grouped', 'strategies/market-maker.ts', { fairValue: '0.6000', halfSpreadTicks: 1, size: '1.00' }, 7), orderGroup: { contractsLimit: '50.00' } };
+    const rt = createRuntime(sim, { strategies: [strategy], journalPath: join(sim.workDir, 'group.jsonl') });
+    runtime = rt;
+    await rt.start();
+    await waitUntil(() => resting(rt, 7).length === 2, 5_000, 'two grouped quotes');
+    const groupIds = new Set(resting(rt, 7).map((o) => o.orderGroupId));
+    expect(groupIds.size).toBe(1);
+    const groupId = [...groupIds][0]!;
+    expect(groupId).not.toBeNull();
+    const atVenue = await venueResting(7);
+    expect(atVenue.every((o) => o.order_group_id === groupId)).toBe(true);
+    const group = await rest(sim, demoKey(sim), 'GET', `/portfolio/order_groups/${groupId}?subaccount=7`);
+    expect(group.status).toBe(200);
+    await rt.stop('test done');
+    runtime = null;
+    const after = await rest(sim, demoKey(sim), 'GET', `/portfolio/order_groups/${groupId}?subaccount=7`);
+    expect(after.status).toBe(404);
+  });
 });
