@@ -111,6 +111,20 @@ export class BenchChild {
     }
   }
 
+  /**
+   * Times the child was switched out while it still wanted to run (summed over its threads); null
+   * without /proc. A loaded machine taking the core away shows here, not in the CPU time.
+   */
+  involuntarySwitches(): number | null {
+    try {
+      const status = readFileSync(`/proc/${this.pid}/status`, 'utf8');
+      const match = /nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status);
+      return match === null ? null : Number(match[1]);
+    } catch {
+      return null;
+    }
+  }
+
   /** SIGTERM, then SIGKILL if it has not exited within graceMs; resolves with the exit code. */
   async stop(graceMs = 3000): Promise<number | null> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return this.child.exitCode;

@@ -20,7 +20,7 @@
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
+import os from 'node:os';
 import path from 'node:path';
 import { WebSocket } from 'undici';
 import {
@@ -80,6 +80,18 @@ function percent(part: number, whole: number): string {
   return whole > 0 ? `${Math.round((part / whole) * 100)}%` : 'n/a';
 }
 
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+function preemptions(run: Measured): string {
+  return run.senderPreemptions === null ? 'preemptions n/a' : `preempted ${Math.round(run.senderPreemptions / run.seconds)}/s`;
+}
+
+function machine(run: Measured): string {
+  return `load avg ${run.loadAverage.toFixed(1)} on ${os.cpus().length} cores`;
+}
+
 function microseconds(ns: number): string {
   return `${round1(ns / 1000)}us`;
 }
@@ -100,6 +112,10 @@ interface Measured {
   seconds: number;
   /** Sender CPU seconds in the window (null without /proc). */
   senderCpuSeconds: number | null;
+  /** Sender switched out while runnable, in the window (null without /proc). */
+  senderPreemptions: number | null;
+  /** 1-minute load average at the window's end, and the machine's cores. */
+  loadAverage: number;
   clientCpuSeconds: number;
   wire: WireSummary;
   wireNote: string;
@@ -109,7 +125,9 @@ interface Measured {
 }
 
 interface SimMeasured extends Measured {
+  /** Deltas stamped (ts_ms) inside the window, and the window's wall-clock length. */
   generated: number;
+  generatedSeconds: number;
   drained: boolean;
   seqGaps: number;
   overflowErrors: number;
@@ -197,6 +215,7 @@ async function measureSim(rate: number, settings: Settings, keysDir: string, wor
     sender.resetWindow();
     sender.enabled = true;
     const simCpuStart = sim.cpuSeconds();
+    const simSwitchesStart = sim.involuntarySwitches();
     const clientCpuStart = process.cpuUsage();
     const startMs = performance.now();
     reader.generatedFromMs = Date.now();
@@ -205,6 +224,7 @@ async function measureSim(rate: number, settings: Settings, keysDir: string, wor
     const deltas = reader.deltas;
     const seconds = (performance.now() - startMs) / 1000;
     const simCpuEnd = sim.cpuSeconds();
+    const simSwitchesEnd = sim.involuntarySwitches();
     const clientCpu = process.cpuUsage(clientCpuStart);
     sender.enabled = false;
     await sender.settle(1000);
@@ -218,6 +238,8 @@ async function measureSim(rate: number, settings: Settings, keysDir: string, wor
       deltas,
       seconds,
       senderCpuSeconds: simCpuStart === null || simCpuEnd === null ? null : simCpuEnd - simCpuStart,
+      senderPreemptions: simSwitchesStart === null || simSwitchesEnd === null ? null : simSwitchesEnd - simSwitchesStart,
+      loadAverage: os.loadavg()[0],
       clientCpuSeconds: (clientCpu.user + clientCpu.system) / 1e6,
       wire,
       wireNote: wire.ordersWithoutDelta > 0 ? `; ${wire.ordersWithoutDelta} orders had no delta to measure from` : '',
@@ -225,6 +247,7 @@ async function measureSim(rate: number, settings: Settings, keysDir: string, wor
       reactionP50Ns: sender.reaction.getValueAtPercentile(50),
       reactionP99Ns: sender.reaction.getValueAtPercentile(99),
       generated: reader.generated,
+      generatedSeconds: (reader.generatedToMs - reader.generatedFromMs) / 1000,
       drained,
       seqGaps: reader.seqGaps,
       overflowErrors: reader.overflowErrors,
@@ -288,12 +311,14 @@ async function measureFloor(floor: BenchChild, rate: number, settings: Settings,
     sender.resetWindow();
     sender.enabled = true;
     const cpuStart = floor.cpuSeconds();
+    const switchesStart = floor.involuntarySwitches();
     const clientCpuStart = process.cpuUsage();
     const startMs = performance.now();
     await sleep(settings.windowMs);
     const deltas = fanIn.deltas;
     const seconds = (performance.now() - startMs) / 1000;
     const cpuEnd = floor.cpuSeconds();
+    const switchesEnd = floor.involuntarySwitches();
     const clientCpu = process.cpuUsage(clientCpuStart);
     sender.enabled = false;
     await sender.settle(1000);
@@ -304,6 +329,8 @@ async function measureFloor(floor: BenchChild, rate: number, settings: Settings,
       deltas,
       seconds,
       senderCpuSeconds: cpuStart === null || cpuEnd === null ? null : cpuEnd - cpuStart,
+      senderPreemptions: switchesStart === null || switchesEnd === null ? null : switchesEnd - switchesStart,
+      loadAverage: os.loadavg()[0],
       clientCpuSeconds: (clientCpu.user + clientCpu.system) / 1e6,
       wire,
       wireNote: wire.ordersWithoutLine > 0 ? `; ${wire.ordersWithoutLine} orders had no line to measure from` : '',
@@ -321,7 +348,7 @@ async function measureFloor(floor: BenchChild, rate: number, settings: Settings,
 function rowsFor(rate: number, simRun: SimMeasured, floorRun: Measured & { sentLines: number }): BenchRow[] {
   const at = label(rate);
   const deliveredPerSec = Math.round(simRun.deltas / simRun.seconds);
-  const generatedPerSec = Math.round(simRun.generated / simRun.seconds);
+  const generatedPerSec = Math.round(simRun.generated / simRun.generatedSeconds);
   const floorPerSec = Math.round(floorRun.deltas / floorRun.seconds);
   const cpuPerDelta = (cpuSeconds: number | null, deltas: number): string =>
     cpuSeconds === null || deltas === 0 ? 'n/a' : `${microseconds((cpuSeconds * 1e9) / deltas)} CPU/delta`;
@@ -349,13 +376,18 @@ function rowsFor(rate: number, simRun: SimMeasured, floorRun: Measured & { sentL
       baseline: false,
       count: simRun.deltas,
       opsPerSec: deliveredPerSec,
+      // The simulator process's CPU, not this one's: deltas generated per sim CPU-second is its
+      // ceiling on a core of its own; cpu below ~0.9 with a shortfall means the core was taken.
+      ...(simRun.senderCpuSeconds === null || simRun.senderCpuSeconds === 0
+        ? {}
+        : { opsPerCpuSec: Math.round(simRun.generated / simRun.senderCpuSeconds), cpuShare: round2(simRun.senderCpuSeconds / simRun.seconds) }),
       compareTo: `tcp floor ${at}`,
       target: 'no seq gap, no code 25',
       pass: keepUp,
       note:
-        `${generatorNote}; ${simRun.markets.size} markets, 1 undici client; sim ${cpuPerDelta(simRun.senderCpuSeconds, simRun.generated)} ` +
-        `(${simRun.senderCpuSeconds === null ? 'n/a' : percent(simRun.senderCpuSeconds, simRun.seconds)} of a core, engine + activity included); ` +
-        `client ${percent(simRun.clientCpuSeconds, simRun.seconds)} of a core; seq gaps ${simRun.seqGaps}, code 25 x${simRun.overflowErrors}, other errors ${simRun.otherErrors}`,
+        `${generatorNote}; ${simRun.markets.size} markets, 1 undici client; seq gaps ${simRun.seqGaps}, code 25 x${simRun.overflowErrors}, ` +
+        `other errors ${simRun.otherErrors}; ops/cpu-s and cpu: the sim process (${cpuPerDelta(simRun.senderCpuSeconds, simRun.generated)}, engine + activity included, ` +
+        `${preemptions(simRun)}); client ${percent(simRun.clientCpuSeconds, simRun.seconds)} of a core; ${machine(simRun)}`,
     },
     {
       suite: SUITE,
@@ -365,7 +397,8 @@ function rowsFor(rate: number, simRun: SimMeasured, floorRun: Measured & { sentL
       opsPerSec: floorPerSec,
       note:
         `same delta texts newline-delimited over node:net, paced in 10 ms ticks (child process); wrote ${floorRun.sentLines}; ` +
-        `floor ${cpuPerDelta(floorRun.senderCpuSeconds, floorRun.deltas)}; client ${percent(floorRun.clientCpuSeconds, floorRun.seconds)} of a core`,
+        `floor ${cpuPerDelta(floorRun.senderCpuSeconds, floorRun.deltas)} (${floorRun.senderCpuSeconds === null ? 'n/a' : percent(floorRun.senderCpuSeconds, floorRun.seconds)} of a core, ` +
+        `${preemptions(floorRun)}); client ${percent(floorRun.clientCpuSeconds, floorRun.seconds)} of a core; ${machine(floorRun)}`,
     },
     wireRow(`wire-to-wire ${at}`, false, simRun, {
       compareTo: `tcp floor wire-to-wire ${at}`,
@@ -388,7 +421,7 @@ const suite: BenchSuite = {
   async run({ quick }) {
     const settings = quick ? QUICK : FULL;
     const startedMs = performance.now();
-    const workDir = mkdtempSync(path.join(tmpdir(), 'bench-sim-fanout-'));
+    const workDir = mkdtempSync(path.join(os.tmpdir(), 'bench-sim-fanout-'));
     const keysDir = path.join(workDir, 'keys');
     const rows: BenchRow[] = [];
     // The floor starts beside the first simulator (both are idle until measured).
