@@ -15,8 +15,11 @@
  *   order request out and one book frame in (round trip; the one-way floor is about half);
  * - order round trip, ours (RestOrderEntry.create, presigned) vs the official `kalshi-typescript`
  *   OrdersApi.createOrderV2, interleaved, against the same simulator.
- * Wire-to-wire from the simulator's side (delta sent -> order received) needs a probe in the
- * simulator's server; it has none, so it is not measured here (client-side round trips instead).
+ * - wire-to-wire from the simulator's side (its --probe: the most recent delta on the market sent
+ *   -> the order-entry request received, both on the simulator's clock), in replace mode (the
+ *   simulator probes creates and batched cancels, not amends; our cancels name no market, so they
+ *   give no sample). A create that arrives after a later delta was sent is timed from that later
+ *   delta: the figure can only err on the fast side, by at most the gap between deltas.
  *
  * Every loop is bounded in count and time; children are stopped by their own handles.
  */
@@ -78,6 +81,7 @@ export default {
         keysDir: path.join(work, 'keys'),
         logPath: path.join(work, 'sim.log'),
         logLevel: 'warn',
+        extraArgs: ['--probe'],
       });
       const replace = await tickToTrade(sim, work, phase, 'replace');
       rows.push(...replace.rows);
@@ -151,33 +155,75 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
   try {
     await runtime.start();
     await pause(phase.warmupMs);
+    await simProbe(sim, 'reset');
     probe.reset();
     seenFrames = 0;
     lastCounted = 0;
     socketWrite.reset();
     afterReturn.reset();
     await pause(phase.measureMs);
+    const wire = await simProbe(sim, 'read');
     const frames = probe.frames;
     const withOrder = probe.framesWithOrder;
     const status = runtime.status();
     const note = `book frames ${frames}, with an order ${withOrder} (others: request in flight); denies ${JSON.stringify(status.denies)}`;
     const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, `[${mode}] ${name}`, false, histogram, extra);
+    // exec's hot-path transport: 'raw' writes create and batched requests to the socket inside the
+    // call (exec returned = bytes written); undici writes one setImmediate later (sendHeaders).
+    const transport = String((REST_ORDER_ENTRY_DEFAULTS as unknown as Record<string, unknown>).hotPathTransport ?? 'undici');
+    const pathNote = mode === 'replace' ? `create: presigned, ${transport} transport` : 'amend: the path carries the order id (signed per order), undici transport';
     const rows = [
       hop('hop: frame received -> decoded', probe.decode.histogram),
       hop('hop: decoded -> book applied', probe.book.histogram),
       hop('hop: book applied -> strategy intent', probe.strategy.histogram),
       hop('hop: strategy intent -> risk verdict', probe.risk.histogram),
       hop('hop: risk verdict -> exec called (OMS)', probe.oms.histogram),
-      hop('hop: exec called -> returned', probe.exec.histogram, { note: mode === 'replace' ? 'encode, presigned signature, undici dispatch' : 'encode, INLINE RSA signature (amend path has the order id), undici dispatch' }),
-      hop('hop: exec returned -> socket write', afterReturn, { note: 'undici sendHeaders; one setImmediate on a reused socket' }),
+      hop('hop: exec called -> returned', probe.exec.histogram, { note: pathNote }),
       hop('tick-to-trade: frame received -> exec returned', probe.total.histogram, { compareTo: FLOOR, note }),
-      hop('tick-to-trade: frame received -> socket write', socketWrite, { compareTo: FLOOR, note: 'wire-to-wire from the simulator side not measured: the simulator has no probe' }),
     ];
+    if (socketWrite.totalCount > 0) {
+      rows.push(hop('hop: exec returned -> socket write (undici)', afterReturn, { note: 'undici sendHeaders; one setImmediate on a reused socket' }));
+      rows.push(hop('tick-to-trade: frame received -> socket write (undici)', socketWrite, { compareTo: FLOOR }));
+    }
+    if (mode === 'replace' && wire !== null) {
+      rows.push({
+        suite: SUITE,
+        case: `[${mode}] wire-to-wire (simulator side): delta sent -> order received`,
+        baseline: false,
+        count: wire.count,
+        p50Ns: wire.p50Ns,
+        p99Ns: wire.p99Ns,
+        p999Ns: wire.p999Ns,
+        maxNs: wire.maxNs,
+        meanNs: Math.round(wire.meanNs * 10) / 10,
+        compareTo: FLOOR,
+        note: `simulator --probe, its own clock; delta batches ${wire.deltaBatches}, orders without a delta ${wire.ordersWithoutDelta}, cancels without a market ${wire.ordersWithoutTicker}`,
+      });
+    }
     return { rows, requestBytes: requestBytes > 0 ? requestBytes : 600 };
   } finally {
     unsubscribe('undici:client:sendHeaders', onSendHeaders);
     await runtime.stop('bench done');
   }
+}
+
+interface WireProbeSummary {
+  count: number;
+  p50Ns: number;
+  p99Ns: number;
+  p999Ns: number;
+  maxNs: number;
+  meanNs: number;
+  ordersWithoutDelta: number;
+  ordersWithoutTicker: number;
+  deltaBatches: number;
+}
+
+/** The simulator's wire-to-wire probe over its simulator-only HTTP paths; null when it is off. */
+async function simProbe(sim: SimChild, action: 'reset' | 'read'): Promise<WireProbeSummary | null> {
+  const response = await fetch(`${sim.ready.http}/_sim/probe${action === 'reset' ? '/reset' : ''}`, { method: action === 'reset' ? 'POST' : 'GET' });
+  if (response.status !== 200) return null;
+  return (await response.json()) as WireProbeSummary;
 }
 
 /** Ping-pong over loopback with a node:net echo server in a child process: `requestBytes` out, `replyBytes` back. */
