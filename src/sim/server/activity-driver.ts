@@ -12,8 +12,11 @@ import type { SimEngine } from '../engine/index.ts';
 
 /** Tick period, ms: 100 ticks per second keeps batches small at 50,000 updates per second. */
 const TICK_MS = 10;
-/** Most updates one tick may owe (after a stall the driver does not try to catch up at once). */
-const BACKLOG_MAX_SECONDS = 1;
+/**
+ * Most updates one tick may owe, in ticks' worth: after a stall (an overloaded core) the driver
+ * drops the backlog rather than run one long step that would block order entry behind it.
+ */
+const BACKLOG_MAX_TICKS = 5;
 
 export class ActivityDriver {
   readonly #activity: MarketActivity;
@@ -51,7 +54,7 @@ export class ActivityDriver {
     const nowMs = performance.now();
     const owed = this.#owed + ((nowMs - this.#lastMs) * this.#updatesPerSec) / 1000;
     this.#lastMs = nowMs;
-    this.#owed = Math.min(owed, this.#updatesPerSec * BACKLOG_MAX_SECONDS);
+    this.#owed = Math.min(owed, (this.#updatesPerSec * TICK_MS * BACKLOG_MAX_TICKS) / 1000);
     const count = Math.floor(this.#owed);
     if (count <= 0) return;
     try {
