@@ -101,6 +101,8 @@ describe('faults leave orders and books consistent', () => {
     await counterparty('ask', '0.69'); // dropped
     await counterparty('ask', '0.68'); // reveals the gap
     await waitUntil(() => rt.feed.books.get(MARKET)!.bestAsk() === 6800, 5_000, 'resynced book');
+    expect(sim.faults.list().map((rule) => rule.fired)).toEqual([1]);
+    expect(rt.feed.counters.seqGaps).toBeGreaterThanOrEqual(1);
     await expectConsistent();
   });
 
@@ -137,6 +139,7 @@ describe('faults leave orders and books consistent', () => {
     const ok = place('0.27');
     await waitUntil(() => rt.oms.order(failed)?.state === OrderState.REJECTED, 10_000, 'the 5xx order retired after reconciliation');
     expect(rt.oms.order(ok)?.state).toBe(OrderState.RESTING);
+    expect(sim.faults.list().map((rule) => rule.fired)).toEqual([1]);
     await expectConsistent();
   });
 
@@ -147,6 +150,25 @@ describe('faults leave orders and books consistent', () => {
     sim.faults.add({ kind: 'ambiguous_order', mode: 'close', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
     const viaClose = place('0.26');
     await waitUntil(() => rt.oms.order(viaClose)?.state === OrderState.RESTING, 10_000, 'closed-connection order found resting');
+    expect(sim.faults.list().map((rule) => rule.fired)).toEqual([1, 1]);
+    await expectConsistent();
+  });
+
+  it('5xx and lost answers on cancels: the order ends cancelled at the venue and in the OMS, once', async () => {
+    const a = place('0.25');
+    const b = place('0.24');
+    await waitUntil(() => [a, b].every((id) => rt.oms.order(id)?.state === OrderState.RESTING), 5_000, 'two resting');
+    // Cancels travel on the batched DELETE route (exec cancelRoute 'batched') or the single one: fault both.
+    sim.faults.add({ kind: 'ambiguous_order', mode: 'error', status: 500, target: { times: 1, method: 'DELETE' } });
+    expect(ctx.cancel(a)).toBe(Deny.NONE);
+    await waitUntil(() => rt.oms.order(a)?.state === OrderState.CANCELED, 10_000, 'lost-answer cancel reconciled as cancelled');
+    sim.faults.add({ kind: 'rest_error', status: 503, target: { times: 1, method: 'DELETE' } });
+    expect(ctx.cancel(b)).toBe(Deny.NONE);
+    // Not applied: the order still rests; the OMS finds it so and a later cancel goes through.
+    await waitUntil(() => rt.oms.order(b)?.state === OrderState.RESTING, 10_000, 'the 503 cancel reconciled: still resting');
+    expect(ctx.cancel(b)).toBe(Deny.NONE);
+    await waitUntil(() => rt.oms.order(b)?.state === OrderState.CANCELED, 5_000, 'second cancel');
+    expect(sim.faults.list().map((rule) => rule.fired)).toEqual([1, 1]);
     await expectConsistent();
   });
 });
