@@ -106,6 +106,19 @@ describe('faults leave orders and books consistent', () => {
     await expectConsistent();
   });
 
+  it('reordered deltas: seen as a gap, the book resyncs and equals the venue\'s', async () => {
+    await counterparty('ask', '0.75');
+    await waitUntil(() => rt.feed.books.get(MARKET)!.bestAsk() === 7500, 5_000, 'ask in book');
+    const gapsBefore = rt.feed.counters.seqGaps;
+    sim.faults.add({ kind: 'ws_reorder_delta', target: { times: 1, marketTicker: MARKET } });
+    await counterparty('ask', '0.74'); // held back
+    await counterparty('ask', '0.73'); // sent first, then the held one
+    await waitUntil(() => rt.feed.books.get(MARKET)!.bestAsk() === 7300 && rt.feed.books.get(MARKET)!.synced, 5_000, 'book after the reorder');
+    expect(sim.faults.list().map((rule) => rule.fired)).toEqual([1]);
+    expect(rt.feed.counters.seqGaps).toBeGreaterThan(gapsBefore);
+    await expectConsistent();
+  });
+
   it('error 25 (buffer overflow): subscriptions come back, nothing is lost', async () => {
     const before = await venuePosition();
     const first = place('0.31');
