@@ -1,7 +1,7 @@
 /**
  * The exec folder's public surface: the OrderEntry contract the OMS drives and its REST V2
- * implementation (RestOrderEntry, with worker-thread presigning). Other folders import exec only
- * through this file. Exec encodes and transports orders; it never bypasses the risk gate and never
+ * implementation (RestOrderEntry, with worker-thread presigning and the raw hot-path HTTP client).
+ * Other folders import exec only through this file. Exec encodes and transports orders; it never bypasses the risk gate and never
  * keeps order state.
  */
 
@@ -32,6 +32,7 @@ export {
 } from './rest/rest-order-entry.ts';
 export type {
   CancelRoute,
+  HotPathTransport,
   PresignSettings,
   RestOrderEntryOptions,
   RestOrderEntryStats,
@@ -40,3 +41,8 @@ export type {
 export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/presigner.ts';
 export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';
 export { encodeCreateOrder, jsonString } from './rest/order-body.ts';
+export { RAW_HTTP_WRITE_CHANNEL, RAW_HTTP_WRITE_START_CHANNEL } from './rest/raw-http-connection.ts';
+export type { RawExchangeHandler } from './rest/raw-http-connection.ts';
+export { RawHttpPool, RawRequestHead, SendResult } from './rest/raw-http-pool.ts';
+export type { RawHttpPoolOptions, RawHttpPoolStats } from './rest/raw-http-pool.ts';
+export type { OrderPathSignaturesStats } from './rest/order-path-signatures.ts';

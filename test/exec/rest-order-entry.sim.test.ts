@@ -3,8 +3,9 @@
 // reconciliation reads, exchange rejects (409, 400 invalid_price, 404) and injected faults
 // (an order applied but answered 5xx is reported unknown and found by listOrders).
 // Method: startSim in-process on 127.0.0.1:0 with a temporary key directory; the runtime reaches it
-// only through RestOrderEntry (presigned and inline signing); a second user's key provides the
-// counterparty for fills. Waits poll listener events with bounded loops.
+// only through RestOrderEntry (presigned and inline signing), the whole suite once per hot-path
+// transport (raw client, undici); a second user's key provides the counterparty for fills. Waits
+// poll listener events with bounded loops.
 
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,6 +17,7 @@ import {
   REST_ORDER_ENTRY_DEFAULTS,
   RestOrderEntry,
   type ExecListener,
+  type HotPathTransport,
   type NewOrder,
   type RestOrderEntryOptions,
 } from '../../src/exec/index.ts';
@@ -59,10 +61,7 @@ function order(overrides: Partial<NewOrder> = {}): NewOrder {
 
 let sim: SimHandle;
 let keysDir: string;
-let entry: RestOrderEntry;
-let counterparty: RestOrderEntry;
-const listener = new RecordingListener();
-const counterpartyListener = new RecordingListener();
+let transport: HotPathTransport = 'raw';
 
 function options(keyId: string, pem: string, overrides: Partial<RestOrderEntryOptions> = {}): RestOrderEntryOptions {
   return {
@@ -76,30 +75,47 @@ function options(keyId: string, pem: string, overrides: Partial<RestOrderEntryOp
     bodyTimeoutMs: 5_000,
     keepAliveIntervalMs: 0,
     presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 8, batchCapacity: 4 },
+    hotPathTransport: transport,
     ...overrides,
   };
 }
 
+let counterpartyKey: { keyId: string; privateKeyPem: string };
+
 beforeAll(async () => {
   keysDir = mkdtempSync(join(tmpdir(), 'exec-sim-keys-'));
   sim = await startSim({ keysDir, rateLimits: false });
-  entry = new RestOrderEntry(options(sim.demoKey.keyId, sim.demoKey.privateKeyPem));
-  entry.setListener(listener);
-  await entry.connect();
-  const other = sim.createApiKey({ scopes: ['read', 'write'], userId: 'counterparty-user', tier: 'prime' });
-  counterparty = new RestOrderEntry(options(other.keyId, other.privateKeyPem, { signing: 'inline', cancelRoute: 'single' }));
-  counterparty.setListener(counterpartyListener);
-  await counterparty.connect();
+  counterpartyKey = sim.createApiKey({ scopes: ['read', 'write'], userId: 'counterparty-user', tier: 'prime' });
 });
 
 afterAll(async () => {
-  await entry?.close();
-  await counterparty?.close();
   await sim?.close();
   rmSync(keysDir, { recursive: true, force: true });
 });
 
-describe('RestOrderEntry against the simulator', () => {
+for (const hotPath of ['raw', 'undici'] as const) {
+describe(`RestOrderEntry against the simulator (${hotPath} hot path)`, () => {
+  let entry: RestOrderEntry;
+  let counterparty: RestOrderEntry;
+  const listener = new RecordingListener();
+  const counterpartyListener = new RecordingListener();
+
+  beforeAll(async () => {
+    transport = hotPath;
+    sim.faults.clear();
+    entry = new RestOrderEntry(options(sim.demoKey.keyId, sim.demoKey.privateKeyPem));
+    entry.setListener(listener);
+    await entry.connect();
+    counterparty = new RestOrderEntry(options(counterpartyKey.keyId, counterpartyKey.privateKeyPem, { signing: 'inline', cancelRoute: 'single' }));
+    counterparty.setListener(counterpartyListener);
+    await counterparty.connect();
+  });
+
+  afterAll(async () => {
+    await entry?.close();
+    await counterparty?.close();
+  });
+
   it('create -> amend -> decrease -> cancel, visible in listOrders at each step', async () => {
     const create = order({ price: 3100 as Price });
     entry.create(create);
@@ -148,6 +164,9 @@ describe('RestOrderEntry against the simulator', () => {
   });
 
   it('fills against a counterparty show in listFills and listPositions', async () => {
+    const positionOf = (positions: { ticker: string; position: number }[]) => positions.find((p) => p.ticker === TICKER)?.position ?? 0;
+    const oursBefore = positionOf(await entry.listPositions({ ticker: TICKER }));
+    const theirsBefore = positionOf(await counterparty.listPositions({ ticker: TICKER }));
     const bid = order({ price: 4500 as Price, count: 300 as Count });
     entry.create(bid);
     const bidAck = await listener.outcome('create', bid.clientOrderId);
@@ -159,10 +178,8 @@ describe('RestOrderEntry against the simulator', () => {
     const fills = await entry.listFills({ orderId: bidId });
     expect(fills).toHaveLength(1);
     expect(fills[0]).toMatchObject({ orderId: bidId, ticker: TICKER, side: 'bid', price: 4500, count: 200, isTaker: false });
-    const positions = await entry.listPositions({ ticker: TICKER });
-    expect(positions.find((p) => p.ticker === TICKER)?.position).toBe(200);
-    const theirs = await counterparty.listPositions({ ticker: TICKER });
-    expect(theirs.find((p) => p.ticker === TICKER)?.position).toBe(-200);
+    expect(positionOf(await entry.listPositions({ ticker: TICKER })) - oursBefore).toBe(200);
+    expect(positionOf(await counterparty.listPositions({ ticker: TICKER })) - theirsBefore).toBe(-200);
   });
 
   it('batch create and batch cancel report each order', async () => {
@@ -229,8 +246,14 @@ describe('RestOrderEntry against the simulator', () => {
       const after = order({ price: 900 as Price });
       short.create(after);
       expect((await shortListener.outcome('create', after.clientOrderId))[0]).toBe('createAck');
+      if (hotPath === 'raw') {
+        // The raw client ended the hung request on its tick and replaced both spent sockets.
+        expect(short.rawStats).toMatchObject({ timeouts: 1, disconnects: 1 });
+        expect(short.rawStats!.connects).toBeGreaterThanOrEqual(2 + 2);
+      }
     } finally {
       await short.close();
     }
   });
 });
+}

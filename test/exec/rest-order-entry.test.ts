@@ -1,14 +1,17 @@
 // Goal: RestOrderEntry sends correctly signed, correctly encoded V2 requests and turns every kind of
 // answer (201/200 acks, 4xx error bodies in each shape, 429, 5xx, hang, dropped socket, garbage)
-// into the right listener callback and code; reads page and parse into core units.
+// into the right listener callback and code, on both hot-path transports (raw client and undici);
+// the raw transport writes a create's bytes to the socket before create() returns; per-order paths
+// are presigned after a resting create ack; reads page and parse into core units.
 // Method: a scripted node:http exchange on 127.0.0.1:0 (test/exec/scripted-exchange.ts) that
 // verifies every signature with verifyRequest and answers per test; a recording listener; bounded
-// polling for callbacks. Presigned and inline signing both run against it.
+// polling for callbacks. Presigned and inline signing both run against it; the outcome suites run
+// once per transport.
 
 import { generateKeyPairSync } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { COUNT_INVALID, InvariantError, systemClock, type Count, type Price } from '../../src/core/index.ts';
 import {
   EXEC_ERROR_CODES,
@@ -17,9 +20,13 @@ import {
   RestOrderEntry,
   RestOrderEntryConfigError,
   type ExecListener,
+  type HotPathTransport,
   type NewOrder,
   type RestOrderEntryOptions,
 } from '../../src/exec/index.ts';
+import { RAW_HTTP_WRITE_CHANNEL } from '../../src/exec/rest/raw-http-connection.ts';
+import { Socket } from 'node:net';
+import { selfSignedCertificate } from './self-signed-certificate.ts';
 import { ScriptedExchange, defaultScript, type RecordedRequest, type ScriptAction } from './scripted-exchange.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -62,6 +69,7 @@ const json = (status: number, body: unknown): ScriptAction => ({ status, body: J
 
 let exchange: ScriptedExchange;
 let entry: RestOrderEntry | null = null;
+let transport: HotPathTransport = 'raw'; // the outcome suites set it per run
 
 beforeAll(async () => {
   exchange = await ScriptedExchange.start(publicKey);
@@ -88,6 +96,7 @@ function options(overrides: Partial<RestOrderEntryOptions> = {}): RestOrderEntry
     bodyTimeoutMs: 3_000,
     keepAliveIntervalMs: 0,
     presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50 },
+    hotPathTransport: transport,
     ...overrides,
   };
 }
@@ -109,9 +118,9 @@ async function createAnswered(action: ScriptAction, overrides: Partial<RestOrder
 }
 
 describe('RestOrderEntry: connect and signing', () => {
-  it('opens and warms every order and read socket with signed GETs before trading', async () => {
+  it('opens and warms every order and read socket with signed GETs before trading (undici: 3 + 1)', async () => {
     const before = exchange.socketsOpened;
-    await open({ connections: 3, readConnections: 1 });
+    await open({ connections: 3, readConnections: 1, hotPathTransport: 'undici' });
     expect(exchange.socketsOpened - before).toBe(4);
     expect(exchange.requests).toHaveLength(4);
     for (const request of exchange.requests) {
@@ -122,12 +131,28 @@ describe('RestOrderEntry: connect and signing', () => {
     }
   });
 
-  it('keeps the sockets warm with periodic signed GETs on the same connections', async () => {
-    const { entry: opened } = await open({ connections: 2, readConnections: 1, keepAliveIntervalMs: 30 });
+  it('raw transport: also opens and warms `connections` raw sockets (3 raw + 3 undici + 1 read), one GET each', async () => {
+    const before = exchange.socketsOpened;
+    const { entry: opened } = await open({ connections: 3, readConnections: 1, hotPathTransport: 'raw' });
+    expect(exchange.socketsOpened - before).toBe(7);
+    expect(exchange.requests).toHaveLength(7);
+    expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(7);
+    expect(opened.rawStats).toMatchObject({ connects: 3, responses: 3 });
+    for (const request of exchange.requests) {
+      expect(request.method).toBe('GET');
+      expect(request.path).toBe('/trade-api/v2/portfolio/balance');
+      expect(request.signatureValid).toBe(true);
+      expect(request.headers['kalshi-access-key']).toBe('key-123');
+    }
+  });
+
+  it('keeps the sockets warm with periodic signed GETs on the same connections (raw and undici order sockets)', async () => {
+    const { entry: opened } = await open({ connections: 2, readConnections: 1, keepAliveIntervalMs: 30, hotPathTransport: 'raw' });
     const socketsAfterConnect = exchange.socketsOpened;
-    expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(3); // one GET per socket
-    await until(() => exchange.requests.length >= 3 + 2 * 3);
-    expect(opened.stats.warmRequests).toBeGreaterThanOrEqual(9);
+    expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(5); // one GET per socket
+    await until(() => exchange.requests.length >= 5 + 3 * 4); // each beat: 2 raw + 2 undici order sockets
+    expect(opened.stats.warmRequests).toBeGreaterThanOrEqual(17);
+    expect(opened.rawStats!.written).toBeGreaterThanOrEqual(2 + 3 * 2);
     expect(exchange.requests.every((request) => request.path === '/trade-api/v2/portfolio/balance' && request.signatureValid)).toBe(true);
     expect(exchange.socketsOpened).toBe(socketsAfterConnect); // reused, not reopened
   });
@@ -142,13 +167,13 @@ describe('RestOrderEntry: connect and signing', () => {
     expect((error as ExecError).reject?.code).toBe('authentication_error');
   });
 
-  it('writes the create on a warm socket within the same event-loop turn, before any timer', async () => {
+  it('undici transport: writes the create on a warm socket within the same event-loop turn, before any timer', async () => {
     // undici 7.30 validates a reused idle keep-alive socket for one setImmediate before writing
     // (GHSA-35p6-xmwp-9g52, client-h1.js scheduleIdleSocketValidation), so the bytes leave in the
     // check phase of the current turn, not inside create(). This pins that behaviour: if undici
     // changes it, this test says so.
     exchange.script = (request) => (request.method === 'POST' ? json(201, { order_id: 'o-1', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 }) : defaultScript(request));
-    const { entry: opened, listener } = await open();
+    const { entry: opened, listener } = await open({ hotPathTransport: 'undici' });
     const sent: string[] = [];
     const onSend = (message: unknown) => sent.push((message as { headers: string }).headers);
     subscribe('undici:client:sendHeaders', onSend);
@@ -168,6 +193,40 @@ describe('RestOrderEntry: connect and signing', () => {
       unsubscribe('undici:client:sendHeaders', onSend);
     }
     await until(() => listener.events.length === 1);
+    expect(opened.stats.queued).toBe(0);
+  });
+
+  it('raw transport: when create() returns, the whole request was handed to the socket in ONE write', async () => {
+    exchange.script = (request) => (request.method === 'POST' ? json(201, { order_id: 'o-1', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 }) : defaultScript(request));
+    const { entry: opened, listener } = await open({ hotPathTransport: 'raw' });
+    const published: Socket[] = [];
+    const onWrite = (message: unknown) => published.push(message as Socket);
+    const original = Socket.prototype.write;
+    const writes: { text: string; socket: Socket }[] = [];
+    const spy = vi.spyOn(Socket.prototype, 'write').mockImplementation(function (this: Socket, ...args: Parameters<Socket['write']>) {
+      writes.push({ text: String(args[0]), socket: this });
+      return original.apply(this, args);
+    });
+    subscribe(RAW_HTTP_WRITE_CHANNEL, onWrite);
+    let writtenBefore = 0;
+    try {
+      writtenBefore = opened.rawStats!.written;
+      opened.create(order('sync-raw'));
+    } finally {
+      unsubscribe(RAW_HTTP_WRITE_CHANNEL, onWrite);
+      spy.mockRestore();
+    }
+    // Inside create(): one write with head and body, nothing left buffered in the stream.
+    expect(writes).toHaveLength(1);
+    expect(writes[0]!.text).toMatch(/^POST \/trade-api\/v2\/portfolio\/events\/orders HTTP\/1\.1\r\n/);
+    expect(writes[0]!.text).toContain('"client_order_id":"sync-raw"');
+    expect(published).toEqual([writes[0]!.socket]);
+    expect(published[0]!.writableLength).toBe(0);
+    expect(published[0]!.bytesWritten).toBeGreaterThanOrEqual(Buffer.byteLength(writes[0]!.text));
+    expect(opened.rawStats!.written).toBe(writtenBefore + 1);
+    await until(() => listener.events.length === 1);
+    expect(listener.events[0]).toEqual(['createAck', 'sync-raw', 'o-1', 0, 1000, 1]);
+    expect(exchange.orderRequests[0]!.signatureValid).toBe(true);
     expect(opened.stats.queued).toBe(0);
   });
 
@@ -217,7 +276,11 @@ describe('RestOrderEntry: connect and signing', () => {
   });
 });
 
-describe('RestOrderEntry: create outcomes', () => {
+for (const hotPath of ['raw', 'undici'] as const) {
+describe(`RestOrderEntry: create outcomes (${hotPath})`, () => {
+  beforeAll(() => { transport = hotPath; });
+  afterAll(() => { transport = 'raw'; });
+
   it('201 -> onCreateAck with counts in core units; the body decodes to the order', async () => {
     const event = await createAnswered(json(201, {
       order_id: 'e5d8', client_order_id: 'c-1', fill_count: '3.00', remaining_count: '7.00',
@@ -304,7 +367,10 @@ describe('RestOrderEntry: create outcomes', () => {
   });
 });
 
-describe('RestOrderEntry: cancel, amend, decrease, batches', () => {
+describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => {
+  beforeAll(() => { transport = hotPath; });
+  afterAll(() => { transport = 'raw'; });
+
   it('routes a cancel through the presigned batched DELETE and reports ack or item error', async () => {
     exchange.script = (request: RecordedRequest) => {
       if (request.method !== 'DELETE') return defaultScript(request);
@@ -425,6 +491,109 @@ describe('RestOrderEntry: cancel, amend, decrease, batches', () => {
     await until(() => listener.events.length === 4);
     const forbidden = { status: 403, code: 'forbidden', message: 'other subaccount', details: '' };
     expect(listener.events.slice(2)).toEqual([['cancelReject', 'p', forbidden], ['cancelReject', 'q', forbidden]]);
+  });
+});
+}
+
+describe('RestOrderEntry over https (a self-signed certificate made for the test)', () => {
+  const { key, cert } = selfSignedCertificate();
+  for (const hotPath of ['raw', 'undici'] as const) {
+    it(`connects, warms and trades with a create and a batched cancel (${hotPath} hot path)`, async () => {
+      const secure = await ScriptedExchange.start(publicKey, { key, cert });
+      secure.script = (request) => {
+        if (request.method === 'POST') return json(201, { order_id: 'o-tls', fill_count: '0.00', remaining_count: '10.00', ts_ms: 9 });
+        if (request.method === 'DELETE') return json(200, { orders: [{ order_id: 'o-tls', reduced_by: '10.00', ts_ms: 10 }] });
+        return defaultScript(request);
+      };
+      const listener = new RecordingListener();
+      const tlsEntry = new RestOrderEntry(options({ baseUrl: secure.baseUrl, tls: { ca: cert }, hotPathTransport: hotPath }));
+      tlsEntry.setListener(listener);
+      try {
+        await tlsEntry.connect();
+        tlsEntry.create(order('c-tls'));
+        await until(() => listener.events.length === 1);
+        tlsEntry.cancel('o-tls', 0);
+        await until(() => listener.events.length === 2);
+        expect(listener.events).toEqual([['createAck', 'c-tls', 'o-tls', 0, 1000, 9], ['cancelAck', 'o-tls', 1000, 10]]);
+        expect(secure.requests.every((request) => request.signatureValid)).toBe(true);
+        if (hotPath === 'raw') expect(tlsEntry.rawStats).toMatchObject({ connects: 2, written: 4 }); // 2 warm GETs, create, cancel
+      } finally {
+        await tlsEntry.close();
+        await secure.close();
+      }
+    });
+  }
+
+  it('refuses a server certificate it does not trust (raw connect fails before trading)', async () => {
+    const secure = await ScriptedExchange.start(publicKey, { key, cert });
+    const untrusting = new RestOrderEntry(options({ baseUrl: secure.baseUrl, hotPathTransport: 'raw', signing: 'inline' }));
+    try {
+      const error = await untrusting.connect().catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ExecError);
+      expect((error as ExecError).code).toBe('EXEC_DISCONNECTED');
+      expect(secure.requests).toHaveLength(0);
+    } finally {
+      await untrusting.close();
+      await secure.close();
+    }
+  });
+});
+
+describe('RestOrderEntry: per-order presigned paths', () => {
+  it('after a resting create ack, cancel (single route), amend and decrease carry worker-made signatures; a used one is inline until replaced', async () => {
+    exchange.script = (request) => {
+      if (request.method === 'POST' && request.path.endsWith('/portfolio/events/orders')) {
+        const ioc = JSON.parse(request.body).time_in_force === 'immediate_or_cancel';
+        return json(201, { order_id: ioc ? 'o-ioc' : 'o-rest', fill_count: ioc ? '10.00' : '0.00', remaining_count: ioc ? '0.00' : '10.00', ts_ms: 1 });
+      }
+      if (request.path.endsWith('/amend')) return json(200, { order_id: 'o-rest', ts_ms: 2 });
+      if (request.path.endsWith('/decrease')) return json(200, { order_id: 'o-rest', remaining_count: '5.00', ts_ms: 3 });
+      if (request.method === 'DELETE') return json(200, { order_id: 'o-rest', reduced_by: '5.00', ts_ms: 4 });
+      return defaultScript(request);
+    };
+    const { entry: opened, listener } = await open({ cancelRoute: 'single' });
+    opened.create(order('c-ioc', { timeInForce: 'immediate_or_cancel', postOnly: false }));
+    opened.create(order('c-rest'));
+    await until(() => listener.events.length === 2);
+    expect(opened.orderPathStats!.tracked).toBe(1); // the filled IOC has no resting order to sign for
+    await until(() => opened.orderPathStats!.signed === 3); // cancel, amend, decrease of o-rest
+
+    const inlineBefore = opened.stats.inlineSigned;
+    opened.amend('o-rest', 'T', 'bid', 4300 as Price, 1000 as Count, 2);
+    opened.decrease('o-rest', 500 as Count, 0);
+    opened.amend('o-rest', 'T', 'bid', 4400 as Price, 1000 as Count, 0); // the amend signature was just used: inline
+    expect(opened.orderPathStats!.taken).toBe(2);
+    expect(opened.stats.inlineSigned).toBe(inlineBefore + 1);
+    expect(opened.stats.presignFallbacks).toBe(1);
+    await until(() => listener.events.length === 5);
+    await until(() => opened.orderPathStats!.signed >= 5); // replacements made once idle
+    opened.cancel('o-rest', 0);
+    await until(() => listener.events.length === 6);
+    expect(listener.events[5]).toEqual(['cancelAck', 'o-rest', 500, 4]);
+    expect(opened.orderPathStats!.taken).toBe(3);
+
+    const mutations = exchange.orderRequests.filter((request) => request.path.includes('/o-rest'));
+    expect(mutations.map((request) => request.url).sort()).toEqual([
+      '/trade-api/v2/portfolio/events/orders/o-rest',
+      '/trade-api/v2/portfolio/events/orders/o-rest/amend',
+      '/trade-api/v2/portfolio/events/orders/o-rest/amend?subaccount=2',
+      '/trade-api/v2/portfolio/events/orders/o-rest/decrease',
+    ]);
+    expect(mutations.every((request) => request.signatureValid)).toBe(true);
+    // After the cancel ack the order is forgotten: nothing more is signed for it.
+    const signed = opened.orderPathStats!.signed;
+    opened.amend('o-rest', 'T', 'bid', 4400 as Price, 1000 as Count, 0);
+    await until(() => listener.events.length === 7);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(opened.orderPathStats!.signed).toBe(signed);
+  });
+
+  it('presign.orderCapacity 0 turns it off; inline signing never starts it', async () => {
+    const { entry: off } = await open({ presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 2, batchCapacity: 1, orderCapacity: 0 } });
+    expect(off.orderPathStats).toBeNull();
+    await off.close();
+    const { entry: inline } = await open({ signing: 'inline' });
+    expect(inline.orderPathStats).toBeNull();
   });
 });
 

@@ -1,5 +1,6 @@
 /**
- * Test helper: a tiny scripted exchange on node:http (127.0.0.1, port 0) for the RestOrderEntry
+ * Test helper: a tiny scripted exchange on node:http (127.0.0.1, port 0; node:https when started
+ * with `tls`, e.g. from self-signed-certificate.ts) for the RestOrderEntry
  * tests and the order-entry bench fallback. It verifies every request's KALSHI-ACCESS-* signature
  * with verifyRequest against the raw path up to '?' (as spec/rest.md §1 says the exchange does),
  * answers 401 when it fails, records every request, counts sockets, and answers each request from
@@ -9,6 +10,7 @@
 
 import type { KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { verifyRequest } from '../../src/core/index.ts';
 
@@ -43,10 +45,16 @@ export class ScriptedExchange {
   readonly #hanging = new Set<ServerResponse>();
   #nextSocketId = 0;
 
-  private constructor(publicKey: KeyObject) {
+  readonly #secure: boolean;
+
+  private constructor(publicKey: KeyObject, tls: { key: string; cert: string } | null) {
     this.#publicKey = publicKey;
-    this.#server = createServer({ keepAliveTimeout: 30_000 }, (request, response) => this.#onRequest(request, response));
-    this.#server.on('connection', (socket: Socket) => {
+    this.#secure = tls !== null;
+    const handler = (request: IncomingMessage, response: ServerResponse) => this.#onRequest(request, response);
+    this.#server = tls === null
+      ? createServer({ keepAliveTimeout: 30_000 }, handler)
+      : createTlsServer({ keepAliveTimeout: 30_000, key: tls.key, cert: tls.cert }, handler);
+    this.#server.on(tls === null ? 'connection' : 'secureConnection', (socket: Socket) => {
       this.socketsOpened++;
       (socket as Socket & { testId?: number }).testId = this.#nextSocketId++;
       this.#sockets.add(socket);
@@ -54,15 +62,15 @@ export class ScriptedExchange {
     });
   }
 
-  static async start(publicKey: KeyObject): Promise<ScriptedExchange> {
-    const exchange = new ScriptedExchange(publicKey);
+  static async start(publicKey: KeyObject, tls: { key: string; cert: string } | null = null): Promise<ScriptedExchange> {
+    const exchange = new ScriptedExchange(publicKey, tls);
     await new Promise<void>((resolve) => exchange.#server.listen(0, '127.0.0.1', resolve));
     return exchange;
   }
 
   get baseUrl(): string {
     const address = this.#server.address() as AddressInfo;
-    return `http://127.0.0.1:${address.port}/trade-api/v2`;
+    return `${this.#secure ? 'https' : 'http'}://127.0.0.1:${address.port}/trade-api/v2`;
   }
 
   /** Requests other than the warm-up GETs of /portfolio/balance. */

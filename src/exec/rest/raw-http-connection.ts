@@ -39,11 +39,14 @@ export interface RawExchangeHandler {
 }
 
 /**
- * Published after every request write with the socket as the message, for tests and benches to
- * see that the bytes were handed over inside the call. Costs one `hasSubscribers` read when no
- * one listens.
+ * Diagnostics channels, the socket as the message: WRITE_START just before the request's one
+ * socket.write (the point undici's `undici:client:sendHeaders` marks on its side), WRITE after it
+ * returned (the bytes are in the kernel), for tests and benches to see that both happen inside the
+ * caller's call. Each costs one `hasSubscribers` read when no one listens.
  */
+export const RAW_HTTP_WRITE_START_CHANNEL = 'exec:raw-http:write-start';
 export const RAW_HTTP_WRITE_CHANNEL = 'exec:raw-http:write';
+const writeStartChannel = channel(RAW_HTTP_WRITE_START_CHANNEL);
 const writeChannel = channel(RAW_HTTP_WRITE_CHANNEL);
 
 export const ConnectionState = {
@@ -170,6 +173,7 @@ export class RawHttpConnection {
     this.#handler = handler;
     this.state = ConnectionState.BUSY;
     this.sentMs = performance.now();
+    if (writeStartChannel.hasSubscribers) writeStartChannel.publish(socket);
     socket.write(request, 'utf8');
     this.bytesWritten = socket.bytesWritten;
     if (writeChannel.hasSubscribers) writeChannel.publish(socket);

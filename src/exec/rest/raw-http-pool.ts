@@ -189,9 +189,7 @@ export class RawHttpPool implements ConnectionOwner {
       handler.onRawFailure('EXEC_DISCONNECTED', false);
       return SendResult.REFUSED;
     }
-    const request = body === null
-      ? head.prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
-      : head.prefix + timestampText + SIGNATURE_FIELD + signature + LENGTH_FIELD + Buffer.byteLength(body, 'utf8') + HEAD_END + body;
+    const request = assemble(head, timestampText, signature, body);
     const connection = this.#pickIdle();
     if (connection !== null) {
       this.stats.written++;
@@ -212,10 +210,31 @@ export class RawHttpPool implements ConnectionOwner {
     return SendResult.QUEUED;
   }
 
-  /** Like send(), but only when a connection is idle now (keep-warm requests must never queue). */
-  sendIfIdle(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: string | null): boolean {
-    if (this.#closed || this.#queueCount > 0 || this.idleCount === 0) return false;
-    return this.send(handler, head, timestampText, signature, body) === SendResult.WRITTEN;
+  /** Connections idle for at least `minIdleMs` now. */
+  idleLongerThan(minIdleMs: number): number {
+    const nowMs = performance.now();
+    let count = 0;
+    for (const connection of this.#connections) {
+      if (connection.state === ConnectionState.IDLE && nowMs - connection.idleSinceMs >= minIdleMs) count++;
+    }
+    return count;
+  }
+
+  /**
+   * Writes the request only on a connection idle for at least `minIdleMs` (keep-warm requests:
+   * they never queue and never take a connection that was just used). False when there is none.
+   */
+  sendIfIdle(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: string | null, minIdleMs = 0): boolean {
+    if (this.#closed || this.#queueCount > 0) return false;
+    const nowMs = performance.now();
+    for (const connection of this.#connections) {
+      if (connection.state !== ConnectionState.IDLE || nowMs - connection.idleSinceMs < minIdleMs) continue;
+      this.stats.requests++;
+      this.stats.written++;
+      connection.write(handler, assemble(head, timestampText, signature, body));
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -336,6 +355,13 @@ export class RawHttpPool implements ConnectionOwner {
     if (error === null) wait.resolve();
     else wait.reject(error);
   }
+}
+
+/** The whole request as one string: the head's prefix, the signing headers, the framing, the body. */
+function assemble(head: RawRequestHead, timestampText: string, signature: string, body: string | null): string {
+  return body === null
+    ? head.prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
+    : head.prefix + timestampText + SIGNATURE_FIELD + signature + LENGTH_FIELD + Buffer.byteLength(body, 'utf8') + HEAD_END + body;
 }
 
 function validate(options: RawHttpPoolOptions): void {

@@ -1,7 +1,10 @@
 /**
- * A preallocated undici dispatch handler plus the request record it sends: one slot per request in
- * flight, taken from a free list and returned when undici reports the end of the exchange, so a
- * hot-path request allocates no handler, options object or header array of ours.
+ * A preallocated request handler plus the request record it sends: one slot per request in
+ * flight, taken from a free list and returned when the transport reports the end of the exchange,
+ * so a hot-path request allocates no handler, options object or header array of ours. A slot
+ * serves both transports: undici's dispatch handler methods, and RawExchangeHandler for the raw
+ * hot-path client (raw-http-pool.ts), whose response body is read in place, before the slot is
+ * released, without a copy.
  *
  * Why the legacy handler methods (onConnect/onHeaders/onData/onComplete/onError): undici 7 runs them
  * natively; a handler with the newer onRequestStart/onResponse* methods is wrapped per request in an
@@ -13,6 +16,8 @@
  */
 
 import type { Dispatcher } from 'undici';
+import type { ExecErrorCode } from '../order-entry.ts';
+import type { RawExchangeHandler } from './raw-http-connection.ts';
 
 export const RequestKind = {
   CREATE: 0,
@@ -28,7 +33,8 @@ export type RequestKind = (typeof RequestKind)[keyof typeof RequestKind];
 /** What the owner does when a slot's exchange ends. */
 export interface SlotOwner {
   finish(slot: RequestSlot): void; // full response received: slot.status, slot.bodyText()
-  fail(slot: RequestSlot, error: Error): void; // transport failure before a full response
+  fail(slot: RequestSlot, error: Error): void; // undici: transport failure before a full response
+  failCode(slot: RequestSlot, code: ExecErrorCode, sent: boolean): void; // raw: failure with its code; sent false = never written
 }
 
 const NO_KEYS: readonly string[] = Object.freeze([]);
@@ -39,15 +45,18 @@ const BODY_BYTES_MAX = 1 << 20; // 1 MiB: far above any order response; more is 
 export const HEADER_TIMESTAMP_INDEX = 3;
 export const HEADER_SIGNATURE_INDEX = 5;
 
-export class RequestSlot {
+export class RequestSlot implements RawExchangeHandler {
   kind: RequestKind = RequestKind.CREATE;
   key = ''; // clientOrderId (create) or orderId (cancel, amend, decrease)
   keys: readonly string[] = NO_KEYS; // batch: clientOrderIds or orderIds, in request order
   status = 0;
   active = false; // between dispatch and the terminal callback
+  viaRaw = false; // sent on the raw hot-path client (else the undici order pool)
   readonly chunks: Buffer[] = [];
   bodyBytes = 0;
   bodyTooLarge = false;
+  rawBody: Buffer | null = null; // raw transport: the parser's buffer, valid during finish() only
+  rawBodyLength = 0;
   readonly headersWithBody: string[];
   readonly headersNoBody: string[];
   readonly options: Dispatcher.DispatchOptions;
@@ -73,6 +82,7 @@ export class RequestSlot {
 
   /** The response body as text (one chunk: no copy beyond the decode). */
   bodyText(): string {
+    if (this.rawBody !== null) return this.rawBodyLength === 0 ? '' : this.rawBody.toString('utf8', 0, this.rawBodyLength);
     const chunks = this.chunks;
     if (chunks.length === 0) return '';
     if (chunks.length === 1) return chunks[0]!.toString('utf8');
@@ -85,9 +95,29 @@ export class RequestSlot {
     this.chunks.length = 0;
     this.bodyBytes = 0;
     this.bodyTooLarge = false;
+    this.rawBody = null;
+    this.rawBodyLength = 0;
+    this.viaRaw = false;
     this.key = '';
     this.keys = NO_KEYS; // shared: no allocation per request
     this.options.body = null;
+  }
+
+  // ---- raw transport handler ----
+
+  onRawResponse(status: number, body: Buffer, bodyLength: number): void {
+    if (!this.active) return;
+    this.active = false;
+    this.status = status;
+    this.rawBody = body;
+    this.rawBodyLength = bodyLength;
+    this.#owner.finish(this);
+  }
+
+  onRawFailure(code: ExecErrorCode, sent: boolean): void {
+    if (!this.active) return;
+    this.active = false;
+    this.#owner.failCode(this, code, sent);
   }
 
   // ---- undici handler (legacy, native API) ----

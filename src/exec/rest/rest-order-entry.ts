@@ -3,34 +3,56 @@
  * batches, cancel-all and order groups, plus the reads the OMS reconciles with. Implements the
  * OrderEntry contract: hot-path calls are synchronous and report through the ExecListener.
  *
- * Transport: an undici Pool of `connections` keep-alive HTTP/1.1 sockets, opened and warmed by
- * connect() before trading, kept warm by a periodic signed GET, one request in flight per socket
- * (undici `pipelining: 1`; note 0 would make undici send `connection: close` on every request).
- * Reads and admin calls use a second small pool so a slow page never holds an order socket.
+ * Two transports (option `hotPathTransport`):
+ * - 'raw' (default): create, batch create and every batched DELETE (cancel with cancelRoute
+ *   'batched', cancelBatch) go through RawHttpPool (raw-http-pool.ts): `connections` persistent
+ *   keep-alive sockets over node:net (TLS for https), TCP_NODELAY, one request per socket, the
+ *   request written with ONE socket.write inside create(), so the bytes are in the kernel when
+ *   create() returns. bench/results/order-entry-2026-11-22T21-06-13-339Z.json (2 shared cores,
+ *   simulator in its own process, cases interleaved), p50 / p99:
+ *     create() -> socket write start   raw   28 us /  66 us   undici  95 us / 200 us (sendHeaders)
+ *     create -> ack (presigned)        raw  503 us / 2.45 ms  undici 637 us / 3.28 ms
+ *     same bytes, transport only       RawHttpPool.send 426 us, undici dispatch 578 us, net.Socket floor 445 us
+ *   The raw create() call itself (77 us p50) includes the write syscall, which on loopback also
+ *   delivers the bytes to the simulator; undici's call (74 us) returns before its write.
+ * - 'undici': those requests use the undici order Pool like everything else; its write happens in
+ *   the check phase of the same loop turn (see below). Kept for comparison and as a fallback.
+ * Everything else (amend, decrease, single-route cancel, cancel-all) always uses an undici Pool of
+ * `connections` sockets; reads and order groups a second small pool so a slow page never holds an
+ * order socket. All sockets are opened and warmed by connect() and kept warm by a periodic signed
+ * GET (one request in flight per socket: undici `pipelining: 1`; 0 would make undici send
+ * `connection: close` on every request).
  *
- * What "synchronous" means with undici 7.30 (read from its source, pinned by a test):
- * create() encodes, signs and calls pool.dispatch(), which builds undici's Request and queues it on
- * an idle client before returning; nothing is awaited. The socket write itself (writeH1:
- * cork, head, body, uncork) happens inside dispatch() only on a socket's first request. On a
- * reused keep-alive socket undici 7.30 first runs "idle socket validation" (GHSA-35p6-xmwp-9g52,
+ * undici 7.30's write timing (read from its source, pinned by a test): pool.dispatch() builds the
+ * Request and queues it on an idle client before returning. The socket write itself (writeH1:
+ * cork, head, body, uncork) happens inside dispatch() only on a socket's first request; on a
+ * reused keep-alive socket undici first runs "idle socket validation" (GHSA-35p6-xmwp-9g52,
  * client-h1.js scheduleIdleSocketValidation): one setImmediate so a FIN/RST already pending on the
- * idle socket is seen before writing. So the bytes leave in the check phase of the same event-loop
- * turn, after the rest of the current I/O callbacks and before any timer; bench/order-entry
- * measures that hop (create() return -> socket write). When no socket is idle (all busy, or
- * reconnecting), undici queues the request and writes it when one frees; `stats.queued` counts
- * those. undici allocates per request (Request object, header string, body Buffer); we add no
- * handler, options or header objects (request-slot.ts). pool.dispatch with a preallocated handler
- * rather than pool.request: bench/order-entry, same bytes, p50 379 us vs 478 us round trip.
+ * idle socket is seen before writing. The raw transport replaces that check by retiring idle
+ * sockets before the server's idle limit (raw-http-connection.ts). pool.dispatch with a
+ * preallocated handler rather than pool.request: bench/order-entry, p50 379 us vs 478 us round trip.
+ *
+ * One housekeeping tick (`tickMs`, one unref'd interval, no timer per request) ends late raw
+ * requests, retires idle raw sockets and refreshes per-order signatures.
+ *
+ * Signing: presigned signatures (presigner.ts) for the constant paths; after a create ack that
+ * leaves the order resting, the worker also signs its cancel (single route), amend and decrease
+ * paths (order-path-signatures.ts), so those calls take a fresh signature (<= maxAgeMs old) when
+ * one is ready and sign inline otherwise (counted in stats.presignFallbacks).
  *
  * Outcomes (order-entry.ts): 2xx with a parsable body -> ack; 4xx with the exchange's error body
  * -> reject (429: code EXEC_RATE_LIMITED); 5xx, timeout, disconnect or an unparsable 2xx body ->
- * unknown, never a reject. Listener callbacks can run synchronously inside a call when undici
- * fails the request at once (for example after close()).
+ * unknown, never a reject. A raw request refused before it reached a socket (hot-path queue full:
+ * EXEC_RATE_LIMITED; queued past headersTimeoutMs: EXEC_TIMEOUT; closed: EXEC_DISCONNECTED) is a
+ * reject with status 0 and a message starting "not sent" (status 0: not an exchange answer, the
+ * OMS reconciles; stats.notSent counts them). Listener callbacks can run synchronously inside a
+ * call when the transport fails the request at once (for example after close()).
  *
  * Never: logs key material or signatures, retries a non-idempotent request, decides prices.
  */
 
 import type { KeyObject } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import {
   assert,
@@ -63,7 +85,10 @@ import {
   encodeOrderGroupCreate,
   encodeOrderGroupLimit,
 } from './order-body.ts';
+import { OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignedSignature } from './presigner.ts';
+import type { RawExchangeHandler } from './raw-http-connection.ts';
+import { RawHttpPool, SendResult, type RawRequestHead } from './raw-http-pool.ts';
 import {
   HEADER_SIGNATURE_INDEX,
   HEADER_TIMESTAMP_INDEX,
@@ -90,6 +115,7 @@ import {
 
 export type SigningMode = 'presigned' | 'inline';
 export type CancelRoute = 'batched' | 'single';
+export type HotPathTransport = 'raw' | 'undici';
 
 export interface PresignSettings {
   createCapacity: number; // POST /portfolio/events/orders signatures kept ready (burst size)
@@ -104,6 +130,10 @@ export interface PresignSettings {
   // bench/order-entry on 2 cores: create->ack p50 453 us ('idle') vs 530 us ('take').
 
   refill: 'idle' | 'take';
+  // Per-order paths (cancel single route, amend, decrease) signed after a create ack: orders
+  // tracked at once (0 = off), and how long an order untouched keeps being refreshed.
+  orderCapacity: number;
+  orderIdleMs: number;
 }
 
 export interface RestOrderEntryOptions {
@@ -129,6 +159,12 @@ export interface RestOrderEntryOptions {
   readPageLimit: number; // `limit` of list reads
   readPagesMax: number; // bound on cursor paging per list call
   warmPath: string; // signed GET used to open and keep sockets warm (relative to the prefix)
+  hotPathTransport: HotPathTransport; // create and batched POST/DELETE: raw client or undici
+  hotPathQueueMax: number; // raw: requests waiting for a free connection before refusal (EXEC_RATE_LIMITED)
+  tickMs: number; // housekeeping tick: raw timeouts fire within headersTimeoutMs + tickMs
+  reconnectMinMs: number; // raw: first retry delay after a failed reconnect, doubling ...
+  reconnectMaxMs: number; // ... up to this
+  tls: { ca?: string | Buffer } | null; // extra trust for https origins (tests, private CAs); null = system CAs
 }
 
 /** Defaults, each with its unit; callers pass what they mean and spread these for the rest. */
@@ -150,12 +186,20 @@ export const REST_ORDER_ENTRY_DEFAULTS: Readonly<Omit<RestOrderEntryOptions, 'ba
       tickMs: 250,
       startTimeoutMs: 10_000,
       refill: 'idle',
+      orderCapacity: 64, // x2-3 signatures per refresh (every maxAgeMs - refreshLeadMs): ~64-96 RSA signs/s at most
+      orderIdleMs: 30_000,
     }),
     cancelRoute: 'batched',
     slots: 64,
     readPageLimit: 200,
     readPagesMax: 1_000,
     warmPath: '/portfolio/balance',
+    hotPathTransport: 'raw',
+    hotPathQueueMax: 256,
+    tickMs: 50, // timeouts fire up to 50 ms late against 2 s limits; fewer wake-ups of the trading loop
+    reconnectMinMs: 50,
+    reconnectMaxMs: 2_000,
+    tls: null,
   });
 
 export interface RestOrderEntryStats {
@@ -164,6 +208,7 @@ export interface RestOrderEntryStats {
   inlineSigned: number; // of which were signed on the calling thread
   presignFallbacks: number; // inline signatures on a presignable path (ring empty or worker down)
   queued: number; // dispatched while every order socket was busy (bytes written later)
+  notSent: number; // raw: refused before reaching a socket (queue full, queued too long, closed)
   slotsGrown: number; // slots allocated beyond `slots`
   acks: number;
   rejects: number;
@@ -200,7 +245,7 @@ function notWired(): void {
 
 export class RestOrderEntry implements OrderEntry {
   readonly stats: RestOrderEntryStats = {
-    requests: 0, presigned: 0, inlineSigned: 0, presignFallbacks: 0, queued: 0, slotsGrown: 0,
+    requests: 0, presigned: 0, inlineSigned: 0, presignFallbacks: 0, queued: 0, notSent: 0, slotsGrown: 0,
     acks: 0, rejects: 0, unknowns: 0, warmRequests: 0,
   };
   readonly #options: RestOrderEntryOptions;
@@ -211,18 +256,30 @@ export class RestOrderEntry implements OrderEntry {
   readonly #cancelAllPath: string;
   readonly #pool: Pool;
   readonly #readPool: Pool;
+  readonly #raw: RawHttpPool | null; // hot-path transport when 'raw'
+  readonly #rawCreate: RawRequestHead | null;
+  readonly #rawBatchCreate: RawRequestHead | null;
+  readonly #rawBatchCancel: RawRequestHead | null;
+  readonly #rawWarm: RawRequestHead | null;
   readonly #free: RequestSlot[] = [];
   readonly #slotOwner: SlotOwner; // bound once; keeps finish/fail off the public surface
   readonly #ack: AckRecord = newAckRecord();
-  readonly #presignedOut: PresignedSignature = { timestampText: '', signature: '' };
+  readonly #signed: PresignedSignature = { timestampText: '', signature: '' }; // scratch: the signature of the request being sent
   readonly #oneOrderId: string[] = [''];
+  readonly #tickBound: () => void;
+  readonly #flushOrderPathsBound: () => void;
   #listener: ExecListener = NO_LISTENER;
   #presigner: Presigner | null = null;
+  #orderPaths: OrderPathSignatures | null = null;
   #createEndpoint = -1;
   #batchCreateEndpoint = -1;
   #batchCancelEndpoint = -1;
-  #inflight = 0;
+  #inflight = 0; // hot-path requests in flight, both transports (idle refill)
+  #poolInflight = 0; // of which on the undici order pool (its queued count)
   #warmTimer: NodeJS.Timeout | null = null;
+  #tickTimer: NodeJS.Timeout | null = null;
+  #ticks = 0;
+  #orderPathsFlushScheduled = false;
   #warming = false;
   #closed = false;
 
@@ -244,12 +301,47 @@ export class RestOrderEntry implements OrderEntry {
       keepAliveTimeout: options.keepAliveTimeoutMs,
       keepAliveMaxTimeout: Math.max(options.keepAliveTimeoutMs, 600_000),
       keepAliveTimeoutThreshold: 1_000, // close our side 1 s before the server's advertised idle limit
+      ...(options.tls !== null ? { connect: { ...options.tls } } : {}),
     };
     this.#pool = new Pool(this.#origin, { ...poolOptions, connections: options.connections });
     this.#readPool = new Pool(this.#origin, { ...poolOptions, connections: options.readConnections });
+    if (options.hotPathTransport === 'raw') {
+      const raw = new RawHttpPool({
+        origin: this.#origin,
+        keyId: options.keyId,
+        connections: options.connections,
+        queueMax: options.hotPathQueueMax,
+        connectTimeoutMs: options.connectTimeoutMs,
+        headersTimeoutMs: options.headersTimeoutMs,
+        bodyTimeoutMs: options.bodyTimeoutMs,
+        idleLifetimeMs: options.keepAliveTimeoutMs,
+        keepAliveMarginMs: 1_000, // as undici's keepAliveTimeoutThreshold above
+        reconnectMinMs: options.reconnectMinMs,
+        reconnectMaxMs: options.reconnectMaxMs,
+        tickMs: options.tickMs,
+        tls: options.tls !== null ? { ...options.tls } : null,
+      });
+      this.#raw = raw;
+      this.#rawCreate = raw.head('POST', this.#createPath, true);
+      this.#rawBatchCreate = raw.head('POST', this.#batchPath, true);
+      this.#rawBatchCancel = raw.head('DELETE', this.#batchPath, true);
+      this.#rawWarm = raw.head('GET', `${this.#prefix}${options.warmPath}`, false);
+    } else {
+      this.#raw = null;
+      this.#rawCreate = null;
+      this.#rawBatchCreate = null;
+      this.#rawBatchCancel = null;
+      this.#rawWarm = null;
+    }
     this.#slotOwner = {
       finish: (slot) => this.#onFinish(slot),
       fail: (slot, error) => this.#onFail(slot, error),
+      failCode: (slot, code, sent) => this.#onFailCode(slot, code, sent),
+    };
+    this.#tickBound = () => this.#tick();
+    this.#flushOrderPathsBound = () => {
+      this.#orderPathsFlushScheduled = false;
+      this.#orderPaths?.flush();
     };
     for (let i = 0; i < options.slots; i++) this.#free.push(this.#newSlot());
   }
@@ -263,15 +355,26 @@ export class RestOrderEntry implements OrderEntry {
     return this.#presigner;
   }
 
+  /** The raw hot-path client's counters (null with hotPathTransport 'undici'). */
+  get rawStats(): Readonly<RawHttpPool['stats']> | null {
+    return this.#raw?.stats ?? null;
+  }
+
+  /** Per-order signature counters (null when signing is inline or presign.orderCapacity is 0). */
+  get orderPathStats(): Readonly<OrderPathSignatures['stats']> | null {
+    return this.#orderPaths?.stats ?? null;
+  }
+
   setListener(listener: ExecListener): void {
     this.#listener = listener;
   }
 
   /**
-   * Before trading: starts the presigner (signing 'presigned') and opens every order and read
-   * socket with a signed GET of `warmPath`, so the first order pays no TCP (or TLS) handshake and
-   * a bad key fails here, not on the first order. Starts the keep-warm timer. Rejects with
-   * ExecError (a 401 carries the exchange's reject) or PresignerError.
+   * Before trading: starts the presigner (signing 'presigned') and opens every socket (raw
+   * hot-path, undici order and read pools) with a signed GET of `warmPath`, so the first order pays
+   * no TCP (or TLS) handshake and a bad key fails here, not on the first order. Starts the
+   * keep-warm timer and the housekeeping tick. Rejects with ExecError (a 401 carries the exchange's
+   * reject) or PresignerError.
    */
   async connect(): Promise<void> {
     assert(!this.#closed, 'RestOrderEntry.connect after close');
@@ -294,13 +397,38 @@ export class RestOrderEntry implements OrderEntry {
       this.#createEndpoint = 0;
       this.#batchCreateEndpoint = 1;
       this.#batchCancelEndpoint = 2;
+      if (settings.orderCapacity > 0) {
+        const kinds: OrderPathKind[] = [OrderPathKind.AMEND, OrderPathKind.DECREASE];
+        if (this.#options.cancelRoute === 'single') kinds.push(OrderPathKind.CANCEL);
+        this.#orderPaths = new OrderPathSignatures({
+          presigner: this.#presigner,
+          clock: this.#options.clock,
+          ordersPath: this.#createPath,
+          kinds,
+          capacity: settings.orderCapacity,
+          maxAgeMs: settings.maxAgeMs,
+          refreshLeadMs: settings.refreshLeadMs,
+          idleLifetimeMs: settings.orderIdleMs,
+        });
+      }
     }
-    await Promise.all([this.#warm(this.#pool, this.#options.connections), this.#warm(this.#readPool, this.#options.readConnections)]);
+    if (this.#tickTimer === null) {
+      // Started before the raw connects so a hung connect is ended by connectTimeoutMs.
+      this.#tickTimer = setInterval(this.#tickBound, this.#options.tickMs);
+      this.#tickTimer.unref();
+    }
+    if (this.#raw !== null) await this.#raw.connect();
+    await Promise.all([
+      this.#warm(this.#pool, this.#options.connections),
+      this.#warm(this.#readPool, this.#options.readConnections),
+      this.#warmRaw(0),
+    ]);
     if (this.#options.keepAliveIntervalMs > 0 && this.#warmTimer === null) {
       this.#warmTimer = setInterval(() => {
         if (this.#warming) return; // the previous beat is still out: never stack them
         this.#warming = true;
-        this.#warm(this.#pool, this.#options.connections)
+        // Raw sockets used within half a beat are warm already; only the others get a GET.
+        Promise.all([this.#warm(this.#pool, this.#options.connections), this.#warmRaw(this.#options.keepAliveIntervalMs / 2)])
           .catch(() => {
             // A failed keep-warm GET is not an order outcome; the next order reports its own failure.
           })
@@ -318,6 +446,9 @@ export class RestOrderEntry implements OrderEntry {
     this.#closed = true;
     if (this.#warmTimer !== null) clearInterval(this.#warmTimer);
     this.#warmTimer = null;
+    if (this.#tickTimer !== null) clearInterval(this.#tickTimer);
+    this.#tickTimer = null;
+    this.#raw?.close();
     await Promise.all([this.#pool.destroy(), this.#readPool.destroy(), this.#presigner?.close()]);
   }
 
@@ -327,7 +458,7 @@ export class RestOrderEntry implements OrderEntry {
     const body = encodeCreateOrder(order);
     const slot = this.#acquire(RequestKind.CREATE);
     slot.key = order.clientOrderId;
-    this.#send(slot, 'POST', this.#createPath, this.#createPath, this.#createEndpoint, body);
+    this.#send(slot, 'POST', this.#createPath, this.#createPath, this.#createEndpoint, -1, '', body, this.#rawCreate);
   }
 
   cancel(orderId: string, subaccount: number): void {
@@ -336,32 +467,32 @@ export class RestOrderEntry implements OrderEntry {
       const body = encodeBatchCancel(this.#oneOrderId, subaccount);
       const slot = this.#acquire(RequestKind.CANCEL_VIA_BATCH);
       slot.key = orderId;
-      this.#send(slot, 'DELETE', this.#batchPath, this.#batchPath, this.#batchCancelEndpoint, body);
+      this.#send(slot, 'DELETE', this.#batchPath, this.#batchPath, this.#batchCancelEndpoint, -1, '', body, this.#rawBatchCancel);
       return;
     }
     checkSubaccount(subaccount);
-    const path = `${this.#createPath}/${encodeURIComponent(orderId)}`;
+    const path = this.#orderPaths?.path(orderId, OrderPathKind.CANCEL) ?? `${this.#createPath}/${encodeURIComponent(orderId)}`;
     const slot = this.#acquire(RequestKind.CANCEL);
     slot.key = orderId;
-    this.#send(slot, 'DELETE', subaccountQuery(path, subaccount), path, -1, null);
+    this.#send(slot, 'DELETE', subaccountQuery(path, subaccount), path, -1, OrderPathKind.CANCEL, orderId, null, null);
   }
 
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
     checkSubaccount(subaccount);
     const body = encodeAmend(ticker, side, price, count);
-    const path = `${this.#createPath}/${encodeURIComponent(orderId)}/amend`;
+    const path = this.#orderPaths?.path(orderId, OrderPathKind.AMEND) ?? `${this.#createPath}/${encodeURIComponent(orderId)}/amend`;
     const slot = this.#acquire(RequestKind.AMEND);
     slot.key = orderId;
-    this.#send(slot, 'POST', subaccountQuery(path, subaccount), path, -1, body);
+    this.#send(slot, 'POST', subaccountQuery(path, subaccount), path, -1, OrderPathKind.AMEND, orderId, body, null);
   }
 
   decrease(orderId: string, reduceBy: Count, subaccount: number): void {
     checkSubaccount(subaccount);
     const body = encodeDecrease(reduceBy);
-    const path = `${this.#createPath}/${encodeURIComponent(orderId)}/decrease`;
+    const path = this.#orderPaths?.path(orderId, OrderPathKind.DECREASE) ?? `${this.#createPath}/${encodeURIComponent(orderId)}/decrease`;
     const slot = this.#acquire(RequestKind.DECREASE);
     slot.key = orderId;
-    this.#send(slot, 'POST', subaccountQuery(path, subaccount), path, -1, body);
+    this.#send(slot, 'POST', subaccountQuery(path, subaccount), path, -1, OrderPathKind.DECREASE, orderId, body, null);
   }
 
   /** Batch create: each order's outcome is reported as for create(); a whole-request failure applies to every order. */
@@ -369,7 +500,7 @@ export class RestOrderEntry implements OrderEntry {
     const body = encodeBatchCreate(orders);
     const slot = this.#acquire(RequestKind.BATCH_CREATE);
     slot.keys = orders.map((order) => order.clientOrderId);
-    this.#send(slot, 'POST', this.#batchPath, this.#batchPath, this.#batchCreateEndpoint, body);
+    this.#send(slot, 'POST', this.#batchPath, this.#batchPath, this.#batchCreateEndpoint, -1, '', body, this.#rawBatchCreate);
   }
 
   /** Batch cancel of orders of one subaccount: each outcome is reported as for cancel(). */
@@ -377,7 +508,7 @@ export class RestOrderEntry implements OrderEntry {
     const body = encodeBatchCancel(orderIds, subaccount);
     const slot = this.#acquire(RequestKind.BATCH_CANCEL);
     slot.keys = orderIds.slice();
-    this.#send(slot, 'DELETE', this.#batchPath, this.#batchPath, this.#batchCancelEndpoint, body);
+    this.#send(slot, 'DELETE', this.#batchPath, this.#batchPath, this.#batchCancelEndpoint, -1, '', body, this.#rawBatchCancel);
   }
 
   #acquire(kind: RequestKind): RequestSlot {
@@ -395,37 +526,78 @@ export class RestOrderEntry implements OrderEntry {
     return new RequestSlot(this.#slotOwner, this.#options.keyId, this.#options.headersTimeoutMs, this.#options.bodyTimeoutMs);
   }
 
-  #send(slot: RequestSlot, method: string, path: string, signedPath: string, endpoint: number, body: string | null): void {
-    const headers = body === null ? slot.headersNoBody : slot.headersWithBody;
-    const presigned = this.#presignedOut;
-    if (endpoint >= 0 && this.#presigner !== null && this.#presigner.take(endpoint, presigned)) {
-      headers[HEADER_TIMESTAMP_INDEX] = presigned.timestampText;
-      headers[HEADER_SIGNATURE_INDEX] = presigned.signature;
+  /**
+   * Signs (a presigned ring entry for `endpoint` >= 0, a per-order signature for `orderPath` >= 0,
+   * else inline) into this.#signed, then writes on the raw client when `rawHead` is given, else
+   * dispatches to the undici order pool.
+   */
+  #send(
+    slot: RequestSlot, method: string, path: string, signedPath: string, endpoint: number,
+    orderPath: number, orderId: string, body: string | null, rawHead: RawRequestHead | null,
+  ): void {
+    const signed = this.#signed;
+    if (endpoint >= 0 && this.#presigner !== null && this.#presigner.take(endpoint, signed)) {
       this.stats.presigned++;
+    } else if (orderPath >= 0 && this.#orderPaths !== null && this.#orderPaths.take(orderId, orderPath as OrderPathKind, signed)) {
+      this.stats.presigned++;
+      this.#scheduleOrderPathsFlush();
     } else {
       const timestampMs = this.#options.clock.nowMs();
-      headers[HEADER_TIMESTAMP_INDEX] = String(timestampMs);
-      headers[HEADER_SIGNATURE_INDEX] = signRequest(this.#options.privateKey, timestampMs, method, signedPath);
+      signed.timestampText = String(timestampMs);
+      signed.signature = signRequest(this.#options.privateKey, timestampMs, method, signedPath);
       this.stats.inlineSigned++;
-      if (endpoint >= 0) this.stats.presignFallbacks++;
+      if (endpoint >= 0 || (orderPath >= 0 && this.#orderPaths !== null)) this.stats.presignFallbacks++;
+      if (orderPath >= 0) this.#scheduleOrderPathsFlush();
     }
+    slot.active = true;
+    this.stats.requests++;
+    this.#inflight++;
+    if (rawHead !== null) {
+      slot.viaRaw = true;
+      const sent = this.#raw!.send(slot, rawHead, signed.timestampText, signed.signature, body);
+      if (sent === SendResult.QUEUED) this.stats.queued++;
+      return;
+    }
+    const headers = body === null ? slot.headersNoBody : slot.headersWithBody;
+    headers[HEADER_TIMESTAMP_INDEX] = signed.timestampText;
+    headers[HEADER_SIGNATURE_INDEX] = signed.signature;
     const options = slot.options;
     options.method = method;
     options.path = path;
     options.body = body;
     options.headers = headers;
-    slot.active = true;
-    this.stats.requests++;
-    if (this.#inflight >= this.#options.connections) this.stats.queued++;
-    this.#inflight++;
+    if (this.#poolInflight >= this.#options.connections) this.stats.queued++;
+    this.#poolInflight++;
     this.#pool.dispatch(options, slot);
   }
 
   #release(slot: RequestSlot): void {
     this.#inflight--;
+    if (!slot.viaRaw) this.#poolInflight--;
     slot.reset();
     this.#free.push(slot);
-    if (this.#inflight === 0 && this.#presigner !== null && this.#options.presign.refill === 'idle') this.#presigner.refill();
+    if (this.#inflight === 0 && this.#presigner !== null && this.#options.presign.refill === 'idle') {
+      this.#presigner.refill();
+      this.#orderPaths?.flush();
+    }
+  }
+
+  /** Per-order signatures wanted: made when idle ('idle' refill, in #release) or next turn ('take'). */
+  #scheduleOrderPathsFlush(): void {
+    if (this.#options.presign.refill !== 'take' || this.#orderPathsFlushScheduled || this.#orderPaths === null) return;
+    this.#orderPathsFlushScheduled = true;
+    setImmediate(this.#flushOrderPathsBound);
+  }
+
+  /** The housekeeping tick: raw timeouts and idle lifetimes every tick; per-order signatures every presign.tickMs. */
+  #tick(): void {
+    this.#raw?.tick(performance.now());
+    if (this.#orderPaths === null) return;
+    this.#ticks++;
+    if (this.#ticks * this.#options.tickMs >= this.#options.presign.tickMs) {
+      this.#ticks = 0;
+      this.#orderPaths.flush();
+    }
   }
 
   // ---- outcomes (the slots' owner) ----
@@ -459,6 +631,24 @@ export class RestOrderEntry implements OrderEntry {
     }
   }
 
+  /** Raw transport failure: written (sent) -> unknown; never written -> reject with status 0 ("not sent"). */
+  #onFailCode(slot: RequestSlot, code: ExecErrorCode, sent: boolean): void {
+    try {
+      if (sent) {
+        this.#unknownAll(slot, code);
+      } else {
+        this.stats.notSent++;
+        this.#rejectAll(slot, { status: 0, code, message: NOT_SENT_MESSAGES[code], details: '' });
+      }
+    } catch (listenerError) {
+      queueMicrotask(() => {
+        throw listenerError;
+      });
+    } finally {
+      this.#release(slot);
+    }
+  }
+
   #finish(slot: RequestSlot): void {
     const status = slot.status;
     if (status >= 500) return this.#unknownAll(slot, 'EXEC_HTTP_5XX');
@@ -472,18 +662,22 @@ export class RestOrderEntry implements OrderEntry {
       case RequestKind.CREATE:
         if (!readCreateAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
+        if (ack.remainingCount > 0) this.#orderPaths?.track(ack.orderId); // resting: sign its cancel/amend/decrease paths ahead
         return listener.onCreateAck(slot.key, ack.orderId, ack.fillCount, ack.remainingCount, ack.tsMs);
       case RequestKind.CANCEL:
         if (!readCancelAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
+        this.#orderPaths?.forget(slot.key);
         return listener.onCancelAck(slot.key, ack.reducedBy, ack.tsMs);
       case RequestKind.AMEND:
         if (!readAmendAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
+        if (ack.remainingCount === 0) this.#orderPaths?.forget(slot.key); // filled by the amend (COUNT_INVALID: unchanged)
         return listener.onAmendAck(slot.key, ack.fillCount, ack.remainingCount, ack.tsMs);
       case RequestKind.DECREASE:
         if (!readDecreaseAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
+        if (ack.remainingCount === 0) this.#orderPaths?.forget(slot.key);
         return listener.onDecreaseAck(slot.key, ack.remainingCount, ack.tsMs);
       case RequestKind.CANCEL_VIA_BATCH:
         return this.#finishCancelItems(status, body, [slot.key]);
@@ -517,6 +711,7 @@ export class RestOrderEntry implements OrderEntry {
         this.#listener.onCreateReject(ids[index]!, reject);
       } else if (readCreateAck(object, this.#ack)) {
         this.stats.acks++;
+        if (this.#ack.remainingCount > 0) this.#orderPaths?.track(this.#ack.orderId);
         this.#listener.onCreateAck(ids[index]!, this.#ack.orderId, this.#ack.fillCount, this.#ack.remainingCount, this.#ack.tsMs);
       } else {
         done[index] = false;
@@ -544,10 +739,12 @@ export class RestOrderEntry implements OrderEntry {
       if (reject !== null) {
         done[index] = true;
         this.stats.rejects++;
+        if (reject.code.startsWith('not_found')) this.#orderPaths?.forget(ids[index]!);
         this.#listener.onCancelReject(ids[index]!, reject);
       } else if (readCancelAck(object, this.#ack)) {
         done[index] = true;
         this.stats.acks++;
+        this.#orderPaths?.forget(ids[index]!);
         this.#listener.onCancelAck(ids[index]!, this.#ack.reducedBy, this.#ack.tsMs);
       }
     }
@@ -567,6 +764,7 @@ export class RestOrderEntry implements OrderEntry {
       case RequestKind.CANCEL:
       case RequestKind.CANCEL_VIA_BATCH:
         this.stats.rejects++;
+        if (reject.status === 404) this.#orderPaths?.forget(slot.key); // already gone
         return listener.onCancelReject(slot.key, reject);
       case RequestKind.AMEND:
         this.stats.rejects++;
@@ -788,6 +986,30 @@ export class RestOrderEntry implements OrderEntry {
   }
 
   /**
+   * One signed GET of warmPath on each raw connection idle for at least `minIdleMs` (0 at connect:
+   * every connection). Signed first, then written together so each lands on its own connection;
+   * one that became busy meanwhile is skipped (it is warm). Rejects like #callSigned.
+   */
+  async #warmRaw(minIdleMs: number): Promise<void> {
+    const raw = this.#raw;
+    const head = this.#rawWarm;
+    if (raw === null || head === null) return;
+    const count = raw.idleLongerThan(minIdleMs);
+    if (count === 0) return;
+    const signatures: Promise<PresignedSignature>[] = [];
+    for (let i = 0; i < count; i++) signatures.push(this.#signOffPath('GET', head.path, false));
+    const signed = await Promise.all(signatures);
+    const answers: Promise<void>[] = [];
+    for (const one of signed) {
+      const answer = new WarmAnswer(head.path);
+      if (!raw.sendIfIdle(answer, head, one.timestampText, one.signature, null, minIdleMs)) break;
+      this.stats.warmRequests++;
+      answers.push(answer.done);
+    }
+    await Promise.all(answers);
+  }
+
+  /**
    * `count` concurrent signed GETs, so the pool opens (or reuses) that many sockets. All are signed
    * first and dispatched together: sent one by one as signatures arrive, a fast answer frees the
    * first socket before the next GET and the pool would reuse it instead of opening another.
@@ -801,6 +1023,39 @@ export class RestOrderEntry implements OrderEntry {
     await Promise.all(signed.map((one) => this.#callSigned(pool, 'GET', path, null, one)));
   }
 }
+
+/** The outcome of one raw keep-warm GET as a promise (off the hot path: allocation is fine). */
+class WarmAnswer implements RawExchangeHandler {
+  readonly done: Promise<void>;
+  #resolve!: () => void;
+  #reject!: (error: Error) => void;
+  readonly #path: string;
+  constructor(path: string) {
+    this.#path = path;
+    this.done = new Promise<void>((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+  }
+  onRawResponse(status: number, body: Buffer, bodyLength: number): void {
+    if (status >= 200 && status < 300) return this.#resolve();
+    const reject = parseErrorBody(status, body.toString('utf8', 0, bodyLength));
+    this.#reject(new ExecError(statusErrorCode(status), `GET ${this.#path}: HTTP ${status} ${reject.code}`, status, reject));
+  }
+  onRawFailure(code: ExecErrorCode): void {
+    this.#reject(new ExecError(code, `GET ${this.#path}: ${code}`));
+  }
+}
+
+/** Messages of the status-0 rejects for raw requests that never reached a socket (constant: no allocation). */
+const NOT_SENT_MESSAGES: Readonly<Record<ExecErrorCode, string>> = Object.freeze({
+  EXEC_RATE_LIMITED: 'not sent: hot-path queue full (hotPathQueueMax)',
+  EXEC_TIMEOUT: 'not sent: no connection free within headersTimeoutMs',
+  EXEC_DISCONNECTED: 'not sent: order entry closed',
+  EXEC_HTTP_5XX: 'not sent',
+  EXEC_REJECTED: 'not sent',
+  EXEC_BAD_RESPONSE: 'not sent',
+});
 
 function unknownAsReject(code: ExecErrorCode): ExecReject {
   return { status: 0, code, message: 'fate unknown: reconcile', details: '' };
@@ -846,6 +1101,14 @@ function validate(options: RestOrderEntryOptions): void {
   if (options.signing !== 'presigned' && options.signing !== 'inline') problems.push("signing must be 'presigned' or 'inline'");
   if (options.cancelRoute !== 'batched' && options.cancelRoute !== 'single') problems.push("cancelRoute must be 'batched' or 'single'");
   if (options.presign.refill !== 'idle' && options.presign.refill !== 'take') problems.push("presign.refill must be 'idle' or 'take'");
-  if (!options.warmPath.startsWith('/')) problems.push("warmPath must start with '/'");
+  if (!/^\/[\x21-\x7e]*$/.test(options.warmPath) || options.warmPath.includes('?')) problems.push("warmPath must start with '/' and be visible ASCII without a query");
+  if (options.hotPathTransport !== 'raw' && options.hotPathTransport !== 'undici') problems.push("hotPathTransport must be 'raw' or 'undici'");
+  if (options.hotPathTransport === 'raw' && !/^[\x21-\x7e]+$/.test(options.keyId)) problems.push('keyId must be visible ASCII (it is written as a header)');
+  for (const [name, value] of [['hotPathQueueMax', options.hotPathQueueMax], ['tickMs', options.tickMs], ['reconnectMinMs', options.reconnectMinMs], ['reconnectMaxMs', options.reconnectMaxMs]] as const) {
+    if (!(Number.isInteger(value) && value > 0)) problems.push(`${name} must be a positive integer`);
+  }
+  if (options.reconnectMaxMs < options.reconnectMinMs) problems.push('reconnectMaxMs must be >= reconnectMinMs');
+  if (!(Number.isInteger(options.presign.orderCapacity) && options.presign.orderCapacity >= 0)) problems.push('presign.orderCapacity must be an integer >= 0 (0 = off)');
+  if (!(Number.isInteger(options.presign.orderIdleMs) && options.presign.orderIdleMs > 0)) problems.push('presign.orderIdleMs must be a positive integer');
   if (problems.length > 0) throw new RestOrderEntryConfigError(`RestOrderEntry options: ${problems.join('; ')}`);
 }
