@@ -5,11 +5,16 @@
  * Cases run interleaved (each sends one order in turn, one order in flight at a time), paced below
  * the demo key's write rate limit, immediate-or-cancel orders on an empty book (the sim answers
  * 201 without resting anything):
- * - ours, create() -> onCreateAck, presigned (the default) and inline signing;
+ * - ours, create() -> onCreateAck, presigned on each hot-path transport (raw client, the default;
+ *   undici), presigned with refill on take, and inline signing;
  * - ours, create() call alone (what the trading thread pays before it can go on) and
- *   create() -> socket write (undici's sendHeaders diagnostics event);
- * - transport choice for the hot path, same signed bytes: undici pool.dispatch with a
- *   preallocated handler vs pool.request + body.text();
+ *   create() -> socket write start: raw, RAW_HTTP_WRITE_START_CHANNEL just before the one
+ *   socket.write inside create(); undici, its sendHeaders event, also just before its write (one
+ *   setImmediate later); and for raw create() -> write returned (RAW_HTTP_WRITE_CHANNEL), which on
+ *   loopback includes the kernel delivering the bytes to the simulator and, on a busy 2-core
+ *   machine, the simulator being scheduled before our syscall returns;
+ * - transport choice for the hot path, same signed bytes: RawHttpPool.send, undici pool.dispatch
+ *   with a preallocated handler, and pool.request + body.text();
  * - baselines: the official `kalshi-typescript` OrdersApi.createOrderV2 (axios, signs inline,
  *   re-parses the PEM each call) and a raw keep-alive net.Socket writing the same request bytes
  *   (the loopback + simulator floor).
@@ -32,11 +37,17 @@ import { Configuration, OrdersApi } from 'kalshi-typescript';
 import { Pool, type Dispatcher } from 'undici';
 import { formatCount, formatPrice, loadPrivateKey, signRequest, systemClock, type Count, type Price } from '../../src/core/index.ts';
 import {
+  RAW_HTTP_WRITE_CHANNEL,
+  RAW_HTTP_WRITE_START_CHANNEL,
   REST_ORDER_ENTRY_DEFAULTS,
+  RawHttpPool,
   RestOrderEntry,
   encodeCreateOrder,
+  type ExecErrorCode,
   type ExecListener,
+  type HotPathTransport,
   type NewOrder,
+  type RawExchangeHandler,
 } from '../../src/exec/index.ts';
 import { consume, createHistogram, latencyRow, measureThroughput, nowNs, recordNs, throughputRow, type BenchRow, type BenchSuite } from '../harness.ts';
 
@@ -154,31 +165,41 @@ async function runInterleaved(cases: readonly Case[], budget: Budget): Promise<v
   }
 }
 
-async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline', refill: 'idle' | 'take' = 'idle'): Promise<Case> {
+async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline', transport: HotPathTransport, refill: 'idle' | 'take' = 'idle'): Promise<Case> {
   const entry = new RestOrderEntry({
     ...REST_ORDER_ENTRY_DEFAULTS, baseUrl: sim.httpUrl, keyId: sim.keyId, privateKey: loadPrivateKey(sim.privateKeyPem),
-    clock: systemClock, connections: 2, signing, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, refill },
+    clock: systemClock, connections: 2, signing, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, refill }, hotPathTransport: transport,
   });
-  const label = signing === 'inline' ? 'inline' : refill === 'idle' ? 'presigned' : 'presigned, refill on take';
+  const signingLabel = signing === 'inline' ? 'inline' : refill === 'idle' ? 'presigned' : 'presigned, refill on take';
+  const label = `${signingLabel}, ${transport}`;
   const listener = new SampleListener();
   entry.setListener(listener);
   await entry.connect();
   const roundTrip = createHistogram();
   const callOnly = createHistogram();
   const toWrite = createHistogram();
+  const toWritten = createHistogram();
   let writeAt = 0;
+  let writtenAt = 0;
   let watching = false;
   // Subscribed for the whole run: toggling a diagnostics channel per sample changes its prototype
   // and deoptimises undici's hasSubscribers checks, which would inflate every undici case.
   const onSend = (): void => { if (watching) writeAt = nowNs(); };
+  const onWritten = (): void => { if (watching) writtenAt = nowNs(); };
   const measureWrite = signing === 'presigned' && refill === 'idle';
-  if (measureWrite) subscribe('undici:client:sendHeaders', onSend);
+  const channelName = transport === 'raw' ? RAW_HTTP_WRITE_START_CHANNEL : 'undici:client:sendHeaders';
+  if (measureWrite) subscribe(channelName, onSend);
+  if (measureWrite && transport === 'raw') subscribe(RAW_HTTP_WRITE_CHANNEL, onWritten);
+  const writeNote = transport === 'raw'
+    ? 'raw: just before the one socket.write inside create()'
+    : 'undici sendHeaders event, just before its write: one setImmediate hop on a reused socket';
   return {
     name: `ours create->ack (${label})`,
     async once(record) {
       const order = iocOrder(randomUUID());
       const done = new Promise<void>((resolve) => { listener.resolve = resolve; });
       writeAt = 0;
+      writtenAt = 0;
       watching = measureWrite;
       const start = nowNs();
       entry.create(order);
@@ -190,21 +211,82 @@ async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline', refill
       recordNs(roundTrip, end - start);
       recordNs(callOnly, returned - start);
       if (writeAt > start) recordNs(toWrite, writeAt - start);
+      if (writtenAt > start) recordNs(toWritten, writtenAt - start);
     },
     rows() {
-      const note = `failures=${listener.failures}${listener.failures > 0 ? ` (${listener.lastFailure})` : ''} presigned=${entry.stats.presigned} inline=${entry.stats.inlineSigned} fallbacks=${entry.stats.presignFallbacks}`;
+      const raw = entry.rawStats;
+      const note = `failures=${listener.failures}${listener.failures > 0 ? ` (${listener.lastFailure})` : ''} presigned=${entry.stats.presigned} inline=${entry.stats.inlineSigned} fallbacks=${entry.stats.presignFallbacks} queued=${entry.stats.queued}` +
+        (raw !== null ? ` raw: connects=${raw.connects} timeouts=${raw.timeouts} disconnects=${raw.disconnects}` : '');
+      const compareRoundTrip = transport === 'raw' && signing === 'presigned' && refill === 'idle' ? 'ours create->ack (presigned, undici)' : 'kalshi-typescript createOrderV2';
       const rows = [
-        latencyRow(SUITE, `ours create->ack (${label})`, false, roundTrip, { compareTo: 'kalshi-typescript createOrderV2', note }),
-        latencyRow(SUITE, `ours create() call (${label})`, false, callOnly, { compareTo: 'undici pool.dispatch() call', note: 'encode + sign or take + dispatch, until create() returns' }),
+        latencyRow(SUITE, `ours create->ack (${label})`, false, roundTrip, { compareTo: compareRoundTrip, note }),
+        latencyRow(SUITE, `ours create() call (${label})`, false, callOnly, {
+          compareTo: transport === 'raw' && measureWrite ? 'ours create() call (presigned, undici)' : 'undici pool.dispatch() call',
+          note: transport === 'raw' ? 'encode + sign or take + assemble + socket.write, until create() returns' : 'encode + sign or take + dispatch, until create() returns',
+        }),
       ];
       if (measureWrite) {
-        rows.push(latencyRow(SUITE, 'ours create()->socket write (presigned)', false, toWrite, { note: 'undici sendHeaders event: one setImmediate hop on a reused socket' }));
+        rows.push(latencyRow(SUITE, `ours create()->socket write start (presigned, ${transport})`, false, toWrite, {
+          ...(transport === 'raw' ? { compareTo: 'ours create()->socket write start (presigned, undici)' } : {}), note: writeNote,
+        }));
+      }
+      if (measureWrite && transport === 'raw') {
+        rows.push(latencyRow(SUITE, 'ours create()->socket write returned (presigned, raw)', false, toWritten, {
+          note: 'bytes in the kernel; loopback: includes delivery to the simulator',
+        }));
       }
       return rows;
     },
     close: () => {
-      if (measureWrite) unsubscribe('undici:client:sendHeaders', onSend);
+      if (measureWrite) unsubscribe(channelName, onSend);
+      if (measureWrite && transport === 'raw') unsubscribe(RAW_HTTP_WRITE_CHANNEL, onWritten);
       return entry.close();
+    },
+  };
+}
+
+/** Same signed bytes through the raw client alone: RawHttpPool.send with a reused handler. */
+async function rawPoolCase(sim: SimProcess): Promise<Case> {
+  const privateKey = loadPrivateKey(sim.privateKeyPem);
+  const pool = new RawHttpPool({
+    origin: new URL(sim.httpUrl).origin, keyId: sim.keyId, connections: 1, queueMax: 4, connectTimeoutMs: 2_000,
+    headersTimeoutMs: 2_000, bodyTimeoutMs: 2_000, idleLifetimeMs: 60_000, keepAliveMarginMs: 1_000,
+    reconnectMinMs: 50, reconnectMaxMs: 2_000, tickMs: 10, tls: null,
+  });
+  await pool.connect();
+  const tick = setInterval(() => pool.tick(), 10);
+  tick.unref();
+  const head = pool.head('POST', CREATE_PATH, true);
+  let resolveDone: ((status: number) => void) | null = null;
+  const handler: RawExchangeHandler = {
+    onRawResponse(status: number, body: Buffer, bodyLength: number): void { consume(body[bodyLength - 1]); resolveDone?.(status); },
+    onRawFailure(_code: ExecErrorCode): void { resolveDone?.(0); },
+  };
+  const histogram = createHistogram();
+  const callOnly = createHistogram();
+  let failures = 0;
+  return {
+    name: 'raw RawHttpPool.send (reused handler)',
+    async once(record) {
+      const body = encodeCreateOrder(iocOrder(randomUUID()));
+      const timestampMs = Date.now();
+      const signature = signRequest(privateKey, timestampMs, 'POST', CREATE_PATH); // off the clock: transport only
+      const timestampText = String(timestampMs);
+      const done = new Promise<number>((resolve) => { resolveDone = resolve; });
+      const start = nowNs();
+      pool.send(handler, head, timestampText, signature, body);
+      if (record) recordNs(callOnly, nowNs() - start);
+      const status = await done;
+      if (record) recordNs(histogram, nowNs() - start);
+      if (status !== 201) failures++;
+    },
+    rows: () => [
+      latencyRow(SUITE, 'raw RawHttpPool.send (reused handler)', false, histogram, { compareTo: 'undici pool.dispatch (prealloc handler)', note: `signed off the clock; non-201=${failures}` }),
+      latencyRow(SUITE, 'raw RawHttpPool.send() call', false, callOnly, { compareTo: 'undici pool.dispatch() call', note: 'same bytes prepared, until send() returns: the write is inside' }),
+    ],
+    close: async () => {
+      clearInterval(tick);
+      pool.close();
     },
   };
 }
@@ -358,8 +440,9 @@ const suite: BenchSuite = {
     const sim = await startSimProcess();
     const cases: Case[] = [];
     try {
-      cases.push(await oursCase(sim, 'presigned'), await oursCase(sim, 'presigned', 'take'), await oursCase(sim, 'inline'));
-      cases.push(await undiciCase(sim, 'dispatch'), await undiciCase(sim, 'request'));
+      cases.push(await oursCase(sim, 'presigned', 'raw'), await oursCase(sim, 'presigned', 'undici'));
+      cases.push(await oursCase(sim, 'presigned', 'raw', 'take'), await oursCase(sim, 'inline', 'raw'));
+      cases.push(await rawPoolCase(sim), await undiciCase(sim, 'dispatch'), await undiciCase(sim, 'request'));
       cases.push(officialCase(sim), await rawSocketCase(sim));
       await runInterleaved(cases, budget);
       for (const one of cases) rows.push(...one.rows());
