@@ -8,13 +8,15 @@
  *   'batched', cancelBatch) go through RawHttpPool (raw-http-pool.ts): `connections` persistent
  *   keep-alive sockets over node:net (TLS for https), TCP_NODELAY, one request per socket, the
  *   request written with ONE socket.write inside create(), so the bytes are in the kernel when
- *   create() returns. bench/results/order-entry-2026-11-22T21-06-13-339Z.json (2 shared cores,
- *   simulator in its own process, cases interleaved), p50 / p99:
- *     create() -> socket write start   raw   28 us /  66 us   undici  95 us / 200 us (sendHeaders)
- *     create -> ack (presigned)        raw  503 us / 2.45 ms  undici 637 us / 3.28 ms
- *     same bytes, transport only       RawHttpPool.send 426 us, undici dispatch 578 us, net.Socket floor 445 us
- *   The raw create() call itself (77 us p50) includes the write syscall, which on loopback also
- *   delivers the bytes to the simulator; undici's call (74 us) returns before its write.
+ *   create() returns. bench/results/order-entry-2026-11-22T21-10-49-812Z.json (2 shared cores,
+ *   simulator in its own process, cases interleaved, 2,000 samples each), p50 / p99:
+ *     create() -> socket write start   raw   34 us /  76 us   undici 112 us / 228 us (sendHeaders)
+ *     create -> ack (presigned)        raw  636 us / 2.12 ms  undici 785 us / 2.62 ms
+ *     same bytes, transport only       RawHttpPool.send 555 us, undici dispatch 720 us, net.Socket floor 554 us
+ *   The raw create() call itself (94 us p50) includes the write syscall, which on loopback also
+ *   delivers the bytes to the simulator; undici's call (88 us) returns before its write. Hot, the
+ *   CPU work before the write is under 1 us (encode 0.3 us); most of the 34 us is waking from the
+ *   3 ms idle gap between samples on this VM (a probe without the gap: 7.5 us p50).
  * - 'undici': those requests use the undici order Pool like everything else; its write happens in
  *   the check phase of the same loop turn (see below). Kept for comparison and as a fallback.
  * Everything else (amend, decrease, single-route cancel, cancel-all) always uses an undici Pool of
