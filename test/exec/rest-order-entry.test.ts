@@ -138,6 +138,9 @@ describe('RestOrderEntry: connect and signing', () => {
     expect(exchange.requests).toHaveLength(7);
     expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(7);
     expect(opened.rawStats).toMatchObject({ connects: 3, responses: 3 });
+    await opened.connect(); // again: warms the same sockets, opens nothing
+    expect(exchange.socketsOpened - before).toBe(7);
+    expect(opened.rawStats).toMatchObject({ connects: 3, responses: 6 });
     for (const request of exchange.requests) {
       expect(request.method).toBe('GET');
       expect(request.path).toBe('/trade-api/v2/portfolio/balance');

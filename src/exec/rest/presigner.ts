@@ -18,6 +18,9 @@
  * plus the ones being signed fall below `capacity` asks the worker for the difference. Old
  * entries stay usable until `maxAgeMs`, so aging alone never empties a ring.
  *
+ * signBatch() asks the same worker for one-off signatures of several different paths in one
+ * message (order-path-signatures.ts: the per-order cancel/amend/decrease paths after a create ack).
+ *
  * Owns: the worker, the rings, the counters. Never: sends requests, signs on the calling thread
  * (an empty ring returns false and the caller signs inline and counts it), or logs key material.
  */

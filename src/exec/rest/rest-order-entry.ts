@@ -282,6 +282,7 @@ export class RestOrderEntry implements OrderEntry {
   #tickTimer: NodeJS.Timeout | null = null;
   #ticks = 0;
   #orderPathsFlushScheduled = false;
+  #rawOpened = false;
   #warming = false;
   #closed = false;
 
@@ -419,7 +420,10 @@ export class RestOrderEntry implements OrderEntry {
       this.#tickTimer = setInterval(this.#tickBound, this.#options.tickMs);
       this.#tickTimer.unref();
     }
-    if (this.#raw !== null) await this.#raw.connect();
+    if (this.#raw !== null && !this.#rawOpened) {
+      this.#rawOpened = true; // a second connect() only warms again
+      await this.#raw.connect();
+    }
     await Promise.all([
       this.#warm(this.#pool, this.#options.connections),
       this.#warm(this.#readPool, this.#options.readConnections),
