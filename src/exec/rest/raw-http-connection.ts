@@ -102,7 +102,6 @@ export class RawHttpConnection {
   exchanges = 0; // completed on the current socket
   failures = 0; // consecutive connect failures or deaths without a completed exchange (backoff)
   reconnectTimer: NodeJS.Timeout | null = null;
-  bytesWritten = 0; // request bytes handed to sockets, over all sockets of this connection
   readonly #target: RawConnectionTarget;
   readonly #owner: ConnectionOwner;
   readonly #counters: RawConnectionCounters;
@@ -110,6 +109,7 @@ export class RawHttpConnection {
   readonly #defaultIdleLifetimeMs: number;
   readonly #keepAliveMarginMs: number;
   #handler: RawExchangeHandler | null = null;
+  #closedSocketsBytes = 0; // bytes written by this connection's earlier sockets
 
   constructor(index: number, target: RawConnectionTarget, owner: ConnectionOwner, counters: RawConnectionCounters, idleLifetimeMs: number, keepAliveMarginMs: number) {
     this.index = index;
@@ -175,7 +175,6 @@ export class RawHttpConnection {
     this.sentMs = performance.now();
     if (writeStartChannel.hasSubscribers) writeStartChannel.publish(socket);
     socket.write(request, 'utf8');
-    this.bytesWritten = socket.bytesWritten;
     if (writeChannel.hasSubscribers) writeChannel.publish(socket);
   }
 
@@ -187,6 +186,11 @@ export class RawHttpConnection {
   /** Idle past its lifetime, or the pool is closing: close without an outcome of our own. */
   retire(reason: DownReason): void {
     this.#teardown(reason, 'EXEC_DISCONNECTED');
+  }
+
+  /** Request bytes handed to sockets, over every socket this connection has had. */
+  get bytesWritten(): number {
+    return this.#closedSocketsBytes + (this.socket?.bytesWritten ?? 0);
   }
 
   /** True once the response's status line arrived: from then the body timeout (gap between reads) applies. */
@@ -281,6 +285,9 @@ export class RawHttpConnection {
     const socket = this.socket;
     this.socket = null;
     this.state = ConnectionState.DOWN;
-    socket?.destroy();
+    if (socket !== null) {
+      this.#closedSocketsBytes += socket.bytesWritten;
+      socket.destroy();
+    }
   }
 }

@@ -143,7 +143,7 @@ export interface RestOrderEntryOptions {
   keyId: string;
   privateKey: KeyObject;
   clock: Clock; // wall clock for signature timestamps
-  connections: number; // order sockets; each carries one request at a time
+  connections: number; // order sockets per transport (raw hot path, undici order pool); each carries one request at a time
   readConnections: number; // sockets for reads, cancel-all excluded (it uses the warm order sockets)
   connectTimeoutMs: number;
   headersTimeoutMs: number; // no response headers within this: EXEC_TIMEOUT (create: unknown)
