@@ -2,7 +2,8 @@
 // warm TCP_NODELAY connection, keeps one request per connection (queueing the rest, bounded and
 // counted), frames responses however the server splits them (Content-Length, chunked, until close),
 // reports every failure with the right ExecErrorCode and sent flag (timeout, close mid-response,
-// garbage, queue full, queued too long, closed pool), and recovers: server-closed idle sockets,
+// garbage, queue full, queued too long, closed pool), writes per-request targets (sendTo) only when
+// they cannot split the request line, and recovers: server-closed idle sockets,
 // dropped connections and refused reconnects come back with backoff.
 // Method: node:http servers and hand-written node:net servers on 127.0.0.1:0; a recording
 // handler; timeouts driven by calling tick() with a monotonic time moved forward (no waiting on
@@ -12,6 +13,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createNetServer, Socket, type AddressInfo, type Server as NetServer } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InvariantError } from '../../src/core/index.ts';
 import type { ExecErrorCode } from '../../src/exec/index.ts';
 import { RawHttpPool, SendResult, type RawHttpPoolOptions } from '../../src/exec/rest/raw-http-pool.ts';
 import type { RawExchangeHandler } from '../../src/exec/rest/raw-http-connection.ts';
@@ -162,6 +164,48 @@ describe('RawHttpPool: writing', () => {
     expect(seen[0]!.method).toBe('GET');
     expect(seen[0]!.headers['content-length']).toBeUndefined();
     expect(seen[0]!.headers['content-type']).toBeUndefined();
+  });
+
+  it('sendTo writes a per-request target (path and query) with ONE socket.write, with or without a body', async () => {
+    const { port, seen } = await httpServer((_seen, response) => json(response, 200, '{}'));
+    const pool = await openPool(port, { connections: 1 });
+    const writes: string[] = [];
+    const original = Socket.prototype.write;
+    vi.spyOn(Socket.prototype, 'write').mockImplementation(function (this: Socket, ...args: Parameters<Socket['write']>) {
+      writes.push(String(args[0]));
+      return original.apply(this, args);
+    });
+    const recorder = new Recorder();
+    const target = '/trade-api/v2/portfolio/events/orders/o%2F1/amend?subaccount=2';
+    const body = '{"ticker":"T","side":"bid","price":"0.4300","count":"10.00"}';
+    expect(pool.sendTo(recorder, 'POST', target, '17', 'c2ln', body)).toBe(SendResult.WRITTEN);
+    expect(writes).toEqual([
+      `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nKALSHI-ACCESS-KEY: key-1\r\nContent-Type: application/json\r\n` +
+      `KALSHI-ACCESS-TIMESTAMP: 17\r\nKALSHI-ACCESS-SIGNATURE: c2ln\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    ]);
+    vi.mocked(Socket.prototype.write).mockRestore();
+    await until(() => recorder.outcomes.length === 1);
+    expect(pool.sendTo(recorder, 'DELETE', '/trade-api/v2/portfolio/events/orders/o-2', '18', 'c2ln', null)).toBe(SendResult.WRITTEN);
+    await until(() => recorder.outcomes.length === 2);
+    expect(seen.map((one) => `${one.method} ${one.url} ${one.body}`)).toEqual([`POST ${target} ${body}`, 'DELETE /trade-api/v2/portfolio/events/orders/o-2 ']);
+    expect(seen[1]!.headers['content-type']).toBeUndefined();
+    expect(seen[1]!.headers['content-length']).toBeUndefined();
+    expect(pool.stats.written).toBe(2);
+  });
+
+  it('sendTo asserts on a target that could split the request line, and refuses (not sent) once closed', async () => {
+    const { port, seen } = await httpServer((_seen, response) => json(response, 200, '{}'));
+    const pool = await openPool(port, { connections: 1 });
+    const recorder = new Recorder();
+    for (const bad of ['/orders/a b', '/orders/a\r\nX: y', 'orders/a', '', '/orders/é']) {
+      expect(() => pool.sendTo(recorder, 'POST', bad, '1', 's', '{}')).toThrow(InvariantError);
+    }
+    expect(() => pool.sendTo(recorder, 'post', '/x', '1', 's', '{}')).toThrow(InvariantError);
+    expect(pool.stats.requests).toBe(0);
+    pool.close();
+    expect(pool.sendTo(recorder, 'POST', '/x', '1', 's', '{}')).toBe(SendResult.REFUSED);
+    expect(recorder.outcomes).toEqual([{ code: 'EXEC_DISCONNECTED', sent: false }]);
+    expect(seen).toHaveLength(0);
   });
 
   it('keeps one request per connection: the rest queue (counted) and go out as connections free', async () => {

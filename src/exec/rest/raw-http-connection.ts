@@ -3,7 +3,8 @@
  * the set). It carries strictly one request at a time: a request is one preassembled string
  * (request line, headers, body) written with ONE socket.write inside the caller's call, so on a
  * connected socket the bytes reach the kernel (libuv tries the write synchronously) before
- * create() returns; the response is framed by HttpResponseParser as bytes arrive.
+ * create() (or amend(), decrease(), cancel()) returns; the response is framed by HttpResponseParser
+ * as bytes arrive.
  *
  * Why not undici for this: undici 7.30 defers every write on a reused keep-alive socket by one
  * setImmediate (client-h1.js scheduleIdleSocketValidation), so create() returned before the order

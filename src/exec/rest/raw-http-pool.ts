@@ -4,11 +4,14 @@
  * time (no pipelining). send() writes a request at once on an idle connection, chosen round-robin
  * so every connection stays in use; when none is idle it waits in a bounded FIFO queue (counted)
  * and is written when a connection frees. Only the hot-path requests use it (RestOrderEntry:
- * create and the batched POST/DELETE); everything else stays on undici.
+ * create, amend, decrease, single cancel and the batched POST/DELETE); everything else stays on
+ * undici.
  *
- * Request bytes: a per-endpoint head made once (request line, Host, KALSHI-ACCESS-KEY,
- * Content-Type, up to the timestamp value), then per request the timestamp, signature,
- * Content-Length and body, concatenated into one string written with one socket.write.
+ * Request bytes: for a constant path (send), a per-endpoint head made once (request line, Host,
+ * KALSHI-ACCESS-KEY, Content-Type, up to the timestamp value); for a per-order path (sendTo), the
+ * method and request target joined to a per-pool tail made once (everything after the target up
+ * to the timestamp value). Then per request the timestamp, signature, Content-Length and body,
+ * concatenated into one string written with one socket.write.
  *
  * Time: one tick (tick(), driven by the owner's coarse timer) ends requests whose response is
  * late, queued requests that waited too long, connects that hang, and retires idle connections
@@ -84,9 +87,14 @@ export class RawRequestHead {
     this.method = method;
     this.path = path;
     this.hasBody = hasBody;
-    this.prefix = `${method} ${path} HTTP/1.1\r\nHost: ${host}\r\nKALSHI-ACCESS-KEY: ${keyId}\r\n` +
-      `${hasBody ? 'Content-Type: application/json\r\n' : ''}KALSHI-ACCESS-TIMESTAMP: `;
+    this.prefix = `${method} ${path}${headTail(host, keyId, hasBody)}`;
   }
+}
+
+/** Everything of a request head after the request target, up to the timestamp value. */
+function headTail(host: string, keyId: string, hasBody: boolean): string {
+  return ` HTTP/1.1\r\nHost: ${host}\r\nKALSHI-ACCESS-KEY: ${keyId}\r\n` +
+    `${hasBody ? 'Content-Type: application/json\r\n' : ''}KALSHI-ACCESS-TIMESTAMP: `;
 }
 
 /** What send() did with the request. */
@@ -108,6 +116,8 @@ export class RawHttpPool implements ConnectionOwner {
   };
   readonly #options: RawHttpPoolOptions;
   readonly #host: string; // Host header value (host[:port] as in the origin)
+  readonly #tailWithBody: string; // sendTo: headTail(), made once per pool
+  readonly #tailNoBody: string;
   readonly #connections: RawHttpConnection[] = [];
   // Queue: a ring of queueMax (handler, request, enqueued at) entries.
   readonly #queueHandlers: (RawExchangeHandler | null)[];
@@ -125,6 +135,8 @@ export class RawHttpPool implements ConnectionOwner {
     this.#options = options;
     const url = new URL(options.origin);
     this.#host = url.host;
+    this.#tailWithBody = headTail(url.host, options.keyId, true);
+    this.#tailNoBody = headTail(url.host, options.keyId, false);
     const secure = url.protocol === 'https:';
     const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -189,7 +201,30 @@ export class RawHttpPool implements ConnectionOwner {
       handler.onRawFailure('EXEC_DISCONNECTED', false);
       return SendResult.REFUSED;
     }
-    const request = assemble(head, timestampText, signature, body);
+    return this.#dispatch(handler, assemble(head.prefix, timestampText, signature, body));
+  }
+
+  /**
+   * Hot path, for a request target made per request (a per-order path such as
+   * `/trade-api/v2/portfolio/events/orders/{id}/amend?subaccount=2`): as send(), the request
+   * line built here from `method` and `target` and the pool's tail. `target` must be visible
+   * ASCII starting with '/' (percent-encode ids first): it is checked, since a space, CR or LF
+   * would split the request line. A body sets Content-Type; null sends none.
+   */
+  sendTo(handler: RawExchangeHandler, method: string, target: string, timestampText: string, signature: string, body: string | null): SendResult {
+    assert(method === 'POST' || method === 'DELETE' || method === 'PUT' || method === 'GET', 'RawHttpPool.sendTo: method must be GET, POST, PUT or DELETE');
+    assert(isRequestTarget(target), 'RawHttpPool.sendTo: target must be visible ASCII starting with /');
+    this.stats.requests++;
+    if (this.#closed) {
+      handler.onRawFailure('EXEC_DISCONNECTED', false);
+      return SendResult.REFUSED;
+    }
+    const prefix = method + ' ' + target + (body === null ? this.#tailNoBody : this.#tailWithBody);
+    return this.#dispatch(handler, assemble(prefix, timestampText, signature, body));
+  }
+
+  /** Writes `request` on an idle connection now, else queues it (bounded), else refuses it. */
+  #dispatch(handler: RawExchangeHandler, request: string): SendResult {
     const connection = this.#pickIdle();
     if (connection !== null) {
       this.stats.written++;
@@ -231,7 +266,7 @@ export class RawHttpPool implements ConnectionOwner {
       if (connection.state !== ConnectionState.IDLE || nowMs - connection.idleSinceMs < minIdleMs) continue;
       this.stats.requests++;
       this.stats.written++;
-      connection.write(handler, assemble(head, timestampText, signature, body));
+      connection.write(handler, assemble(head.prefix, timestampText, signature, body));
       return true;
     }
     return false;
@@ -357,11 +392,21 @@ export class RawHttpPool implements ConnectionOwner {
   }
 }
 
-/** The whole request as one string: the head's prefix, the signing headers, the framing, the body. */
-function assemble(head: RawRequestHead, timestampText: string, signature: string, body: string | null): string {
+/** The whole request as one string: the head up to the timestamp value, the signing headers, the framing, the body. */
+function assemble(prefix: string, timestampText: string, signature: string, body: string | null): string {
   return body === null
-    ? head.prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
-    : head.prefix + timestampText + SIGNATURE_FIELD + signature + LENGTH_FIELD + Buffer.byteLength(body, 'utf8') + HEAD_END + body;
+    ? prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
+    : prefix + timestampText + SIGNATURE_FIELD + signature + LENGTH_FIELD + Buffer.byteLength(body, 'utf8') + HEAD_END + body;
+}
+
+/** '/' then visible ASCII only (0x21-0x7e): no allocation, unlike a RegExp test on a fresh string. */
+function isRequestTarget(target: string): boolean {
+  if (target.length === 0 || target.charCodeAt(0) !== 0x2f) return false;
+  for (let i = 1; i < target.length; i++) {
+    const code = target.charCodeAt(i);
+    if (code < 0x21 || code > 0x7e) return false;
+  }
+  return true;
 }
 
 function validate(options: RawHttpPoolOptions): void {

@@ -4,11 +4,14 @@
  * OrderEntry contract: hot-path calls are synchronous and report through the ExecListener.
  *
  * Two transports (option `hotPathTransport`):
- * - 'raw' (default): create, batch create and every batched DELETE (cancel with cancelRoute
- *   'batched', cancelBatch) go through RawHttpPool (raw-http-pool.ts): `connections` persistent
- *   keep-alive sockets over node:net (TLS for https), TCP_NODELAY, one request per socket, the
- *   request written with ONE socket.write inside create(), so the bytes are in the kernel when
- *   create() returns. bench/results/order-entry-2026-11-22T21-10-49-812Z.json (2 shared cores,
+ * - 'raw' (default): every order mutation goes through RawHttpPool (raw-http-pool.ts): create,
+ *   amend, decrease, cancel (the batched DELETE with cancelRoute 'batched', the per-order DELETE
+ *   with 'single'), batch create and cancelBatch. `connections` persistent keep-alive sockets over
+ *   node:net (TLS for https), TCP_NODELAY, one request per socket, the request written with ONE
+ *   socket.write inside the call, so the bytes are in the kernel when create()/amend()/... return.
+ *   Per-order paths (amend, decrease, single cancel) are written with RawHttpPool.sendTo: the
+ *   request target carries `?subaccount=N`, the signature covers the path without it.
+ *   bench/results/order-entry-2026-11-22T21-10-49-812Z.json (2 shared cores,
  *   simulator in its own process, cases interleaved, 2,000 samples each), p50 / p99:
  *     create() -> socket write start   raw   34 us /  76 us   undici 112 us / 228 us (sendHeaders)
  *     create -> ack (presigned)        raw  636 us / 2.12 ms  undici 785 us / 2.62 ms
@@ -17,13 +20,13 @@
  *   delivers the bytes to the simulator; undici's call (88 us) returns before its write. Hot, the
  *   CPU work before the write is under 1 us (encode 0.3 us); most of the 34 us is waking from the
  *   3 ms idle gap between samples on this VM (a probe without the gap: 7.5 us p50).
- * - 'undici': those requests use the undici order Pool like everything else; its write happens in
- *   the check phase of the same loop turn (see below). Kept for comparison and as a fallback.
- * Everything else (amend, decrease, single-route cancel, cancel-all) always uses an undici Pool of
- * `connections` sockets; reads and order groups a second small pool so a slow page never holds an
- * order socket. All sockets are opened and warmed by connect() and kept warm by a periodic signed
- * GET (one request in flight per socket: undici `pipelining: 1`; 0 would make undici send
- * `connection: close` on every request).
+ * - 'undici': those requests use the undici order Pool; its write happens in the check phase of
+ *   the same loop turn (see below). Kept for comparison and as a fallback.
+ * Cancel-all (the kill switch) always uses an undici Pool of `connections` sockets, which with
+ * 'undici' also carries the order mutations; reads and order groups a second small pool so a slow
+ * page never holds an order socket. All sockets are opened and warmed by connect() and kept warm
+ * by a periodic signed GET (one request in flight per socket: undici `pipelining: 1`; 0 would make
+ * undici send `connection: close` on every request).
  *
  * undici 7.30's write timing (read from its source, pinned by a test): pool.dispatch() builds the
  * Request and queues it on an idle client before returning. The socket write itself (writeH1:
@@ -44,7 +47,9 @@
  *
  * Outcomes (order-entry.ts): 2xx with a parsable body -> ack; 4xx with the exchange's error body
  * -> reject (429: code EXEC_RATE_LIMITED); 5xx, timeout, disconnect or an unparsable 2xx body ->
- * unknown, never a reject. A raw request refused before it reached a socket (hot-path queue full:
+ * unknown, never a reject (amend/decrease: onAmendUnknown/onDecreaseUnknown when the listener has
+ * them, else a status-0 reject). The mapping is the same on both transports. A raw request refused
+ * before it reached a socket (hot-path queue full:
  * EXEC_RATE_LIMITED; queued past headersTimeoutMs: EXEC_TIMEOUT; closed: EXEC_DISCONNECTED) is a
  * reject with status 0 and a message starting "not sent" (status 0: not an exchange answer, the
  * OMS reconciles; stats.notSent counts them). Listener callbacks can run synchronously inside a
@@ -161,7 +166,7 @@ export interface RestOrderEntryOptions {
   readPageLimit: number; // `limit` of list reads
   readPagesMax: number; // bound on cursor paging per list call
   warmPath: string; // signed GET used to open and keep sockets warm (relative to the prefix)
-  hotPathTransport: HotPathTransport; // create and batched POST/DELETE: raw client or undici
+  hotPathTransport: HotPathTransport; // order mutations (create, amend, decrease, cancels, batches): raw client or undici; never cancel-all or reads
   hotPathQueueMax: number; // raw: requests waiting for a free connection before refusal (EXEC_RATE_LIMITED)
   tickMs: number; // housekeeping tick: raw timeouts fire within headersTimeoutMs + tickMs
   reconnectMinMs: number; // raw: first retry delay after a failed reconnect, doubling ...
@@ -533,9 +538,11 @@ export class RestOrderEntry implements OrderEntry {
   }
 
   /**
-   * Signs (a presigned ring entry for `endpoint` >= 0, a per-order signature for `orderPath` >= 0,
-   * else inline) into this.#signed, then writes on the raw client when `rawHead` is given, else
-   * dispatches to the undici order pool.
+   * Signs `signedPath` (never the query: spec/rest.md §1) with a presigned ring entry for
+   * `endpoint` >= 0, a per-order signature for `orderPath` >= 0, else inline, into this.#signed;
+   * then, on the raw client, writes `rawHead` (a constant path) or, for a per-order request
+   * (`orderPath` >= 0), `method` + `path` (the target with its query); with hotPathTransport
+   * 'undici' (no raw client), dispatches to the undici order pool.
    */
   #send(
     slot: RequestSlot, method: string, path: string, signedPath: string, endpoint: number,
@@ -558,9 +565,12 @@ export class RestOrderEntry implements OrderEntry {
     slot.active = true;
     this.stats.requests++;
     this.#inflight++;
-    if (rawHead !== null) {
+    const raw = this.#raw;
+    if (raw !== null && (rawHead !== null || orderPath >= 0)) {
       slot.viaRaw = true;
-      const sent = this.#raw!.send(slot, rawHead, signed.timestampText, signed.signature, body);
+      const sent = rawHead !== null
+        ? raw.send(slot, rawHead, signed.timestampText, signed.signature, body)
+        : raw.sendTo(slot, method, path, signed.timestampText, signed.signature, body);
       if (sent === SendResult.QUEUED) this.stats.queued++;
       return;
     }
