@@ -421,35 +421,29 @@ export class WsHub implements EngineListener, WsFaultActuator {
   }
 
   onFill(userId: string, fill: Fill): void {
-    const subs = this.#private.get('fill')!.get(userId);
-    if (subs === undefined) return;
-    let msg: string | null = null;
-    for (const sub of this.#iterable(subs)) {
-      if (!this.#privateCovers(sub, fill.subaccount, fill.ticker)) continue;
-      msg ??= JSON.stringify(fillToWsMsg(fill));
-      this.#deliver(sub, 'fill', msg, fill.ticker, false);
-    }
+    this.#privateFanOut('fill', 'fill', userId, fill.subaccount, fill.ticker, fill, fillToWsMsg);
   }
 
   onUserOrder(userId: string, order: Order): void {
-    const subs = this.#private.get('user_orders')!.get(userId);
-    if (subs === undefined) return;
-    let msg: string | null = null;
-    for (const sub of this.#iterable(subs)) {
-      if (!this.#privateCovers(sub, order.subaccount, order.ticker)) continue;
-      msg ??= JSON.stringify(userOrderToWsMsg(order));
-      this.#deliver(sub, 'user_order', msg, order.ticker, false);
-    }
+    this.#privateFanOut('user_orders', 'user_order', userId, order.subaccount, order.ticker, order, userOrderToWsMsg);
   }
 
   onPosition(userId: string, position: Position): void {
-    const subs = this.#private.get('market_positions')!.get(userId);
+    this.#privateFanOut('market_positions', 'market_position', userId, position.subaccount, position.ticker, position, positionToWsMsg);
+  }
+
+  /**
+   * One private record to the user's subscriptions on `channel` that cover its subaccount and
+   * market, rendered once (lazily: nobody listening, nothing rendered).
+   */
+  #privateFanOut<R>(channel: Channel, type: string, userId: string, subaccount: number, ticker: string, record: R, render: (record: R) => unknown): void {
+    const subs = this.#private.get(channel)!.get(userId);
     if (subs === undefined) return;
     let msg: string | null = null;
     for (const sub of this.#iterable(subs)) {
-      if (!this.#privateCovers(sub, position.subaccount, position.ticker)) continue;
-      msg ??= JSON.stringify(positionToWsMsg(position));
-      this.#deliver(sub, 'market_position', msg, position.ticker, false);
+      if (!this.#privateCovers(sub, subaccount, ticker)) continue;
+      msg ??= JSON.stringify(render(record));
+      this.#deliver(sub, type, msg, ticker, false);
     }
   }
 
