@@ -1,7 +1,9 @@
 // Goal: RestOrderEntry trades correctly against the real simulator over sockets: create, amend,
 // decrease, cancel (batched and single route), batches, cancel-all, order groups, the
 // reconciliation reads, exchange rejects (409, 400 invalid_price, 404) and injected faults
-// (an order applied but answered 5xx is reported unknown and found by listOrders).
+// (an order applied but answered 5xx is reported unknown and found by listOrders; an amend,
+// decrease and single cancel applied but answered 5xx / never / cut off are unknown and visible in
+// getOrder).
 // Method: startSim in-process on 127.0.0.1:0 with a temporary key directory; the runtime reaches it
 // only through RestOrderEntry (presigned and inline signing), the whole suite once per hot-path
 // transport (raw client, undici); a second user's key provides the counterparty for fills. Waits
@@ -39,6 +41,8 @@ class RecordingListener implements ExecListener {
   onAmendReject(...args: unknown[]): void { this.events.push(['amendReject', ...args]); }
   onDecreaseAck(...args: unknown[]): void { this.events.push(['decreaseAck', ...args]); }
   onDecreaseReject(...args: unknown[]): void { this.events.push(['decreaseReject', ...args]); }
+  onAmendUnknown(...args: unknown[]): void { this.events.push(['amendUnknown', ...args]); }
+  onDecreaseUnknown(...args: unknown[]): void { this.events.push(['decreaseUnknown', ...args]); }
 
   /** Waits (bounded) for the first outcome (ack, reject or unknown) of `operation` about `id`. */
   async outcome(operation: 'create' | 'cancel' | 'amend' | 'decrease', id: string): Promise<Event> {
@@ -224,6 +228,47 @@ describe(`RestOrderEntry against the simulator (${hotPath} hot path)`, () => {
     sim.faults.remove(rule);
     const resting = await entry.listOrders({ ticker: TICKER, status: 'resting' });
     expect(resting.some((o) => o.clientOrderId === ambiguous.clientOrderId)).toBe(true);
+  });
+
+  it('amend answered 500, decrease unanswered, single cancel cut off: each applied, reported unknown, found by reconciliation', async () => {
+    const shortListener = new RecordingListener();
+    const short = new RestOrderEntry(options(sim.demoKey.keyId, sim.demoKey.privateKeyPem, { headersTimeoutMs: 1_000, bodyTimeoutMs: 1_000, cancelRoute: 'single' }));
+    short.setListener(shortListener);
+    try {
+      await short.connect();
+      const resting = order({ price: 1200 as Price });
+      short.create(resting);
+      const orderId = (await shortListener.outcome('create', resting.clientOrderId))[2] as string;
+      const writtenBefore = short.rawStats?.written ?? 0;
+
+      const amendFault = sim.faults.add({ kind: 'ambiguous_order', mode: 'error', target: { times: 1, method: 'POST', path: '/portfolio/events/orders/{order_id}/amend' } });
+      short.amend(orderId, TICKER, 'bid', 1300 as Price, 1000 as Count, 0);
+      expect(await shortListener.outcome('amend', orderId)).toEqual(['amendUnknown', orderId, 'EXEC_HTTP_5XX']);
+      sim.faults.remove(amendFault);
+      expect(await short.getOrder(orderId)).toMatchObject({ price: 1300, remainingCount: 1000, status: 'resting' });
+
+      const decreaseFault = sim.faults.add({ kind: 'ambiguous_order', mode: 'hang', target: { times: 1, method: 'POST', path: '/portfolio/events/orders/{order_id}/decrease' } });
+      short.decrease(orderId, 400 as Count, 0);
+      expect(await shortListener.outcome('decrease', orderId)).toEqual(['decreaseUnknown', orderId, 'EXEC_TIMEOUT']);
+      sim.faults.remove(decreaseFault);
+      expect(await short.getOrder(orderId)).toMatchObject({ remainingCount: 600, status: 'resting' });
+
+      const cancelFault = sim.faults.add({ kind: 'ambiguous_order', mode: 'close', target: { times: 1, method: 'DELETE', path: '/portfolio/events/orders/{order_id}' } });
+      short.cancel(orderId, 0);
+      expect(await shortListener.outcome('cancel', orderId)).toEqual(['cancelUnknown', orderId, 'EXEC_DISCONNECTED']);
+      sim.faults.remove(cancelFault);
+      expect((await short.getOrder(orderId))?.status).toBe('canceled');
+
+      if (hotPath === 'raw') {
+        // All three went out on the raw client, which ended the hung one on its tick.
+        expect(short.rawStats!.written - writtenBefore).toBe(3);
+        expect(short.rawStats).toMatchObject({ timeouts: 1, disconnects: 1 });
+      } else {
+        expect(short.rawStats).toBeNull();
+      }
+    } finally {
+      await short.close();
+    }
   });
 
   it('a hung create times out as unknown; a closed connection is unknown too', async () => {

@@ -1,14 +1,16 @@
 // Goal: RestOrderEntry sends correctly signed, correctly encoded V2 requests and turns every kind of
 // answer (201/200 acks, 4xx error bodies in each shape, 429, 5xx, hang, dropped socket, garbage)
 // into the right listener callback and code, on both hot-path transports (raw client and undici);
-// the raw transport writes a create's bytes to the socket before create() returns; per-order paths
-// are presigned after a resting create ack; reads page and parse into core units.
+// the raw transport writes a create's, an amend's, a decrease's and a single cancel's bytes to the
+// socket (one write, query in the target, not in the signed string) before the call returns, and
+// reports a request that never reached a socket as a status-0 reject; per-order paths are presigned
+// after a resting create ack (both transports); reads page and parse into core units.
 // Method: a scripted node:http exchange on 127.0.0.1:0 (test/exec/scripted-exchange.ts) that
 // verifies every signature with verifyRequest and answers per test; a recording listener; bounded
 // polling for callbacks. Presigned and inline signing both run against it; the outcome suites run
 // once per transport.
 
-import { generateKeyPairSync } from 'node:crypto';
+import { constants, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -115,6 +117,18 @@ async function createAnswered(action: ScriptAction, overrides: Partial<RestOrder
   opened.create(order('c-1'));
   await until(() => listener.events.length === 1);
   return listener.events[0]!;
+}
+
+/**
+ * Order mutations since `writtenBefore` went out on the transport under test: `count` writes on the
+ * raw client, or (undici) no raw client at all.
+ */
+function expectHotPath(opened: RestOrderEntry, hotPath: HotPathTransport, writtenBefore: number, count: number): void {
+  if (hotPath === 'undici') {
+    expect(opened.rawStats).toBeNull();
+    return;
+  }
+  expect(opened.rawStats!.written - writtenBefore).toBe(count);
 }
 
 describe('RestOrderEntry: connect and signing', () => {
@@ -231,6 +245,80 @@ describe('RestOrderEntry: connect and signing', () => {
     expect(listener.events[0]).toEqual(['createAck', 'sync-raw', 'o-1', 0, 1000, 1]);
     expect(exchange.orderRequests[0]!.signatureValid).toBe(true);
     expect(opened.stats.queued).toBe(0);
+  });
+
+  it('raw transport: amend(), decrease() and single-route cancel() each hand the whole request to the socket in ONE write before returning', async () => {
+    exchange.script = (request) => {
+      if (request.path.endsWith('/amend')) return json(200, { order_id: 'o-7', remaining_count: '10.00', fill_count: '0.00', ts_ms: 2 });
+      if (request.path.endsWith('/decrease')) return json(200, { order_id: 'o-7', remaining_count: '5.00', ts_ms: 3 });
+      if (request.method === 'DELETE') return json(200, { order_id: 'o-7', reduced_by: '5.00', ts_ms: 4 });
+      return defaultScript(request);
+    };
+    // One idle raw socket per call, so each is written at once rather than queued.
+    const { entry: opened, listener } = await open({ hotPathTransport: 'raw', cancelRoute: 'single', connections: 3 });
+    const orderPath = '/trade-api/v2/portfolio/events/orders/o-7';
+    const calls: { name: string; call: () => void; method: string; path: string; target: string }[] = [
+      { name: 'amend', call: () => opened.amend('o-7', 'T', 'bid', 4300 as Price, 1000 as Count, 2), method: 'POST', path: `${orderPath}/amend`, target: `${orderPath}/amend?subaccount=2` },
+      { name: 'decrease', call: () => opened.decrease('o-7', 500 as Count, 5), method: 'POST', path: `${orderPath}/decrease`, target: `${orderPath}/decrease?subaccount=5` },
+      { name: 'cancel', call: () => opened.cancel('o-7', 0), method: 'DELETE', path: orderPath, target: orderPath },
+    ];
+    const original = Socket.prototype.write;
+    const writes: { text: string; socket: Socket }[] = [];
+    const published: Socket[] = [];
+    const onWrite = (message: unknown) => published.push(message as Socket);
+    for (const { name, call, method, path, target } of calls) {
+      writes.length = 0;
+      published.length = 0;
+      const spy = vi.spyOn(Socket.prototype, 'write').mockImplementation(function (this: Socket, ...args: Parameters<Socket['write']>) {
+        writes.push({ text: String(args[0]), socket: this });
+        return original.apply(this, args);
+      });
+      subscribe(RAW_HTTP_WRITE_CHANNEL, onWrite);
+      try {
+        call();
+      } finally {
+        unsubscribe(RAW_HTTP_WRITE_CHANNEL, onWrite);
+        spy.mockRestore();
+      }
+      // Inside the call: one write holding request line, headers and body; nothing left buffered.
+      expect(writes, name).toHaveLength(1);
+      const text = writes[0]!.text;
+      expect(text.startsWith(`${method} ${target} HTTP/1.1\r\n`), name).toBe(true);
+      expect(published, name).toEqual([writes[0]!.socket]);
+      expect(published[0]!.writableLength, name).toBe(0);
+      // The signed string is timestamp + method + the path without the query, never the target as
+      // sent (checked with node:crypto directly: core's signatureMessage cuts at '?' itself).
+      const timestamp = /\r\nKALSHI-ACCESS-TIMESTAMP: (\d+)\r\n/.exec(text)![1]!;
+      const signature = Buffer.from(/\r\nKALSHI-ACCESS-SIGNATURE: ([A-Za-z0-9+/=]+)\r\n/.exec(text)![1]!, 'base64');
+      const pss = { key: publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 };
+      expect(cryptoVerify('sha256', Buffer.from(`${timestamp}${method}${path}`), pss, signature), name).toBe(true);
+      if (target !== path) expect(cryptoVerify('sha256', Buffer.from(`${timestamp}${method}${target}`), pss, signature), name).toBe(false);
+    }
+    await until(() => listener.events.length === 3);
+    expect(listener.events).toEqual([['amendAck', 'o-7', 0, 1000, 2], ['decreaseAck', 'o-7', 500, 3], ['cancelAck', 'o-7', 500, 4]]);
+    expect(exchange.orderRequests.map((request) => request.url)).toEqual(calls.map((one) => one.target));
+    expect(exchange.orderRequests.every((request) => request.signatureValid)).toBe(true);
+    expect(opened.stats.queued).toBe(0);
+    expect(opened.stats.inlineSigned).toBe(3); // o-7 was never created here: no per-order signatures ready
+  });
+
+  it('raw transport: an amend or decrease that never reached a socket is a status-0 "not sent" reject; one in flight at close() is unknown', async () => {
+    exchange.script = (request) => (request.method === 'GET' ? defaultScript(request) : 'hang');
+    const listener = new ListenerWithUnknowns();
+    const { entry: opened } = await open({ hotPathTransport: 'raw', connections: 1, hotPathQueueMax: 1 }, listener);
+    opened.amend('q1', 'T', 'bid', 5500 as Price, 500 as Count, 0); // written
+    opened.decrease('q2', 100 as Count, 0); // queued
+    opened.amend('q3', 'T', 'bid', 5500 as Price, 500 as Count, 0); // refused inside the call
+    expect(listener.events).toEqual([
+      ['amendReject', 'q3', { status: 0, code: 'EXEC_RATE_LIMITED', message: 'not sent: hot-path queue full (hotPathQueueMax)', details: '' }],
+    ]);
+    await until(() => exchange.orderRequests.length === 1);
+    await opened.close();
+    expect(listener.events.slice(1)).toEqual([
+      ['amendUnknown', 'q1', 'EXEC_DISCONNECTED'],
+      ['decreaseReject', 'q2', { status: 0, code: 'EXEC_DISCONNECTED', message: 'not sent: order entry closed', details: '' }],
+    ]);
+    expect(opened.stats).toMatchObject({ notSent: 2, unknowns: 1, queued: 1 });
   });
 
   it('uses presigned signatures for creates, falls back to inline when the ring is empty, and every one verifies', async () => {
@@ -401,11 +489,17 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
       return request.path.endsWith('/gone') ? json(404, { error: { code: 'not_found', message: 'gone' } }) : json(500, {});
     };
     const { entry: opened, listener } = await open({ cancelRoute: 'single' });
+    const writtenBefore = opened.rawStats?.written ?? 0;
     opened.cancel('gone', 0);
-    opened.cancel('o-2', 0);
+    opened.cancel('o-2', 3);
     await until(() => listener.events.length === 2);
     expect(listener.events).toContainEqual(['cancelReject', 'gone', { status: 404, code: 'not_found', message: 'gone', details: '' }]);
     expect(listener.events).toContainEqual(['cancelUnknown', 'o-2', 'EXEC_HTTP_5XX']);
+    expect(exchange.orderRequests.map((request) => request.url).sort()).toEqual([
+      '/trade-api/v2/portfolio/events/orders/gone', '/trade-api/v2/portfolio/events/orders/o-2?subaccount=3',
+    ]);
+    expect(exchange.orderRequests.every((request) => request.signatureValid && request.body === '')).toBe(true);
+    expectHotPath(opened, hotPath, writtenBefore, 2);
   });
 
   it('amend and decrease: acks, rejects, and unknowns (with and without the optional callbacks)', async () => {
@@ -421,6 +515,7 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
     };
     const listener = new RecordingListener();
     const { entry: opened } = await open({ connections: 4 }, listener);
+    const writtenBefore = opened.rawStats?.written ?? 0;
     opened.amend('a1', 'T', 'ask', 5600 as Price, 500 as Count, 1);
     opened.amend('a2', 'T', 'bid', 5500 as Price, 500 as Count, 0);
     opened.amend('a3', 'T', 'bid', 5555 as Price, 500 as Count, 0);
@@ -441,6 +536,7 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
     expect(decrease.url).toBe('/trade-api/v2/portfolio/events/orders/d2/decrease?subaccount=7');
     expect(JSON.parse(decrease.body)).toEqual({ reduce_by: '3.00' });
     expect(exchange.orderRequests.every((request) => request.signatureValid)).toBe(true);
+    expectHotPath(opened, hotPath, writtenBefore, 6);
 
     await opened.close();
     const withUnknowns = new ListenerWithUnknowns();
@@ -450,6 +546,31 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
     await until(() => withUnknowns.events.length === 2);
     expect(withUnknowns.events).toContainEqual(['amendUnknown', 'a4', 'EXEC_DISCONNECTED']);
     expect(withUnknowns.events).toContainEqual(['decreaseUnknown', 'd2', 'EXEC_HTTP_5XX']);
+  });
+
+  it('no answer within headersTimeoutMs -> amend, decrease, single cancel unknown EXEC_TIMEOUT; 429 -> reject EXEC_RATE_LIMITED', async () => {
+    exchange.script = (request) => {
+      if (request.method === 'GET') return defaultScript(request);
+      if (request.path.endsWith('/r1/amend')) return json(429, { error: 'too many requests' });
+      if (request.path.endsWith('/r2/decrease')) return json(400, { error: { code: 'invalid_order', message: 'reduce_by above remaining' } });
+      return 'hang';
+    };
+    const listener = new ListenerWithUnknowns();
+    const { entry: opened } = await open({ connections: 5, cancelRoute: 'single', headersTimeoutMs: 300 }, listener);
+    const writtenBefore = opened.rawStats?.written ?? 0;
+    opened.amend('h1', 'T', 'bid', 5500 as Price, 500 as Count, 0);
+    opened.decrease('h2', 100 as Count, 0);
+    opened.cancel('h3', 0);
+    opened.amend('r1', 'T', 'bid', 5500 as Price, 500 as Count, 0);
+    opened.decrease('r2', 900 as Count, 0);
+    await until(() => listener.events.length === 5);
+    expect(listener.events).toContainEqual(['amendUnknown', 'h1', 'EXEC_TIMEOUT']);
+    expect(listener.events).toContainEqual(['decreaseUnknown', 'h2', 'EXEC_TIMEOUT']);
+    expect(listener.events).toContainEqual(['cancelUnknown', 'h3', 'EXEC_TIMEOUT']);
+    expect(listener.events).toContainEqual(['amendReject', 'r1', { status: 429, code: 'EXEC_RATE_LIMITED', message: 'too many requests', details: '' }]);
+    expect(listener.events).toContainEqual(['decreaseReject', 'r2', { status: 400, code: 'invalid_order', message: 'reduce_by above remaining', details: '' }]);
+    expect(opened.stats).toMatchObject({ unknowns: 3, rejects: 2, acks: 0 });
+    expectHotPath(opened, hotPath, writtenBefore, 5);
   });
 
   it('batch create: per-item acks and rejects; a missing item is unknown; a 5xx makes all unknown', async () => {
@@ -543,7 +664,8 @@ describe('RestOrderEntry over https (a self-signed certificate made for the test
 });
 
 describe('RestOrderEntry: per-order presigned paths', () => {
-  it('after a resting create ack, cancel (single route), amend and decrease carry worker-made signatures; a used one is inline until replaced', async () => {
+  for (const hotPath of ['raw', 'undici'] as const) {
+  it(`after a resting create ack, cancel (single route), amend and decrease carry worker-made signatures; a used one is inline until replaced (${hotPath})`, async () => {
     exchange.script = (request) => {
       if (request.method === 'POST' && request.path.endsWith('/portfolio/events/orders')) {
         const ioc = JSON.parse(request.body).time_in_force === 'immediate_or_cancel';
@@ -554,7 +676,8 @@ describe('RestOrderEntry: per-order presigned paths', () => {
       if (request.method === 'DELETE') return json(200, { order_id: 'o-rest', reduced_by: '5.00', ts_ms: 4 });
       return defaultScript(request);
     };
-    const { entry: opened, listener } = await open({ cancelRoute: 'single' });
+    const { entry: opened, listener } = await open({ cancelRoute: 'single', hotPathTransport: hotPath });
+    const writtenBefore = opened.rawStats?.written ?? 0;
     opened.create(order('c-ioc', { timeInForce: 'immediate_or_cancel', postOnly: false }));
     opened.create(order('c-rest'));
     await until(() => listener.events.length === 2);
@@ -583,6 +706,7 @@ describe('RestOrderEntry: per-order presigned paths', () => {
       '/trade-api/v2/portfolio/events/orders/o-rest/decrease',
     ]);
     expect(mutations.every((request) => request.signatureValid)).toBe(true);
+    expectHotPath(opened, hotPath, writtenBefore, 2 + 4); // 2 creates, 4 mutations
     // After the cancel ack the order is forgotten: nothing more is signed for it.
     const signed = opened.orderPathStats!.signed;
     opened.amend('o-rest', 'T', 'bid', 4400 as Price, 1000 as Count, 0);
@@ -590,6 +714,7 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(opened.orderPathStats!.signed).toBe(signed);
   });
+  }
 
   it('presign.orderCapacity 0 turns it off; inline signing never starts it', async () => {
     const { entry: off } = await open({ presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 2, batchCapacity: 1, orderCapacity: 0 } });
