@@ -4,12 +4,14 @@
  * (as the main job runs it), with the tick-to-trade strategy (strategies/tick-to-trade.ts: one
  * intent per book update, an amend or a create of a far post-only bid).
  *
- *   frame received -> decoded -> book applied -> strategy intent -> risk verdict -> exec called -> exec returned -> socket write
+ *   frame received -> decoded -> book applied -> strategy intent -> risk verdict -> exec called -> exec returned
  *
- * The feed stamps the first three, the runtime's TickToTradeProbe the next four, and this suite the
- * socket write (undici's sendHeaders diagnostics event: on a reused keep-alive socket undici writes
- * one setImmediate after create()/amend() returns, see src/exec/rest/rest-order-entry.ts).
- *
+ * The feed stamps the first three, the runtime's TickToTradeProbe the rest. With exec's default
+ * hot-path transport ('raw') creates, batched cancels and per-order requests are written to the
+ * socket inside the exec call, so "exec returned" is "bytes written". Requests that go through
+ * undici instead are written one setImmediate later; for those this suite adds the socket-write
+ * time from undici's sendHeaders diagnostics event (rows marked "(undici)").
+
  * Beside it, in the same run:
  * - the loopback floor: a node:net echo server in a child process, ping-pong with the sizes of one
  *   order request out and one book frame in (round trip; the one-way floor is about half);
@@ -37,7 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { Configuration, OrdersApi } from 'kalshi-typescript';
 import { loadPrivateKey, systemClock } from '../../src/core/index.ts';
 import type { Count, Price } from '../../src/core/index.ts';
-import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../../src/exec/index.ts';
+import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry, encodeCreateOrder } from '../../src/exec/index.ts';
 import type { ExecListener, NewOrder } from '../../src/exec/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
@@ -86,7 +88,7 @@ export default {
       const replace = await tickToTrade(sim, work, phase, 'replace');
       rows.push(...replace.rows);
       rows.push(...(await tickToTrade(sim, work, phase, 'amend')).rows);
-      rows.push(await loopbackFloor(replace.requestBytes, Buffer.byteLength(SAMPLE_FRAME), phase));
+      rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase));
       rows.push(...(await roundTrips(sim, phase)));
     } finally {
       await sim?.stop();
@@ -110,7 +112,7 @@ function oneMarketCatalog(dir: string): string {
  * bid, cancel the old: presigned paths) or amend (the amend path carries the order id: signed
  * inline by exec).
  */
-async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend'): Promise<{ rows: BenchRow[]; requestBytes: number }> {
+async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend'): Promise<{ rows: BenchRow[] }> {
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
@@ -132,13 +134,21 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
   const afterReturn = createHistogram();
   let seenFrames = 0;
   let lastCounted = 0;
-  let requestBytes = 0;
   // Subscribed for the whole run (toggling a diagnostics channel per sample deoptimises undici).
   const onSendHeaders = (message: unknown): void => {
+    const { request } = message as { request: { path: string; method: string } };
+    if (!request.path.includes('/portfolio/events/orders')) return;
+    const writtenNs = nowNs();
+    if (probe.inExecCall) {
+      // Written inside the exec call (a socket's first request): the frame is still being handled.
+      if (probe.frameReceivedNs > 0) recordNs(socketWrite, writtenNs - probe.frameReceivedNs);
+      recordNs(afterReturn, 0);
+      seenFrames = probe.framesWithOrder + 1; // the order about to be counted has its write
+      lastCounted = seenFrames;
+      return;
+    }
     const frames = probe.framesWithOrder;
     if (frames === seenFrames) return;
-    const { request, headers } = message as { request: { path: string; method: string }; headers: string };
-    if (!request.path.includes('/portfolio/events/orders')) return;
     seenFrames = frames;
     // Several frames' orders before one write: the write cannot be matched to its frame; skip it.
     if (frames !== lastCounted + 1) {
@@ -146,16 +156,15 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
       return;
     }
     lastCounted = frames;
-    const writtenNs = nowNs();
     if (probe.lastReceivedNs > 0) recordNs(socketWrite, writtenNs - probe.lastReceivedNs);
     recordNs(afterReturn, writtenNs - probe.lastReturnedNs);
-    if (requestBytes === 0) requestBytes = headers.length + Number(/content-length: (\d+)/i.exec(headers)?.[1] ?? '120');
   };
   subscribe('undici:client:sendHeaders', onSendHeaders);
   try {
     await runtime.start();
     await pause(phase.warmupMs);
     await simProbe(sim, 'reset');
+    const statsBefore = { ...runtime.rest.stats };
     probe.reset();
     seenFrames = 0;
     lastCounted = 0;
@@ -171,7 +180,9 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     // exec's hot-path transport: 'raw' writes create and batched requests to the socket inside the
     // call (exec returned = bytes written); undici writes one setImmediate later (sendHeaders).
     const transport = String((REST_ORDER_ENTRY_DEFAULTS as unknown as Record<string, unknown>).hotPathTransport ?? 'undici');
-    const pathNote = mode === 'replace' ? `create: presigned, ${transport} transport` : 'amend: the path carries the order id (signed per order), undici transport';
+    const stats = runtime.rest.stats;
+    const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}`;
+    const pathNote = `${mode === 'replace' ? 'create' : 'amend'}: exec default transport ${transport}; requests ${stats.requests - statsBefore.requests}: ${signed}`;
     const rows = [
       hop('hop: frame received -> decoded', probe.decode.histogram),
       hop('hop: decoded -> book applied', probe.book.histogram),
@@ -200,7 +211,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
         note: `simulator --probe, its own clock; delta batches ${wire.deltaBatches}, orders without a delta ${wire.ordersWithoutDelta}, cancels without a market ${wire.ordersWithoutTicker}`,
       });
     }
-    return { rows, requestBytes: requestBytes > 0 ? requestBytes : 600 };
+    return { rows };
   } finally {
     unsubscribe('undici:client:sendHeaders', onSendHeaders);
     await runtime.stop('bench done');
@@ -224,6 +235,19 @@ async function simProbe(sim: SimChild, action: 'reset' | 'read'): Promise<WirePr
   const response = await fetch(`${sim.ready.http}/_sim/probe${action === 'reset' ? '/reset' : ''}`, { method: action === 'reset' ? 'POST' : 'GET' });
   if (response.status !== 200) return null;
   return (await response.json()) as WireProbeSummary;
+}
+
+/** Bytes of one create request as the runtime writes it: request line, headers (RSA-2048 signature), body. */
+function createRequestBytes(sim: SimChild): number {
+  const body = encodeCreateOrder({
+    clientOrderId: 'rt-mwsbapda-1000000', ticker: TICKER, side: 'bid', price: 4000 as Price, count: 100 as Count, timeInForce: 'good_till_canceled',
+    postOnly: true, reduceOnly: false, selfTradePrevention: 'taker_at_cross', subaccount: 0, orderGroupId: null, expirationTs: 0,
+  });
+  const head =
+    `POST /trade-api/v2/portfolio/events/orders HTTP/1.1\r\nhost: ${new URL(sim.ready.http).host}\r\ncontent-type: application/json\r\n` +
+    `content-length: ${Buffer.byteLength(body)}\r\nkalshi-access-key: ${sim.ready.keyId}\r\nkalshi-access-timestamp: 1798761600123\r\n` +
+    `kalshi-access-signature: ${'A'.repeat(344)}\r\n\r\n`;
+  return Buffer.byteLength(head) + Buffer.byteLength(body);
 }
 
 /** Ping-pong over loopback with a node:net echo server in a child process: `requestBytes` out, `replyBytes` back. */

@@ -40,6 +40,8 @@ export class TickToTradeProbe {
   /** Received and exec-returned stamps of the last timed frame (benches time the socket write from them). */
   lastReceivedNs = 0;
   lastReturnedNs = 0;
+  /** True between onExecCall and onExecReturn of the timed order (a socket write seen then is synchronous). */
+  inExecCall = false;
 
   #frame: FrameStamps | null = null;
   #intentNs = 0;
@@ -73,7 +75,15 @@ export class TickToTradeProbe {
 
   /** OrderEntry wrapper: the OMS calls exec for the timed intent. */
   onExecCall(): void {
-    if (this.#verdictNs !== 0 && this.#callNs === 0) this.#callNs = nowNs();
+    if (this.#verdictNs !== 0 && this.#callNs === 0) {
+      this.#callNs = nowNs();
+      this.inExecCall = true;
+    }
+  }
+
+  /** Received stamp of the frame being dispatched, 0 outside a frame. */
+  get frameReceivedNs(): number {
+    return this.#frame === null ? 0 : this.#frame.receivedNs;
   }
 
   /** OrderEntry wrapper: exec returned; records every hop once per frame. */
@@ -81,6 +91,7 @@ export class TickToTradeProbe {
     const frame = this.#frame;
     if (frame === null || this.#callNs === 0 || this.#done) return;
     this.#done = true;
+    this.inExecCall = false;
     const returnedNs = nowNs();
     this.framesWithOrder++;
     this.lastReceivedNs = frame.receivedNs;
