@@ -13,6 +13,10 @@
  *   setImmediate later); and for raw create() -> write returned (RAW_HTTP_WRITE_CHANNEL), which on
  *   loopback includes the kernel delivering the bytes to the simulator and, on a busy 2-core
  *   machine, the simulator being scheduled before our syscall returns;
+ * - ours, amend of one resting order per hot-path transport (raw, undici), presigned per-order
+ *   signature: amend() -> onAmendAck, the amend() call alone, and amend() -> socket write start
+ *   (the same channels as for create). The price toggles 0.01 <-> 0.02 on a post-only bid with no
+ *   asks in the book, so every amend re-prices and nothing ever fills;
  * - transport choice for the hot path, same signed bytes: RawHttpPool.send, undici pool.dispatch
  *   with a preallocated handler, and pool.request + body.text();
  * - baselines: the official `kalshi-typescript` OrdersApi.createOrderV2 (axios, signs inline,
@@ -116,6 +120,7 @@ class SampleListener implements ExecListener {
   resolve: (() => void) | null = null;
   failures = 0;
   lastFailure = '';
+  lastOrderId = ''; // of the last create ack
   #done(): void {
     const resolve = this.resolve;
     this.resolve = null;
@@ -126,14 +131,18 @@ class SampleListener implements ExecListener {
     this.lastFailure = what;
     this.#done();
   }
-  onCreateAck(): void { this.#done(); }
+  onCreateAck(_id: string, orderId: string): void {
+    this.lastOrderId = orderId;
+    this.#done();
+  }
   onCreateReject(_id: string, reject: { status: number; code: string }): void { this.#fail(`${reject.status} ${reject.code}`); }
   onCreateUnknown(_id: string, code: string): void { this.#fail(code); }
   onCancelAck(): void {}
   onCancelReject(): void {}
   onCancelUnknown(): void {}
-  onAmendAck(): void {}
-  onAmendReject(): void {}
+  onAmendAck(): void { this.#done(); }
+  onAmendReject(_id: string, reject: { status: number; code: string }): void { this.#fail(`amend ${reject.status} ${reject.code}`); }
+  onAmendUnknown(_id: string, code: string): void { this.#fail(`amend ${code}`); }
   onDecreaseAck(): void {}
   onDecreaseReject(): void {}
 }
@@ -240,6 +249,77 @@ async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline', transp
     close: () => {
       if (measureWrite) unsubscribe(channelName, onSend);
       if (measureWrite && transport === 'raw') unsubscribe(RAW_HTTP_WRITE_CHANNEL, onWritten);
+      return entry.close();
+    },
+  };
+}
+
+/**
+ * Amend of one resting order (made here, before the samples) on one hot-path transport. The amend
+ * path's signature comes from the presigner's worker: made after the create ack, and again after
+ * each amend once nothing is in flight (refill 'idle'); a miss is signed inline and shown in the note.
+ */
+async function amendCase(sim: SimProcess, transport: HotPathTransport): Promise<Case> {
+  const entry = new RestOrderEntry({
+    ...REST_ORDER_ENTRY_DEFAULTS, baseUrl: sim.httpUrl, keyId: sim.keyId, privateKey: loadPrivateKey(sim.privateKeyPem),
+    clock: systemClock, connections: 2, signing: 'presigned', hotPathTransport: transport,
+  });
+  const listener = new SampleListener();
+  entry.setListener(listener);
+  await entry.connect();
+  const created = new Promise<void>((resolve) => { listener.resolve = resolve; });
+  entry.create({ ...iocOrder(randomUUID()), timeInForce: 'good_till_canceled', postOnly: true });
+  await created;
+  if (listener.failures > 0) throw new Error(`order-entry bench: resting order for the amend case refused (${listener.lastFailure})`);
+  const orderId = listener.lastOrderId;
+  let price = 100;
+  const roundTrip = createHistogram();
+  const callOnly = createHistogram();
+  const toWrite = createHistogram();
+  let writeAt = 0;
+  let watching = false;
+  const onSend = (): void => { if (watching) writeAt = nowNs(); }; // subscribed for the whole run (see oursCase)
+  const channelName = transport === 'raw' ? RAW_HTTP_WRITE_START_CHANNEL : 'undici:client:sendHeaders';
+  subscribe(channelName, onSend);
+  const other = transport === 'raw' ? 'undici' : null;
+  return {
+    name: `ours amend->ack (presigned, ${transport})`,
+    async once(record) {
+      price = price === 100 ? 200 : 100;
+      const done = new Promise<void>((resolve) => { listener.resolve = resolve; });
+      writeAt = 0;
+      watching = true;
+      const start = nowNs();
+      entry.amend(orderId, TICKER, 'bid', price as Price, 100 as Count, 0);
+      const returned = nowNs();
+      await done;
+      const end = nowNs();
+      watching = false;
+      if (!record) return;
+      recordNs(roundTrip, end - start);
+      recordNs(callOnly, returned - start);
+      if (writeAt > start) recordNs(toWrite, writeAt - start);
+    },
+    rows() {
+      const paths = entry.orderPathStats;
+      const note = `failures=${listener.failures}${listener.failures > 0 ? ` (${listener.lastFailure})` : ''} per-order signatures taken=${paths?.taken ?? 0} missed=${paths?.missed ?? 0}` +
+        ` inline=${entry.stats.inlineSigned} queued=${entry.stats.queued}`;
+      return [
+        latencyRow(SUITE, `ours amend->ack (presigned, ${transport})`, false, roundTrip, {
+          ...(other !== null ? { compareTo: `ours amend->ack (presigned, ${other})` } : {}), note,
+        }),
+        latencyRow(SUITE, `ours amend() call (presigned, ${transport})`, false, callOnly, {
+          ...(other !== null ? { compareTo: `ours amend() call (presigned, ${other})` } : {}),
+          note: transport === 'raw' ? 'encode + take + assemble + socket.write, until amend() returns' : 'encode + take + dispatch, until amend() returns',
+        }),
+        latencyRow(SUITE, `ours amend()->socket write start (presigned, ${transport})`, false, toWrite, {
+          ...(other !== null ? { compareTo: `ours amend()->socket write start (presigned, ${other})` } : {}),
+          note: transport === 'raw' ? 'raw: just before the one socket.write inside amend()' : 'undici sendHeaders event: one setImmediate hop on a reused socket',
+        }),
+      ];
+    },
+    close: () => {
+      unsubscribe(channelName, onSend);
       return entry.close();
     },
   };
@@ -442,6 +522,7 @@ const suite: BenchSuite = {
     try {
       cases.push(await oursCase(sim, 'presigned', 'raw'), await oursCase(sim, 'presigned', 'undici'));
       cases.push(await oursCase(sim, 'presigned', 'raw', 'take'), await oursCase(sim, 'inline', 'raw'));
+      cases.push(await amendCase(sim, 'raw'), await amendCase(sim, 'undici'));
       cases.push(await rawPoolCase(sim), await undiciCase(sim, 'dispatch'), await undiciCase(sim, 'request'));
       cases.push(officialCase(sim), await rawSocketCase(sim));
       await runInterleaved(cases, budget);
