@@ -34,6 +34,8 @@ export interface VenueConfig {
   keyIdEnv: string;
   privateKeyPathEnv: string;
   privateKeyPemEnv: string;
+  /** Subaccount 0-63 the API key is locked to; -1 for a full-account key. */
+  restrictedSubaccount: number;
 }
 
 export interface SimConfig {

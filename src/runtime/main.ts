@@ -106,7 +106,7 @@ async function main(argv: readonly string[]): Promise<number> {
       const host = new URL(config.venue.restUrl).host.replace(/[^A-Za-z0-9.-]/g, '_');
       journalPath = join(ROOT_DIR, 'var', 'journal', `${host}-${credentials.keyId.slice(0, 8).replace(/[^A-Za-z0-9]/g, '_')}.jsonl`);
     }
-    runtime = new Runtime({ config, venue, rootDir: ROOT_DIR, journalPath, logger });
+    runtime = new Runtime({ config, venue, rootDir: ROOT_DIR, journalPath, logger, restrictedSubaccount: config.venue.restrictedSubaccount });
     await runtime.start();
     process.stderr.write(`trading: ${config.strategies.map((s) => `${s.id} (${s.plugin} on ${s.markets.join(',')})`).join('; ') || 'no strategies'}; Ctrl-C to stop\n`);
     const reason = await runUntilStopped(runtime, args, logger);
