@@ -20,6 +20,10 @@
  *   delivers the bytes to the simulator; undici's call (88 us) returns before its write. Hot, the
  *   CPU work before the write is under 1 us (encode 0.3 us); most of the 34 us is waking from the
  *   3 ms idle gap between samples on this VM (a probe without the gap: 7.5 us p50).
+ *   Amend, presigned per-order signature, bench/results/order-entry-2026-11-22T21-21-58-664Z.json
+ *   (same setup, machine shared with other work, load 2.1), p50 / p99:
+ *     amend() -> socket write start    raw   48 us / 125 us   undici 122 us / 864 us (sendHeaders)
+ *     amend -> ack                     raw  684 us / 3.50 ms  undici 822 us / 4.67 ms
  * - 'undici': those requests use the undici order Pool; its write happens in the check phase of
  *   the same loop turn (see below). Kept for comparison and as a fallback.
  * Cancel-all (the kill switch) always uses an undici Pool of `connections` sockets, which with
