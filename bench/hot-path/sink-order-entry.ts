@@ -1,0 +1,124 @@
+/**
+ * An OrderEntry for the in-process hot-path bench: create/cancel/amend/decrease do the work
+ * RestOrderEntry does inside the call up to the socket - encode the body with exec's own encoder
+ * (encodeCreateOrder), take a ready signature from a ring (the presigner's take is a ring read),
+ * assemble request line, headers and body into one string the way RawHttpPool.send does, and
+ * copy it into a reused byte buffer (what socket.write does with a string before the syscall) -
+ * then count the bytes instead of writing them to a socket. Answers are queued and delivered only
+ * when the driver calls deliverAnswers() between frames, so they never run inside a timed frame.
+ *
+ * A model, not exec: the request assembly mirrors raw-http-pool.ts and may drift from it; the
+ * syscall and the response side are left out on purpose (bench/tick-to-trade has them).
+ * Owns the sink's counters only; never decides anything for the OMS.
+ */
+
+import { COUNT_INVALID } from '../../src/core/index.ts';
+import type { BookSide, Count, Price } from '../../src/core/index.ts';
+import { encodeCreateOrder } from '../../src/exec/index.ts';
+import type { ExecListener, NewOrder, OrderEntry, WireFill, WireOrder, WirePosition } from '../../src/exec/index.ts';
+
+const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
+const LENGTH_FIELD = '\r\nContent-Length: ';
+const HEAD_END = '\r\n\r\n';
+const SIGNATURES = 64;
+const ANSWERS_MAX = 1024;
+
+function head(method: string, path: string, hasBody: boolean): string {
+  return `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: bench-key-0000\r\n${hasBody ? 'Content-Type: application/json\r\n' : ''}KALSHI-ACCESS-TIMESTAMP: `;
+}
+
+export class SinkOrderEntry implements OrderEntry {
+  /** Requests "written", and their bytes. */
+  requests = 0;
+  bytes = 0;
+  readonly #createHead = head('POST', '/trade-api/v2/portfolio/events/orders', true);
+  readonly #cancelHead = head('DELETE', '/trade-api/v2/portfolio/events/orders/batched', true);
+  readonly #buffer = Buffer.allocUnsafe(16 * 1024);
+  readonly #timestamps: string[] = [];
+  readonly #signatures: string[] = [];
+  #next = 0;
+  #listener: ExecListener | null = null;
+  // Answers waiting for deliverAnswers(): kind 0 create (key = client order id), 1 cancel (key = order id).
+  readonly #answerKind = new Uint8Array(ANSWERS_MAX);
+  readonly #answerKey: string[] = new Array<string>(ANSWERS_MAX).fill('');
+  readonly #answerCount = new Float64Array(ANSWERS_MAX);
+  #answers = 0;
+  #orderIds = 0;
+
+  constructor() {
+    // RSA-2048 PKCS#1 PSS signatures are 344 base64 characters.
+    for (let i = 0; i < SIGNATURES; i++) {
+      this.#timestamps.push(String(1_798_761_600_000 + i));
+      this.#signatures.push(Buffer.alloc(256, i + 1).toString('base64'));
+    }
+  }
+
+  setListener(listener: ExecListener): void {
+    this.#listener = listener;
+  }
+
+  create(order: Readonly<NewOrder>): void {
+    const body = encodeCreateOrder(order);
+    this.#write(this.#createHead, body);
+    this.#queue(0, order.clientOrderId, order.count);
+  }
+
+  cancel(orderId: string, subaccount: number): void {
+    this.#write(this.#cancelHead, `{"orders":[{"order_id":"${orderId}","subaccount":${subaccount}}]}`);
+    this.#queue(1, orderId, 0);
+  }
+
+  amend(orderId: string, _ticker: string, _side: BookSide, _price: Price, _count: Count, _subaccount: number): void {
+    this.#write(this.#createHead, `{"order_id":"${orderId}"}`);
+  }
+
+  decrease(orderId: string, _reduceBy: Count, _subaccount: number): void {
+    this.#write(this.#createHead, `{"order_id":"${orderId}"}`);
+  }
+
+  /** Acks every request written since the last call (creates resting in full, cancels done). */
+  deliverAnswers(tsMs: number): number {
+    const listener = this.#listener;
+    const n = this.#answers;
+    this.#answers = 0;
+    if (listener === null) return 0;
+    for (let i = 0; i < n; i++) {
+      const key = this.#answerKey[i];
+      if (this.#answerKind[i] === 0) listener.onCreateAck(key, `sink-${++this.#orderIds}`, 0 as Count, this.#answerCount[i] as Count, tsMs);
+      else listener.onCancelAck(key, COUNT_INVALID, tsMs);
+    }
+    return n;
+  }
+
+  cancelAll(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  listOrders(): Promise<WireOrder[]> {
+    return Promise.resolve([]);
+  }
+
+  listFills(): Promise<WireFill[]> {
+    return Promise.resolve([]);
+  }
+
+  listPositions(): Promise<WirePosition[]> {
+    return Promise.resolve([]);
+  }
+
+  #write(prefix: string, body: string): void {
+    const k = this.#next;
+    this.#next = k + 1 === SIGNATURES ? 0 : k + 1;
+    const request = prefix + this.#timestamps[k] + SIGNATURE_FIELD + this.#signatures[k] + LENGTH_FIELD + Buffer.byteLength(body) + HEAD_END + body;
+    this.bytes += this.#buffer.write(request, 0, 'utf8');
+    this.requests++;
+  }
+
+  #queue(kind: number, key: string, count: number): void {
+    if (this.#answers === ANSWERS_MAX) return; // the driver delivers every frame; never reached
+    const i = this.#answers++;
+    this.#answerKind[i] = kind;
+    this.#answerKey[i] = key;
+    this.#answerCount[i] = count;
+  }
+}

@@ -1,0 +1,193 @@
+/**
+ * Hot-path suite: the whole in-process tick-to-trade path with no sockets, hop by hop.
+ *
+ *   Feed.handleFrame(text) (the entry WsSession calls) -> delta scanner -> BookStore apply
+ *     -> RuntimeFeedListener -> StrategyHost -> tick-to-trade onBook -> ctx.place -> OmsOrderPort
+ *     -> Oms.submit -> RiskGate.check -> ObservedOrderEntry -> SinkOrderEntry.create (encode, take
+ *     a signature, assemble the request, copy it into a byte buffer: bytes "out")
+ *
+ * wired by wiring.ts exactly as src/runtime/runtime.ts wires it, fed recorded orderbook_delta frame
+ * texts (bench/feed/delta-frames.ts, one market). Each frame is followed by one order: the driver
+ * delivers the sink's acks between frames (never inside a timed frame), so the replace-mode
+ * strategy always has its last bid acknowledged, and the previous bid's cancel goes out from the
+ * ack, as in the runtime. A manual clock moves 10 ms per frame (rate budget, staleness) and the
+ * OMS's coarse tick (journal flush) runs every 10 frames, outside the timed calls.
+ *
+ * Rows: the TickToTradeProbe's per-hop histograms (its own stamps), the driver's own clock around
+ * handleFrame (frame in -> call returned), and in the same run the baselines: a naive pipeline
+ * (JSON.parse, a Map book, an object literal order, JSON.stringify, the same request assembly and
+ * byte copy) and the timer floor (two clock reads). Bounded in frames and time.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
+import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
+import { makeFeedStream } from '../feed/delta-frames.ts';
+import { SinkOrderEntry } from './sink-order-entry.ts';
+import { buildHotPath } from './wiring.ts';
+import type { HotPath } from './wiring.ts';
+
+const SUITE = 'hot-path';
+const NAIVE = 'baseline: naive pipeline (JSON.parse, Map book, object literal, JSON.stringify), frame -> bytes';
+const OUTER = 'frame in -> handleFrame returned (driver clock)';
+const SEED = 20261122;
+
+interface Phase {
+  warmup: number;
+  samples: number;
+  budgetMs: number;
+}
+
+export default {
+  name: SUITE,
+  async run({ quick }): Promise<BenchRow[]> {
+    const phase: Phase = quick ? { warmup: 5_000, samples: 20_000, budgetMs: 3_000 } : { warmup: 20_000, samples: 200_000, budgetMs: 20_000 };
+    const total = phase.warmup + phase.samples;
+    const stream = makeFeedStream(1, total, SEED);
+    const work = mkdtempSync(path.join(tmpdir(), 'bench-hot-path-'));
+    const rows: BenchRow[] = [];
+    try {
+      const sink = new SinkOrderEntry();
+      const hp = await buildHotPath({
+        ticker: stream.tickers[0],
+        grid: stream.grid,
+        snapshotFrame: stream.snapshots[0],
+        entry: sink,
+        journalPath: path.join(work, 'journal.jsonl'),
+        mode: 'replace',
+      });
+      let outer: Histogram;
+      let frames: number;
+      try {
+        [outer, frames] = await drive(hp, sink, stream.deltas, phase);
+      } finally {
+        await hp.stop();
+      }
+      const probe = hp.probe;
+      const note = `frames timed ${frames}, with an order ${probe.framesWithOrder}; requests ${sink.requests}, ${sink.bytes} bytes; orders sent ${hp.oms.stats.ordersSent}`;
+      const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, name, false, histogram, extra);
+      rows.push(
+        hop('hop: frame received -> decoded', probe.decode.histogram),
+        hop('hop: decoded -> book applied', probe.book.histogram),
+        hop('hop: book applied -> strategy intent', probe.strategy.histogram),
+        hop('hop: strategy intent -> risk verdict', probe.risk.histogram),
+        hop('hop: risk verdict -> exec called (OMS)', probe.oms.histogram),
+        hop('hop: exec called -> returned (sink: encode, sign take, assemble, copy)', probe.exec.histogram),
+        hop('tick-to-trade (probe): frame received -> exec returned', probe.total.histogram, { compareTo: NAIVE, note }),
+        hop(OUTER, outer, { compareTo: NAIVE, note: 'includes the probe stamps and recording and the frame after the order' }),
+      );
+      rows.push(naiveBaseline(stream.deltas, phase));
+      rows.push(timerFloor(phase));
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    return rows;
+  },
+} satisfies BenchSuite;
+
+/** Feeds frames one by one: answers and coarse work between frames, only handleFrame timed. */
+async function drive(hp: HotPath, sink: SinkOrderEntry, frames: readonly string[], phase: Phase): Promise<[Histogram, number]> {
+  const outer = createHistogram();
+  const feed = hp.feed;
+  const clock = hp.clock;
+  const oms = hp.oms;
+  let next = 0;
+  const step = (timed: boolean): void => {
+    sink.deliverAnswers(clock.nowMs());
+    clock.advance(10);
+    if ((next & 7) === 0) oms.tick();
+    const text = frames[next++];
+    if (!timed) {
+      feed.handleFrame(text);
+      return;
+    }
+    const start = nowNs();
+    feed.handleFrame(text);
+    recordNs(outer, nowNs() - start);
+  };
+  let deadline = performance.now() + phase.budgetMs;
+  for (let i = 0; i < phase.warmup && next < frames.length; i++) {
+    step(false);
+    if ((i & 1023) === 1023) {
+      await nextTurn(); // let the journal's writes run
+      if (performance.now() > deadline) break;
+    }
+  }
+  hp.probe.reset();
+  deadline = performance.now() + phase.budgetMs;
+  let timed = 0;
+  for (; timed < phase.samples && next < frames.length; timed++) {
+    step(true);
+    if ((timed & 1023) === 1023) {
+      await nextTurn();
+      if (performance.now() > deadline) break;
+    }
+  }
+  return [outer, timed];
+}
+
+/** The same frames through the obvious code: parse everything, allocate freely. */
+function naiveBaseline(frames: readonly string[], phase: Phase): BenchRow {
+  const histogram = createHistogram();
+  const books = new Map<string, { yes: Map<string, number>; no: Map<string, number> }>();
+  const buffer = Buffer.allocUnsafe(16 * 1024);
+  let orders = 0;
+  const run = (text: string): void => {
+    const frame = JSON.parse(text) as { type: string; msg: { market_ticker: string; price_dollars: string; delta_fp: string; side: string } };
+    if (frame.type !== 'orderbook_delta') return;
+    const msg = frame.msg;
+    let book = books.get(msg.market_ticker);
+    if (book === undefined) {
+      book = { yes: new Map(), no: new Map() };
+      books.set(msg.market_ticker, book);
+    }
+    const side = msg.side === 'yes' ? book.yes : book.no;
+    const size = (side.get(msg.price_dollars) ?? 0) + Number(msg.delta_fp);
+    if (size <= 0) side.delete(msg.price_dollars);
+    else side.set(msg.price_dollars, size);
+    let best = -1;
+    for (const price of book.yes.keys()) best = Math.max(best, Number(price));
+    if (best < 0) return;
+    const order = {
+      ticker: msg.market_ticker,
+      client_order_id: `naive-${++orders}`,
+      side: 'bid',
+      count: '1.00',
+      price: Math.max(0.01, best - 0.1).toFixed(4),
+      time_in_force: 'good_till_canceled',
+      post_only: true,
+      reduce_only: false,
+      self_trade_prevention_type: 'taker_at_cross',
+      subaccount: 0,
+    };
+    const body = JSON.stringify(order);
+    const request = `POST /trade-api/v2/portfolio/events/orders HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: bench-key-0000\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ${Date.now()}\r\nKALSHI-ACCESS-SIGNATURE: ${'A'.repeat(344)}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    consume(buffer.write(request, 0, 'utf8'));
+  };
+  const n = Math.min(frames.length, phase.warmup + phase.samples);
+  const deadline = performance.now() + phase.budgetMs;
+  for (let i = 0; i < n; i++) {
+    const text = frames[i];
+    if (i < phase.warmup) {
+      run(text);
+      continue;
+    }
+    const start = nowNs();
+    run(text);
+    recordNs(histogram, nowNs() - start);
+    if ((i & 1023) === 0 && performance.now() > deadline) break;
+  }
+  return latencyRow(SUITE, NAIVE, true, histogram, { note: `${orders} orders; same frames, same request assembly and byte copy` });
+}
+
+function timerFloor(phase: Phase): BenchRow {
+  const histogram = createHistogram();
+  for (let i = 0; i < phase.samples; i++) {
+    const start = nowNs();
+    recordNs(histogram, nowNs() - start);
+  }
+  return latencyRow(SUITE, 'floor: two clock reads (driver nowNs)', true, histogram);
+}
