@@ -10,6 +10,13 @@
  * the verdict and the OrderEntry wrapper the call into exec and its return (REST: the request is
  * encoded, signed and handed to the socket; see src/exec/rest/rest-order-entry.ts for when undici
  * writes the bytes). One record per hop (hdr-histogram, ns), no allocation per frame.
+ *
+ * The probe's own cost is kept off the frame: a timed frame's stamps (all from telemetry's nowNs,
+ * one clock) are copied into a preallocated ring, and the histograms are filled from the ring only
+ * when someone reads them (the hop getters, recorder(), summaries()) or when the ring is full
+ * (once per RING_FRAMES timed frames). Recording into seven hdr-histogram-js histograms inside the
+ * frame cost about 1 us of a 6 us in-process path (bench/hot-path, V8 CPU profile). `enabled`
+ * false stops every stamp but the frame count (setEnabled; the runtime keeps it on).
  * This file owns the stamps and histograms; it never decides anything.
  */
 
@@ -26,14 +33,19 @@ export interface FrameStamps {
 export const HOP_NAMES = ['decode', 'book', 'strategy', 'risk', 'oms', 'exec', 'total'] as const;
 export type HopName = (typeof HOP_NAMES)[number];
 
+/** Timed frames buffered before the histograms must be filled (then filled inside the frame). */
+const RING_FRAMES = 8192;
+// Ring layout per timed frame: received, decoded, applied, intent, verdict, call, returned.
+const STAMPS = 7;
+
 export class TickToTradeProbe {
-  readonly decode = new LatencyRecorder('frame received -> decoded');
-  readonly book = new LatencyRecorder('decoded -> book applied');
-  readonly strategy = new LatencyRecorder('book applied -> strategy intent');
-  readonly risk = new LatencyRecorder('strategy intent -> risk verdict');
-  readonly oms = new LatencyRecorder('risk verdict -> exec called (OMS bookkeeping)');
-  readonly exec = new LatencyRecorder('exec called -> exec returned (request handed to the socket)');
-  readonly total = new LatencyRecorder('frame received -> exec returned (tick-to-trade)');
+  readonly #decode = new LatencyRecorder('frame received -> decoded');
+  readonly #book = new LatencyRecorder('decoded -> book applied');
+  readonly #strategy = new LatencyRecorder('book applied -> strategy intent');
+  readonly #risk = new LatencyRecorder('strategy intent -> risk verdict');
+  readonly #oms = new LatencyRecorder('risk verdict -> exec called (OMS bookkeeping)');
+  readonly #exec = new LatencyRecorder('exec called -> exec returned (request handed to the socket)');
+  readonly #total = new LatencyRecorder('frame received -> exec returned (tick-to-trade)');
   /** Book frames dispatched to strategies, and those that led to an order on the wire. */
   frames = 0;
   framesWithOrder = 0;
@@ -43,20 +55,68 @@ export class TickToTradeProbe {
   /** True between onExecCall and onExecReturn of the timed order (a socket write seen then is synchronous). */
   inExecCall = false;
 
+  readonly #ring = new Float64Array(RING_FRAMES * STAMPS);
+  #pending = 0;
+  #enabled: boolean;
   #frame: FrameStamps | null = null;
   #intentNs = 0;
   #verdictNs = 0;
   #callNs = 0;
   #done = false;
 
+  constructor(options: { enabled?: boolean } = {}) {
+    this.#enabled = options.enabled ?? true;
+  }
+
+  // The hop recorders: reading one fills every histogram from the ring first.
+  get decode(): LatencyRecorder {
+    this.drain();
+    return this.#decode;
+  }
+  get book(): LatencyRecorder {
+    this.drain();
+    return this.#book;
+  }
+  get strategy(): LatencyRecorder {
+    this.drain();
+    return this.#strategy;
+  }
+  get risk(): LatencyRecorder {
+    this.drain();
+    return this.#risk;
+  }
+  get oms(): LatencyRecorder {
+    this.drain();
+    return this.#oms;
+  }
+  get exec(): LatencyRecorder {
+    this.drain();
+    return this.#exec;
+  }
+  get total(): LatencyRecorder {
+    this.drain();
+    return this.#total;
+  }
+
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
+  /** Off: frames are still counted, nothing else is stamped or recorded. */
+  setEnabled(enabled: boolean): void {
+    this.#enabled = enabled;
+    if (!enabled) this.#frame = null;
+  }
+
   /** Wiring: a book update is about to be dispatched to strategies. */
   beginFrame(frame: FrameStamps): void {
+    this.frames++;
+    if (!this.#enabled) return;
     this.#frame = frame;
     this.#intentNs = 0;
     this.#verdictNs = 0;
     this.#callNs = 0;
     this.#done = false;
-    this.frames++;
   }
 
   endFrame(): void {
@@ -86,7 +146,7 @@ export class TickToTradeProbe {
     return this.#frame === null ? 0 : this.#frame.receivedNs;
   }
 
-  /** OrderEntry wrapper: exec returned; records every hop once per frame. */
+  /** OrderEntry wrapper: exec returned; buffers the frame's stamps once per frame. */
   onExecReturn(): void {
     const frame = this.#frame;
     if (frame === null || this.#callNs === 0 || this.#done) return;
@@ -96,13 +156,41 @@ export class TickToTradeProbe {
     this.framesWithOrder++;
     this.lastReceivedNs = frame.receivedNs;
     this.lastReturnedNs = returnedNs;
-    if (frame.receivedNs > 0 && frame.decodedNs >= frame.receivedNs) this.decode.record(frame.decodedNs - frame.receivedNs);
-    if (frame.appliedNs >= frame.decodedNs && frame.decodedNs > 0) this.book.record(frame.appliedNs - frame.decodedNs);
-    if (frame.appliedNs > 0) this.strategy.record(this.#intentNs - frame.appliedNs);
-    this.risk.record(this.#verdictNs - this.#intentNs);
-    this.oms.record(this.#callNs - this.#verdictNs);
-    this.exec.record(returnedNs - this.#callNs);
-    if (frame.receivedNs > 0) this.total.record(returnedNs - frame.receivedNs);
+    if (this.#pending === RING_FRAMES) this.drain();
+    const ring = this.#ring;
+    const at = this.#pending++ * STAMPS;
+    ring[at] = frame.receivedNs;
+    ring[at + 1] = frame.decodedNs;
+    ring[at + 2] = frame.appliedNs;
+    ring[at + 3] = this.#intentNs;
+    ring[at + 4] = this.#verdictNs;
+    ring[at + 5] = this.#callNs;
+    ring[at + 6] = returnedNs;
+  }
+
+  /** Fills the histograms from the buffered frames (every reader calls it; callable any time). */
+  drain(): void {
+    const n = this.#pending;
+    if (n === 0) return;
+    this.#pending = 0;
+    const ring = this.#ring;
+    for (let i = 0; i < n; i++) {
+      const at = i * STAMPS;
+      const receivedNs = ring[at];
+      const decodedNs = ring[at + 1];
+      const appliedNs = ring[at + 2];
+      const intentNs = ring[at + 3];
+      const verdictNs = ring[at + 4];
+      const callNs = ring[at + 5];
+      const returnedNs = ring[at + 6];
+      if (receivedNs > 0 && decodedNs >= receivedNs) this.#decode.record(decodedNs - receivedNs);
+      if (appliedNs >= decodedNs && decodedNs > 0) this.#book.record(appliedNs - decodedNs);
+      if (appliedNs > 0) this.#strategy.record(intentNs - appliedNs);
+      this.#risk.record(verdictNs - intentNs);
+      this.#oms.record(callNs - verdictNs);
+      this.#exec.record(returnedNs - callNs);
+      if (receivedNs > 0) this.#total.record(returnedNs - receivedNs);
+    }
   }
 
   recorder(name: HopName): LatencyRecorder {
@@ -116,6 +204,7 @@ export class TickToTradeProbe {
   }
 
   reset(): void {
+    this.#pending = 0;
     for (const name of HOP_NAMES) this[name].reset();
     this.frames = 0;
     this.framesWithOrder = 0;
