@@ -130,7 +130,15 @@ export class Oms implements ExecListener {
   readonly #byClientId = new Map<string, Order>();
   readonly #byOrderId = new Map<string, Order>();
   readonly #live = new Set<Order>();
+  /**
+   * Terminal orders in the order they closed, from #terminalHead on (pruning advances the head and
+   * compacts now and then, never splicing the whole array per tick). Orders flagged for
+   * reconciliation may sit here too; #terminalFlagged says whether any might, so the tick does not
+   * walk every retained order (tens of thousands at full rate) every 100 ms.
+   */
   readonly #terminalQueue: Order[] = [];
+  #terminalHead = 0;
+  #terminalFlagged = false;
   readonly #terminalAtMs = new WeakMap<Order, number>();
   readonly #orphanFills = new Map<string, number>();
   readonly #dedup: FillDedup;
@@ -383,7 +391,10 @@ export class Oms implements ExecListener {
     const order = this.#byClientId.get(clientOrderId);
     if (order === undefined) return false;
     order.needsReconcile = true;
-    if (isTerminal(order.state) && !this.#terminalQueue.includes(order)) this.#terminalQueue.push(order);
+    if (isTerminal(order.state)) {
+      this.#terminalFlagged = true;
+      if (this.#terminalQueue.indexOf(order, this.#terminalHead) < 0) this.#terminalQueue.push(order);
+    }
     return true;
   }
 
@@ -587,7 +598,10 @@ export class Oms implements ExecListener {
       order.anomalies++;
       this.stats.missingTransitions++;
       const reconcileEvent = event >= OrderEvent.RECONCILE_RESTING && event <= OrderEvent.RECONCILE_GONE_EXPIRED;
-      if (!reconcileEvent) order.needsReconcile = true; // one reconcile to settle it; never a loop
+      if (!reconcileEvent) {
+        order.needsReconcile = true; // one reconcile to settle it; never a loop
+        this.#terminalFlagged = true; // the order may be terminal
+      }
       this.#log.warn(
         { clientOrderId: order.clientOrderId, orderId: order.orderId, state: ORDER_STATE_NAMES[before], event: ORDER_EVENT_NAMES[event] },
         'oms: no transition for (state, event); order kept and flagged for reconciliation',
@@ -779,24 +793,36 @@ export class Oms implements ExecListener {
 
   #needsReconcile(): boolean {
     for (const order of this.#live) if (order.needsReconcile) return true;
-    for (const order of this.#terminalQueue) if (order.needsReconcile) return true;
+    if (!this.#terminalFlagged) return false;
+    const queue = this.#terminalQueue;
+    for (let i = this.#terminalHead; i < queue.length; i++) if (queue[i].needsReconcile) return true;
+    this.#terminalFlagged = false;
     return false;
   }
 
   #pruneTerminal(nowMs: number): void {
     const queue = this.#terminalQueue;
-    let drop = 0;
-    while (drop < queue.length) {
-      const order = queue[drop];
+    let head = this.#terminalHead;
+    while (head < queue.length) {
+      const order = queue[head];
       const since = this.#terminalAtMs.get(order) ?? 0;
       if (nowMs - since < this.#terminalRetentionMs) break;
       if (isTerminal(order.state)) {
         this.#byClientId.delete(order.clientOrderId);
         if (order.orderId !== '') this.#byOrderId.delete(order.orderId);
       }
-      drop++;
+      head++;
     }
-    if (drop > 0) queue.splice(0, drop);
+    // Compact once the dropped prefix is half the array: amortised O(1) per order.
+    if (head === queue.length) {
+      queue.length = 0;
+      head = 0;
+    } else if (head >= 1024 && head * 2 >= queue.length) {
+      queue.copyWithin(0, head);
+      queue.length -= head;
+      head = 0;
+    }
+    this.#terminalHead = head;
   }
 
   #restore(recovered: RecoveredJournal): void {
@@ -856,7 +882,8 @@ export class Oms implements ExecListener {
       ordersToReconcile: (): Order[] => {
         const out: Order[] = [];
         for (const order of this.#live) if (order.needsReconcile) out.push(order);
-        for (const order of this.#terminalQueue) if (order.needsReconcile) out.push(order);
+        const queue = this.#terminalQueue;
+        for (let i = this.#terminalHead; i < queue.length; i++) if (queue[i].needsReconcile) out.push(queue[i]);
         return out;
       },
       stillNeedsReconcile: (order: Order): boolean => order.needsReconcile,
