@@ -3,7 +3,8 @@
  * needs and neither side offers: the tick-to-trade probe's stamps around each call into exec, and
  * order-change notices to strategies after the OMS has applied each exec answer. Every call and
  * answer passes straight through, synchronously, with no allocation; nothing is ever decided,
- * retried, reordered or dropped here.
+ * retried, reordered or dropped here. Each answer looks its order up once (the OMS keeps one Order
+ * object per id, so the one found before the answer is the one to compare after it).
  */
 
 import type { BookSide, Count, Price } from '../core/index.ts';
@@ -102,96 +103,108 @@ export class ObservedOrderEntry implements OrderEntry, ExecListener {
   onCreateAck(clientOrderId: string, orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.order(clientOrderId));
+    const order = this.#orders.order(clientOrderId);
+    this.#updates.before(order);
     listener.onCreateAck(clientOrderId, orderId, fillCount, remainingCount, tsMs);
-    this.#updates.after(this.#orders.order(clientOrderId));
+    this.#updates.after(order ?? this.#orders.order(clientOrderId));
   }
 
   onCreateReject(clientOrderId: string, reject: ExecReject): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.order(clientOrderId));
+    const order = this.#orders.order(clientOrderId);
+    this.#updates.before(order);
     listener.onCreateReject(clientOrderId, reject);
-    this.#updates.after(this.#orders.order(clientOrderId));
+    this.#updates.after(order ?? this.#orders.order(clientOrderId));
   }
 
   onCreateUnknown(clientOrderId: string, code: ExecErrorCode): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.order(clientOrderId));
+    const order = this.#orders.order(clientOrderId);
+    this.#updates.before(order);
     listener.onCreateUnknown(clientOrderId, code);
-    this.#updates.after(this.#orders.order(clientOrderId));
+    this.#updates.after(order ?? this.#orders.order(clientOrderId));
   }
 
   onCancelAck(orderId: string, reducedBy: Count, tsMs: number): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.orderByOrderId(orderId));
+    const order = this.#orders.orderByOrderId(orderId);
+    this.#updates.before(order);
     listener.onCancelAck(orderId, reducedBy, tsMs);
-    this.#updates.after(this.#orders.orderByOrderId(orderId));
+    this.#updates.after(order ?? this.#orders.orderByOrderId(orderId));
   }
 
   onCancelReject(orderId: string, reject: ExecReject): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.orderByOrderId(orderId));
+    const order = this.#orders.orderByOrderId(orderId);
+    this.#updates.before(order);
     listener.onCancelReject(orderId, reject);
-    this.#updates.after(this.#orders.orderByOrderId(orderId));
+    this.#updates.after(order ?? this.#orders.orderByOrderId(orderId));
   }
 
   onCancelUnknown(orderId: string, code: ExecErrorCode): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.orderByOrderId(orderId));
+    const order = this.#orders.orderByOrderId(orderId);
+    this.#updates.before(order);
     listener.onCancelUnknown(orderId, code);
-    this.#updates.after(this.#orders.orderByOrderId(orderId));
+    this.#updates.after(order ?? this.#orders.orderByOrderId(orderId));
   }
 
   onAmendAck(orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.orderByOrderId(orderId));
+    const order = this.#orders.orderByOrderId(orderId);
+    this.#updates.before(order);
     listener.onAmendAck(orderId, fillCount, remainingCount, tsMs);
-    this.#updates.after(this.#orders.orderByOrderId(orderId));
+    this.#updates.after(order ?? this.#orders.orderByOrderId(orderId));
   }
 
   onAmendReject(orderId: string, reject: ExecReject): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.orderByOrderId(orderId));
+    const order = this.#orders.orderByOrderId(orderId);
+    this.#updates.before(order);
     listener.onAmendReject(orderId, reject);
-    this.#updates.after(this.#orders.orderByOrderId(orderId));
+    this.#updates.after(order ?? this.#orders.orderByOrderId(orderId));
   }
 
   onAmendUnknown(orderId: string, code: ExecErrorCode): void {
     const listener = this.#listener;
     if (listener === null || listener.onAmendUnknown === undefined) return;
-    this.#updates.before(this.#orders.orderByOrderId(orderId));
+    const order = this.#orders.orderByOrderId(orderId);
+    this.#updates.before(order);
     listener.onAmendUnknown(orderId, code);
-    this.#updates.after(this.#orders.orderByOrderId(orderId));
+    this.#updates.after(order ?? this.#orders.orderByOrderId(orderId));
   }
 
   onDecreaseAck(orderId: string, remainingCount: Count, tsMs: number): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.orderByOrderId(orderId));
+    const order = this.#orders.orderByOrderId(orderId);
+    this.#updates.before(order);
     listener.onDecreaseAck(orderId, remainingCount, tsMs);
-    this.#updates.after(this.#orders.orderByOrderId(orderId));
+    this.#updates.after(order ?? this.#orders.orderByOrderId(orderId));
   }
 
   onDecreaseReject(orderId: string, reject: ExecReject): void {
     const listener = this.#listener;
     if (listener === null) return;
-    this.#updates.before(this.#orders.orderByOrderId(orderId));
+    const order = this.#orders.orderByOrderId(orderId);
+    this.#updates.before(order);
     listener.onDecreaseReject(orderId, reject);
-    this.#updates.after(this.#orders.orderByOrderId(orderId));
+    this.#updates.after(order ?? this.#orders.orderByOrderId(orderId));
   }
 
   onDecreaseUnknown(orderId: string, code: ExecErrorCode): void {
     const listener = this.#listener;
     if (listener === null || listener.onDecreaseUnknown === undefined) return;
-    this.#updates.before(this.#orders.orderByOrderId(orderId));
+    const order = this.#orders.orderByOrderId(orderId);
+    this.#updates.before(order);
     listener.onDecreaseUnknown(orderId, code);
-    this.#updates.after(this.#orders.orderByOrderId(orderId));
+    this.#updates.after(order ?? this.#orders.orderByOrderId(orderId));
   }
 }
