@@ -14,9 +14,11 @@
  * OMS's coarse tick (journal flush) runs every 10 frames, outside the timed calls.
  *
  * Rows: the TickToTradeProbe's per-hop histograms (its own stamps), the driver's own clock around
- * handleFrame (frame in -> call returned), and in the same run the baselines: a naive pipeline
- * (JSON.parse, a Map book, an object literal order, JSON.stringify, the same request assembly and
- * byte copy) and the timer floor (two clock reads). Bounded in frames and time.
+ * handleFrame (frame in -> call returned), and in the same run the baselines: the same wiring with
+ * the probe off (a second, independent instance), a naive pipeline (JSON.parse, a Map book, an
+ * object literal order, JSON.stringify, the same request assembly and byte copy) and the timer
+ * floor (two clock reads). The three lanes are interleaved frame by frame, starting lane rotating,
+ * so the machine's noise and GC pauses land on each alike. Bounded in frames and time.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -33,6 +35,7 @@ import type { HotPath } from './wiring.ts';
 const SUITE = 'hot-path';
 const NAIVE = 'baseline: naive pipeline (JSON.parse, Map book, object literal, JSON.stringify), frame -> bytes';
 const OUTER = 'frame in -> handleFrame returned (driver clock)';
+const PROBE_OFF = 'baseline: same path, probe off: frame in -> handleFrame returned (driver clock)';
 const SEED = 20261122;
 
 interface Phase {
@@ -44,30 +47,33 @@ interface Phase {
 export default {
   name: SUITE,
   async run({ quick }): Promise<BenchRow[]> {
-    const phase: Phase = quick ? { warmup: 5_000, samples: 20_000, budgetMs: 3_000 } : { warmup: 20_000, samples: 200_000, budgetMs: 20_000 };
+    const phase: Phase = quick ? { warmup: 5_000, samples: 20_000, budgetMs: 4_000 } : { warmup: 20_000, samples: 200_000, budgetMs: 30_000 };
     const total = phase.warmup + phase.samples;
     const stream = makeFeedStream(1, total, SEED);
     const work = mkdtempSync(path.join(tmpdir(), 'bench-hot-path-'));
     const rows: BenchRow[] = [];
+    const paths: HotPath[] = [];
     try {
-      const sink = new SinkOrderEntry();
-      const hp = await buildHotPath({
-        ticker: stream.tickers[0],
-        grid: stream.grid,
-        snapshotFrame: stream.snapshots[0],
-        entry: sink,
-        journalPath: path.join(work, 'journal.jsonl'),
-        mode: 'replace',
-      });
-      let outer: Histogram;
-      let frames: number;
-      try {
-        [outer, frames] = await drive(hp, sink, stream.deltas, phase);
-      } finally {
-        await hp.stop();
-      }
-      const probe = hp.probe;
-      const note = `frames timed ${frames}, with an order ${probe.framesWithOrder}; requests ${sink.requests}, ${sink.bytes} bytes; orders sent ${hp.oms.stats.ordersSent}`;
+      const build = async (name: string, probeOn: boolean): Promise<PathLane> => {
+        const sink = new SinkOrderEntry();
+        const hp = await buildHotPath({
+          ticker: stream.tickers[0],
+          grid: stream.grid,
+          snapshotFrame: stream.snapshots[0],
+          entry: sink,
+          journalPath: path.join(work, `journal-${paths.length}.jsonl`),
+          mode: 'replace',
+        });
+        paths.push(hp);
+        hp.probe.setEnabled(probeOn);
+        return new PathLane(name, hp, sink);
+      };
+      const on = await build(OUTER, true);
+      const off = await build(PROBE_OFF, false);
+      const naive = new NaiveLane();
+      const frames = await drive([on, off, naive], stream.deltas, phase);
+      const probe = on.hp.probe;
+      const note = `frames timed ${frames}, with an order ${probe.framesWithOrder}; requests ${on.sink.requests}, ${on.sink.bytes} bytes; orders sent ${on.hp.oms.stats.ordersSent}`;
       const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, name, false, histogram, extra);
       rows.push(
         hop('hop: frame received -> decoded', probe.decode.histogram),
@@ -77,72 +83,115 @@ export default {
         hop('hop: risk verdict -> exec called (OMS)', probe.oms.histogram),
         hop('hop: exec called -> returned (sink: encode, sign take, assemble, copy)', probe.exec.histogram),
         hop('tick-to-trade (probe): frame received -> exec returned', probe.total.histogram, { compareTo: NAIVE, note }),
-        hop(OUTER, outer, { compareTo: NAIVE, note: 'includes the probe stamps and recording and the frame after the order' }),
+        hop(OUTER, on.histogram, { compareTo: PROBE_OFF, note: 'probe on: its stamps included, and the end of the frame after the order' }),
+        latencyRow(SUITE, PROBE_OFF, true, off.histogram, { note: `same wiring, probe.setEnabled(false); orders sent ${off.hp.oms.stats.ordersSent}` }),
+        latencyRow(SUITE, NAIVE, true, naive.histogram, { note: `${naive.orders} orders; same frames, same request assembly and byte copy` }),
+        timerFloor(phase),
       );
-      rows.push(naiveBaseline(stream.deltas, phase));
-      rows.push(timerFloor(phase));
     } finally {
+      for (const hp of paths) await hp.stop();
       rmSync(work, { recursive: true, force: true });
     }
     return rows;
   },
 } satisfies BenchSuite;
 
-/** Feeds frames one by one: answers and coarse work between frames, only handleFrame timed. */
-async function drive(hp: HotPath, sink: SinkOrderEntry, frames: readonly string[], phase: Phase): Promise<[Histogram, number]> {
-  const outer = createHistogram();
-  const feed = hp.feed;
-  const clock = hp.clock;
-  const oms = hp.oms;
-  let next = 0;
-  const step = (timed: boolean): void => {
-    sink.deliverAnswers(clock.nowMs());
+interface Lane {
+  readonly histogram: Histogram;
+  /** Handles one frame; times it when `timed`. */
+  step(text: string, timed: boolean): void;
+  /** Work between frames (answers, coarse tick), never timed. */
+  between(frame: number): void;
+}
+
+/** The runtime's path: answers and the OMS tick between frames, only handleFrame timed. */
+class PathLane implements Lane {
+  readonly histogram = createHistogram();
+  constructor(
+    readonly name: string,
+    readonly hp: HotPath,
+    readonly sink: SinkOrderEntry,
+  ) {}
+
+  between(frame: number): void {
+    const clock = this.hp.clock;
+    this.sink.deliverAnswers(clock.nowMs());
     clock.advance(10);
-    if ((next & 7) === 0) oms.tick();
-    const text = frames[next++];
+    if ((frame & 7) === 0) this.hp.oms.tick();
+  }
+
+  step(text: string, timed: boolean): void {
     if (!timed) {
-      feed.handleFrame(text);
+      this.hp.feed.handleFrame(text);
       return;
     }
     const start = nowNs();
-    feed.handleFrame(text);
-    recordNs(outer, nowNs() - start);
+    this.hp.feed.handleFrame(text);
+    recordNs(this.histogram, nowNs() - start);
+  }
+}
+
+/**
+ * Interleaves the lanes frame by frame (the starting lane rotates), so the machine's noise and
+ * the collector's pauses fall on every lane alike; each lane sees every frame once.
+ */
+async function drive(lanes: readonly Lane[], frames: readonly string[], phase: Phase): Promise<number> {
+  let next = 0;
+  const round = (timed: boolean): void => {
+    const text = frames[next];
+    for (let k = 0; k < lanes.length; k++) lanes[k].between(next);
+    for (let k = 0; k < lanes.length; k++) lanes[(next + k) % lanes.length].step(text, timed);
+    next++;
   };
   let deadline = performance.now() + phase.budgetMs;
   for (let i = 0; i < phase.warmup && next < frames.length; i++) {
-    step(false);
+    round(false);
     if ((i & 1023) === 1023) {
-      await nextTurn(); // let the journal's writes run
+      await nextTurn(); // let the journals' writes run
       if (performance.now() > deadline) break;
     }
   }
-  hp.probe.reset();
+  for (const lane of lanes) if (lane instanceof PathLane) lane.hp.probe.reset();
   deadline = performance.now() + phase.budgetMs;
   let timed = 0;
-  for (; timed < phase.samples && next < frames.length; timed++) {
-    step(true);
+  while (timed < phase.samples && next < frames.length) {
+    round(true);
+    timed++;
     if ((timed & 1023) === 1023) {
       await nextTurn();
       if (performance.now() > deadline) break;
     }
   }
-  return [outer, timed];
+  return timed;
 }
 
 /** The same frames through the obvious code: parse everything, allocate freely. */
-function naiveBaseline(frames: readonly string[], phase: Phase): BenchRow {
-  const histogram = createHistogram();
-  const books = new Map<string, { yes: Map<string, number>; no: Map<string, number> }>();
-  const buffer = Buffer.allocUnsafe(16 * 1024);
-  let orders = 0;
-  const run = (text: string): void => {
+class NaiveLane implements Lane {
+  readonly histogram = createHistogram();
+  orders = 0;
+  readonly #books = new Map<string, { yes: Map<string, number>; no: Map<string, number> }>();
+  readonly #buffer = Buffer.allocUnsafe(16 * 1024);
+
+  between(): void {}
+
+  step(text: string, timed: boolean): void {
+    if (!timed) {
+      this.#run(text);
+      return;
+    }
+    const start = nowNs();
+    this.#run(text);
+    recordNs(this.histogram, nowNs() - start);
+  }
+
+  #run(text: string): void {
     const frame = JSON.parse(text) as { type: string; msg: { market_ticker: string; price_dollars: string; delta_fp: string; side: string } };
     if (frame.type !== 'orderbook_delta') return;
     const msg = frame.msg;
-    let book = books.get(msg.market_ticker);
+    let book = this.#books.get(msg.market_ticker);
     if (book === undefined) {
       book = { yes: new Map(), no: new Map() };
-      books.set(msg.market_ticker, book);
+      this.#books.set(msg.market_ticker, book);
     }
     const side = msg.side === 'yes' ? book.yes : book.no;
     const size = (side.get(msg.price_dollars) ?? 0) + Number(msg.delta_fp);
@@ -153,7 +202,7 @@ function naiveBaseline(frames: readonly string[], phase: Phase): BenchRow {
     if (best < 0) return;
     const order = {
       ticker: msg.market_ticker,
-      client_order_id: `naive-${++orders}`,
+      client_order_id: `naive-${++this.orders}`,
       side: 'bid',
       count: '1.00',
       price: Math.max(0.01, best - 0.1).toFixed(4),
@@ -165,22 +214,8 @@ function naiveBaseline(frames: readonly string[], phase: Phase): BenchRow {
     };
     const body = JSON.stringify(order);
     const request = `POST /trade-api/v2/portfolio/events/orders HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: bench-key-0000\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ${Date.now()}\r\nKALSHI-ACCESS-SIGNATURE: ${'A'.repeat(344)}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    consume(buffer.write(request, 0, 'utf8'));
-  };
-  const n = Math.min(frames.length, phase.warmup + phase.samples);
-  const deadline = performance.now() + phase.budgetMs;
-  for (let i = 0; i < n; i++) {
-    const text = frames[i];
-    if (i < phase.warmup) {
-      run(text);
-      continue;
-    }
-    const start = nowNs();
-    run(text);
-    recordNs(histogram, nowNs() - start);
-    if ((i & 1023) === 0 && performance.now() > deadline) break;
+    consume(this.#buffer.write(request, 0, 'utf8'));
   }
-  return latencyRow(SUITE, NAIVE, true, histogram, { note: `${orders} orders; same frames, same request assembly and byte copy` });
 }
 
 function timerFloor(phase: Phase): BenchRow {
