@@ -249,7 +249,6 @@ export class Oms implements ExecListener {
     this.#byClientId.set(clientOrderId, order);
     this.#live.add(order);
     this.#subaccountsUsed[intent.subaccount] = 1;
-    this.#syncLedger(order);
     this.#journal?.appendIntent(order, nowMs);
     this.lastClientOrderId = clientOrderId;
     this.stats.ordersSent++;
@@ -271,6 +270,10 @@ export class Oms implements ExecListener {
       this.#log.error({ clientOrderId, error: String(error) }, 'oms: OrderEntry.create threw');
       this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, 'CREATE_THREW', 0);
     }
+    // Exposure is booked after the bytes are out (STYLE §5: slow work after the write); nothing
+    // checks the gate in between, and the ledger moves by differences, so an answer applied
+    // synchronously inside create() (a refused send) leaves it exactly as booking first would.
+    this.#syncLedger(order);
     return Deny.NONE;
   }
 
