@@ -42,6 +42,8 @@ export interface MarketMakerParams {
   requoteTicks: number;
   /** Re-check quotes this often without book updates, ms (0: only on events). */
   timerIntervalMs: number;
+  /** After the venue rejects a quote, place no new quote in that market for this long, ms (no reject loop). */
+  rejectBackoffMs: number;
 }
 
 const COUNT_TEXT = '^[0-9]{1,9}(\\.[0-9]{1,2})?$';
@@ -57,6 +59,7 @@ export const paramsSchema = {
     skewTicksAtMaxPosition: { type: 'integer', minimum: 0, maximum: 10_000, default: 2, description: 'quote shift at max position, ticks' },
     requoteTicks: { type: 'integer', minimum: 1, maximum: 10_000, default: 1, description: 'amend when the target moved this many ticks' },
     timerIntervalMs: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1_000, description: 'periodic re-check, ms; 0 none' },
+    rejectBackoffMs: { type: 'integer', minimum: 0, maximum: 3_600_000, default: 1_000, description: 'no new quote in a market this long after a venue reject, ms' },
   },
 } as const;
 
@@ -66,6 +69,8 @@ class Quotes {
   askId = '';
   /** Re-entrancy guard: an order callback inside ctx.place must not re-quote the same market. */
   busy = false;
+  /** No new quote before this time (Unix ms): the venue rejected one, so re-placing at once would loop. */
+  quietUntilMs = 0;
   constructor(readonly ticker: string) {}
 }
 
@@ -76,6 +81,7 @@ export class MarketMaker implements Strategy {
   readonly #maxPosition: Count;
   readonly #skewAtMax: number;
   readonly #requoteTicks: number;
+  readonly #rejectBackoffMs: number;
   readonly #quotes = new Map<string, Quotes>();
 
   constructor(params: Readonly<MarketMakerParams>) {
@@ -87,6 +93,7 @@ export class MarketMaker implements Strategy {
     this.#maxPosition = requireCount(params.maxPosition, 'maxPosition');
     this.#skewAtMax = params.skewTicksAtMaxPosition;
     this.#requoteTicks = params.requoteTicks;
+    this.#rejectBackoffMs = params.rejectBackoffMs;
   }
 
   onStart(ctx: StrategyContext): void {
@@ -127,6 +134,10 @@ export class MarketMaker implements Strategy {
     if (order.clientOrderId === quotes.bidId) quotes.bidId = '';
     else if (order.clientOrderId === quotes.askId) quotes.askId = '';
     else return;
+    if (order.state === OrderState.REJECTED) {
+      quotes.quietUntilMs = ctx.nowMs() + this.#rejectBackoffMs; // the timer re-quotes after the pause
+      return;
+    }
     const book = ctx.book(order.ticker);
     if (book !== undefined && book.synced) this.onBook(book, ctx);
   }
@@ -189,6 +200,7 @@ export class MarketMaker implements Strategy {
     const grid = book.grid;
     const price = grid.priceAt(level);
     if (order === null) {
+      if (ctx.nowMs() < quotes.quietUntilMs) return;
       if (ctx.place(quotes.ticker, side, price, this.#size, OrderFlags.POST_ONLY) === Deny.NONE) this.#setId(quotes, side, ctx.lastClientOrderId);
       return;
     }

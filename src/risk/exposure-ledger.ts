@@ -22,7 +22,8 @@ import type { RiskMarkets } from './risk-markets.ts';
 export const SUBACCOUNT_COUNT = 64;
 
 export class ExposureSlot {
-  readonly grid: PriceGrid;
+  /** The market's grid; replaced (with the level arrays) only by ExposureLedger.regrid. */
+  grid: PriceGrid;
   /** Signed, 1/100 contract, + long YES. */
   position = 0;
   restingBid = 0;
@@ -32,8 +33,8 @@ export class ExposureSlot {
   /** Highest level with an own resting bid / lowest with an own resting ask; -1 when none. */
   bidBestLevel = -1;
   askBestLevel = -1;
-  readonly bidAtLevel: Float64Array;
-  readonly askAtLevel: Float64Array;
+  bidAtLevel: Float64Array;
+  askAtLevel: Float64Array;
   constructor(grid: PriceGrid) {
     this.grid = grid;
     this.bidAtLevel = new Float64Array(grid.levelCount);
@@ -155,6 +156,38 @@ export class ExposureLedger {
     const slot = this.#slotFor(market, subaccount);
     slot.position = position;
     this.#rework(slot, subaccount);
+  }
+
+  /**
+   * The market moved to a finer grid (price_level_structure_updated): every own resting count moves
+   * to its price's level on the new grid, so the self-cross check keeps seeing it. A price the new
+   * grid lacks is a broken invariant (the venue only moves markets to finer grids, keeping orders).
+   */
+  regrid(market: number, grid: PriceGrid): void {
+    for (let subaccount = 0; subaccount < SUBACCOUNT_COUNT; subaccount++) {
+      const slot = this.slot(market, subaccount);
+      if (slot === null || slot.grid === grid) continue;
+      const bids = new Float64Array(grid.levelCount);
+      const asks = new Float64Array(grid.levelCount);
+      let bidBest = -1;
+      let askBest = -1;
+      for (let level = 0; level < slot.grid.levelCount; level++) {
+        const bid = slot.bidAtLevel[level];
+        const ask = slot.askAtLevel[level];
+        if (bid === 0 && ask === 0) continue;
+        const to = grid.levelOf(slot.grid.priceAt(level));
+        assert(to >= 0, 'ExposureLedger.regrid: a resting price is not on the new grid');
+        bids[to] += bid;
+        asks[to] += ask;
+        if (bid > 0 && to > bidBest) bidBest = to;
+        if (ask > 0 && (askBest === -1 || to < askBest)) askBest = to;
+      }
+      slot.grid = grid;
+      slot.bidAtLevel = bids;
+      slot.askAtLevel = asks;
+      slot.bidBestLevel = bidBest;
+      slot.askBestLevel = askBest;
+    }
   }
 
   position(market: number, subaccount: number): number {

@@ -113,6 +113,23 @@ export class RiskGate {
     if (market !== undefined) market.open = open;
   }
 
+  /**
+   * The market moved to a new (finer) price grid: prices are checked on it from now on, and the
+   * exposure ledger moves the own resting levels the self-cross check reads.
+   */
+  setMarketGrid(handle: number, grid: PriceGrid): void {
+    const market = this.markets.at(handle);
+    if (market === undefined || market.grid === grid) return;
+    market.grid = grid;
+    this.exposure.regrid(handle, grid);
+  }
+
+  /** The market's close time (close_ts, Unix ms; Infinity: none): new orders at or after it are denied MARKET_NOT_OPEN. */
+  setMarketCloseTime(handle: number, closeMs: number): void {
+    const market = this.markets.at(handle);
+    if (market !== undefined) market.closeMs = closeMs;
+  }
+
   setBook(handle: number, book: BookView | null): void {
     const market = this.markets.at(handle);
     if (market !== undefined) market.book = book;
@@ -193,9 +210,10 @@ export class RiskGate {
     if (locked >= 0 && subaccount !== locked) return this.#deny(Deny.SUBACCOUNT_LOCKED, 'limits.restrictedSubaccount', locked, subaccount);
     if (market === undefined) return this.#deny(Deny.MARKET_UNKNOWN, 'intent.market', this.markets.size, intent.market);
     if (!market.open) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.open', 0, 0);
+    const nowMs = this.#clock.nowMs();
+    if (nowMs >= market.closeMs) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.closeMs', market.closeMs, nowMs);
     const book = market.book;
     if (book === null || !book.synced) return this.#deny(Deny.BOOK_NOT_SYNCED, 'book.synced', 0, 0);
-    const nowMs = this.#clock.nowMs();
     const staleMs = this.#limits.bookStaleMs;
     if (staleMs > 0 && nowMs - book.updatedAtMs > staleMs) return this.#deny(Deny.BOOK_STALE, 'limits.bookStaleMs', staleMs, nowMs - book.updatedAtMs);
     const denyPrice = this.#checkPriceCount(intent, market);

@@ -32,6 +32,8 @@ export class RiskMarket {
   book: BookView | null;
   open: boolean;
   countIncrement: number;
+  /** Unix ms at which the market stops trading (close_ts); Infinity when unknown. New orders at or after it are denied. */
+  closeMs: number;
   constructor(handle: number, ticker: string, grid: PriceGrid, book: BookView | null, open: boolean, countIncrement: number) {
     this.handle = handle;
     this.ticker = ticker;
@@ -39,6 +41,7 @@ export class RiskMarket {
     this.book = book;
     this.open = open;
     this.countIncrement = countIncrement;
+    this.closeMs = Infinity;
   }
 }
 

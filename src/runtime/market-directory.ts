@@ -16,6 +16,8 @@ export interface MarketFacts {
   /** True when orders may be placed now (status active). */
   open: boolean;
   grid: PriceGrid;
+  /** close_time as Unix ms; Infinity when absent or unreadable (orders are then never refused for time). */
+  closeMs: number;
 }
 
 export type MarketLookupErrorCode = 'MARKET_NOT_FOUND' | 'MARKET_LOOKUP_FAILED' | 'MARKET_GRID_INVALID';
@@ -69,5 +71,6 @@ export function marketFacts(ticker: string, market: Record<string, unknown>): Ma
     throw new MarketLookupError('MARKET_GRID_INVALID', ticker, (error as Error).message);
   }
   const status = typeof market.status === 'string' ? market.status : '';
-  return { ticker, status, open: status === 'active' || status === 'open', grid };
+  const closeMs = typeof market.close_time === 'string' ? Date.parse(market.close_time) : NaN;
+  return { ticker, status, open: status === 'active' || status === 'open', grid, closeMs: Number.isFinite(closeMs) ? closeMs : Infinity };
 }

@@ -122,6 +122,14 @@ export class RuntimeFeedListener implements FeedListener {
         if (record.isDeactivated !== null) this.#gate.setMarketOpen(handle, !record.isDeactivated);
         else if (event === 'activated') this.#gate.setMarketOpen(handle, true);
         else if (event === 'deactivated' || event === 'determined' || event === 'settled') this.#gate.setMarketOpen(handle, false);
+        // A close time (created, close_date_updated; a venue closing a market early sends it as now):
+        // the gate denies new orders from then on, so a closed market is never flooded with orders.
+        if (record.closeTs >= 0) this.#gate.setMarketCloseTime(handle, record.closeTs * 1000);
+        // The feed regridded its book before this call: the gate checks prices on the same grid.
+        if (event === 'price_level_structure_updated') {
+          const book = this.#gate.markets.at(handle)?.book as OrderBook | null | undefined;
+          if (book !== null && book !== undefined) this.#gate.setMarketGrid(handle, book.grid);
+        }
       }
     }
     this.#host?.onLifecycle(record);

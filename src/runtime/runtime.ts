@@ -355,7 +355,8 @@ export class Runtime {
           if (gate.marketHandle(ticker) >= 0) continue;
           const facts = await fetchMarket(restUrl, ticker);
           const book = feed.addMarket(ticker, facts.grid);
-          gate.addMarket(ticker, facts.grid, book, { open: facts.open });
+          const handle = gate.addMarket(ticker, facts.grid, book, { open: facts.open });
+          gate.setMarketCloseTime(handle, facts.closeMs);
           feed.setMarketOpen(ticker, facts.open);
           added.push(book);
         }

@@ -4,7 +4,9 @@
  * market maker's attempts never reach the venue, and when the venue activates it again the maker
  * quotes again. When the venue moves a market to a finer price grid (price_level_structure_updated)
  * the runtime's book regrids keeping its levels (still equal to GET /markets/{ticker}/orderbook)
- * and applies deltas on the finer levels.
+ * and applies deltas on the finer levels, and a price only the finer grid has passes the gate.
+ * When the venue closes a market early (close_date_updated with close_ts = now) the gate denies
+ * new orders from then on and the market maker does not flood the venue with rejected orders.
  * Method: a fresh in-process simulator per test (no synthetic activity), driven through its engine
  * handle (setMarketStatus, setPriceLevelStructure) so the venue sends the lifecycle messages over
  * the real WebSocket; a Runtime wired as the main job wires it; a counterparty user places orders
@@ -105,6 +107,26 @@ describe('market lifecycle against the simulator', () => {
     expect(rt.oms.stats.ordersSent).toBeGreaterThan(sentAtPause);
   });
 
+  it('close: the venue closes the market early (close_date_updated to now): the gate denies MARKET_NOT_OPEN and the maker never floods the venue', async () => {
+    const rt = createRuntime(sim, {
+      strategies: [entry('mm', 'strategies/market-maker.ts', { fairValue: '0.5000', halfSpreadTicks: 2, size: '1.00', maxPosition: '10.00', timerIntervalMs: 50 }, MM_SUB)],
+      journalPath: join(sim.workDir, 'close.jsonl'),
+    });
+    await start(rt);
+    await waitUntil(() => resting(rt, MM_SUB).length === 2, 5_000, 'two resting quotes');
+    const mm = rt.host.context('mm')!;
+    const notOpenBefore = mm.denies[Deny.MARKET_NOT_OPEN];
+
+    // Closing cancels every resting order at the venue and announces the close time as now.
+    expect(sim.engine.setMarketStatus(MARKET, 'closed')).toBeNull();
+    await waitUntil(() => rt.oms.liveOrders().filter((o) => o.subaccount === MM_SUB).length === 0, 5_000, 'the venue cancels seen');
+    const sentAtClose = rt.oms.stats.ordersSent;
+    await waitUntil(() => mm.denies[Deny.MARKET_NOT_OPEN] >= notOpenBefore + 3, 5_000, 'the maker denied MARKET_NOT_OPEN on several attempts');
+    // At most the attempts already in flight when the close arrived reached the venue.
+    expect(rt.oms.stats.ordersSent - sentAtClose).toBeLessThanOrEqual(2);
+    expect(await venueOrders(MM_SUB, 'resting')).toEqual([]);
+  });
+
   it('regrid to a finer grid: book levels kept and equal to the venue\'s, finer deltas applied', async () => {
     const rt = createRuntime(sim, {
       strategies: [entry('idle', 'strategies/taker.ts', { maxOrders: 0 }, IDLE_SUB)],
@@ -136,11 +158,18 @@ describe('market lifecycle against the simulator', () => {
     expect(localBook(book)).toEqual(before);
     expect(localBook(book)).toEqual(await venueBook(sim, demoKey(sim)));
 
+    // A price only the finer grid has now passes the gate and rests at the venue.
+    expect(ctx.place(MARKET, 'bid', parsePrice('0.405'), asCount(100), OrderFlags.POST_ONLY)).toBe(Deny.NONE);
+    const fine = ctx.lastClientOrderId;
+    await waitUntil(() => rt.oms.order(fine)?.state === OrderState.RESTING, 5_000, 'the finer-grid bid resting');
+    const atVenue = (await venueOrders(IDLE_SUB, 'resting')).find((o) => o.client_order_id === fine);
+    expect(parsePrice(atVenue?.yes_price_dollars as string)).toBe(4050);
+
     // Deltas on finer levels keep both books equal.
     const finer = await rest(sim, cp, 'POST', '/portfolio/events/orders', orderBody('ask', '0.5950', '1.00'));
     expect(finer.status).toBe(201);
     await waitUntil(() => book.bestAsk() === 5950, 5_000, 'the finer ask in our book');
-    expect(book.bestBid()).toBe(4000);
+    await waitUntil(() => book.bestBid() === 4050, 5_000, 'our finer bid in our book');
     expect(localBook(book)).toEqual(await venueBook(sim, demoKey(sim)));
     await rest(sim, cp, 'DELETE', '/portfolio/events/orders');
   });

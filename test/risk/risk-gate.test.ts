@@ -493,3 +493,34 @@ describe('risk gate: no allocation per check', () => {
     expect(Object.keys(detail).sort()).toEqual(['actual', 'code', 'limit', 'subject']); // stable shape
   });
 });
+
+describe('risk gate: market grid and close time changes', () => {
+  it('after a move to a finer grid, checks prices on it and still sees own resting orders for self-cross', () => {
+    const w = world();
+    w.gate.exposure.addResting(w.market, 0, 'ask', p('0.52'), c('3'), 1);
+    w.intent.price = p('0.505');
+    expect(w.gate.check(w.intent)).toBe(Deny.PRICE_OFF_GRID);
+    w.gate.setMarketGrid(w.market, PriceGrid.fromStructure('deci_cent'));
+    expect(w.gate.check(w.intent)).toBe(Deny.NONE);
+    // The own ask placed on the old grid moved to its level on the new one: a bid at it self-crosses.
+    w.intent.price = p('0.52');
+    expect(w.gate.check(w.intent)).toBe(Deny.SELF_CROSS);
+    // An own ask at a price only the finer grid has is seen too, and removing it clears the cross.
+    w.gate.exposure.addResting(w.market, 0, 'ask', p('0.515'), c('1'), 1);
+    w.intent.price = p('0.516');
+    expect(w.gate.check(w.intent)).toBe(Deny.SELF_CROSS);
+    w.gate.exposure.removeResting(w.market, 0, 'ask', p('0.515'), c('1'), -1);
+    expect(w.gate.check(w.intent)).toBe(Deny.NONE);
+  });
+
+  it('denies new orders from the market close time on (MARKET_NOT_OPEN), cancels still pass', () => {
+    const w = world();
+    w.gate.setMarketCloseTime(w.market, START_MS + 1_000);
+    expect(w.gate.check(w.intent)).toBe(Deny.NONE);
+    w.clock.advance(1_000);
+    expect(w.gate.check(w.intent)).toBe(Deny.MARKET_NOT_OPEN);
+    expect(w.gate.detail).toMatchObject({ subject: 'market.closeMs', limit: START_MS + 1_000 });
+    w.intent.kind = IntentKind.CANCEL;
+    expect(w.gate.check(w.intent)).toBe(Deny.NONE);
+  });
+});

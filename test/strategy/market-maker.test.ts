@@ -15,7 +15,8 @@ import { BoundStrategyContext, validateParams } from '../../src/strategy/index.t
 import type { Strategy } from '../../src/strategy/index.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import plugin, { MarketMaker } from '../../strategies/market-maker.ts';
-import { harness, setBook } from './fake-ports.ts';
+import { FakeOrder, harness, setBook } from './fake-ports.ts';
+import { OrderState } from '../../src/strategy/index.ts';
 
 const TICKER = 'KXMM-1';
 
@@ -112,6 +113,24 @@ describe('market-maker plugin', () => {
     const bids = news(oms.sent).filter((r) => r.side === 'bid');
     expect(bids).toHaveLength(2);
     expect(strategy.quoteIds(TICKER).bid).not.toBe(bid);
+  });
+
+  it('after a venue reject, places no new quote until rejectBackoffMs has passed (no reject loop)', () => {
+    const { strategy, ctx, oms, book, clock } = setup({ halfSpreadTicks: 1, size: '1.00', rejectBackoffMs: 500 });
+    strategy.onBook(book, ctx);
+    expect(news(oms.sent)).toHaveLength(2);
+    const { bid } = strategy.quoteIds(TICKER);
+    const rejected = oms.order(bid) as FakeOrder;
+    rejected.state = OrderState.REJECTED; // e.g. market_closed at the venue
+    strategy.onOrderUpdate?.(rejected, ctx);
+    for (let i = 0; i < 5; i++) strategy.onBook(book, ctx);
+    expect(news(oms.sent)).toHaveLength(2);
+    clock.advance(499);
+    strategy.onTimer?.(clock.nowMs(), ctx);
+    expect(news(oms.sent)).toHaveLength(2);
+    clock.advance(1);
+    strategy.onTimer?.(clock.nowMs(), ctx);
+    expect(news(oms.sent).filter((r) => r.side === 'bid')).toHaveLength(2);
   });
 
   it('does not quote a one-sided book without a fair value', () => {
