@@ -32,7 +32,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { Socket as NetSocket, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -236,7 +236,7 @@ async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline', transp
       ];
       if (measureWrite) {
         rows.push(latencyRow(SUITE, `ours create()->socket write start (presigned, ${transport})`, false, toWrite, {
-          ...(transport === 'raw' ? { compareTo: 'ours create()->socket write start (presigned, undici)' } : {}), note: writeNote,
+          ...(transport === 'raw' ? { compareTo: 'kalshi-typescript createOrderV2() -> socket write start' } : {}), note: writeNote,
         }));
       }
       if (measureWrite && transport === 'raw') {
@@ -428,14 +428,29 @@ async function undiciCase(sim: SimProcess, api: 'dispatch' | 'request'): Promise
   };
 }
 
+/**
+ * The official client's submission point: the first net.Socket write after createOrderV2 is called
+ * (axios over node:http writes the request through it). The prototype is wrapped while this case
+ * exists; cases run one at a time, and only writes while `armed` count.
+ */
+const officialWrite = { armed: false, firstNs: 0 };
+
 function officialCase(sim: SimProcess): Case {
   const api = new OrdersApi(new Configuration({ apiKey: sim.keyId, privateKeyPem: sim.privateKeyPem, basePath: `${sim.httpUrl}/trade-api/v2` }));
   const histogram = createHistogram();
+  const toWrite = createHistogram();
   let failures = 0;
   let lastFailure = '';
+  const socketWrite = NetSocket.prototype.write;
+  NetSocket.prototype.write = function write(this: NetSocket, ...args: unknown[]): boolean {
+    if (officialWrite.armed && officialWrite.firstNs === 0) officialWrite.firstNs = nowNs();
+    return (socketWrite as (...a: unknown[]) => boolean).apply(this, args);
+  } as typeof NetSocket.prototype.write;
   return {
     name: 'kalshi-typescript createOrderV2',
     async once(record) {
+      officialWrite.firstNs = 0;
+      officialWrite.armed = true;
       const start = nowNs();
       try {
         const response = await api.createOrderV2({
@@ -447,12 +462,23 @@ function officialCase(sim: SimProcess): Case {
         failures++;
         lastFailure = (error as Error).message;
       }
-      if (record) recordNs(histogram, nowNs() - start);
+      officialWrite.armed = false;
+      if (record) {
+        recordNs(histogram, nowNs() - start);
+        if (officialWrite.firstNs > 0) recordNs(toWrite, officialWrite.firstNs - start);
+      }
     },
-    rows: () => [latencyRow(SUITE, 'kalshi-typescript createOrderV2', true, histogram, {
-      note: `axios, inline signing (PEM per call); failures=${failures}${failures > 0 ? ` (${lastFailure})` : ''}`,
-    })],
-    close: async () => {},
+    rows: () => [
+      latencyRow(SUITE, 'kalshi-typescript createOrderV2', true, histogram, {
+        note: `axios, inline signing (PEM per call); failures=${failures}${failures > 0 ? ` (${lastFailure})` : ''}`,
+      }),
+      latencyRow(SUITE, 'kalshi-typescript createOrderV2() -> socket write start', true, toWrite, {
+        note: 'first net.Socket write after the call: signing, axios and node:http before the bytes go out',
+      }),
+    ],
+    close: async () => {
+      NetSocket.prototype.write = socketWrite;
+    },
   };
 }
 
