@@ -139,6 +139,12 @@ export class Oms implements ExecListener {
   readonly #terminalQueue: Order[] = [];
   #terminalHead = 0;
   #terminalFlagged = false;
+  /**
+   * Subaccounts where a reconciliation round booked fills read over REST. Those carry no
+   * post-position, and a venue position adopted earlier may already include them, so the round
+   * ends by adopting the venue's positions again (the venue is the truth; never count twice).
+   */
+  readonly #restFillSubaccounts = new Set<number>();
   readonly #terminalAtMs = new WeakMap<Order, number>();
   readonly #orphanFills = new Map<string, number>();
   readonly #dedup: FillDedup;
@@ -379,7 +385,10 @@ export class Oms implements ExecListener {
     if (this.#reconciling !== null) return this.#reconciling;
     this.#lastReconcileMs = this.#clock.nowMs();
     this.stats.reconcileRounds++;
-    const round = reconcileRound(this.#reconcileHost).finally(() => {
+    const round = reconcileRound(this.#reconcileHost).then(async (result) => {
+      await this.#readoptAfterRestFills();
+      return result;
+    }).finally(() => {
       this.#reconciling = null;
     });
     this.#reconciling = round;
@@ -399,6 +408,22 @@ export class Oms implements ExecListener {
       if (this.#terminalQueue.indexOf(order, this.#terminalHead) < 0) this.#terminalQueue.push(order);
     }
     return true;
+  }
+
+  async #readoptAfterRestFills(): Promise<void> {
+    if (this.#restFillSubaccounts.size === 0) return;
+    const subaccounts = [...this.#restFillSubaccounts];
+    this.#restFillSubaccounts.clear();
+    for (const subaccount of subaccounts) {
+      try {
+        const positions = await this.entry.listPositions({ subaccount });
+        for (const wire of positions) this.#adoptPosition(wire.subaccount >= 0 ? wire.subaccount : subaccount, wire.ticker, wire.position);
+      } catch (error) {
+        this.#restFillSubaccounts.add(subaccount); // asked again after the next round
+        this.stats.reconcileErrors++;
+        this.#log.warn({ subaccount, error: String(error) }, 'oms: positions read after REST fills failed; retried next round');
+      }
+    }
   }
 
   /** Adopts the venue's positions (start-up, after a reconnect): listPositions per subaccount in use. */
@@ -899,6 +924,7 @@ export class Oms implements ExecListener {
           return;
         }
         this.#bookFill(order, fill.fillId, fill.orderId, fill.ticker, fill.side, fill.price, fill.count, fill.feeCenticents, COUNT_INVALID, fill.subaccount, fill.isTaker, fill.tsMs);
+        this.#restFillSubaccounts.add(fill.subaccount >= 0 ? fill.subaccount : order.subaccount);
       },
       onReconcileError: (error: unknown, what: string): void => {
         this.stats.reconcileErrors++;

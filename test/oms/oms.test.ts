@@ -234,6 +234,24 @@ describe('Oms: orders of unknown fate', () => {
     expect(w.gate.exposure.slot(w.market, 0)!.restingBid).toBe(0);
   });
 
+  it('never counts a fill twice when the venue position adopted before already includes fills then read over REST', async () => {
+    const w = world();
+    w.oms.submit(w.intent);
+    const coid = w.oms.lastClientOrderId;
+    w.entry.listener!.onCreateUnknown(coid, 'EXEC_DISCONNECTED');
+    // While we were disconnected the order filled; the venue's market_position (10) already counts it.
+    w.oms.onMarketPosition({ marketTicker: TICKER, position: c('10'), realizedPnl: 0 as Centicents, feesPaid: 0 as Centicents, subaccount: 0 });
+    expect(w.oms.position(0, TICKER)!.position).toBe(c('10'));
+    // Reconciliation then finds the order executed and reads its fills (no post-position over REST).
+    w.entry.orders = [wireOrder('o-7', coid, 'executed', c('10'), c('0'))];
+    w.entry.fills = [wireFill('f-7', 'o-7', p('0.40'), c('10'))];
+    w.entry.positions = [{ ticker: TICKER, position: c('10'), subaccount: 0 }];
+    await w.oms.tick();
+    expect(w.oms.order(coid)!.state).toBe(S.FILLED);
+    expect(w.oms.position(0, TICKER)!.position).toBe(c('10'));
+    expect(w.gate.exposure.position(w.market, 0)).toBe(c('10'));
+  });
+
   it('keeps an order nobody lists UNKNOWN until the grace period, then REJECTED; its id is never reused', async () => {
     const w = world();
     w.oms.submit(w.intent);
