@@ -18,42 +18,14 @@ import { loadPrivateKey, systemClock, type Count, type Price } from '../../src/c
 import {
   REST_ORDER_ENTRY_DEFAULTS,
   RestOrderEntry,
-  type ExecListener,
   type HotPathTransport,
   type NewOrder,
   type RestOrderEntryOptions,
 } from '../../src/exec/index.ts';
 import { startSim, type SimHandle } from '../../src/sim/index.ts';
+import { ListenerWithUnknowns } from './recording-listener.ts';
 
 const TICKER = 'KXDEMO-26DEC31-T50'; // linear_cent grid
-
-type Event = [string, ...unknown[]];
-
-class RecordingListener implements ExecListener {
-  readonly events: Event[] = [];
-  onCreateAck(...args: unknown[]): void { this.events.push(['createAck', ...args]); }
-  onCreateReject(...args: unknown[]): void { this.events.push(['createReject', ...args]); }
-  onCreateUnknown(...args: unknown[]): void { this.events.push(['createUnknown', ...args]); }
-  onCancelAck(...args: unknown[]): void { this.events.push(['cancelAck', ...args]); }
-  onCancelReject(...args: unknown[]): void { this.events.push(['cancelReject', ...args]); }
-  onCancelUnknown(...args: unknown[]): void { this.events.push(['cancelUnknown', ...args]); }
-  onAmendAck(...args: unknown[]): void { this.events.push(['amendAck', ...args]); }
-  onAmendReject(...args: unknown[]): void { this.events.push(['amendReject', ...args]); }
-  onDecreaseAck(...args: unknown[]): void { this.events.push(['decreaseAck', ...args]); }
-  onDecreaseReject(...args: unknown[]): void { this.events.push(['decreaseReject', ...args]); }
-  onAmendUnknown(...args: unknown[]): void { this.events.push(['amendUnknown', ...args]); }
-  onDecreaseUnknown(...args: unknown[]): void { this.events.push(['decreaseUnknown', ...args]); }
-
-  /** Waits (bounded) for the first outcome (ack, reject or unknown) of `operation` about `id`. */
-  async outcome(operation: 'create' | 'cancel' | 'amend' | 'decrease', id: string): Promise<Event> {
-    for (let i = 0; i < 2_000; i++) { // up to ~10 s: generous for a loaded CI machine
-      const found = this.events.find((event) => event[1] === id && event[0].startsWith(operation));
-      if (found !== undefined) return found;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error(`no ${operation} outcome for ${id}`);
-  }
-}
 
 function order(overrides: Partial<NewOrder> = {}): NewOrder {
   return {
@@ -101,8 +73,8 @@ for (const hotPath of ['raw', 'undici'] as const) {
 describe(`RestOrderEntry against the simulator (${hotPath} hot path)`, () => {
   let entry: RestOrderEntry;
   let counterparty: RestOrderEntry;
-  const listener = new RecordingListener();
-  const counterpartyListener = new RecordingListener();
+  const listener = new ListenerWithUnknowns();
+  const counterpartyListener = new ListenerWithUnknowns();
 
   beforeAll(async () => {
     transport = hotPath;
@@ -231,7 +203,7 @@ describe(`RestOrderEntry against the simulator (${hotPath} hot path)`, () => {
   });
 
   it('amend answered 500, decrease unanswered, single cancel cut off: each applied, reported unknown, found by reconciliation', async () => {
-    const shortListener = new RecordingListener();
+    const shortListener = new ListenerWithUnknowns();
     const short = new RestOrderEntry(options(sim.demoKey.keyId, sim.demoKey.privateKeyPem, { headersTimeoutMs: 1_000, bodyTimeoutMs: 1_000, cancelRoute: 'single' }));
     short.setListener(shortListener);
     try {
@@ -272,7 +244,7 @@ describe(`RestOrderEntry against the simulator (${hotPath} hot path)`, () => {
   });
 
   it('a hung create times out as unknown; a closed connection is unknown too', async () => {
-    const shortListener = new RecordingListener();
+    const shortListener = new ListenerWithUnknowns();
     const short = new RestOrderEntry(options(sim.demoKey.keyId, sim.demoKey.privateKeyPem, { headersTimeoutMs: 1_000, bodyTimeoutMs: 1_000 }));
     short.setListener(shortListener);
     try {

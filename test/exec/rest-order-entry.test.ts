@@ -21,7 +21,6 @@ import {
   REST_ORDER_ENTRY_DEFAULTS,
   RestOrderEntry,
   RestOrderEntryConfigError,
-  type ExecListener,
   type HotPathTransport,
   type NewOrder,
   type RestOrderEntryOptions,
@@ -29,30 +28,10 @@ import {
 import { RAW_HTTP_WRITE_CHANNEL } from '../../src/exec/rest/raw-http-connection.ts';
 import { Socket } from 'node:net';
 import { selfSignedCertificate } from './self-signed-certificate.ts';
+import { ListenerWithUnknowns, RecordingListener, type Event } from './recording-listener.ts';
 import { ScriptedExchange, defaultScript, type RecordedRequest, type ScriptAction } from './scripted-exchange.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-
-type Event = [string, ...unknown[]];
-
-class RecordingListener implements ExecListener {
-  readonly events: Event[] = [];
-  onCreateAck(...args: unknown[]): void { this.events.push(['createAck', ...args]); }
-  onCreateReject(...args: unknown[]): void { this.events.push(['createReject', ...args]); }
-  onCreateUnknown(...args: unknown[]): void { this.events.push(['createUnknown', ...args]); }
-  onCancelAck(...args: unknown[]): void { this.events.push(['cancelAck', ...args]); }
-  onCancelReject(...args: unknown[]): void { this.events.push(['cancelReject', ...args]); }
-  onCancelUnknown(...args: unknown[]): void { this.events.push(['cancelUnknown', ...args]); }
-  onAmendAck(...args: unknown[]): void { this.events.push(['amendAck', ...args]); }
-  onAmendReject(...args: unknown[]): void { this.events.push(['amendReject', ...args]); }
-  onDecreaseAck(...args: unknown[]): void { this.events.push(['decreaseAck', ...args]); }
-  onDecreaseReject(...args: unknown[]): void { this.events.push(['decreaseReject', ...args]); }
-}
-
-class ListenerWithUnknowns extends RecordingListener {
-  onAmendUnknown(...args: unknown[]): void { this.events.push(['amendUnknown', ...args]); }
-  onDecreaseUnknown(...args: unknown[]): void { this.events.push(['decreaseUnknown', ...args]); }
-}
 
 function order(clientOrderId: string, overrides: Partial<NewOrder> = {}): NewOrder {
   return {
