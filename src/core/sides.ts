@@ -9,6 +9,9 @@ import { PRICE_ONE, type Price } from './units.ts';
 /** V2 order side: bid = buy YES, ask = sell YES (= buy NO at 1 - p). */
 export type BookSide = 'bid' | 'ask';
 export type OutcomeSide = 'yes' | 'no';
+/** The closed sets, for decoders that check a wire value against them. */
+export const OUTCOME_SIDES: readonly OutcomeSide[] = ['yes', 'no'];
+export const BOOK_SIDES: readonly BookSide[] = ['bid', 'ask'];
 export type Action = 'buy' | 'sell';
 
 /** Which outcome an order is long after it fills: buy-yes and sell-no give yes; buy-no and sell-yes give no. */

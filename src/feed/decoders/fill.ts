@@ -12,11 +12,11 @@ import {
   type Count,
   type OutcomeSide,
   type Price,
+  BOOK_SIDES,
+  OUTCOME_SIDES,
 } from '../../core/index.ts';
 import type { FieldReader } from './field-reader.ts';
 
-const OUTCOME_SIDES = ['yes', 'no'] as const;
-const BOOK_SIDES = ['bid', 'ask'] as const;
 
 export class FillRecord {
   readonly type = 'fill';

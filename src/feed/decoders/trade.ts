@@ -3,11 +3,8 @@
  * they keep: the record is overwritten by the next trade.
  */
 
-import { COUNT_INVALID, PRICE_INVALID, type BookSide, type Count, type OutcomeSide, type Price } from '../../core/index.ts';
+import { BOOK_SIDES, COUNT_INVALID, OUTCOME_SIDES, PRICE_INVALID, type BookSide, type Count, type OutcomeSide, type Price } from '../../core/index.ts';
 import type { FieldReader } from './field-reader.ts';
-
-const OUTCOME_SIDES = ['yes', 'no'] as const;
-const BOOK_SIDES = ['bid', 'ask'] as const;
 
 export class TradeRecord {
   readonly type = 'trade';

@@ -12,11 +12,11 @@ import {
   type Count,
   type OutcomeSide,
   type Price,
+  BOOK_SIDES,
+  OUTCOME_SIDES,
 } from '../../core/index.ts';
 import type { FieldReader } from './field-reader.ts';
 
-const OUTCOME_SIDES = ['yes', 'no'] as const;
-const BOOK_SIDES = ['bid', 'ask'] as const;
 export const USER_ORDER_STATUSES = ['resting', 'canceled', 'executed'] as const;
 export type UserOrderStatus = (typeof USER_ORDER_STATUSES)[number];
 
