@@ -6,20 +6,12 @@
  * the text forms feed the Map baseline and the frame parser. This file never measures anything.
  */
 
-import { formatCount, formatPrice, PRICE_ONE, PriceGrid, type Count, type Price } from '../../src/core/index.ts';
+import { formatCount, formatPrice, PRICE_ONE, PriceGrid, seededRandom, type Count, type Price } from '../../src/core/index.ts';
 
 export const LEVELS_PER_SIDE = 20;
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Reproducible random cases: core's seeded PRNG. */
+export const rng = seededRandom;
 
 export interface SnapshotLevels {
   /** Exchange prices: YES price on side 0, NO price on side 1. */

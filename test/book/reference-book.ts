@@ -1,17 +1,9 @@
 // Test helper (not a test): a deliberately naive reference book keyed by side and price in a Map,
 // plus a seeded PRNG, used to check OrderBook / BookStore against straightforward semantics.
-import { PRICE_INVALID, PRICE_ONE, type Price, type PriceGrid } from '../../src/core/index.ts';
+import { PRICE_INVALID, PRICE_ONE, seededRandom, type Price, type PriceGrid } from '../../src/core/index.ts';
 
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Reproducible random cases: core's seeded PRNG. */
+export const rng = seededRandom;
 
 export function randomInt(random: () => number, below: number): number {
   return Math.floor(random() * below);

@@ -9,19 +9,11 @@ import {
   formatPrice, notionalCenticents, parseCount, parseDollars, parsePrice, parseSignedCount, PRICE_INVALID,
   PRICE_ONE, priceFromCents, requireCount, requireDollars, requirePrice, requireSignedCount, UnitError,
   type Centicents, type Count, type Price,
+  seededRandom,
 } from '../../src/core/index.ts';
 
-// Small deterministic PRNG (mulberry32) so random cases are reproducible.
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// Reproducible random cases: core's seeded PRNG.
+const rng = seededRandom;
 
 const MALFORMED_COMMON = ['', '.', '.5', '1.', ' 1', '1 ', '+1', '1e3', '1E3', '0x1', '0.5.6', '1,5', 'abc', '0.5a', '--1', 'NaN', 'Infinity', '١'];
 
