@@ -1,6 +1,10 @@
 /**
- * The tick-to-trade bench strategy: on every book update of its market it sends exactly one order
- * intent, so every frame that changes the book is followed by one order written to the wire.
+ * The tick-to-trade bench strategy: on a book update of its market it sends exactly one order
+ * intent, so each such frame is followed by one order written to the wire. `trigger` picks the
+ * updates: 'touch' (default) only those that move the best bid or ask, as a strategy reacting to
+ * the market does; its own far bid never moves the touch, so it does not feed on its own orders.
+ * 'every' reacts to every update, its own orders' included: a saturation test whose order rate
+ * is bounded only by the round trip and the rate limit, not a latency measurement.
  * It keeps a post-only bid `offsetTicks` under the best bid (never near the touch, so it does not
  * trade), alternating between two adjacent levels so every intent is a real change. Two modes:
  * - `replace` (default): each update places a new bid (the timed intent); the previous one is
@@ -18,6 +22,7 @@ import type { Count, OrderView, Strategy, StrategyBook, StrategyContext } from '
 
 export interface TickToTradeParams {
   mode: 'replace' | 'amend';
+  trigger: 'touch' | 'every';
   size: string;
   /** Levels under the best bid (or under the best ask when there is no bid). */
   offsetTicks: number;
@@ -30,6 +35,7 @@ export const paramsSchema = {
   additionalProperties: false,
   properties: {
     mode: { enum: ['replace', 'amend'], default: 'replace', description: 'new order + cancel the last, or amend one order' },
+    trigger: { enum: ['touch', 'every'], default: 'touch', description: 'react to best bid/ask changes only, or to every book update' },
     size: { type: 'string', pattern: '^[0-9]{1,9}(\\.[0-9]{1,2})?$', default: '1.00', description: 'contracts' },
     offsetTicks: { type: 'integer', minimum: 1, maximum: 10_000, default: 10, description: 'levels away from the touch' },
     maxIntents: { type: 'integer', minimum: 0, default: 1_000_000, description: 'intents in all' },
@@ -41,6 +47,9 @@ export class TickToTrade implements Strategy {
   readonly #offset: number;
   readonly #maxIntents: number;
   readonly #replace: boolean;
+  readonly #everyUpdate: boolean;
+  #lastBidLevel = -2;
+  #lastAskLevel = -2;
   #orderId = '';
   #previousId = '';
   #flip = 0;
@@ -54,10 +63,16 @@ export class TickToTrade implements Strategy {
     this.#offset = params.offsetTicks;
     this.#maxIntents = params.maxIntents;
     this.#replace = params.mode === 'replace';
+    this.#everyUpdate = params.trigger === 'every';
   }
 
   onBook(book: StrategyBook, ctx: StrategyContext): void {
     if (this.intents >= this.#maxIntents || !book.synced) return;
+    if (!this.#everyUpdate) {
+      if (book.bestBidLevel === this.#lastBidLevel && book.bestAskLevel === this.#lastAskLevel) return;
+      this.#lastBidLevel = book.bestBidLevel;
+      this.#lastAskLevel = book.bestAskLevel;
+    }
     const anchor = book.bestBidLevel >= 0 ? book.bestBidLevel : book.bestAskLevel - 1;
     if (anchor < 0) return;
     // Two adjacent levels far under the touch; each amend moves between them.

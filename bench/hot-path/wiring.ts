@@ -64,7 +64,7 @@ export async function buildHotPath(options: HotPathOptions): Promise<HotPath> {
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
-      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [options.ticker], params: { mode: options.mode, offsetTicks: 10, size: '1.00' } }],
+      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [options.ticker], params: { mode: options.mode, trigger: 'every', offsetTicks: 10, size: '1.00' } }],
     },
     '<bench hot-path>',
     {},

@@ -79,6 +79,7 @@ export interface TelemetryConfig {
 export interface ExecConfig {
   signing: 'presigned' | 'inline';
   presignPoolSize: number;
+  presignWorkerNice: number;
   requestTimeoutMs: number;
   connections: number;
 }

@@ -192,7 +192,7 @@ export class Runtime {
       bodyTimeoutMs: config.exec.requestTimeoutMs,
       signing: config.exec.signing,
       // Creates and cancels (the batched DELETE route) both sign ahead; one pool size for both.
-      presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize, batchCapacity: config.exec.presignPoolSize },
+      presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize, batchCapacity: config.exec.presignPoolSize, workerNice: config.exec.presignWorkerNice === 0 ? null : config.exec.presignWorkerNice },
     });
     this.entry = new ObservedOrderEntry(this.rest, this.probe, this.#updates);
 

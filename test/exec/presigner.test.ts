@@ -4,6 +4,7 @@
 // checked with verifyRequest against its (timestamp, method, path); waits poll with bounded loops.
 
 import { generateKeyPairSync } from 'node:crypto';
+import { getPriority } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/index.ts';
 import { verifyRequest } from '../../src/core/request-signing.ts';
@@ -159,12 +160,27 @@ describe('Presigner', () => {
 
   it('rejects bad options with every problem at once', async () => {
     const clock = new ManualClock(T0);
-    const bad = { ...options(clock), maxAgeMs: 9_000, tickMs: 0, endpoints: [{ method: 'post', path: 'x?y', capacity: 0 }] };
+    const bad = { ...options(clock), maxAgeMs: 9_000, tickMs: 0, workerNice: 20, endpoints: [{ method: 'post', path: 'x?y', capacity: 0 }] };
     const error = await Presigner.start(bad).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(PresignerError);
     expect((error as PresignerError).code).toBe('PRESIGN_CONFIG_INVALID');
-    for (const part of ['maxAgeMs', 'tickMs', 'capacity', 'upper-case', 'no query']) {
+    for (const part of ['maxAgeMs', 'tickMs', 'capacity', 'upper-case', 'no query', 'workerNice']) {
       expect((error as PresignerError).message).toContain(part);
     }
+  });
+
+  it('lowers the worker thread\'s priority (default nice 19) and leaves the event loop\'s alone', async () => {
+    const clock = new ManualClock(T0);
+    const before = getPriority();
+    presigner = await Presigner.start(options(clock));
+    const started = presigner;
+    await until(() => started.workerNice !== null || started.workerNiceError !== null);
+    expect(presigner.workerNiceError).toBeNull();
+    expect(presigner.workerNice).toBe(19);
+    expect(getPriority()).toBe(before); // nice is per thread on Linux: this thread keeps its own
+    await presigner.close();
+    presigner = await Presigner.start({ ...options(clock), workerNice: null });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(presigner.workerNice).toBeNull(); // not asked: the worker keeps the process's priority
   });
 });

@@ -20,7 +20,7 @@ describe('tick-to-trade plugin', () => {
     const h = harness();
     const book = h.markets.addBook(TICKER);
     setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
-    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { mode: 'amend', offsetTicks: 10, maxIntents: 5 } }, plugin);
+    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { mode: 'amend', trigger: 'every', offsetTicks: 10, maxIntents: 5 } }, plugin);
     const strategy = plugin.create(params) as TickToTrade;
     const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
     ctx.setActive(true);
@@ -48,7 +48,7 @@ describe('tick-to-trade plugin', () => {
     const h = harness();
     const book = h.markets.addBook(TICKER);
     setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
-    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { offsetTicks: 10, maxIntents: 3 } }, plugin);
+    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { trigger: 'every', offsetTicks: 10, maxIntents: 3 } }, plugin);
     const strategy = plugin.create(params) as TickToTrade;
     const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
     ctx.setActive(true);
@@ -68,5 +68,32 @@ describe('tick-to-trade plugin', () => {
     ]);
     expect(strategy.intents).toBe(3);
     expect(h.oms.live(1)).toHaveLength(1);
+  });
+
+  it('touch trigger (default): an update that leaves the best bid and ask where they were sends nothing', () => {
+    const h = harness();
+    const book = h.markets.addBook(TICKER);
+    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
+    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { mode: 'amend', offsetTicks: 10 } }, plugin);
+    const strategy = plugin.create(params) as TickToTrade;
+    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
+    ctx.setActive(true);
+
+    strategy.onBook(book, ctx);
+    h.oms.ackAll();
+    strategy.onBook(book, ctx); // same touch: our own order's update, say
+    strategy.onBook(book, ctx);
+    expect(h.oms.sent).toHaveLength(1);
+    setBook(book, [['0.4100', '10']], [['0.4500', '10']]); // the best bid moves up a cent
+    strategy.onBook(book, ctx);
+    expect(h.oms.sent.map((r) => r.kind)).toEqual([IntentKind.NEW, IntentKind.AMEND]);
+    // 10 ticks under the new best bid, or the level beside it: never the resting price.
+    expect([3000, 3100]).toContain(h.oms.sent[1]!.price);
+    expect(h.oms.sent[1]!.price).not.toBe(h.oms.sent[0]!.price);
+    setBook(book, [['0.4100', '10']], [['0.4400', '10']]); // the best ask moves down
+    h.oms.ackAll();
+    strategy.onBook(book, ctx);
+    expect(h.oms.sent).toHaveLength(3);
+    expect(strategy.intents).toBe(3);
   });
 });

@@ -50,6 +50,9 @@ export interface PresignerOptions {
   // suits it (RestOrderEntry: when no request is in flight, so the worker's RSA work does not
   // compete for a core with the round trip), plus the housekeeping tick. Default true.
   refillOnTake?: boolean;
+  // Nice value (0-19) the worker thread gives itself, so its RSA work yields the core to the
+  // trading event loop; null leaves it at the process's. Default 19.
+  workerNice?: number | null;
 }
 
 /** The stable codes of presigner failures. */
@@ -80,10 +83,12 @@ export interface PresignerStats {
 }
 
 interface WorkerReply {
-  endpoint: number; // -1: a one-off signAsync() request; -2: a signBatch() request
+  endpoint: number; // -1: a one-off signAsync() request; -2: a signBatch() request; -3: the worker's priority report
   id: number;
   timestampMs: number;
   signatures: string[];
+  nice?: number | null; // -3 only
+  error?: string | null; // -3 only
 }
 
 interface OneOff {
@@ -126,6 +131,9 @@ class Ring {
 }
 
 export class Presigner {
+  /** The worker thread's nice value once it reported it (null: not reported, not asked, or refused: see workerNiceError). */
+  workerNice: number | null = null;
+  workerNiceError: string | null = null;
   readonly stats: PresignerStats = { requested: 0, received: 0, taken: 0, expired: 0, empty: 0, workerErrors: 0 };
   readonly #rings: Ring[];
   readonly #worker: Worker;
@@ -155,7 +163,7 @@ export class Presigner {
     };
     // The KeyObject is cloned into the worker by structured clone; no PEM text crosses threads.
     this.#worker = new Worker(new URL('./presign-worker.mjs', import.meta.url), {
-      workerData: { key: options.privateKey },
+      workerData: { key: options.privateKey, nice: options.workerNice === undefined ? 19 : options.workerNice },
       name: 'presigner',
     });
     this.#worker.on('message', (reply: WorkerReply) => this.#onReply(reply));
@@ -294,6 +302,11 @@ export class Presigner {
 
   #onReply(reply: WorkerReply): void {
     if (this.#closed) return;
+    if (reply.endpoint === -3) {
+      this.workerNice = reply.nice ?? null;
+      this.workerNiceError = reply.error ?? null;
+      return;
+    }
     if (reply.endpoint === -2) {
       const done = this.#batches.get(reply.id);
       this.#batches.delete(reply.id);
@@ -377,6 +390,8 @@ function validate(options: PresignerOptions): void {
   if (!(Number.isInteger(options.tickMs) && options.tickMs > 0)) problems.push('tickMs must be a positive integer');
   if (!(Number.isInteger(options.startTimeoutMs) && options.startTimeoutMs > 0)) problems.push('startTimeoutMs must be a positive integer');
   if (options.endpoints.length === 0) problems.push('endpoints must not be empty');
+  const nice = options.workerNice;
+  if (nice !== undefined && nice !== null && !(Number.isInteger(nice) && nice >= 0 && nice <= 19)) problems.push('workerNice must be an integer in 0..19 or null');
   for (const endpoint of options.endpoints) {
     if (!(Number.isInteger(endpoint.capacity) && endpoint.capacity > 0 && endpoint.capacity <= 1024)) {
       problems.push(`endpoint ${endpoint.method} ${endpoint.path}: capacity must be an integer in 1..1024`);

@@ -139,8 +139,9 @@ export interface PresignSettings {
   // ack), so on a machine with few cores the RSA work does not slow the round trip it follows.
   // 'take': right after each take (next loop turn). The tick tops up in both cases.
   // bench/order-entry on 2 cores: create->ack p50 453 us ('idle') vs 530 us ('take').
-
   refill: 'idle' | 'take';
+  // Nice value of the signing worker thread (presigner.ts); null: the process's own.
+  workerNice: number | null;
   // Per-order paths (cancel single route, amend, decrease) signed after a create ack: orders
   // tracked at once (0 = off), and how long an order untouched keeps being refreshed.
   orderCapacity: number;
@@ -197,6 +198,7 @@ export const REST_ORDER_ENTRY_DEFAULTS: Readonly<Omit<RestOrderEntryOptions, 'ba
       tickMs: 250,
       startTimeoutMs: 10_000,
       refill: 'idle',
+      workerNice: 19,
       orderCapacity: 64, // x2-3 signatures per refresh (every maxAgeMs - refreshLeadMs): ~64-96 RSA signs/s at most
       orderIdleMs: 30_000,
     }),
@@ -405,6 +407,7 @@ export class RestOrderEntry implements OrderEntry {
         tickMs: settings.tickMs,
         startTimeoutMs: settings.startTimeoutMs,
         refillOnTake: settings.refill === 'take',
+        workerNice: settings.workerNice,
       });
       this.#createEndpoint = 0;
       this.#batchCreateEndpoint = 1;
