@@ -23,6 +23,14 @@
  *   give no sample). A create that arrives after a later delta was sent is timed from that later
  *   delta: the figure can only err on the fast side, by at most the gap between deltas.
  *
+ * Placement (src/runtime/cpu-placement.ts, as `npm start` does): on Linux with two or more CPUs
+ * and taskset, this process's event-loop thread runs on the first CPU and the simulator on the
+ * others, so the simulator, woken by each order write, is never put on the runtime's CPU (it then
+ * preempted the runtime inside socket.write for its whole request, ~0.6 ms, seen with perf sched).
+ * BENCH_PLACEMENT=off runs without it, for comparison. The strategy reacts to touch changes
+ * (trigger 'touch'), so its own far bid does not feed it and the order rate follows the
+ * simulator's activity (1,000 updates/s on the one market).
+ *
  * Every loop is bounded in count and time; children are stopped by their own handles.
  */
 
@@ -44,6 +52,7 @@ import type { ExecListener, NewOrder } from '../../src/exec/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { SimChild } from '../../src/runtime/sim-child.ts';
+import { allowedCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
@@ -70,8 +79,14 @@ export default {
   name: SUITE,
   async run({ quick }): Promise<BenchRow[]> {
     const phase: Phase = quick
-      ? { warmupMs: 2_000, measureMs: 4_000, activityPerSec: 100, roundTrips: 60 }
-      : { warmupMs: 5_000, measureMs: 20_000, activityPerSec: 100, roundTrips: 400 };
+      ? { warmupMs: 2_000, measureMs: 4_000, activityPerSec: 1_000, roundTrips: 60 }
+      : { warmupMs: 5_000, measureMs: 20_000, activityPerSec: 1_000, roundTrips: 400 };
+    const placement = process.env.BENCH_PLACEMENT === 'off' ? { plan: null, reason: 'placement off (BENCH_PLACEMENT=off)' } : placementForThisMachine();
+    const originalCpus = allowedCpus();
+    if (placement.plan !== null) {
+      const failure = pinThread(process.pid, placement.plan.runtimeCpus);
+      if (failure !== null) throw new Error(failure);
+    }
     const work = mkdtempSync(path.join(tmpdir(), 'bench-t2t-'));
     const rows: BenchRow[] = [];
     let sim: SimChild | null = null;
@@ -84,6 +99,7 @@ export default {
         logPath: path.join(work, 'sim.log'),
         logLevel: 'warn',
         extraArgs: ['--probe'],
+        cpus: placement.plan?.simCpus ?? null,
       });
       const replace = await tickToTrade(sim, work, phase, 'replace');
       rows.push(...replace.rows);
@@ -93,7 +109,9 @@ export default {
     } finally {
       await sim?.stop();
       rmSync(work, { recursive: true, force: true });
+      if (placement.plan !== null && originalCpus !== null) pinThread(process.pid, originalCpus.join(','));
     }
+    for (const row of rows) if (/tick-to-trade:|wire-to-wire|floor/.test(row.case)) row.note = row.note === undefined || row.note === '' ? placement.reason : `${row.note}; ${placement.reason}`;
     return rows;
   },
 } satisfies BenchSuite;

@@ -42,6 +42,7 @@ export interface SimConfig {
   seed: number;
   marketsFile: string | null;
   activityUpdatesPerSec: number;
+  cpuPlacement: 'auto' | 'off';
   faultProfile: string | null;
   timestampWindowPastMs: number;
   timestampWindowFutureMs: number;

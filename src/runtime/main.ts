@@ -27,6 +27,7 @@ import type { CliArgs } from './cli-args.ts';
 import { Runtime } from './runtime.ts';
 import type { VenueEndpoint } from './runtime.ts';
 import { SimChild } from './sim-child.ts';
+import { pinThread, placementForThisMachine } from './cpu-placement.ts';
 import { StatusPrinter, formatMicroDollars, statusJson } from './status-line.ts';
 import { loadRuntimeConfig } from './venue-config.ts';
 import { HOP_NAMES } from './tick-to-trade-probe.ts';
@@ -86,7 +87,9 @@ async function main(argv: readonly string[]): Promise<number> {
     let journalPath: string;
     if (config.venue.mode === 'embedded') {
       process.stderr.write('starting the embedded simulator...\n');
+      const simCpus = config.sim.cpuPlacement === 'auto' ? placeOnCpus() : null;
       sim = await SimChild.start({
+        cpus: simCpus,
         rootDir: ROOT_DIR,
         seed: config.sim.seed,
         marketsFile: config.sim.marketsFile,
@@ -226,3 +229,22 @@ main(process.argv.slice(2)).then(
     process.exit(EXIT_FAILURE);
   },
 );
+
+/**
+ * sim.cpuPlacement auto (cpu-placement.ts): pins this process's event-loop thread and returns the
+ * CPUs for the simulator, or null (and says why) when the machine does not allow it.
+ */
+function placeOnCpus(): string | null {
+  const { plan, reason } = placementForThisMachine();
+  if (plan === null) {
+    process.stderr.write(`${reason}; the scheduler places the runtime and the simulator\n`);
+    return null;
+  }
+  const failure = pinThread(process.pid, plan.runtimeCpus);
+  if (failure !== null) {
+    process.stderr.write(`${failure}; the scheduler places the runtime and the simulator\n`);
+    return null;
+  }
+  process.stderr.write(`${reason}\n`);
+  return plan.simCpus;
+}

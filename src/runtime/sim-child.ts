@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { onCpus } from './cpu-placement.ts';
 
 export interface SimChildOptions {
   /** Project root (the child's working directory). */
@@ -27,6 +28,8 @@ export interface SimChildOptions {
   readyTimeoutMs?: number;
   /** Extra arguments passed through. */
   extraArgs?: readonly string[];
+  /** CPUs (taskset list, e.g. "1" or "1-3") the simulator process runs on; null/undefined: any (cpu-placement.ts). */
+  cpus?: string | null;
 }
 
 export interface SimReady {
@@ -71,7 +74,8 @@ export class SimChild {
     args.push('--log-level', options.logLevel ?? 'info', ...(options.extraArgs ?? []));
     mkdirSync(dirname(options.logPath), { recursive: true });
     const log = createWriteStream(options.logPath, { flags: 'a' });
-    const child = spawn(process.execPath, args, { cwd: options.rootDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const launch = options.cpus === undefined || options.cpus === null ? { command: process.execPath, args } : onCpus(options.cpus, process.execPath, args);
+    const child = spawn(launch.command, launch.args, { cwd: options.rootDir, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stderr!.pipe(log);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const timeoutMs = options.readyTimeoutMs ?? 30_000;

@@ -1,0 +1,99 @@
+/**
+ * CPU placement of the runtime's event loop and the embedded simulator, when they share a machine.
+ *
+ * Why: a write to a loopback socket wakes its reader with a synchronous wake-up, and Linux then
+ * prefers the writer's CPU for the reader. Seen with `perf sched` on the 2-core development
+ * machine: after each order write the simulator was put on the runtime's CPU and preempted it for
+ * its whole request (~0.6 ms) before the runtime's `socket.write` returned. A real venue is on
+ * another machine and never takes our CPU, so the main job and the benches keep them apart: the
+ * runtime's event-loop thread on the first allowed CPU, the simulator process on the others.
+ * Only the event-loop thread is pinned (affinity is per thread on Linux): the runtime's workers
+ * and GC helpers may still use every allowed CPU.
+ *
+ * How: `taskset` (util-linux), since Node has no affinity call. Linux only; anywhere else, with
+ * fewer than two allowed CPUs or without taskset, placement is skipped and says why.
+ * Owns: reading the allowed CPUs and running taskset. Never: changes priorities.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+export interface CpuPlan {
+  /** CPU list (taskset syntax) for the runtime's event-loop thread. */
+  runtimeCpus: string;
+  /** CPU list for the simulator process. */
+  simCpus: string;
+}
+
+/** CPUs this process may run on, from /proc/self/status (Cpus_allowed_list); null when unknown. */
+export function allowedCpus(statusText: string | null = readStatus()): number[] | null {
+  if (statusText === null) return null;
+  const line = statusText.split('\n').find((entry) => entry.startsWith('Cpus_allowed_list:'));
+  if (line === undefined) return null;
+  return parseCpuList(line.slice('Cpus_allowed_list:'.length).trim());
+}
+
+/** "0-2,5" -> [0, 1, 2, 5]; null when malformed. */
+export function parseCpuList(text: string): number[] | null {
+  const cpus: number[] = [];
+  for (const part of text.split(',')) {
+    const match = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (match === null) return null;
+    const first = Number(match[1]);
+    const last = match[2] === undefined ? first : Number(match[2]);
+    if (last < first || last - first > 4096) return null;
+    for (let cpu = first; cpu <= last; cpu++) cpus.push(cpu);
+  }
+  return cpus.length === 0 ? null : cpus;
+}
+
+/** The runtime on the first allowed CPU, the simulator on the rest; null with fewer than two. */
+export function planPlacement(cpus: readonly number[] | null): CpuPlan | null {
+  if (cpus === null || cpus.length < 2) return null;
+  return { runtimeCpus: String(cpus[0]), simCpus: cpus.slice(1).join(',') };
+}
+
+/** Whether `taskset` can be run here. */
+export function tasksetAvailable(): boolean {
+  try {
+    execFileSync('taskset', ['--version'], { stdio: 'ignore', timeout: 2_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The plan for this machine, or why there is none (not Linux, one CPU, no taskset).
+ */
+export function placementForThisMachine(): { plan: CpuPlan | null; reason: string } {
+  if (process.platform !== 'linux') return { plan: null, reason: `CPU placement is Linux-only (platform ${process.platform})` };
+  const cpus = allowedCpus();
+  const plan = planPlacement(cpus);
+  if (plan === null) return { plan: null, reason: `CPU placement needs two allowed CPUs (allowed: ${cpus === null ? 'unknown' : cpus.join(',')})` };
+  if (!tasksetAvailable()) return { plan: null, reason: 'CPU placement needs taskset (util-linux), which is not installed' };
+  return { plan, reason: `runtime event loop on CPU ${plan.runtimeCpus}, simulator on CPU ${plan.simCpus}` };
+}
+
+/** Pins one thread (a pid names its main thread) to `cpus`; returns an error text or null. */
+export function pinThread(threadId: number, cpus: string): string | null {
+  try {
+    execFileSync('taskset', ['-p', '-c', cpus, String(threadId)], { stdio: 'ignore', timeout: 2_000 });
+    return null;
+  } catch (error) {
+    return `taskset -p -c ${cpus} ${threadId} failed: ${(error as Error).message}`;
+  }
+}
+
+/** The command that runs `command args` on `cpus` (taskset -c), for spawning the simulator. */
+export function onCpus(cpus: string, command: string, args: readonly string[]): { command: string; args: string[] } {
+  return { command: 'taskset', args: ['-c', cpus, command, ...args] };
+}
+
+function readStatus(): string | null {
+  try {
+    return readFileSync('/proc/self/status', 'utf8');
+  } catch {
+    return null;
+  }
+}
