@@ -52,7 +52,7 @@ import type { ExecListener, NewOrder } from '../../src/exec/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { SimChild } from '../../src/runtime/sim-child.ts';
-import { allowedCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
+import { allowedCpus, onCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
@@ -62,9 +62,17 @@ const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const TICKER = 'KXDEMO-26DEC31-T50';
 const FLOOR = 'floor: loopback TCP ping-pong (round trip)';
 const OFFICIAL = 'kalshi-typescript createOrderV2 round trip';
+// About the gap between the timed orders at the simulator's 1,000 updates/s (touch changes ~60/s).
+const PACED_GAP_MS = 15;
 // A book frame as the simulator sends it (spec/websocket.md §6.1): its size sets the floor's reply.
 const SAMPLE_FRAME =
   '{"type":"orderbook_delta","sid":1,"seq":12345,"msg":{"market_ticker":"KXDEMO-26DEC31-T50","market_id":"3f1c2d4e-0a1b-4c5d-8e9f-102132435465","price_dollars":"0.4200","delta_fp":"-40.00","side":"yes","ts_ms":1798761600123}}';
+
+/** The event loop's CPU while a runtime runs, and the CPUs to give back afterwards (null: no placement). */
+interface Pin {
+  runtimeCpus: string | null;
+  allCpus: string | null;
+}
 
 interface Phase {
   warmupMs: number;
@@ -83,10 +91,6 @@ export default {
       : { warmupMs: 5_000, measureMs: 20_000, activityPerSec: 1_000, roundTrips: 400 };
     const placement = process.env.BENCH_PLACEMENT === 'off' ? { plan: null, reason: 'placement off (BENCH_PLACEMENT=off)' } : placementForThisMachine();
     const originalCpus = allowedCpus();
-    if (placement.plan !== null) {
-      const failure = pinThread(process.pid, placement.plan.runtimeCpus);
-      if (failure !== null) throw new Error(failure);
-    }
     const work = mkdtempSync(path.join(tmpdir(), 'bench-t2t-'));
     const rows: BenchRow[] = [];
     let sim: SimChild | null = null;
@@ -101,15 +105,18 @@ export default {
         extraArgs: ['--probe'],
         cpus: placement.plan?.simCpus ?? null,
       });
-      const replace = await tickToTrade(sim, work, phase, 'replace');
+      const pin: Pin = { runtimeCpus: placement.plan?.runtimeCpus ?? null, allCpus: originalCpus === null ? null : originalCpus.join(',') };
+      const replace = await tickToTrade(sim, work, phase, 'replace', pin);
       rows.push(...replace.rows);
-      rows.push(...(await tickToTrade(sim, work, phase, 'amend')).rows);
-      rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase));
+      rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
+      const simCpus = placement.plan?.simCpus ?? null;
+      rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
+      // The same round trip at about the timed orders' pace: both ends idle between round trips.
+      rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, PACED_GAP_MS));
       rows.push(...(await roundTrips(sim, phase)));
     } finally {
       await sim?.stop();
       rmSync(work, { recursive: true, force: true });
-      if (placement.plan !== null && originalCpus !== null) pinThread(process.pid, originalCpus.join(','));
     }
     for (const row of rows) if (/tick-to-trade:|wire-to-wire|floor/.test(row.case)) row.note = row.note === undefined || row.note === '' ? placement.reason : `${row.note}; ${placement.reason}`;
     return rows;
@@ -130,7 +137,7 @@ function oneMarketCatalog(dir: string): string {
  * bid, cancel the old: presigned paths) or amend (the amend path carries the order id: signed
  * inline by exec).
  */
-async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend'): Promise<{ rows: BenchRow[] }> {
+async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: Pin): Promise<{ rows: BenchRow[] }> {
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
@@ -180,6 +187,11 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
   subscribe('undici:client:sendHeaders', onSendHeaders);
   try {
     await runtime.start();
+    // As `npm start`: the event loop is pinned once the runtime's worker threads exist (they inherit it otherwise).
+    if (pin.runtimeCpus !== null) {
+      const failure = pinThread(process.pid, pin.runtimeCpus);
+      if (failure !== null) throw new Error(failure);
+    }
     await pause(phase.warmupMs);
     await simProbe(sim, 'reset');
     const statsBefore = { ...runtime.rest.stats };
@@ -232,6 +244,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     return { rows };
   } finally {
     unsubscribe('undici:client:sendHeaders', onSendHeaders);
+    if (pin.runtimeCpus !== null && pin.allCpus !== null) pinThread(process.pid, pin.allCpus);
     await runtime.stop('bench done');
   }
 }
@@ -268,11 +281,16 @@ function createRequestBytes(sim: SimChild): number {
   return Buffer.byteLength(head) + Buffer.byteLength(body);
 }
 
-/** Ping-pong over loopback with a node:net echo server in a child process: `requestBytes` out, `replyBytes` back. */
-async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Phase): Promise<BenchRow> {
-  const child = spawn(process.execPath, [path.join(REPO_DIR, 'bench', 'tick-to-trade', 'echo-server.mjs'), String(requestBytes), String(replyBytes)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+/**
+ * Ping-pong over loopback with a node:net echo server in a child process: `requestBytes` out,
+ * `replyBytes` back, placed on the CPUs the runtime and the simulator use. gapMs 0: back to back;
+ * otherwise a pause between round trips, as between the timed orders.
+ */
+async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Phase, pin: Pin, childCpus: string | null, gapMs: number): Promise<BenchRow> {
+  const echoArgs = [path.join(REPO_DIR, 'bench', 'tick-to-trade', 'echo-server.mjs'), String(requestBytes), String(replyBytes)];
+  const launch = childCpus === null ? { command: process.execPath, args: echoArgs } : onCpus(childCpus, process.execPath, echoArgs);
+  const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  if (pin.runtimeCpus !== null) pinThread(process.pid, pin.runtimeCpus);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let socket: Socket | null = null;
   try {
@@ -300,9 +318,10 @@ async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Ph
       }
     });
     const histogram = createHistogram();
-    const samples = phase.roundTrips * 10;
+    const samples = gapMs === 0 ? phase.roundTrips * 10 : phase.roundTrips;
     const deadline = Date.now() + 15_000;
     for (let i = 0; i < samples + 200 && Date.now() < deadline; i++) {
+      if (gapMs > 0) await pause(gapMs);
       const done = new Promise<void>((resolve) => {
         wake = resolve;
       });
@@ -311,8 +330,10 @@ async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Ph
       await done;
       if (i >= 200) recordNs(histogram, nowNs() - start); // 200 warm-up round trips
     }
-    return latencyRow(SUITE, FLOOR, true, histogram, { note: `${requestBytes} B out (an order request), ${replyBytes} B back (a delta frame); one way is about half` });
+    const name = gapMs === 0 ? FLOOR : `${FLOOR}, paced: ${gapMs} ms between round trips`;
+    return latencyRow(SUITE, name, true, histogram, { note: `${requestBytes} B out (an order request), ${replyBytes} B back (a delta frame); one way is about half` });
   } finally {
+    if (pin.runtimeCpus !== null && pin.allCpus !== null) pinThread(process.pid, pin.allCpus);
     socket?.destroy();
     child.stdin!.end();
     await Promise.race([exited, pause(3_000)]);

@@ -28,6 +28,7 @@ import { Runtime } from './runtime.ts';
 import type { VenueEndpoint } from './runtime.ts';
 import { SimChild } from './sim-child.ts';
 import { pinThread, placementForThisMachine } from './cpu-placement.ts';
+import type { CpuPlan } from './cpu-placement.ts';
 import { StatusPrinter, formatMicroDollars, statusJson } from './status-line.ts';
 import { loadRuntimeConfig } from './venue-config.ts';
 import { HOP_NAMES } from './tick-to-trade-probe.ts';
@@ -82,14 +83,15 @@ async function main(argv: readonly string[]): Promise<number> {
 
   let sim: SimChild | null = null;
   let runtime: Runtime | null = null;
+  let plan: CpuPlan | null = null;
   try {
     let venue: VenueEndpoint;
     let journalPath: string;
     if (config.venue.mode === 'embedded') {
       process.stderr.write('starting the embedded simulator...\n');
-      const simCpus = config.sim.cpuPlacement === 'auto' ? placeOnCpus() : null;
+      plan = config.sim.cpuPlacement === 'auto' ? cpuPlan() : null;
       sim = await SimChild.start({
-        cpus: simCpus,
+        cpus: plan?.simCpus ?? null,
         rootDir: ROOT_DIR,
         seed: config.sim.seed,
         marketsFile: config.sim.marketsFile,
@@ -111,6 +113,8 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     runtime = new Runtime({ config, venue, rootDir: ROOT_DIR, journalPath, logger, restrictedSubaccount: config.venue.restrictedSubaccount });
     await runtime.start();
+    // Pinned only now: threads inherit their creator's CPUs, and the signing worker must not.
+    if (plan !== null) pinEventLoop(plan);
     process.stderr.write(`trading: ${config.strategies.map((s) => `${s.id} (${s.plugin} on ${s.markets.join(',')})`).join('; ') || 'no strategies'}; Ctrl-C to stop\n`);
     const reason = await runUntilStopped(runtime, args, logger);
     process.stderr.write(`\nstopping (${reason}): cancelling every order...\n`);
@@ -230,21 +234,15 @@ main(process.argv.slice(2)).then(
   },
 );
 
-/**
- * sim.cpuPlacement auto (cpu-placement.ts): pins this process's event-loop thread and returns the
- * CPUs for the simulator, or null (and says why) when the machine does not allow it.
- */
-function placeOnCpus(): string | null {
+/** sim.cpuPlacement auto (cpu-placement.ts): the plan for this machine, or null after saying why not. */
+function cpuPlan(): CpuPlan | null {
   const { plan, reason } = placementForThisMachine();
-  if (plan === null) {
-    process.stderr.write(`${reason}; the scheduler places the runtime and the simulator\n`);
-    return null;
-  }
+  process.stderr.write(plan === null ? `${reason}; the scheduler places the runtime and the simulator\n` : `${reason}\n`);
+  return plan;
+}
+
+/** Pins this process's event-loop thread (only it: affinity is per thread) to the plan's CPU. */
+function pinEventLoop(plan: CpuPlan): void {
   const failure = pinThread(process.pid, plan.runtimeCpus);
-  if (failure !== null) {
-    process.stderr.write(`${failure}; the scheduler places the runtime and the simulator\n`);
-    return null;
-  }
-  process.stderr.write(`${reason}\n`);
-  return plan.simCpus;
+  if (failure !== null) process.stderr.write(`${failure}; the event loop stays where the scheduler puts it\n`);
 }
