@@ -27,7 +27,9 @@
  * and taskset, this process's event-loop thread runs on the first CPU and the simulator on the
  * others, so the simulator, woken by each order write, is never put on the runtime's CPU (it then
  * preempted the runtime inside socket.write for its whole request, ~0.6 ms, seen with perf sched).
- * BENCH_PLACEMENT=off runs without it, for comparison. The strategy reacts to touch changes
+ * BENCH_PLACEMENT=off runs without it, for comparison. The JIT tiers up eagerly, as in `npm start`
+ * (src/runtime/jit-tier-up.ts); BENCH_EAGER_JIT=off keeps V8's default (set once per process:
+ * the flag stays for the process's other suites). The strategy reacts to touch changes
  * (trigger 'touch'), so its own far bid does not feed it and the order rate follows the
  * simulator's activity (1,000 updates/s on the one market).
  *
@@ -53,6 +55,7 @@ import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { SimChild } from '../../src/runtime/sim-child.ts';
 import { allowedCpus, onCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
+import { EAGER_INTERRUPT_BUDGET, applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
@@ -91,6 +94,9 @@ export default {
       : { warmupMs: 5_000, measureMs: 20_000, activityPerSec: 1_000, roundTrips: 400 };
     const placement = process.env.BENCH_PLACEMENT === 'off' ? { plan: null, reason: 'placement off (BENCH_PLACEMENT=off)' } : placementForThisMachine();
     const originalCpus = allowedCpus();
+    // As `npm start` (process.eagerJitTierUp); BENCH_EAGER_JIT=off for V8's default tiering.
+    const eagerJit = process.env.BENCH_EAGER_JIT !== 'off';
+    if (eagerJit) applyEagerTierUp();
     const work = mkdtempSync(path.join(tmpdir(), 'bench-t2t-'));
     const rows: BenchRow[] = [];
     let sim: SimChild | null = null;
@@ -118,7 +124,8 @@ export default {
       await sim?.stop();
       rmSync(work, { recursive: true, force: true });
     }
-    for (const row of rows) if (/tick-to-trade:|wire-to-wire|floor/.test(row.case)) row.note = row.note === undefined || row.note === '' ? placement.reason : `${row.note}; ${placement.reason}`;
+    const setting = `${placement.reason}; ${eagerJit ? `eager JIT tier-up (--interrupt-budget=${EAGER_INTERRUPT_BUDGET})` : "V8's default tiering (BENCH_EAGER_JIT=off)"}`;
+    for (const row of rows) if (/tick-to-trade:|wire-to-wire|floor/.test(row.case)) row.note = row.note === undefined || row.note === '' ? setting : `${row.note}; ${setting}`;
     return rows;
   },
 } satisfies BenchSuite;

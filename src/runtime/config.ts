@@ -85,6 +85,10 @@ export interface ExecConfig {
   connections: number;
 }
 
+export interface ProcessConfig {
+  eagerJitTierUp: boolean;
+}
+
 export interface FeedConfig {
   staleBookMs: number;
   reconnectBackoffMinMs: number;
@@ -112,6 +116,7 @@ export interface RuntimeConfig {
   telemetry: TelemetryConfig;
   exec: ExecConfig;
   feed: FeedConfig;
+  process: ProcessConfig;
   /** venue: null in embedded mode, where wiring registers an ephemeral key with the simulator. */
   credentials: { venue: VenueCredentials | null };
 }

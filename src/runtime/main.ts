@@ -29,6 +29,7 @@ import type { VenueEndpoint } from './runtime.ts';
 import { SimChild } from './sim-child.ts';
 import { pinThread, placementForThisMachine } from './cpu-placement.ts';
 import type { CpuPlan } from './cpu-placement.ts';
+import { applyEagerTierUp } from './jit-tier-up.ts';
 import { StatusPrinter, formatMicroDollars, statusJson } from './status-line.ts';
 import { loadRuntimeConfig } from './venue-config.ts';
 import { HOP_NAMES } from './tick-to-trade-probe.ts';
@@ -84,6 +85,7 @@ async function main(argv: readonly string[]): Promise<number> {
   let sim: SimChild | null = null;
   let runtime: Runtime | null = null;
   let plan: CpuPlan | null = null;
+  if (config.process.eagerJitTierUp) applyEagerTierUp();
   try {
     let venue: VenueEndpoint;
     let journalPath: string;
