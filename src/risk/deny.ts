@@ -37,6 +37,10 @@ export const Deny = {
   ORDER_GROUP_LIMIT: 27, //        matched in the rolling 15 s window + this order above the group's contracts limit
   ORDER_GROUP_COUNT_MAX: 28, //    creating a group above limits.orderGroupsMax (100,000 per user)
   RATE_LIMITED: 29, //             write tokens short (creates may not dip into the cancel reserve)
+  // Verdicts of the OMS on a cancel / amend / decrease (OMS_DENIES), reported to strategies on the same channel:
+  ORDER_UNKNOWN: 30, //            no such order in the OMS, or another strategy's
+  ORDER_NOT_LIVE: 31, //           the order is already filled, cancelled or rejected
+  ORDER_BUSY: 32, //               a request on the order is in flight or its fate is unknown: try again once it settles
 } as const;
 export type Deny = (typeof Deny)[keyof typeof Deny];
 
@@ -53,6 +57,9 @@ export const DENY_CODE_COUNT = DENY_NAMES.length;
 export function denyName(code: number): string {
   return code >= 0 && code < DENY_CODE_COUNT ? DENY_NAMES[code] : `UNKNOWN_${code}`;
 }
+
+/** The codes only the OMS gives (through the runtime's order port), never the gate; not in CHECK_ORDER. */
+export const OMS_DENIES: readonly Deny[] = Object.freeze([Deny.ORDER_UNKNOWN, Deny.ORDER_NOT_LIVE, Deny.ORDER_BUSY]);
 
 /**
  * The fixed order of evaluation for a new order: when several checks fail, the earliest wins.

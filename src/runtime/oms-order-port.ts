@@ -3,7 +3,7 @@
  * gate, then sends), cancels, amends and decreases to oms.cancel / amend / decrease (each runs the
  * gate too). The OMS's own outcomes map onto Deny codes for the strategy: RISK_DENIED -> the gate's
  * code; OK and QUEUED (a cancel the OMS will send once it can) -> NONE; an unknown, closed or busy
- * order -> INTENT_INVALID, with the OMS result kept in `lastOmsResult` for detail. Reads (order,
+ * order -> ORDER_UNKNOWN / ORDER_NOT_LIVE / ORDER_BUSY, the OMS result also kept in `lastOmsResult`. Reads (order,
  * open orders, position) come from the OMS. Stamps the tick-to-trade probe's intent time.
  * Wiring only: this file decides nothing.
  */
@@ -77,6 +77,9 @@ export class OmsOrderPort implements OrderPort {
       const deny = this.#gate.lastDeny;
       return deny === Deny.NONE ? Deny.INTENT_INVALID : deny;
     }
+    if (result === OmsResult.ORDER_UNKNOWN) return Deny.ORDER_UNKNOWN;
+    if (result === OmsResult.ORDER_NOT_LIVE) return Deny.ORDER_NOT_LIVE;
+    if (result === OmsResult.ORDER_BUSY) return Deny.ORDER_BUSY;
     return Deny.INTENT_INVALID;
   }
 }

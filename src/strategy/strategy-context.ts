@@ -216,7 +216,7 @@ export class BoundStrategyContext implements StrategyContext {
     if (!this.#active) return this.#count(Deny.TRADING_HALTED);
     const order = this.#orders.order(clientOrderId);
     // Another strategy's order, or one the OMS never had: a caller bug, reported as a value.
-    if (order === null || order.strategyId !== this.strategyId) return this.#count(Deny.INTENT_INVALID);
+    if (order === null || order.strategyId !== this.strategyId) return this.#count(Deny.ORDER_UNKNOWN);
     if (!this.#fillModify(kind, order, price, count)) return this.#count(Deny.MARKET_UNKNOWN);
     return this.#submitModify(kind);
   }

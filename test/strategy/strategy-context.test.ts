@@ -102,7 +102,7 @@ describe('StrategyContext', () => {
     expect(ctx.amend(ctx.lastClientOrderId, parsePrice('0.46'), asCount(100))).toBe(Deny.POST_ONLY_CROSS);
   });
 
-  it('refuses to touch another strategy\'s order or an unknown one with INTENT_INVALID', () => {
+  it('refuses to touch another strategy\'s order or an unknown one with ORDER_UNKNOWN', () => {
     const a = setup(1);
     a.ctx.place(TICKER, 'bid', parsePrice('0.41'), asCount(100));
     const id = a.ctx.lastClientOrderId;
@@ -111,10 +111,10 @@ describe('StrategyContext', () => {
       a.oms, a.markets, a.clock,
     );
     other.setActive(true);
-    expect(other.cancel(id)).toBe(Deny.INTENT_INVALID);
+    expect(other.cancel(id)).toBe(Deny.ORDER_UNKNOWN);
     expect(other.order(id)).toBeNull();
     expect(a.ctx.order(id)?.clientOrderId).toBe(id);
-    expect(a.ctx.cancel('nope')).toBe(Deny.INTENT_INVALID);
+    expect(a.ctx.cancel('nope')).toBe(Deny.ORDER_UNKNOWN);
   });
 
   it('lists and cancels only its own open orders', () => {
