@@ -30,7 +30,7 @@ import { MarketState } from './market-state.ts';
 import { ResyncManager } from './resync.ts';
 import { LostReason, SubscriptionManager, type CommandKind, type Subscription } from './subscriptions.ts';
 import { TickerTable } from './ticker-table.ts';
-import { WsSession, type ConnectionState, type FeedSession, type WsSessionOptions } from './ws-session.ts';
+import { WsSession, type ConnectionState, type FeedSession, type FeedTransport, type WsSessionOptions } from './ws-session.ts';
 
 export interface FeedOptions {
   /** wss://.../trade-api/ws/v2 (or the simulator's ws://127.0.0.1:PORT/trade-api/ws/v2). */
@@ -58,6 +58,7 @@ export interface FeedOptions {
   idlePingMs?: number; // default 5,000
   deadAfterMs?: number; // default 25,000 (server pings every 10 s)
   connectTimeoutMs?: number; // default 10,000
+  transport?: FeedTransport; // WebSocket client, default 'raw' (ws-session.ts)
   commandsPerSec?: number; // default 2,000 (exchange limit 10,000)
   commandBurst?: number; // default 100
   maxMarketsPerCommand?: number; // default 500
@@ -144,6 +145,7 @@ export class Feed {
       deadAfterMs: options.deadAfterMs ?? 25_000,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       stableAfterMs: options.stableAfterMs ?? 10_000,
+      transport: options.transport ?? 'raw',
     };
     this.session = options.createSession === undefined ? new WsSession(sessionOptions) : options.createSession(sessionOptions);
     this.subscriptions = new SubscriptionManager({

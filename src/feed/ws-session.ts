@@ -1,13 +1,15 @@
 /**
- * One WebSocket session to the exchange over undici's client: a signed handshake (KALSHI-ACCESS-*
+ * One WebSocket session to the exchange, over our RFC 6455 client (raw-websocket.ts, the default:
+ * measured faster per frame) or undici's (`transport: 'undici'`): a signed handshake (KALSHI-ACCESS-*
  * headers over `<ms>GET<path>`, the URL's path without its query, spec/websocket.md §1.2),
  * text frames handed to the handler as strings, reconnects with exponential backoff and full
  * jitter, and dead-connection detection. It owns the socket and its life cycle only; it never
  * decodes frames, never knows about subscriptions and never retries a command.
  *
- * Keep-alive: undici answers the server's pings itself (receiver.js writes the pong before it
- * tells anyone; test/feed/ws-session.test.ts checks it against a uWS server that counts pongs).
- * We observe pings and pongs through undici's diagnostics channels, count every inbound frame,
+ * Keep-alive: both clients answer the server's pings themselves (undici's receiver.js writes the
+ * pong before it tells anyone; test/feed/ws-session.test.ts checks it for both against a uWS
+ * server that counts pongs). We observe pings and pongs (undici: its diagnostics channels; ours:
+ * its oncontrol callback), count every inbound frame,
  * and on the coarse tick send our own ping after `idlePingMs` of silence and drop the connection
  * after `deadAfterMs` of silence (the server pings every 10 s, so silence means a dead path).
  * The tick comes from the owner (the Feed's one shared tick): no timer per session for liveness.
@@ -16,6 +18,7 @@
 import diagnosticsChannel from 'node:diagnostics_channel';
 import { WebSocket, ping as sendPing } from 'undici';
 import { Backoff } from './backoff.ts';
+import { RawWebSocket } from './raw-websocket.ts';
 import type { FeedLogger } from './feed-logger.ts';
 
 export const ConnectionState = {
@@ -62,7 +65,11 @@ export interface WsSessionOptions {
   connectTimeoutMs: number;
   /** A connection open at least this long resets the backoff when it drops, ms. */
   stableAfterMs: number;
+  /** WebSocket client: 'raw' (raw-websocket.ts, default) or 'undici'. */
+  transport?: FeedTransport;
 }
+
+export type FeedTransport = 'raw' | 'undici';
 
 /** What the Feed needs of a session: WsSession, or a scripted fake in tests. */
 export interface FeedSession {
@@ -102,7 +109,7 @@ export class WsSession implements FeedSession {
   readonly #options: WsSessionOptions;
   readonly #handler: WsSessionHandler;
   readonly #backoff: Backoff;
-  #socket: WebSocket | null = null;
+  #socket: WebSocket | RawWebSocket | null = null;
   #state: ConnectionState = ConnectionState.IDLE;
   #stopped = true;
   #reconnectTimer: ReturnType<typeof setTimeout> | null = null;
@@ -194,7 +201,9 @@ export class WsSession implements FeedSession {
     if (silentMs >= this.#options.idlePingMs && nowMs - this.#lastPingMs >= this.#options.idlePingMs && this.#socket !== null) {
       this.#lastPingMs = nowMs;
       try {
-        sendPing(this.#socket);
+        const socket = this.#socket;
+        if (socket instanceof RawWebSocket) socket.ping();
+        else sendPing(socket);
       } catch (error) {
         this.#logger.debug({ err: error }, 'feed: ping failed');
       }
@@ -217,10 +226,16 @@ export class WsSession implements FeedSession {
     const nowMs = this.#options.nowMs();
     this.#connectStartedMs = nowMs;
     this.#setState(ConnectionState.CONNECTING);
-    let socket: WebSocket;
+    let socket: WebSocket | RawWebSocket;
     try {
       const headers = this.#options.sign === null ? undefined : this.#options.sign(nowMs, this.signedPath);
-      socket = new WebSocket(this.url, headers === undefined ? undefined : { headers });
+      if (this.#options.transport === 'undici') {
+        socket = new WebSocket(this.url, headers === undefined ? undefined : { headers });
+      } else {
+        const raw = new RawWebSocket(this.url, { headers });
+        raw.oncontrol = () => this.noteInbound();
+        socket = raw;
+      }
     } catch (error) {
       this.#logger.error({ err: error, url: this.url }, 'feed: cannot start connection');
       this.#scheduleReconnect();
@@ -230,23 +245,23 @@ export class WsSession implements FeedSession {
     this.#socket = socket;
     sessionsBySocket.set(socket, this);
     socket.onopen = () => this.#onOpen(socket);
-    socket.onmessage = (event) => {
+    socket.onmessage = (event: { data: unknown }) => {
       this.#inboundCount++;
-      const data: unknown = event.data;
+      const data = event.data;
       if (typeof data === 'string') this.#handler.onFrame(data);
       else this.#onBinary(data);
     };
-    socket.onerror = (event) => {
-      const error = (event as unknown as { error?: unknown }).error;
+    socket.onerror = (event: unknown) => {
+      const error = (event as { error?: unknown }).error;
       this.#logger.warn({ err: error, url: this.url }, 'feed: websocket error');
     };
-    socket.onclose = (event) => {
+    socket.onclose = (event: { code: number; reason: string }) => {
       if (socket !== this.#socket) return;
       this.#lost(event.code, event.reason);
     };
   }
 
-  #onOpen(socket: WebSocket): void {
+  #onOpen(socket: WebSocket | RawWebSocket): void {
     if (socket !== this.#socket) return;
     const nowMs = this.#options.nowMs();
     this.#openedAtMs = nowMs;
@@ -281,13 +296,14 @@ export class WsSession implements FeedSession {
   }
 
   /** Detaches and closes a socket; its late events are ignored. */
-  #abandon(socket: WebSocket | null, code: number, reason: string): void {
+  #abandon(socket: WebSocket | RawWebSocket | null, code: number, reason: string): void {
     if (socket === null) return;
     this.#socket = null;
     socket.onopen = null;
     socket.onmessage = null;
     socket.onclose = null;
     socket.onerror = () => {};
+    if (socket instanceof RawWebSocket) socket.oncontrol = null;
     try {
       // A dead path never completes the closing handshake; undici drops the socket when the peer
       // does not answer, and nothing of ours waits for it.

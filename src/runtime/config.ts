@@ -90,6 +90,7 @@ export interface ProcessConfig {
 }
 
 export interface FeedConfig {
+  transport: 'raw' | 'undici';
   staleBookMs: number;
   reconnectBackoffMinMs: number;
   reconnectBackoffMaxMs: number;

@@ -179,6 +179,7 @@ export class Runtime {
       reconnectMinMs: config.feed.reconnectBackoffMinMs,
       reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
       commandsPerSec: config.feed.commandsPerSecond,
+      transport: config.feed.transport,
     });
 
     this.rest = new RestOrderEntry({

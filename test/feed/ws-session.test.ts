@@ -1,19 +1,20 @@
 /**
  * Goal: the WebSocket session signs its handshake over `<ms>GET<path>` (path from the URL, no
  * query) with the KALSHI-ACCESS-* headers, hands text frames over as strings, answers server pings
- * (undici does it; we check the server receives the pongs), reconnects with backoff after the
- * server closes, and declares a silent connection dead, pinging it first.
+ * (the client does it; we check the server receives the pongs), reconnects with backoff after the
+ * server closes, and declares a silent connection dead, pinging it first - over both clients, our
+ * raw-websocket.ts (the default) and undici's WebSocket.
  * Method: real sockets on 127.0.0.1 - a scripted uWebSockets.js server that verifies signatures
  * with core's verifyRequest and counts pongs, and a silent node http server that completes the
  * handshake and then never answers; ticks are driven by hand with a manual clock.
  */
 
 import { generateKeyPairSync } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { verifyRequest } from '../../src/core/index.ts';
 import { handshakeSigner } from '../../src/feed/handshake-signer.ts';
 import { seededRandom } from '../../src/core/index.ts';
-import { ConnectionState, WsSession, type WsSessionHandler, type WsSessionOptions } from '../../src/feed/ws-session.ts';
+import { ConnectionState, WsSession, type FeedTransport, type WsSessionHandler, type WsSessionOptions } from '../../src/feed/ws-session.ts';
 import { RecordingLogger } from './fakes.ts';
 import { ScriptedWsServer, SilentWsServer } from './scripted-ws-server.ts';
 
@@ -50,8 +51,12 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+// The client each describe block runs with (both must behave alike).
+let transport: FeedTransport = 'raw';
+
 function session(url: string, events: Events, options: Partial<WsSessionOptions> = {}): WsSession {
   const s = new WsSession({
+    transport,
     url,
     sign: handshakeSigner({ keyId: 'key-1', privateKey }),
     handler: events,
@@ -77,7 +82,11 @@ async function scripted(): Promise<ScriptedWsServer> {
   return server;
 }
 
-describe('WsSession', () => {
+describe.each(['raw', 'undici'] as const)('WsSession over the %s client', (client) => {
+  beforeEach(() => {
+    transport = client;
+  });
+
   it('signs the handshake over the URL path without its query and delivers text frames', async () => {
     const server = await scripted();
     server.verify = (h) => verifyRequest(publicKey, Number(h.timestamp), 'GET', h.url, h.signature);

@@ -134,7 +134,7 @@ describe('violations', () => {
       'UNKNOWN_KEY /strategies/0/orderGroup/autoCancel',
       'UNKNOWN_KEY /strategies/1/extra',
     ]);
-    expect(error.issues[1]!.message).toBe('unknown key; allowed keys here: staleBookMs, reconnectBackoffMinMs, reconnectBackoffMaxMs, commandsPerSecond');
+    expect(error.issues[1]!.message).toBe('unknown key; allowed keys here: transport, staleBookMs, reconnectBackoffMinMs, reconnectBackoffMaxMs, commandsPerSecond');
     expect(error.issues[2]!.message).toBe('unknown key; allowed keys here: contractsLimit');
   });
 

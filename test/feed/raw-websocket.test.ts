@@ -1,0 +1,276 @@
+/**
+ * Goal: the feed's own WebSocket client (src/feed/raw-websocket.ts) frames exactly as RFC 6455 says:
+ * messages split across TCP reads or sharing a read with the handshake, 7/16/64-bit lengths,
+ * fragmented messages, pings answered with the same payload, the closing handshake with code and
+ * reason, masked client frames, and the failures a server can cause (refused or forged handshake,
+ * masked server frames, RSV bits, bad UTF-8, oversized messages) closing with the RFC's codes. Over
+ * TLS (wss) with a private CA as well.
+ * Method: a hand-written server on node:net / node:tls that completes the handshake and then writes
+ * exactly the bytes a test gives it, and decodes (unmasks) what the client sends.
+ */
+
+import { createHash } from 'node:crypto';
+import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CloseCode, RawWebSocket } from '../../src/feed/raw-websocket.ts';
+import { selfSignedCertificate } from '../exec/self-signed-certificate.ts';
+
+const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+
+interface ClientFrame {
+  fin: boolean;
+  opcode: number;
+  masked: boolean;
+  payload: Buffer;
+}
+
+/** One server connection after the handshake: raw writes out, decoded client frames in. */
+class Peer {
+  readonly frames: ClientFrame[] = [];
+  request = '';
+  #buffer = Buffer.alloc(0);
+  constructor(readonly socket: Socket) {}
+
+  onBytes(chunk: Buffer): void {
+    this.#buffer = Buffer.concat([this.#buffer, chunk]);
+    for (;;) {
+      const b = this.#buffer;
+      if (b.length < 2) return;
+      let length = b[1] & 0x7f;
+      let at = 2;
+      if (length === 126) {
+        if (b.length < 4) return;
+        length = b.readUInt16BE(2);
+        at = 4;
+      } else if (length === 127) {
+        if (b.length < 10) return;
+        length = Number(b.readBigUInt64BE(2));
+        at = 10;
+      }
+      const masked = (b[1] & 0x80) !== 0;
+      const maskAt = at;
+      if (masked) at += 4;
+      if (b.length < at + length) return;
+      const payload = Buffer.from(b.subarray(at, at + length));
+      if (masked) for (let i = 0; i < payload.length; i++) payload[i] ^= b[maskAt + (i & 3)];
+      this.frames.push({ fin: (b[0] & 0x80) !== 0, opcode: b[0] & 0x0f, masked, payload });
+      this.#buffer = b.subarray(at + length);
+    }
+  }
+}
+
+/** A server frame (unmasked unless `mask`), any length. */
+function frame(opcode: number, payload: Buffer | string, options: { fin?: boolean; mask?: boolean; rsv?: number } = {}): Buffer {
+  const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : payload;
+  const length = body.length;
+  const head = length < 126 ? Buffer.from([0, length]) : length < 65_536 ? Buffer.alloc(4) : Buffer.alloc(10);
+  if (length >= 126 && length < 65_536) {
+    head[1] = 126;
+    head.writeUInt16BE(length, 2);
+  } else if (length >= 65_536) {
+    head[1] = 127;
+    head.writeBigUInt64BE(BigInt(length), 2);
+  }
+  head[0] = ((options.fin ?? true) ? 0x80 : 0) | ((options.rsv ?? 0) << 4) | opcode;
+  if (!options.mask) return Buffer.concat([head, body]);
+  head[1] |= 0x80;
+  return Buffer.concat([head, Buffer.from([1, 2, 3, 4]), body.map((byte, i) => byte ^ [1, 2, 3, 4][i & 3])]);
+}
+
+interface TestServer {
+  url: string;
+  peers: Peer[];
+  server: Server;
+}
+
+type Respond = (key: string) => string;
+const accept101: Respond = (key) =>
+  `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${createHash('sha1').update(key + GUID).digest('base64')}\r\n\r\n`;
+
+const servers: Server[] = [];
+const clients: RawWebSocket[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.close();
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
+});
+
+/** Listens on 127.0.0.1:0; each connection answers the handshake with `respond`, then `afterHandshake` bytes. */
+async function listen(options: { respond?: Respond; afterHandshake?: Buffer; tls?: { key: string; cert: string } } = {}): Promise<TestServer> {
+  const peers: Peer[] = [];
+  const onConnection = (socket: Socket): void => {
+    const peer = new Peer(socket);
+    let head = '';
+    let upgraded = false;
+    socket.on('data', (chunk: Buffer) => {
+      if (upgraded) return peer.onBytes(chunk);
+      head += chunk.toString('latin1');
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      upgraded = true;
+      peer.request = head.slice(0, end);
+      const key = /sec-websocket-key: *(\S+)/i.exec(peer.request)?.[1] ?? '';
+      socket.write(Buffer.concat([Buffer.from((options.respond ?? accept101)(key), 'latin1'), options.afterHandshake ?? Buffer.alloc(0)]));
+      peers.push(peer);
+      const rest = Buffer.from(head.slice(end + 4), 'latin1');
+      if (rest.length > 0) peer.onBytes(rest);
+    });
+    socket.on('error', () => {});
+  };
+  const server = options.tls === undefined ? createNetServer(onConnection) : createTlsServer({ key: options.tls.key, cert: options.tls.cert }, onConnection);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `${options.tls === undefined ? 'ws' : 'wss'}://127.0.0.1:${port}/trade-api/ws/v2?x=1`, peers, server };
+}
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+interface Observed {
+  client: RawWebSocket;
+  opened: boolean;
+  messages: (string | ArrayBuffer)[];
+  controls: string[];
+  closes: { code: number; reason: string }[];
+}
+
+function open(url: string, options: ConstructorParameters<typeof RawWebSocket>[1] = {}): Observed {
+  const client = new RawWebSocket(url, options);
+  clients.push(client);
+  const seen: Observed = { client, opened: false, messages: [], controls: [], closes: [] };
+  client.onopen = () => (seen.opened = true);
+  client.onmessage = (event) => seen.messages.push(event.data);
+  client.oncontrol = (kind) => seen.controls.push(kind);
+  client.onclose = (event) => seen.closes.push({ code: event.code, reason: event.reason });
+  client.onerror = () => {};
+  return seen;
+}
+
+describe('RawWebSocket', () => {
+  it('sends the upgrade request with its headers, then delivers a frame that shared the handshake read', async () => {
+    const server = await listen({ afterHandshake: frame(1, '{"type":"subscribed"}') });
+    const seen = open(server.url, { headers: { 'KALSHI-ACCESS-KEY': 'key-1' } });
+    await until(() => seen.messages.length === 1);
+    expect(seen.opened).toBe(true);
+    expect(seen.messages).toEqual(['{"type":"subscribed"}']);
+    const request = server.peers[0]!.request;
+    expect(request.startsWith('GET /trade-api/ws/v2?x=1 HTTP/1.1\r\n')).toBe(true);
+    expect(request).toMatch(/\r\nKALSHI-ACCESS-KEY: key-1(\r\n|$)/);
+    expect(request).toMatch(/\r\nSec-WebSocket-Version: 13(\r\n|$)/);
+  });
+
+  it('reassembles frames split byte by byte, 16- and 64-bit lengths, and fragmented messages', async () => {
+    const server = await listen();
+    const seen = open(server.url);
+    await until(() => server.peers.length === 1 && seen.opened);
+    const socket = server.peers[0]!.socket;
+    const medium = 'm'.repeat(300);
+    const large = 'L'.repeat(70_000);
+    const bytes = Buffer.concat([
+      frame(1, 'short'),
+      frame(1, medium),
+      frame(1, large),
+      frame(1, 'frag-', { fin: false }),
+      frame(9, 'p'), // a ping between fragments is allowed
+      frame(0, 'ment-', { fin: false }),
+      frame(0, 'ed'),
+      frame(2, Buffer.from([1, 2, 3])),
+    ]);
+    for (let i = 0; i < 400; i++) socket.write(bytes.subarray(i, i + 1)); // the first 400 bytes one at a time
+    socket.write(bytes.subarray(400));
+    await until(() => seen.messages.length === 5);
+    expect(seen.messages.slice(0, 4)).toEqual(['short', medium, large, 'frag-ment-ed']);
+    expect(Buffer.from(seen.messages[4] as ArrayBuffer)).toEqual(Buffer.from([1, 2, 3]));
+    expect(seen.controls).toEqual(['ping']);
+  });
+
+  it('answers a ping with a masked pong carrying the same payload, and masks what it sends', async () => {
+    const server = await listen();
+    const seen = open(server.url);
+    await until(() => server.peers.length === 1 && seen.opened);
+    const peer = server.peers[0]!;
+    peer.socket.write(frame(9, 'are-you-there'));
+    await until(() => peer.frames.length === 1);
+    expect(peer.frames[0]).toMatchObject({ fin: true, opcode: 10, masked: true });
+    expect(peer.frames[0]!.payload.toString()).toBe('are-you-there');
+    const big = 'c'.repeat(70_000);
+    seen.client.send('{"id":1,"cmd":"subscribe"}');
+    seen.client.send(big);
+    seen.client.ping();
+    await until(() => peer.frames.length === 4);
+    expect(peer.frames.slice(1).map((f) => [f.opcode, f.masked, f.payload.length])).toEqual([[1, true, 26], [1, true, 70_000], [9, true, 0]]);
+    expect(peer.frames[1]!.payload.toString()).toBe('{"id":1,"cmd":"subscribe"}');
+    expect(peer.frames[2]!.payload.toString()).toBe(big);
+  });
+
+  it('completes the closing handshake: the server\'s code and reason reach onclose, the close is echoed', async () => {
+    const server = await listen();
+    const seen = open(server.url);
+    await until(() => server.peers.length === 1 && seen.opened);
+    const peer = server.peers[0]!;
+    const body = Buffer.concat([Buffer.from([0x0f, 0xa1]), Buffer.from('maintenance')]); // 4001
+    peer.socket.write(frame(8, body));
+    await until(() => seen.closes.length === 1 && peer.frames.length === 1);
+    expect(seen.closes).toEqual([{ code: 4001, reason: 'maintenance' }]);
+    expect(peer.frames[0]).toMatchObject({ opcode: 8, masked: true });
+    expect(peer.frames[0]!.payload.readUInt16BE(0)).toBe(4001);
+    seen.client.send('late'); // after close: dropped, no throw
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(peer.frames).toHaveLength(1);
+  });
+
+  it('closes with the RFC\'s codes on protocol violations from the server', async () => {
+    const cases: [Buffer, number, RegExp][] = [
+      [frame(1, 'x', { mask: true }), CloseCode.PROTOCOL_ERROR, /masked/],
+      [frame(1, 'x', { rsv: 4 }), CloseCode.PROTOCOL_ERROR, /RSV/],
+      [frame(1, Buffer.from([0xc3, 0x28])), CloseCode.INVALID_DATA, /UTF-8/],
+      [frame(0, 'orphan'), CloseCode.PROTOCOL_ERROR, /continuation/],
+      [frame(9, 'x'.repeat(126)), CloseCode.PROTOCOL_ERROR, /control frame/],
+      [frame(5, 'x'), CloseCode.PROTOCOL_ERROR, /opcode/],
+      [frame(1, 'y'.repeat(2_000)), CloseCode.TOO_BIG, /bytes/],
+    ];
+    for (const [bytes, code, reason] of cases) {
+      const server = await listen({ afterHandshake: bytes });
+      const seen = open(server.url, { maxMessageBytes: 1_000 });
+      await until(() => seen.closes.length === 1);
+      expect(seen.messages).toEqual([]);
+      expect(seen.closes[0]!.code).toBe(code);
+      expect(seen.closes[0]!.reason).toMatch(reason);
+      await until(() => server.peers[0]!.frames.length === 1); // told the server why
+      expect(server.peers[0]!.frames[0]!.opcode).toBe(8);
+      expect(server.peers[0]!.frames[0]!.payload.readUInt16BE(0)).toBe(code);
+    }
+  });
+
+  it('reports a refused or forged handshake as a close without opening', async () => {
+    const refused = await listen({ respond: () => 'HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\n\r\n' });
+    const a = open(refused.url);
+    await until(() => a.closes.length === 1);
+    expect(a.opened).toBe(false);
+    expect(a.closes[0]).toEqual({ code: CloseCode.ABNORMAL, reason: 'handshake refused: HTTP/1.1 401 Unauthorized' });
+
+    const forged = await listen({ respond: () => 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: bm90LXRoZS1yaWdodC1rZXk=\r\n\r\n' });
+    const b = open(forged.url);
+    await until(() => b.closes.length === 1);
+    expect(b.opened).toBe(false);
+    expect(b.closes[0]!.code).toBe(CloseCode.PROTOCOL_ERROR);
+    expect(() => new RawWebSocket('http://127.0.0.1:1/')).toThrow(/not a ws: or wss: URL/);
+  });
+
+  it('speaks wss through TLS with a private CA', async () => {
+    const certificate = selfSignedCertificate();
+    const server = await listen({ tls: { key: certificate.key, cert: certificate.cert }, afterHandshake: frame(1, 'over tls') });
+    const seen = open(server.url, { ca: certificate.cert });
+    await until(() => seen.messages.length === 1);
+    expect(seen.messages).toEqual(['over tls']);
+    const untrusted = open(server.url);
+    await until(() => untrusted.closes.length === 1);
+    expect(untrusted.opened).toBe(false);
+  });
+});
