@@ -1,0 +1,114 @@
+/**
+ * WebSocket client suite: how long a text frame takes from a uWebSockets.js server in another
+ * process (the simulator's server library) to the feed's frame callback, through our RFC 6455
+ * client (src/feed/raw-websocket.ts, the feed's default) and through undici's WebSocket (the
+ * baseline), one orderbook_delta-sized frame every 10 ms (about the pace of the runtime's orders,
+ * so both clients meet a process that was idle) and every 1 ms.
+ *
+ *   server: t = CLOCK_MONOTONIC ns, ws.send(...)  ->  client callback: CLOCK_MONOTONIC - t
+ *
+ * process.hrtime.bigint() reads CLOCK_MONOTONIC, one clock for every process on the machine, so
+ * no offset is estimated. Rounds alternate between the clients (each with a fresh connection) so
+ * the machine's noise falls on both alike. The server child is placed on the simulator's CPUs and
+ * this thread on the runtime's (src/runtime/cpu-placement.ts), as in `npm start`.
+ * Every loop is bounded in count and time; the child stops when its stdin closes.
+ */
+
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'undici';
+import { RawWebSocket } from '../../src/feed/raw-websocket.ts';
+import { allowedCpus, onCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
+import { createHistogram, latencyRow, recordNs } from '../harness.ts';
+import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
+
+const SUITE = 'ws-client';
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const WARMUP_FRAMES = 20;
+
+type Client = 'raw' | 'undici';
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Send time (ns) the server put in the frame's "t" field. */
+function sentNs(text: string): bigint {
+  const start = text.indexOf('"t":') + 4;
+  return BigInt(text.slice(start, text.indexOf(',', start)));
+}
+
+export default {
+  name: SUITE,
+  async run({ quick }): Promise<BenchRow[]> {
+    const rows: BenchRow[] = [];
+    const placement = placementForThisMachine();
+    const allCpus = allowedCpus();
+    if (placement.plan !== null) pinThread(process.pid, placement.plan.runtimeCpus);
+    try {
+      for (const gapMs of [10, 1]) {
+        const frames = quick ? (gapMs === 10 ? 100 : 500) : gapMs === 10 ? 1_000 : 5_000;
+        const histograms = await paced(gapMs, frames, quick ? 2 : 4, placement.plan?.simCpus ?? null);
+        const note = `${frames} frames per client, ${gapMs} ms apart; ${placement.reason}`;
+        rows.push(latencyRow(SUITE, `ours (raw-websocket.ts): server send -> onmessage, ${gapMs} ms pace`, false, histograms.raw, {
+          compareTo: `undici WebSocket: server send -> onmessage, ${gapMs} ms pace`, note,
+        }));
+        rows.push(latencyRow(SUITE, `undici WebSocket: server send -> onmessage, ${gapMs} ms pace`, true, histograms.undici, { note }));
+      }
+    } finally {
+      if (placement.plan !== null && allCpus !== null) pinThread(process.pid, allCpus.join(','));
+    }
+    return rows;
+  },
+} satisfies BenchSuite;
+
+/** `rounds` rounds per client, alternating, `frames` timed frames in all per client. */
+async function paced(gapMs: number, frames: number, rounds: number, childCpus: string | null): Promise<Record<Client, Histogram>> {
+  const args = [path.join(HERE, 'server.mjs'), String(gapMs)];
+  const launch = childCpus === null ? { command: process.execPath, args } : onCpus(childCpus, process.execPath, args);
+  const child = spawn(launch.command, launch.args, { cwd: path.resolve(HERE, '..', '..'), stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('ws-client server not ready within 10 s')), 10_000);
+      createInterface({ input: child.stdout! }).once('line', (line) => {
+        clearTimeout(timer);
+        resolve((JSON.parse(line) as { port: number }).port);
+      });
+    });
+    const url = `ws://127.0.0.1:${port}/bench`;
+    const histograms: Record<Client, Histogram> = { raw: createHistogram(), undici: createHistogram() };
+    const perRound = Math.ceil(frames / rounds);
+    for (let round = 0; round < rounds; round++) {
+      for (const client of ['raw', 'undici'] as const) await receive(client, url, perRound, histograms[client], gapMs);
+    }
+    return histograms;
+  } finally {
+    child.stdin!.end();
+    await Promise.race([exited, pause(3_000)]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
+
+/** One connection: skips WARMUP_FRAMES, then records `count` frames (bounded in time). */
+async function receive(client: Client, url: string, count: number, histogram: Histogram, gapMs: number): Promise<void> {
+  let seen = 0;
+  let finish: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const onText = (text: string): void => {
+    const latency = Number(process.hrtime.bigint() - sentNs(text));
+    if (++seen > WARMUP_FRAMES) recordNs(histogram, latency);
+    if (seen === WARMUP_FRAMES + count) finish();
+  };
+  const socket = client === 'raw' ? new RawWebSocket(url) : new WebSocket(url);
+  socket.onmessage = (event: { data: unknown }) => {
+    if (typeof event.data === 'string') onText(event.data);
+  };
+  const limitMs = (WARMUP_FRAMES + count) * gapMs * 3 + 10_000;
+  await Promise.race([done, pause(limitMs)]);
+  socket.onmessage = null;
+  socket.close();
+  if (seen < WARMUP_FRAMES + count) throw new Error(`ws-client: ${client} received ${seen} of ${WARMUP_FRAMES + count} frames within ${limitMs} ms`);
+}
