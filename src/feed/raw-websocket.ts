@@ -73,7 +73,11 @@ export class RawWebSocket {
   readonly #event: RawMessageEvent = { data: '' };
   readonly #mask = Buffer.alloc(4);
   #head = ''; // handshake response so far (latin1)
-  #pending: Buffer | null = null; // bytes of an incomplete frame
+  // An incomplete frame's bytes as read, joined once the frame is whole (a large snapshot arrives
+  // in many reads: joining per read would copy it over and over).
+  #pendingChunks: Buffer[] = [];
+  #pendingBytes = 0;
+  #pendingNeed = 0; // bytes the frame needs in all, 0 while its header is incomplete
   #fragments: Buffer[] = []; // a fragmented message so far
   #fragmentsBytes = 0;
   #fragmentOpcode = -1;
@@ -183,11 +187,16 @@ export class RawWebSocket {
       data = this.#onHandshakeData(chunk);
       if (data === null || data.length === 0) return;
     }
-    if (this.#pending !== null) {
-      data = Buffer.concat([this.#pending, data]);
-      this.#pending = null;
+    if (this.#pendingBytes > 0) {
+      this.#pendingChunks.push(data);
+      this.#pendingBytes += data.length;
+      if (this.#pendingNeed > 0 && this.#pendingBytes < this.#pendingNeed) return;
+      data = Buffer.concat(this.#pendingChunks, this.#pendingBytes);
+      this.#pendingChunks = [];
+      this.#pendingBytes = 0;
     }
     let offset = 0;
+    let need = 0; // of the incomplete frame at `offset`, when its header is complete
     const length = data.length;
     while (offset < length && this.readyState !== ReadyState.CLOSED && !this.#closeReceived) {
       if (length - offset < 2) break;
@@ -209,12 +218,19 @@ export class RawWebSocket {
       if ((b1 & 0x80) !== 0) return this.#fail(CloseCode.PROTOCOL_ERROR, 'masked frame from the server');
       if ((b0 & 0x70) !== 0) return this.#fail(CloseCode.PROTOCOL_ERROR, 'RSV bits set without an extension');
       if (payloadLength > this.#maxMessageBytes) return this.#fail(CloseCode.TOO_BIG, `frame of ${payloadLength} bytes`);
-      if (length - at < payloadLength) break;
+      if (length - at < payloadLength) {
+        need = at - offset + payloadLength;
+        break;
+      }
       const end = at + payloadLength;
       this.#onFrame((b0 & 0x80) !== 0, b0 & 0x0f, data, at, end);
       offset = end;
     }
-    if (offset < length && this.readyState !== ReadyState.CLOSED && !this.#closeReceived) this.#pending = Buffer.from(data.subarray(offset));
+    if (offset < length && this.readyState !== ReadyState.CLOSED && !this.#closeReceived) {
+      this.#pendingChunks.push(Buffer.from(data.subarray(offset)));
+      this.#pendingBytes = length - offset;
+      this.#pendingNeed = need;
+    }
   }
 
   #onFrame(fin: boolean, opcode: number, data: Buffer, start: number, end: number): void {
@@ -329,7 +345,8 @@ export class RawWebSocket {
     const sent = code !== CloseCode.ABNORMAL && this.readyState === ReadyState.OPEN;
     if (sent) this.#sendClose(code, reason);
     this.readyState = ReadyState.CLOSED;
-    this.#pending = null;
+    this.#pendingChunks = [];
+    this.#pendingBytes = 0;
     this.#fragments = [];
     if (sent) {
       // Let the close frame leave before the socket goes.

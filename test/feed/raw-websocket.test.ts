@@ -190,6 +190,19 @@ describe('RawWebSocket', () => {
     expect(seen.controls).toEqual(['ping']);
   });
 
+  it('joins a 3 MiB message written in 1,000-byte pieces (a large snapshot), then the frame after it', async () => {
+    const server = await listen();
+    const seen = open(server.url);
+    await until(() => server.peers.length === 1 && seen.opened);
+    const snapshot = `{"type":"orderbook_snapshot","msg":"${'s'.repeat(3 * 1024 * 1024)}"}`;
+    const bytes = Buffer.concat([frame(1, snapshot), frame(1, 'next')]);
+    const socket = server.peers[0]!.socket;
+    for (let at = 0; at < bytes.length; at += 1_000) socket.write(bytes.subarray(at, at + 1_000));
+    await until(() => seen.messages.length === 2, 20_000);
+    expect(seen.messages[0]).toBe(snapshot);
+    expect(seen.messages[1]).toBe('next');
+  });
+
   it('answers a ping with a masked pong carrying the same payload, and masks what it sends', async () => {
     const server = await listen();
     const seen = open(server.url);
