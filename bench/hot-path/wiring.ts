@@ -87,9 +87,9 @@ export async function buildHotPath(options: HotPathOptions): Promise<HotPath> {
   const feed = new Feed({ url: 'ws://127.0.0.1:1/unused', auth: null, logger: log, clock, createSession: stubSession });
   const entry = new ObservedOrderEntry(options.entry, probe, updates);
   const journal = new Journal(options.journalPath);
-  const oms = new Oms({ gate, entry, clock, clientOrderIdPrefix: 'rt', journal, recovered: null, logger: log, subaccounts: [0] });
+  const oms = new Oms({ gate, entry, clock, clientOrderIdPrefix: 'rt', journal, recovered: null, logger: log, subaccounts: [0], onOrderChange: (order) => updates.noteChange(order) });
   entry.setOrderLookup(oms);
-  const port = new OmsOrderPort(oms, gate, probe);
+  const port = new OmsOrderPort(oms, gate, probe, updates);
   const listener = new RuntimeFeedListener(feed.hop, oms, gate, probe, updates, log);
   feed.setListener(listener);
 

@@ -15,23 +15,37 @@ import type { OrderIntent, RiskGate } from '../risk/index.ts';
 import { OmsResult } from '../oms/index.ts';
 import type { Oms } from '../oms/index.ts';
 import type { OrderPort, OrderView } from '../strategy/index.ts';
+import type { OrderUpdates } from './order-updates.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 
 export class OmsOrderPort implements OrderPort {
   readonly #oms: Oms;
   readonly #gate: RiskGate;
   readonly #probe: TickToTradeProbe;
+  readonly #updates: OrderUpdates | null;
   /** The OMS result of the last cancel / amend / decrease (OmsResult), for logs and tests. */
   lastOmsResult: OmsResult = OmsResult.OK;
 
-  constructor(oms: Oms, gate: RiskGate, probe: TickToTradeProbe) {
+  constructor(oms: Oms, gate: RiskGate, probe: TickToTradeProbe, updates: OrderUpdates | null = null) {
     this.#oms = oms;
     this.#gate = gate;
     this.#probe = probe;
+    this.#updates = updates;
   }
 
   submit(intent: OrderIntent): Deny {
     this.#probe.onIntent();
+    const updates = this.#updates;
+    if (updates === null) return this.#submit(intent);
+    updates.beginOwn();
+    try {
+      return this.#submit(intent);
+    } finally {
+      updates.endOwn();
+    }
+  }
+
+  #submit(intent: OrderIntent): Deny {
     const oms = this.#oms;
     switch (intent.kind) {
       case IntentKind.NEW: {

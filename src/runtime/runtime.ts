@@ -214,9 +214,10 @@ export class Runtime {
       pendingTimeoutMs: options.pendingTimeoutMs,
       unknownGraceMs: options.unknownGraceMs,
       reconcileIntervalMs: options.reconcileIntervalMs,
+      onOrderChange: (order) => this.#updates.noteChange(order),
     });
     this.entry.setOrderLookup(this.oms);
-    this.port = new OmsOrderPort(this.oms, this.gate, this.probe);
+    this.port = new OmsOrderPort(this.oms, this.gate, this.probe, this.#updates);
     this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, this.probe, this.#updates, log.child({ component: 'feed-listener' }));
     this.feed.setListener(this.listener);
     this.host = new StrategyHost({

@@ -89,6 +89,10 @@ export interface Strategy {
   onBookOutOfSync?(book: StrategyBook, ctx: StrategyContext): void;
   onTrade?(trade: TradeView, ctx: StrategyContext): void;
   onFill?(fill: FillView, ctx: StrategyContext): void;
+  /**
+   * One of its orders changed: at once after a venue answer or message; one event-loop turn later
+   * for the OMS's own changes (timeouts, reconciliation); never for its own requests' effects.
+   */
   onOrderUpdate?(order: OrderView, ctx: StrategyContext): void;
   onLifecycle?(event: LifecycleView, ctx: StrategyContext): void;
   /** The host's shared coarse tick, at most every `timerIntervalMs`. */
