@@ -34,7 +34,7 @@ import {
   type PriceRangeText,
 } from '../../src/core/index.ts';
 import { formatRate, latencyRow, round1, type BenchRow, type BenchSuite, type Histogram } from '../harness.ts';
-import { BenchChild } from './child-process.ts';
+import { BenchChild } from '../child-process.ts';
 import { DeltaReader } from './delta-reader.ts';
 import { OrderSender } from './order-sender.ts';
 

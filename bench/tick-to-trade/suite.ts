@@ -36,7 +36,6 @@
  * Every loop is bounded in count and time; children are stopped by their own handles.
  */
 
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -44,7 +43,6 @@ import { connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Configuration, OrdersApi } from 'kalshi-typescript';
 import { loadPrivateKey, systemClock } from '../../src/core/index.ts';
@@ -54,9 +52,10 @@ import type { ExecListener, NewOrder } from '../../src/exec/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { SimChild } from '../../src/runtime/sim-child.ts';
-import { allowedCpus, onCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
+import { allowedCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
 import { EAGER_INTERRUPT_BUDGET, applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
+import { BenchChild } from '../child-process.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 
@@ -296,21 +295,11 @@ function createRequestBytes(sim: SimChild): number {
  * otherwise a pause between round trips, as between the timed orders.
  */
 async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Phase, pin: Pin, childCpus: string | null, gapMs: number): Promise<BenchRow> {
-  const echoArgs = [path.join(REPO_DIR, 'bench', 'tick-to-trade', 'echo-server.mjs'), String(requestBytes), String(replyBytes)];
-  const launch = childCpus === null ? { command: process.execPath, args: echoArgs } : onCpus(childCpus, process.execPath, echoArgs);
-  const child = spawn(launch.command, launch.args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  const echo = await BenchChild.start(path.join('bench', 'tick-to-trade', 'echo-server.mjs'), [String(requestBytes), String(replyBytes)], 10_000, childCpus);
   if (pin.runtimeCpus !== null) pinThread(process.pid, pin.runtimeCpus);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let socket: Socket | null = null;
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('echo server not ready within 10 s')), 10_000);
-      createInterface({ input: child.stdout! }).once('line', (line) => {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
-      });
-    });
-    const open = connect({ host: '127.0.0.1', port, noDelay: true });
+    const open = connect({ host: '127.0.0.1', port: Number(echo.ready.port), noDelay: true });
     socket = open;
     await new Promise<void>((resolve, reject) => {
       open.once('connect', resolve);
@@ -344,9 +333,7 @@ async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Ph
   } finally {
     if (pin.runtimeCpus !== null && pin.allCpus !== null) pinThread(process.pid, pin.allCpus);
     socket?.destroy();
-    child.stdin!.end();
-    await Promise.race([exited, pause(3_000)]);
-    if (child.exitCode === null) child.kill('SIGKILL');
+    await echo.stop();
   }
 }
 

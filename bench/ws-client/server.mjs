@@ -1,7 +1,7 @@
 // Child of bench/ws-client/suite.ts: a uWebSockets.js server (the simulator's server library) that
 // sends every connected client one orderbook_delta-sized text frame every `gapMs` (argv[2]),
 // carrying its CLOCK_MONOTONIC send time in ns ("t"), comparable across processes on one machine.
-// Prints {"port":N} once listening; exits when stdin closes.
+// Prints {"port":N} once listening; stopped by a signal (bench/child-process.ts) or when stdin closes.
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 const uws = require('@trufflesuite/uws-js-unofficial');

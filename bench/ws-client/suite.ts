@@ -11,21 +11,18 @@
  * no offset is estimated. Rounds alternate between the clients (each with a fresh connection) so
  * the machine's noise falls on both alike. The server child is placed on the simulator's CPUs and
  * this thread on the runtime's (src/runtime/cpu-placement.ts), as in `npm start`.
- * Every loop is bounded in count and time; the child stops when its stdin closes.
+ * Every loop is bounded in count and time; the child is stopped by its handle (bench/child-process.ts).
  */
 
-import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { WebSocket } from 'undici';
 import { RawWebSocket } from '../../src/feed/raw-websocket.ts';
-import { allowedCpus, onCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
+import { allowedCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
+import { BenchChild } from '../child-process.ts';
 import { createHistogram, latencyRow, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 
 const SUITE = 'ws-client';
-const HERE = path.dirname(fileURLToPath(import.meta.url));
 const WARMUP_FRAMES = 20;
 
 type Client = 'raw' | 'undici';
@@ -64,19 +61,9 @@ export default {
 
 /** `rounds` rounds per client, alternating, `frames` timed frames in all per client. */
 async function paced(gapMs: number, frames: number, rounds: number, childCpus: string | null): Promise<Record<Client, Histogram>> {
-  const args = [path.join(HERE, 'server.mjs'), String(gapMs)];
-  const launch = childCpus === null ? { command: process.execPath, args } : onCpus(childCpus, process.execPath, args);
-  const child = spawn(launch.command, launch.args, { cwd: path.resolve(HERE, '..', '..'), stdio: ['pipe', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const server = await BenchChild.start(path.join('bench', 'ws-client', 'server.mjs'), [String(gapMs)], 10_000, childCpus);
   try {
-    const port = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('ws-client server not ready within 10 s')), 10_000);
-      createInterface({ input: child.stdout! }).once('line', (line) => {
-        clearTimeout(timer);
-        resolve((JSON.parse(line) as { port: number }).port);
-      });
-    });
-    const url = `ws://127.0.0.1:${port}/bench`;
+    const url = `ws://127.0.0.1:${Number(server.ready.port)}/bench`;
     const histograms: Record<Client, Histogram> = { raw: createHistogram(), undici: createHistogram() };
     const perRound = Math.ceil(frames / rounds);
     for (let round = 0; round < rounds; round++) {
@@ -84,9 +71,7 @@ async function paced(gapMs: number, frames: number, rounds: number, childCpus: s
     }
     return histograms;
   } finally {
-    child.stdin!.end();
-    await Promise.race([exited, pause(3_000)]);
-    if (child.exitCode === null) child.kill('SIGKILL');
+    await server.stop();
   }
 }
 

@@ -1,6 +1,7 @@
 /**
- * A bench child process (the simulator, or the raw TCP floor): spawned as `node --import tsx FILE
- * ARGS` from the repository root, ready when it prints its first JSON line on stdout; later stdout
+ * A bench child process (the simulator, a floor or peer server): spawned as `node --import tsx FILE
+ * ARGS` from the repository root, optionally on given CPUs (taskset, src/runtime/cpu-placement.ts),
+ * ready when it prints its first JSON line on stdout; later stdout
  * lines are replies to commands written on its stdin (JSON lines). Also reads the child's CPU time
  * from /proc (Linux; null elsewhere) so rows can say what a delivered message cost the process that
  * sent it. It owns the process lifetime: stop() sends SIGTERM, then SIGKILL after a bound, and only
@@ -11,8 +12,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onCpus } from '../src/runtime/cpu-placement.ts';
 
-export const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Clock ticks per second of /proc/<pid>/stat utime and stime (USER_HZ: 100 on Linux). */
 const CLOCK_TICKS_PER_SEC = 100;
@@ -42,9 +44,11 @@ export class BenchChild {
     this.#exited = child.exitCode !== null ? Promise.resolve(child.exitCode) : new Promise((done) => child.once('exit', (code) => done(code)));
   }
 
-  /** Spawns `node --import tsx <file> ...args` and waits (at most timeoutMs) for its ready line. */
-  static async start(file: string, args: readonly string[], timeoutMs: number): Promise<BenchChild> {
-    const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], { cwd: REPO_DIR, stdio: ['pipe', 'pipe', 'pipe'] });
+  /** Spawns `node --import tsx <file> ...args` (on `cpus` when given) and waits (at most timeoutMs) for its ready line. */
+  static async start(file: string, args: readonly string[], timeoutMs: number, cpus: string | null = null): Promise<BenchChild> {
+    const nodeArgs = ['--import', 'tsx', file, ...args];
+    const launch = cpus === null ? { command: process.execPath, args: nodeArgs } : onCpus(cpus, process.execPath, nodeArgs);
+    const child = spawn(launch.command, launch.args, { cwd: REPO_DIR, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const onStderr = (chunk: Buffer): void => {
