@@ -75,6 +75,27 @@ describe('OrderPathSignatures', () => {
     expect(verifies('POST', `${ORDERS}/ord%2F1/amend`)).toBe(true);
   });
 
+  it('with depth 2 keeps two signatures per path: two amends in a row both take one, oldest first', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock, { kinds: [OrderPathKind.AMEND], depth: 2 });
+    paths.track('o-2');
+    paths.flush();
+    await until(() => paths.stats.signed === 2);
+    clock.advance(1_000);
+    paths.take('o-2', OrderPathKind.AMEND, out); // leaves one
+    paths.flush(); // its replacement, timestamped now
+    await until(() => paths.stats.signed === 3);
+    expect(paths.take('o-2', OrderPathKind.AMEND, out)).toBe(true);
+    expect(out.timestampText).toBe(String(T0)); // the older one first
+    expect(verifies('POST', `${ORDERS}/o-2/amend`)).toBe(true);
+    expect(paths.take('o-2', OrderPathKind.AMEND, out)).toBe(true);
+    expect(out.timestampText).toBe(String(T0 + 1_000));
+    expect(verifies('POST', `${ORDERS}/o-2/amend`)).toBe(true);
+    expect(paths.take('o-2', OrderPathKind.AMEND, out)).toBe(false); // both used
+    expect(paths.stats).toMatchObject({ taken: 3, missed: 1 });
+    expect(() => new OrderPathSignatures({ presigner: presigner!, clock, ordersPath: ORDERS, kinds: [], capacity: 1, maxAgeMs: 3_000, refreshLeadMs: 1_000, idleLifetimeMs: 1_000, depth: 5 })).toThrow(/depth/);
+  });
+
   it('never hands out a signature older than maxAgeMs, and refreshes aging ones on flush', async () => {
     const clock = new ManualClock(T0);
     const paths = await store(clock);

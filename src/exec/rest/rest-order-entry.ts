@@ -96,7 +96,7 @@ import {
   encodeOrderGroupCreate,
   encodeOrderGroupLimit,
 } from './order-body.ts';
-import { OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
+import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignedSignature } from './presigner.ts';
 import type { RawExchangeHandler } from './raw-http-connection.ts';
 import { RawHttpPool, SendResult, type RawRequestHead } from './raw-http-pool.ts';
@@ -143,9 +143,11 @@ export interface PresignSettings {
   // Nice value of the signing worker thread (presigner.ts); null: the process's own.
   workerNice: number | null;
   // Per-order paths (cancel single route, amend, decrease) signed after a create ack: orders
-  // tracked at once (0 = off), and how long an order untouched keeps being refreshed.
+  // tracked at once (0 = off), how long an order untouched keeps being refreshed, and signatures
+  // kept per path (order-path-signatures.ts: 2 lets a quick second amend find one too).
   orderCapacity: number;
   orderIdleMs: number;
+  orderDepth: number;
 }
 
 export interface RestOrderEntryOptions {
@@ -199,8 +201,9 @@ export const REST_ORDER_ENTRY_DEFAULTS: Readonly<Omit<RestOrderEntryOptions, 'ba
       startTimeoutMs: 10_000,
       refill: 'idle',
       workerNice: 19,
-      orderCapacity: 64, // x2-3 signatures per refresh (every maxAgeMs - refreshLeadMs): ~64-96 RSA signs/s at most
+      orderCapacity: 64, // x 2-3 paths x orderDepth per refresh (every maxAgeMs - refreshLeadMs): ~128-192 RSA signs/s at most
       orderIdleMs: 30_000,
+      orderDepth: 2,
     }),
     cancelRoute: 'batched',
     slots: 64,
@@ -424,6 +427,7 @@ export class RestOrderEntry implements OrderEntry {
           maxAgeMs: settings.maxAgeMs,
           refreshLeadMs: settings.refreshLeadMs,
           idleLifetimeMs: settings.orderIdleMs,
+          depth: settings.orderDepth,
         });
       }
     }
@@ -1133,5 +1137,6 @@ function validate(options: RestOrderEntryOptions): void {
   if (options.reconnectMaxMs < options.reconnectMinMs) problems.push('reconnectMaxMs must be >= reconnectMinMs');
   if (!(Number.isInteger(options.presign.orderCapacity) && options.presign.orderCapacity >= 0)) problems.push('presign.orderCapacity must be an integer >= 0 (0 = off)');
   if (!(Number.isInteger(options.presign.orderIdleMs) && options.presign.orderIdleMs > 0)) problems.push('presign.orderIdleMs must be a positive integer');
+  if (!(Number.isInteger(options.presign.orderDepth) && options.presign.orderDepth >= 1 && options.presign.orderDepth <= MAX_DEPTH)) problems.push(`presign.orderDepth must be an integer in 1..${MAX_DEPTH}`);
   if (problems.length > 0) throw new RestOrderEntryConfigError(`RestOrderEntry options: ${problems.join('; ')}`);
 }
