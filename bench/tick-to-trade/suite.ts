@@ -220,7 +220,9 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     const transport = String((REST_ORDER_ENTRY_DEFAULTS as unknown as Record<string, unknown>).hotPathTransport ?? 'undici');
     const stats = runtime.rest.stats;
     const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}`;
-    const pathNote = `${mode === 'replace' ? 'create' : 'amend'}: exec default transport ${transport}; requests ${stats.requests - statsBefore.requests}: ${signed}`;
+    const orderPaths = runtime.rest.orderPathStats;
+    const orderPathNote = orderPaths === null ? '' : `; per-order signatures (whole run): orders tracked ${orderPaths.tracked}, taken ${orderPaths.taken}, missed ${orderPaths.missed}, evicted ${orderPaths.evicted}`;
+    const pathNote = `${mode === 'replace' ? 'create' : 'amend'}: exec default transport ${transport}; requests ${stats.requests - statsBefore.requests}: ${signed}${orderPathNote}`;
     const rows = [
       hop('hop: frame received -> decoded', probe.decode.histogram),
       hop('hop: decoded -> book applied', probe.book.histogram),
