@@ -146,6 +146,22 @@ describe('Presigner', () => {
     expect((error as PresignerError).code).toBe('PRESIGN_WORKER_FAILED');
   });
 
+  it('answers a one-off request before a ring refill already being signed (a request waits on it)', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start({ ...options(clock, 48), refillOnTake: false });
+    while (presigner.take(0, out)) {
+      // drain the create ring
+    }
+    presigner.refill(); // 48 signatures for the ring, ~35 ms of RSA
+    const received = presigner.stats.received;
+    const signed = await presigner.signAsync('POST', '/trade-api/v2/portfolio/events/orders/o-1/amend');
+    expect(verifyRequest(publicKey, T0, 'POST', '/trade-api/v2/portfolio/events/orders/o-1/amend', signed.signature)).toBe(true);
+    expect(presigner.stats.received).toBe(received); // the ring's 48 are still being made
+    expect(presigner.size(0)).toBe(0);
+    const started = presigner;
+    await until(() => started.size(0) === 48);
+  });
+
   it('shuts the worker down: take() then reports empty, close is idempotent', async () => {
     const clock = new ManualClock(T0);
     presigner = await Presigner.start(options(clock));

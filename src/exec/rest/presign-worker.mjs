@@ -5,19 +5,25 @@
  * without a TypeScript loader (tsx is not inherited by workers), and this one needs only
  * node:crypto. test/exec/presigner.test.ts verifies its output with verifyRequest.
  *
- * Protocol (one request, one reply, in order):
+ * Protocol (one request, one reply):
  *   in : { endpoint: number, id: number, method: string, path: string, timestampMs: number, n: number }
  *   out: { endpoint: number, id: number, timestampMs: number, signatures: string[] }   (n signatures)
  * endpoint >= 0 feeds a ring; endpoint -1 answers a one-off request named by id; endpoint -2 is a
  * batch of different paths (per-order paths): `methods` and `paths` arrays replace method/path/n,
  * and signatures[i] signs (timestampMs, methods[i], paths[i]).
+ * Order: one-off and per-order requests (negative endpoints) are waited on by a request about to
+ * be sent, so they go before ring refills, which only top up a reserve: the worker signs one
+ * signature per turn of its event loop and always takes the next one from the urgent queue first.
+ * (A ring's periodic re-signing, 64 signatures a ring, once held a per-order batch back for up to
+ * 240 ms, so amends signed inline.) Within each queue, requests are answered in arrival order.
  * Once at start it lowers its own thread's scheduling priority to `workerData.nice` (Linux nice
  * values are per thread; os.setPriority with no pid names the calling thread) and reports
  *   out: { endpoint: -3, nice: number | null, error: string | null }
  * so that, on a machine with fewer free cores than busy threads, waking this thread for ~1 ms of
  * RSA never preempts the trading event loop: measured on 2 cores, a wake-up from postMessage
  * otherwise held the event loop for the whole signature (~0.7 ms).
- * It never chooses timestamps or paths, keeps no state but the key, and never logs the key.
+ * It never chooses timestamps or paths, keeps no state but the key and the requests not yet
+ * answered, and never logs the key.
  */
 
 import { constants, sign } from 'node:crypto';
@@ -35,20 +41,45 @@ if (typeof workerData.nice === 'number') {
 }
 const options = { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST };
 
+/** One request being answered: its signatures so far. */
+function job(request) {
+  const count = request.endpoint === -2 ? request.paths.length : request.endpoint === -1 ? 1 : request.n;
+  return { request, signatures: new Array(count), next: 0 };
+}
+
+const urgent = []; // endpoint < 0: someone is about to send with it
+const bulk = []; // ring refills
+let scheduled = false;
+
+function signNext() {
+  scheduled = false;
+  const queue = urgent.length > 0 ? urgent : bulk;
+  const current = queue[0];
+  if (current === undefined) return;
+  const request = current.request;
+  const method = request.endpoint === -2 ? request.methods[current.next] : request.method;
+  const path = request.endpoint === -2 ? request.paths[current.next] : request.path;
+  current.signatures[current.next] = sign('sha256', Buffer.from(`${request.timestampMs}${method}${path}`, 'utf8'), options).toString('base64');
+  current.next++;
+  if (current.next === current.signatures.length) {
+    queue.shift();
+    parentPort.postMessage({ endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: current.signatures });
+  }
+  schedule();
+}
+
+function schedule() {
+  if (scheduled || (urgent.length === 0 && bulk.length === 0)) return;
+  scheduled = true;
+  setImmediate(signNext); // lets a newly arrived urgent request in before the next signature
+}
+
 parentPort.on('message', (request) => {
-  if (request.endpoint === -2) {
-    const signatures = new Array(request.paths.length);
-    for (let i = 0; i < signatures.length; i++) {
-      const message = Buffer.from(`${request.timestampMs}${request.methods[i]}${request.paths[i]}`, 'utf8');
-      signatures[i] = sign('sha256', message, options).toString('base64');
-    }
-    parentPort.postMessage({ endpoint: -2, id: request.id, timestampMs: request.timestampMs, signatures });
+  const work = job(request);
+  if (work.signatures.length === 0) {
+    parentPort.postMessage({ endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: [] });
     return;
   }
-  const message = Buffer.from(`${request.timestampMs}${request.method}${request.path}`, 'utf8');
-  const signatures = new Array(request.n);
-  for (let i = 0; i < request.n; i++) {
-    signatures[i] = sign('sha256', message, options).toString('base64');
-  }
-  parentPort.postMessage({ endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures });
+  (request.endpoint < 0 ? urgent : bulk).push(work);
+  schedule();
 });
