@@ -12,33 +12,19 @@
  */
 
 import { PriceGrid, parsePrice, parseSignedCount, systemClock } from '../../src/core/index.ts';
-import type { Price } from '../../src/core/index.ts';
 import { Deny, IntentKind, RiskGate, createIntent, riskLimits } from '../../src/risk/index.ts';
-import type { BookView } from '../../src/risk/index.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite } from '../harness.ts';
+import { BenchBook } from '../risk/bench-book.ts';
 
 const SUITE = 'cold-path';
 const BACK_TO_BACK = 'gate check, back to back';
-
-class StaticBook implements BookView {
-  synced = true;
-  updatedAtMs = Date.now();
-  readonly #bid = parsePrice('0.50');
-  readonly #ask = parsePrice('0.60');
-  bestBid(): Price {
-    return this.#bid;
-  }
-  bestAsk(): Price {
-    return this.#ask;
-  }
-}
 
 export default {
   name: SUITE,
   async run({ quick }): Promise<BenchRow[]> {
     const samples = quick ? 100 : 400;
-    const book = new StaticBook();
+    const book = new BenchBook(Date.now(), 5000, 6000); // $0.50 / $0.60
     const gate = new RiskGate({
       limits: riskLimits({ rateTier: 'custom', writeTokensPerSecond: 1e12, writeCapacityTokens: 1e15, readTokensPerSecond: 1e6 }),
       clock: systemClock,

@@ -13,33 +13,16 @@
 import { CoarseClock, PRICE_INVALID, PriceGrid, systemClock } from '../../src/core/index.ts';
 import type { Clock, Count, Price } from '../../src/core/index.ts';
 import { Deny, IntentKind, RiskGate, createIntent, riskLimits } from '../../src/risk/index.ts';
-import type { BookView, OrderIntent } from '../../src/risk/index.ts';
+import type { OrderIntent } from '../../src/risk/index.ts';
 import { consume, latencyRow, measureLatency, measureThroughputInterleaved, throughputRow } from '../harness.ts';
 import type { BenchRow, BenchSuite } from '../harness.ts';
+import { BenchBook } from './bench-book.ts';
 import { NaiveGate } from './naive-gate.ts';
 
 const SUITE = 'risk';
 const MARKETS = 200;
 const INTENTS = 4096;
 const TARGET_CHECKS_PER_SEC = 2_000_000;
-
-class BenchBook implements BookView {
-  synced = true;
-  updatedAtMs: number;
-  bid: Price;
-  ask: Price;
-  constructor(nowMs: number, bid: number, ask: number) {
-    this.updatedAtMs = nowMs;
-    this.bid = bid as Price;
-    this.ask = ask as Price;
-  }
-  bestBid(): Price {
-    return this.bid;
-  }
-  bestAsk(): Price {
-    return this.ask;
-  }
-}
 
 interface Settings {
   roundMs: number;

@@ -52,7 +52,7 @@ import type { ExecListener, NewOrder } from '../../src/exec/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { SimChild } from '../../src/runtime/sim-child.ts';
-import { allowedCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
+import { pinEventLoop, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
 import { EAGER_INTERRUPT_BUDGET, applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { BenchChild } from '../child-process.ts';
@@ -70,12 +70,6 @@ const PACED_GAP_MS = 15;
 const SAMPLE_FRAME =
   '{"type":"orderbook_delta","sid":1,"seq":12345,"msg":{"market_ticker":"KXDEMO-26DEC31-T50","market_id":"3f1c2d4e-0a1b-4c5d-8e9f-102132435465","price_dollars":"0.4200","delta_fp":"-40.00","side":"yes","ts_ms":1798761600123}}';
 
-/** The event loop's CPU while a runtime runs, and the CPUs to give back afterwards (null: no placement). */
-interface Pin {
-  runtimeCpus: string | null;
-  allCpus: string | null;
-}
-
 interface Phase {
   warmupMs: number;
   measureMs: number;
@@ -92,7 +86,6 @@ export default {
       ? { warmupMs: 2_000, measureMs: 4_000, activityPerSec: 1_000, roundTrips: 60 }
       : { warmupMs: 5_000, measureMs: 20_000, activityPerSec: 1_000, roundTrips: 400 };
     const placement = process.env.BENCH_PLACEMENT === 'off' ? { plan: null, reason: 'placement off (BENCH_PLACEMENT=off)' } : placementForThisMachine();
-    const originalCpus = allowedCpus();
     // As `npm start` (process.eagerJitTierUp); BENCH_EAGER_JIT=off for V8's default tiering.
     const eagerJit = process.env.BENCH_EAGER_JIT !== 'off';
     if (eagerJit) applyEagerTierUp();
@@ -110,7 +103,8 @@ export default {
         extraArgs: ['--probe'],
         cpus: placement.plan?.simCpus ?? null,
       });
-      const pin: Pin = { runtimeCpus: placement.plan?.runtimeCpus ?? null, allCpus: originalCpus === null ? null : originalCpus.join(',') };
+      // The event loop's CPUs while a runtime or a floor runs (null: no placement).
+      const pin = placement.plan?.runtimeCpus ?? null;
       const replace = await tickToTrade(sim, work, phase, 'replace', pin);
       rows.push(...replace.rows);
       rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
@@ -143,7 +137,7 @@ function oneMarketCatalog(dir: string): string {
  * bid, cancel the old: presigned paths) or amend (the amend path carries the order id: signed
  * inline by exec).
  */
-async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: Pin): Promise<{ rows: BenchRow[] }> {
+async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: string | null): Promise<{ rows: BenchRow[] }> {
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
@@ -193,13 +187,11 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     recordNs(afterReturn, writtenNs - probe.lastReturnedNs);
   };
   subscribe('undici:client:sendHeaders', onSendHeaders);
+  let unpin: (() => void) | null = null;
   try {
     await runtime.start();
     // As `npm start`: the event loop is pinned once the runtime's worker threads exist (they inherit it otherwise).
-    if (pin.runtimeCpus !== null) {
-      const failure = pinThread(process.pid, pin.runtimeCpus);
-      if (failure !== null) throw new Error(failure);
-    }
+    if (pin !== null) unpin = pinEventLoop(pin);
     await pause(phase.warmupMs);
     await simProbe(sim, 'reset');
     const statsBefore = { ...runtime.rest.stats };
@@ -254,7 +246,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     return { rows };
   } finally {
     unsubscribe('undici:client:sendHeaders', onSendHeaders);
-    if (pin.runtimeCpus !== null && pin.allCpus !== null) pinThread(process.pid, pin.allCpus);
+    unpin?.();
     await runtime.stop('bench done');
   }
 }
@@ -296,9 +288,9 @@ function createRequestBytes(sim: SimChild): number {
  * `replyBytes` back, placed on the CPUs the runtime and the simulator use. gapMs 0: back to back;
  * otherwise a pause between round trips, as between the timed orders.
  */
-async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Phase, pin: Pin, childCpus: string | null, gapMs: number): Promise<BenchRow> {
+async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Phase, pin: string | null, childCpus: string | null, gapMs: number): Promise<BenchRow> {
   const echo = await BenchChild.start(path.join('bench', 'tick-to-trade', 'echo-server.mjs'), [String(requestBytes), String(replyBytes)], 10_000, childCpus);
-  if (pin.runtimeCpus !== null) pinThread(process.pid, pin.runtimeCpus);
+  const unpin = pin === null ? null : pinEventLoop(pin);
   let socket: Socket | null = null;
   try {
     const open = connect({ host: '127.0.0.1', port: Number(echo.ready.port), noDelay: true });
@@ -333,7 +325,7 @@ async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Ph
     const name = gapMs === 0 ? FLOOR : `${FLOOR}, paced: ${gapMs} ms between round trips`;
     return latencyRow(SUITE, name, true, histogram, { note: `${requestBytes} B out (an order request), ${replyBytes} B back (a delta frame); one way is about half` });
   } finally {
-    if (pin.runtimeCpus !== null && pin.allCpus !== null) pinThread(process.pid, pin.allCpus);
+    unpin?.();
     socket?.destroy();
     await echo.stop();
   }

@@ -17,7 +17,7 @@
 import path from 'node:path';
 import { WebSocket } from 'undici';
 import { RawWebSocket } from '../../src/feed/raw-websocket.ts';
-import { allowedCpus, pinThread, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
+import { pinEventLoop, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
 import { BenchChild } from '../child-process.ts';
 import { createHistogram, latencyRow, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
@@ -40,8 +40,7 @@ export default {
   async run({ quick }): Promise<BenchRow[]> {
     const rows: BenchRow[] = [];
     const placement = placementForThisMachine();
-    const allCpus = allowedCpus();
-    if (placement.plan !== null) pinThread(process.pid, placement.plan.runtimeCpus);
+    const unpin = placement.plan === null ? null : pinEventLoop(placement.plan.runtimeCpus);
     try {
       for (const gapMs of [10, 1]) {
         const frames = quick ? (gapMs === 10 ? 100 : 500) : gapMs === 10 ? 1_000 : 5_000;
@@ -53,7 +52,7 @@ export default {
         rows.push(latencyRow(SUITE, `undici WebSocket: server send -> onmessage, ${gapMs} ms pace`, true, histograms.undici, { note }));
       }
     } finally {
-      if (placement.plan !== null && allCpus !== null) pinThread(process.pid, allCpus.join(','));
+      unpin?.();
     }
     return rows;
   },

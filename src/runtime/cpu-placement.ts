@@ -85,6 +85,19 @@ export function pinThread(threadId: number, cpus: string): string | null {
   }
 }
 
+/**
+ * Pins this process's event-loop thread to `cpus` and returns the function that gives it back the
+ * CPUs it was allowed before (benches that pin only while they measure). Throws when taskset fails.
+ */
+export function pinEventLoop(cpus: string): () => void {
+  const before = allowedCpus();
+  const failure = pinThread(process.pid, cpus);
+  if (failure !== null) throw new Error(failure);
+  return () => {
+    if (before !== null) pinThread(process.pid, before.join(','));
+  };
+}
+
 /** The command that runs `command args` on `cpus` (taskset -c), for spawning the simulator. */
 export function onCpus(cpus: string, command: string, args: readonly string[]): { command: string; args: string[] } {
   return { command: 'taskset', args: ['-c', cpus, command, ...args] };

@@ -27,7 +27,7 @@ import type { CliArgs } from './cli-args.ts';
 import { Runtime } from './runtime.ts';
 import type { VenueEndpoint } from './runtime.ts';
 import { SimChild } from './sim-child.ts';
-import { pinThread, placementForThisMachine } from './cpu-placement.ts';
+import { pinEventLoop, placementForThisMachine } from './cpu-placement.ts';
 import type { CpuPlan } from './cpu-placement.ts';
 import { applyEagerTierUp } from './jit-tier-up.ts';
 import { StatusPrinter, formatMicroDollars, statusJson } from './status-line.ts';
@@ -116,7 +116,7 @@ async function main(argv: readonly string[]): Promise<number> {
     runtime = new Runtime({ config, venue, rootDir: ROOT_DIR, journalPath, logger, restrictedSubaccount: config.venue.restrictedSubaccount });
     await runtime.start();
     // Pinned only now: threads inherit their creator's CPUs, and the signing worker must not.
-    if (plan !== null) pinEventLoop(plan);
+    if (plan !== null) pinForTheRun(plan);
     process.stderr.write(`trading: ${config.strategies.map((s) => `${s.id} (${s.plugin} on ${s.markets.join(',')})`).join('; ') || 'no strategies'}; Ctrl-C to stop\n`);
     const reason = await runUntilStopped(runtime, args, logger);
     process.stderr.write(`\nstopping (${reason}): cancelling every order...\n`);
@@ -243,8 +243,11 @@ function cpuPlan(): CpuPlan | null {
   return plan;
 }
 
-/** Pins this process's event-loop thread (only it: affinity is per thread) to the plan's CPU. */
-function pinEventLoop(plan: CpuPlan): void {
-  const failure = pinThread(process.pid, plan.runtimeCpus);
-  if (failure !== null) process.stderr.write(`${failure}; the event loop stays where the scheduler puts it\n`);
+/** Pins this process's event-loop thread (only it: affinity is per thread) for the whole run; a failure is said, not fatal. */
+function pinForTheRun(plan: CpuPlan): void {
+  try {
+    pinEventLoop(plan.runtimeCpus);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}; the event loop stays where the scheduler puts it\n`);
+  }
 }

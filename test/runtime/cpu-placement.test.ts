@@ -9,7 +9,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { allowedCpus, onCpus, parseCpuList, pinThread, placementForThisMachine, planPlacement } from '../../src/runtime/cpu-placement.ts';
+import { allowedCpus, onCpus, parseCpuList, pinEventLoop, pinThread, placementForThisMachine, planPlacement } from '../../src/runtime/cpu-placement.ts';
 
 const STATUS = 'Name:\tnode\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\nMems_allowed_list:\t0\n';
 
@@ -62,5 +62,15 @@ describe('cpu placement', () => {
       sleeper.kill('SIGKILL');
     }
     expect(execFileSync('taskset', ['--version']).toString()).toMatch(/taskset/);
+
+    // This process's own event loop, pinned and given back.
+    const before = allowedCpus();
+    const unpin = pinEventLoop(plan.runtimeCpus);
+    try {
+      expect(allowedCpus()).toEqual(parseCpuList(plan.runtimeCpus));
+    } finally {
+      unpin();
+    }
+    expect(allowedCpus()).toEqual(before);
   });
 });
