@@ -307,6 +307,7 @@ export class Oms implements ExecListener {
     if (this.gate.check(intent) !== Deny.NONE) return OmsResult.RISK_DENIED;
     order.pendingPrice = price;
     order.pendingCount = restingCount;
+    order.pendingTotal = order.filledCount + restingCount;
     order.sentAtMs = this.#clock.nowMs();
     this.#apply(order, OrderEvent.AMEND_SENT, JournalKind.SENT, '', 0);
     this.entry.amend(order.orderId, order.ticker, order.side, price, asCount(order.filledCount + restingCount), order.subaccount);
@@ -504,10 +505,18 @@ export class Oms implements ExecListener {
   onAmendAck(orderId: string, fillCount: Count, remainingCount: Count, _tsMs: number): void {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('amend ack', orderId);
-    order.price = order.pendingPrice;
-    if (fillCount !== COUNT_INVALID && remainingCount !== COUNT_INVALID) order.applyAggregate(fillCount, remainingCount, false);
-    else order.totalCount = order.filledCount + order.remainingCount; // size unchanged, only the price moved
-    const event = remainingCount === 0 ? OrderEvent.AMEND_ACK_FILLED : OrderEvent.AMEND_ACK_OPEN;
+    if (order.pendingPrice > 0) order.price = order.pendingPrice;
+    if (isTerminal(order.state)) {
+      // A user_order or fill closed it first: the ack may add fills, never reopen a remainder.
+      if (fillCount !== COUNT_INVALID) order.applyAggregate(fillCount, 0, true);
+    } else if (fillCount !== COUNT_INVALID && remainingCount !== COUNT_INVALID) {
+      // remaining 0 with fills short of the amended total: the venue closed it (post-only cross cancel).
+      const askedTotal = order.pendingTotal > 0 ? order.pendingTotal : order.totalCount;
+      order.applyAggregate(fillCount, remainingCount, remainingCount === 0 && fillCount < askedTotal);
+    } else {
+      order.totalCount = order.filledCount + order.remainingCount; // size unchanged, only the price moved
+    }
+    const event = remainingCount !== 0 ? OrderEvent.AMEND_ACK_OPEN : order.complete ? OrderEvent.AMEND_ACK_FILLED : OrderEvent.AMEND_ACK_DONE;
     this.#apply(order, event, JournalKind.ACK, '', 0);
     this.#afterEvent(order);
   }

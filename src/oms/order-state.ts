@@ -58,9 +58,10 @@ export const OrderEvent = {
   RECONCILE_MISSING_EXPIRED: 29, // never acked and still not listed after the grace period
   RECONCILE_GONE_EXPIRED: 30, //  acked once, no longer listed after the grace period (closed before the read window)
   PENDING_TIMEOUT: 31, //         a pending request got no answer within pendingTimeoutMs
+  AMEND_ACK_DONE: 32, //          amend answered remaining 0, not filled in full: the venue closed it (post-only cross)
 } as const;
 export type OrderEvent = (typeof OrderEvent)[keyof typeof OrderEvent];
-export const ORDER_EVENT_COUNT = 32;
+export const ORDER_EVENT_COUNT = 33;
 
 export const ORDER_EVENT_NAMES: readonly string[] = Object.freeze(
   Object.entries(OrderEvent).sort((a, b) => a[1] - b[1]).map(([name]) => name),

@@ -51,6 +51,8 @@ export class Order {
   /** Amend in flight: target price and resting count. */
   pendingPrice: Price;
   pendingCount = 0;
+  /** The total (filled + resting) the last amend asked for, 1/100 contract: an ack short of it with nothing left was closed, not filled. */
+  pendingTotal = 0;
   /** A cancel asked for while it could not be sent (no order id yet, or another request pending). */
   cancelWanted = false;
   /** Ask the venue about this order at the next reconciliation (unknown fate or a missing table pair). */

@@ -82,6 +82,53 @@ describe('Oms: sending through the gate', () => {
   });
 });
 
+describe('Oms: an amend the venue answers with a post-only cross cancel', () => {
+  // The venue cancels a post-only order whose amended price crosses and answers the amend 200 with
+  // fill_count 0 and remaining_count 0 (PostOnlyCrossCancel); its user_order "canceled" may come
+  // before or after that answer. Either way: canceled, never filled, no table pair missing.
+  function amendedResting(): { w: ReturnType<typeof world>; coid: string } {
+    const w = world();
+    w.oms.submit(w.intent);
+    const coid = w.oms.lastClientOrderId;
+    w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
+    expect(w.oms.amend(coid, p('0.45'), c('10'))).toBe(OmsResult.OK);
+    return { w, coid };
+  }
+
+  function expectCanceledNotFilled(w: ReturnType<typeof world>, coid: string): void {
+    const order = w.oms.order(coid)!;
+    expect(order.state).toBe(S.CANCELED);
+    expect(order.filledCount).toBe(0);
+    expect(order.remainingCount).toBe(0);
+    expect(w.oms.stats.missingTransitions).toBe(0);
+    expect(w.oms.positions.at(0, TICKER).position).toBe(0);
+    expect(w.gate.exposure.openOrders).toBe(0);
+  }
+
+  it('ack first, then user_order canceled', () => {
+    const { w, coid } = amendedResting();
+    w.entry.listener!.onAmendAck('o-1', c('0'), c('0'), 0);
+    expect(w.oms.order(coid)!.state).toBe(S.CANCELED);
+    w.oms.onUserOrder(userOrder('o-1', coid, 'canceled', c('0'), c('0')));
+    expectCanceledNotFilled(w, coid);
+  });
+
+  it('user_order canceled first, then the ack', () => {
+    const { w, coid } = amendedResting();
+    w.oms.onUserOrder(userOrder('o-1', coid, 'canceled', c('0'), c('0')));
+    expect(w.oms.order(coid)!.state).toBe(S.CANCELED);
+    w.entry.listener!.onAmendAck('o-1', c('0'), c('0'), 0);
+    expectCanceledNotFilled(w, coid);
+  });
+
+  it('an amend that crossed and filled the rest is still booked as filled', () => {
+    const { w, coid } = amendedResting();
+    w.entry.listener!.onAmendAck('o-1', c('10'), c('0'), 0);
+    expect(w.oms.order(coid)!.state).toBe(S.FILLED);
+    expect(w.oms.stats.missingTransitions).toBe(0);
+  });
+});
+
 describe('Oms: cancels', () => {
   it('queues a cancel asked before the ack and sends it when the order id arrives', () => {
     const w = world();

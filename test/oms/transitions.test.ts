@@ -35,7 +35,7 @@ function resting(w: World): Ctx {
 
 /** Events that need the order id known when the order is UNKNOWN. */
 const NEEDS_ORDER_ID = new Set<OrderEvent>([
-  E.CANCEL_SENT, E.CANCEL_ACK, E.CANCEL_GONE, E.CANCEL_UNKNOWN, E.AMEND_ACK_OPEN, E.AMEND_ACK_FILLED, E.AMEND_UNKNOWN,
+  E.CANCEL_SENT, E.CANCEL_ACK, E.CANCEL_GONE, E.CANCEL_UNKNOWN, E.AMEND_ACK_OPEN, E.AMEND_ACK_FILLED, E.AMEND_ACK_DONE, E.AMEND_UNKNOWN,
   E.DECREASE_ACK_OPEN, E.DECREASE_ACK_DONE, E.DECREASE_UNKNOWN, E.RECONCILE_GONE_EXPIRED,
 ]);
 
@@ -108,6 +108,7 @@ const FIRE: Record<OrderEvent, (ctx: Ctx) => void | Promise<void>> = {
   [E.AMEND_SENT]: (x) => void expect(x.w.oms.amend(x.coid, p('0.42'), COUNT)).toBe(OmsResult.OK),
   [E.AMEND_ACK_OPEN]: (x) => x.w.entry.listener!.onAmendAck(x.orderId, c('0'), COUNT, 0),
   [E.AMEND_ACK_FILLED]: (x) => x.w.entry.listener!.onAmendAck(x.orderId, COUNT, c('0'), 0),
+  [E.AMEND_ACK_DONE]: (x) => x.w.entry.listener!.onAmendAck(x.orderId, c('0'), c('0'), 0),
   [E.AMEND_REJECT]: (x) => x.w.entry.listener!.onAmendReject(x.orderId, { status: 400, code: 'invalid_price', message: '', details: '' }),
   [E.AMEND_UNKNOWN]: (x) => x.w.entry.listener!.onAmendUnknown!(x.orderId, 'EXEC_TIMEOUT'),
   [E.DECREASE_SENT]: (x) => void expect(x.w.oms.decrease(x.coid, c('1'))).toBe(OmsResult.OK),
