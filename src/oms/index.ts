@@ -14,7 +14,7 @@ export { Order } from './order.ts';
 export { ClientOrderIds, ClientOrderIdError, parseClientOrderId, nextSessionEpoch } from './client-order-ids.ts';
 export type { ParsedClientOrderId } from './client-order-ids.ts';
 export { Journal, JournalKind, recover } from './journal.ts';
-export type { JournalOptions, RecoveredJournal, RecoveredOrder, RecoveredFill } from './journal.ts';
+export type { JournalOptions, RecoveredJournal, RecoveredKill, RecoveredOrder, RecoveredFill } from './journal.ts';
 export { Position, PositionBook, POSITION_UNKNOWN } from './positions.ts';
 export { FillDedup } from './fill-dedup.ts';
 export { reconcileRound } from './reconciler.ts';

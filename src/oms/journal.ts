@@ -18,7 +18,7 @@
  * its line survived. Flush often (the tick) to keep that window small.
  */
 
-import { closeSync, existsSync, fsync, openSync, readFileSync, write, writeSync, fsyncSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fsync, openSync, readFileSync, write, writeSync, fsyncSync } from 'node:fs';
 import type { BookSide, Price } from '../core/index.ts';
 import type { TimeInForce } from '../risk/index.ts';
 import { parseClientOrderId } from './client-order-ids.ts';
@@ -36,7 +36,8 @@ export const JournalKind = {
   STATE: 'state', //        WS user_order, timeout, table anomaly
   FILL: 'fill',
   RECONCILE: 'reconcile',
-  KILL: 'kill',
+  KILL: 'kill', //          the kill switch engaged (operator or risk breach): persists across restarts
+  RELEASE: 'release', //    the kill switch released by the operator
 } as const;
 export type JournalKind = (typeof JournalKind)[keyof typeof JournalKind];
 
@@ -92,7 +93,9 @@ export class Journal {
 
   constructor(path: string, options: JournalOptions = {}) {
     this.path = path;
-    this.#fd = openSync(path, 'a');
+    // Order flow is private: 0600, tightened if an older run created the file readable by others.
+    this.#fd = openSync(path, 'a', 0o600);
+    fchmodSync(this.#fd, 0o600);
     this.#fsync = options.fsync ?? false;
     const capacity = options.capacity ?? 4096;
     this.#ring = new Array<JournalEntry>(capacity);
@@ -195,13 +198,32 @@ export class Journal {
     e.flags = isTaker ? FLAG_TAKER : 0;
   }
 
-  appendKill(reason: string, tsMs: number): void {
-    const e = this.#take();
-    e.kind = JournalKind.KILL;
-    e.tsMs = tsMs;
-    e.clientOrderId = '';
-    e.orderId = '';
-    e.text1 = reason;
+  /**
+   * Written synchronously like the session line: an engaged kill switch must survive a crash that
+   * comes right after it. `source` says who engaged it ("operator", "risk", ...).
+   */
+  writeKillSync(tsMs: number, reason: string, source: string): void {
+    this.#writeLineSync(JSON.stringify({ k: JournalKind.KILL, t: tsMs, reason, source }));
+  }
+
+  /** The operator's release of a persisted kill switch, with who or what released it. */
+  writeReleaseSync(tsMs: number, by: string): void {
+    this.#writeLineSync(JSON.stringify({ k: JournalKind.RELEASE, t: tsMs, by }));
+  }
+
+  #writeLineSync(line: string): void {
+    if (this.#closed) {
+      this.droppedAfterClose++;
+      return;
+    }
+    // Earlier buffered lines go first so the file keeps event order.
+    this.#drain();
+    this.#pending.push(line + '\n');
+    const text = this.#pending.join('');
+    this.#pending = [];
+    writeSync(this.#fd, text);
+    if (this.#fsync) fsyncSync(this.#fd);
+    this.linesWritten++;
   }
 
   /** Serialises what is buffered and appends it; resolves when it (and every earlier write) is on the file. */
@@ -280,8 +302,6 @@ function serialize(e: JournalEntry): string {
         `,"side":${jsonStr(e.text3)},"px":${jsonNum(e.price)},"cnt":${jsonNum(e.filled)},"fee":${jsonNum(e.num1)}` +
         `,"post":${e.num2 === Number.MIN_SAFE_INTEGER ? 'null' : jsonNum(e.num2)},"sub":${jsonNum(e.num3)},"taker":${(e.flags & FLAG_TAKER) !== 0}}`
       );
-    case JournalKind.KILL:
-      return `{"k":${jsonStr(e.kind)},"t":${jsonNum(e.tsMs)},"reason":${jsonStr(e.text1)}}`;
     default: {
       let line = `{"k":${jsonStr(e.kind)},"t":${jsonNum(e.tsMs)},"coid":${jsonStr(e.clientOrderId)},"oid":${jsonStr(e.orderId)}`;
       const state = ORDER_STATE_NAMES[e.state];
@@ -362,8 +382,14 @@ export interface RecoveredJournal {
   /** Every order ever journaled, with its last known state and counts, in intent order. */
   orders: RecoveredOrder[];
   fills: RecoveredFill[];
-  /** The last session ended with the kill switch engaged. */
-  killed: boolean;
+  /** The kill switch engaged by an operator or a risk breach and not released since; null when none. */
+  kill: RecoveredKill | null;
+}
+
+export interface RecoveredKill {
+  reason: string;
+  source: string;
+  tsMs: number;
 }
 
 const STATE_BY_NAME = new Map<string, OrderState>(ORDER_STATE_NAMES.map((name, code) => [name, code as OrderState]));
@@ -379,7 +405,7 @@ export function recover(journalPath: string): RecoveredJournal {
     counterMax: 0,
     orders: [],
     fills: [],
-    killed: false,
+    kill: null,
   };
   if (!existsSync(journalPath)) return result;
   const byId = new Map<string, RecoveredOrder>();
@@ -419,11 +445,16 @@ function applyLine(result: RecoveredJournal, byId: Map<string, RecoveredOrder>, 
     result.prefix = str(r.prefix, result.prefix ?? '');
     result.sessionEpochMsMax = Math.max(result.sessionEpochMsMax, num(r.epoch));
     result.counterMax = Math.max(result.counterMax, num(r.counter));
-    result.killed = false;
     return;
   }
   if (kind === JournalKind.KILL) {
-    result.killed = true;
+    // Kill lines without a source were written by every normal stop before the stop and the kill
+    // switch were told apart: they never meant "keep trading off".
+    if (typeof r.source === 'string') result.kill = { reason: str(r.reason), source: r.source, tsMs: t };
+    return;
+  }
+  if (kind === JournalKind.RELEASE) {
+    result.kill = null;
     return;
   }
   if (kind === JournalKind.FILL) {

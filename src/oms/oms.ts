@@ -31,7 +31,7 @@ import type { OrderIntent, RiskGate } from '../risk/index.ts';
 import { ClientOrderIds, nextSessionEpoch } from './client-order-ids.ts';
 import { FillDedup } from './fill-dedup.ts';
 import { JournalKind } from './journal.ts';
-import type { Journal, RecoveredJournal } from './journal.ts';
+import type { Journal, RecoveredJournal, RecoveredKill } from './journal.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderEvent, OrderState, isLive, isTerminal } from './order-state.ts';
 import { Order } from './order.ts';
 import { SILENT_LOGGER } from './oms-inputs.ts';
@@ -156,6 +156,7 @@ export class Oms implements ExecListener {
   readonly #reconcileHost: ReconcileHost;
   readonly #onOrderChange: ((order: Readonly<Order>) => void) | null;
   #reconciling: Promise<ReconcileRoundResult> | null = null;
+  #killState: RecoveredKill | null = null;
   #lastReconcileMs = -Infinity;
 
   constructor(options: OmsOptions) {
@@ -329,15 +330,45 @@ export class Oms implements ExecListener {
   }
 
   /**
-   * Kill switch: halts the gate (only cancels pass from now on) and cancels every order of every
-   * subaccount in use with OrderEntry.cancelAll. A cancel-all the gate or the venue refuses is
-   * retried from tick(). Orders are then reconciled to confirm they are closed.
+   * Kill switch (an operator or a risk breach): halts the gate (only cancels pass from now on),
+   * journals it durably so a restart stays halted until the operator releases it, and cancels
+   * every order of every subaccount in use with OrderEntry.cancelAll. A cancel-all the gate or the
+   * venue refuses is retried from tick(). Orders are then reconciled to confirm they are closed.
    */
-  async killSwitch(reason: string): Promise<void> {
-    this.gate.kill();
+  async killSwitch(reason: string, source = 'operator'): Promise<void> {
     const nowMs = this.#clock.nowMs();
-    this.#journal?.appendKill(reason, nowMs);
-    this.#log.error({ reason }, 'oms: kill switch engaged');
+    this.#killState = { reason, source, tsMs: nowMs };
+    this.#journal?.writeKillSync(nowMs, reason, source);
+    this.#log.error({ reason, source }, 'oms: kill switch engaged');
+    await this.#haltAndCancelAll();
+  }
+
+  /**
+   * The stop path: halts the gate for the rest of this process and cancels everything like the
+   * kill switch, but journals no kill, so the next start trades (a stop is not a kill switch).
+   */
+  async cancelAllForStop(reason: string): Promise<void> {
+    this.#log.info({ reason }, 'oms: stopping: cancelling every order');
+    await this.#haltAndCancelAll();
+  }
+
+  /** The engaged kill switch (this run's or one recovered from the journal), or null. */
+  get killSwitchState(): Readonly<RecoveredKill> | null {
+    return this.#killState;
+  }
+
+  /** The operator's release of the kill switch (journaled with `by`); the caller sets the trading state again. */
+  releaseKillSwitch(by: string): void {
+    if (this.#killState === null) return;
+    const nowMs = this.#clock.nowMs();
+    this.#log.warn({ by, engaged: this.#killState }, 'oms: kill switch released');
+    this.#killState = null;
+    this.#journal?.writeReleaseSync(nowMs, by);
+    this.gate.releaseKillSwitch();
+  }
+
+  async #haltAndCancelAll(): Promise<void> {
+    this.gate.kill();
     const subaccounts = this.subaccountsInUse();
     await Promise.all(subaccounts.map((subaccount) => this.#cancelAll(subaccount)));
   }
@@ -909,7 +940,11 @@ export class Oms implements ExecListener {
       this.#journal?.appendOrderEvent(JournalKind.RECONCILE, order, -1, nowMs, 'RESTORED', 0);
       this.stats.restoredOrders++;
     }
-    if (recovered.killed) this.gate.kill(); // a restart never releases the kill switch by itself
+    if (recovered.kill !== null) {
+      // A restart never releases the kill switch by itself.
+      this.#killState = { ...recovered.kill };
+      this.gate.kill();
+    }
     if (recovered.badLines > 0) this.#log.warn({ path: recovered.path, badLines: recovered.badLines }, 'oms: journal lines skipped (torn by a crash?)');
   }
 

@@ -1,7 +1,8 @@
 /**
  * The main job's command line: `--config <path>` (default config/runtime.json), `--venue <url>`
  * (trade against another exchange at that base URL with the key from the environment),
- * `--duration <seconds>` (stop by itself), `--help`. Owns parsing only; a bad argument is a
+ * `--duration <seconds>` (stop by itself), `--release-kill-switch` (the operator releases a kill
+ * switch a previous run engaged; journaled), `--help`. Owns parsing only; a bad argument is a
  * UsageError (exit code 2).
  */
 
@@ -11,6 +12,8 @@ export interface CliArgs {
   venue: string | null;
   /** Seconds to run; 0 = until a signal. */
   durationSec: number;
+  /** Release a kill switch recovered from the journal before trading (journaled). */
+  releaseKillSwitch: boolean;
   help: boolean;
 }
 
@@ -22,7 +25,7 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `usage: npm start -- [--config <path>] [--venue <http(s)://host:port>] [--duration <seconds>]
+export const USAGE = `usage: npm start -- [--config <path>] [--venue <http(s)://host:port>] [--duration <seconds>] [--release-kill-switch]
 
   --config <path>       runtime configuration (default config/runtime.json; see config/README.md)
   --venue <url>         trade against the exchange at this REST base (e.g. http://127.0.0.1:9000),
@@ -30,10 +33,14 @@ export const USAGE = `usage: npm start -- [--config <path>] [--venue <http(s)://
                         (or the variables the config names); default: the config's venue
                         (embedded simulator unless venue.mode is "remote")
   --duration <seconds>  stop after this long: cancel every order, print a summary, exit 0
-  SIGINT / SIGTERM      the same, at any time; SIGHUP re-reads the config and redeploys changed strategies`;
+  --release-kill-switch release the kill switch a previous run engaged (the start refuses to trade
+                        while one is engaged, and says when, why and by whom); journaled
+  SIGINT / SIGTERM      the same as --duration, at any time; SIGHUP re-reads the config and
+                        redeploys changed strategies; SIGUSR2 engages the kill switch: every order
+                        cancelled, no new ones, and it persists across restarts until released`;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {
-  const args: CliArgs = { configPath: 'config/runtime.json', venue: null, durationSec: 0, help: false };
+  const args: CliArgs = { configPath: 'config/runtime.json', venue: null, durationSec: 0, releaseKillSwitch: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): string => {
@@ -64,6 +71,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
         args.durationSec = Number.parseInt(text, 10);
         break;
       }
+      case '--release-kill-switch':
+        args.releaseKillSwitch = true;
+        break;
       case '--help':
       case '-h':
         args.help = true;

@@ -36,6 +36,8 @@ export interface VenueConfig {
   privateKeyPemEnv: string;
   /** Subaccount 0-63 the API key is locked to; -1 for a full-account key. */
   restrictedSubaccount: number;
+  /** Remote venue only: a detached process that cancels every order if the runtime dies without a clean stop. */
+  orderWatchdog: boolean;
 }
 
 export interface SimConfig {

@@ -4,15 +4,24 @@
  * against it over loopback with the demo key; with `--venue <url>` or venue.mode "remote" trades
  * against that exchange with the key from the environment. Runs the configured strategies, prints
  * a status line every second (rewritten in place on a terminal, JSON lines otherwise), and on
- * SIGINT / SIGTERM or after `--duration` stops the strategies, cancels every order (kill switch:
- * cancel-all at the exchange), prints a summary, stops the simulator and exits 0. SIGHUP re-reads
- * the configuration and redeploys the strategies whose entries changed.
+ * SIGINT / SIGTERM or after `--duration` stops the strategies, cancels every order (cancel-all at
+ * the exchange), prints a summary, stops the simulator and exits 0. SIGHUP re-reads the
+ * configuration and redeploys the strategies whose entries changed. SIGUSR2 engages the kill
+ * switch, which persists in the journal: a later start refuses to trade (exit 3, saying when, why
+ * and by whom) until `--release-kill-switch`.
+ *
+ * Failures end through the same stop path: an error that escapes to the process is charged to the
+ * plugin whose code its stack names (that strategy is faulted, the rest trade on); any other ends
+ * the run like a signal (cancel-all, summary, exit 1), bounded in time. The embedded simulator
+ * exits with us however we die (sim-child.ts); against a real venue the order watchdog cancels
+ * what a SIGKILL left resting (order-watchdog.ts).
  *
  * Logs (pino JSON) go to var/log/runtime-<time>.log, the simulator's to var/log/sim-<time>.log,
- * the OMS journal to var/journal/. Wiring and process handling only.
+ * the OMS journal to var/journal/, all private to the user (0600 files in 0700 folders).
+ * Wiring and process handling only.
  */
 
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { chmodSync, createWriteStream, mkdirSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,6 +36,8 @@ import type { CliArgs } from './cli-args.ts';
 import { Runtime } from './runtime.ts';
 import type { VenueEndpoint } from './runtime.ts';
 import { SimChild } from './sim-child.ts';
+import { OrderWatchdog } from './order-watchdog.ts';
+import { RuntimeError } from './runtime.ts';
 import { pinEventLoop, placementForThisMachine } from './cpu-placement.ts';
 import type { CpuPlan } from './cpu-placement.ts';
 import { applyEagerTierUp } from './jit-tier-up.ts';
@@ -39,6 +50,31 @@ const ROOT_DIR = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_CONFIG = 2;
+/** The start refused: a kill switch engaged by an earlier run is still in the journal. */
+export const EXIT_KILL_SWITCH = 3;
+/** Longest a stop may take once a crash asked for it (cancel-all, reconcile, journal); then exit 1 anyway. */
+const CRASH_STOP_BOUND_MS = 20_000;
+
+/** How the run ends: the first of a signal, the duration or an error no plugin owns. */
+class StopRequest {
+  reason: string | null = null;
+  exitCode = EXIT_OK;
+  #wake: ((reason: string) => void) | null = null;
+
+  request(reason: string, exitCode: number): void {
+    if (this.reason !== null) return;
+    this.reason = reason;
+    this.exitCode = exitCode;
+    this.#wake?.(reason);
+  }
+
+  wait(): Promise<string> {
+    if (this.reason !== null) return Promise.resolve(this.reason);
+    return new Promise<string>((resolve) => {
+      this.#wake = resolve;
+    });
+  }
+}
 
 async function main(argv: readonly string[]): Promise<number> {
   let args: CliArgs;
@@ -75,16 +111,18 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const logDir = join(ROOT_DIR, 'var', 'log');
-  mkdirSync(logDir, { recursive: true });
+  const logDir = privateDir(join(ROOT_DIR, 'var', 'log'));
   const logPath = join(logDir, `runtime-${stamp}.log`);
-  const logStream = createWriteStream(logPath, { flags: 'a' });
+  const logStream = createWriteStream(logPath, { flags: 'a', mode: 0o600 });
   const logger = createLogger({ level: config.telemetry.logLevel, pretty: false, name: 'runtime', destination: logStream });
   process.stderr.write(`logs: ${relative(process.cwd(), logPath)}\n`);
 
   let sim: SimChild | null = null;
   let runtime: Runtime | null = null;
+  let watchdog: OrderWatchdog | null = null;
   let plan: CpuPlan | null = null;
+  const stop = new StopRequest();
+  guardEscapedErrors(stop, () => runtime, logger);
   if (config.process.eagerJitTierUp) applyEagerTierUp();
   try {
     let venue: VenueEndpoint;
@@ -103,7 +141,7 @@ async function main(argv: readonly string[]): Promise<number> {
       });
       venue = { restUrl: `${sim.ready.http}/trade-api/v2`, wsUrl: sim.ready.ws, keyId: sim.ready.keyId, privateKey: loadPrivateKey(sim.ready.privateKeyPath) };
       // A fresh simulator per run: its orders never outlive it, so each run journals on its own.
-      journalPath = join(ROOT_DIR, 'var', 'journal', `embedded-${stamp}.jsonl`);
+      journalPath = join(privateDir(join(ROOT_DIR, 'var', 'journal')), `embedded-${stamp}.jsonl`);
       process.stderr.write(`simulator ready at ${sim.ready.http} (pid ${sim.pid}, log ${relative(process.cwd(), sim.logPath)})\n`);
     } else {
       const credentials = config.credentials.venue;
@@ -111,27 +149,44 @@ async function main(argv: readonly string[]): Promise<number> {
       venue = { restUrl: config.venue.restUrl, wsUrl: config.venue.wsUrl, keyId: credentials.keyId, privateKey: credentials.privateKey };
       // One journal per venue and key: a restart reconciles what the last run left.
       const host = new URL(config.venue.restUrl).host.replace(/[^A-Za-z0-9.-]/g, '_');
-      journalPath = join(ROOT_DIR, 'var', 'journal', `${host}-${credentials.keyId.slice(0, 8).replace(/[^A-Za-z0-9]/g, '_')}.jsonl`);
+      journalPath = join(privateDir(join(ROOT_DIR, 'var', 'journal')), `${host}-${credentials.keyId.slice(0, 8).replace(/[^A-Za-z0-9]/g, '_')}.jsonl`);
     }
-    runtime = new Runtime({ config, venue, rootDir: ROOT_DIR, journalPath, logger, restrictedSubaccount: config.venue.restrictedSubaccount });
+    const releaseKillSwitchBy = args.releaseKillSwitch ? `operator: --release-kill-switch (pid ${process.pid})` : null;
+    runtime = new Runtime({ config, venue, rootDir: ROOT_DIR, journalPath, logger, restrictedSubaccount: config.venue.restrictedSubaccount, releaseKillSwitchBy });
+    if (releaseKillSwitchBy !== null) process.stderr.write(`kill switch: released (${releaseKillSwitchBy}); journaled in ${relative(process.cwd(), journalPath)}\n`);
+    if (config.venue.mode === 'remote' && config.venue.orderWatchdog) {
+      // Armed before the first order: from here a SIGKILL still ends with every order cancelled.
+      watchdog = OrderWatchdog.start({ rootDir: ROOT_DIR, restUrl: venue.restUrl, keyId: venue.keyId, privateKey: venue.privateKey, subaccounts: runtime.oms.subaccountsInUse(), logPath: join(logDir, `watchdog-${stamp}.log`) });
+      process.stderr.write(`order watchdog armed (pid ${watchdog.pid}): if this process dies without a clean stop, it cancels every order at the venue\n`);
+    }
     await runtime.start();
     // Pinned only now: threads inherit their creator's CPUs, and the signing worker must not.
     if (plan !== null) pinForTheRun(plan);
     process.stderr.write(`trading: ${config.strategies.map((s) => `${s.id} (${s.plugin} on ${s.markets.join(',')})`).join('; ') || 'no strategies'}; Ctrl-C to stop\n`);
-    const reason = await runUntilStopped(runtime, args, logger);
+    const reason = await runUntilStopped(runtime, args, logger, stop, watchdog);
     process.stderr.write(`\nstopping (${reason}): cancelling every order...\n`);
     await runtime.stop(reason);
+    watchdog?.disarm();
     printSummary(runtime, reason);
-    return EXIT_OK;
+    return stop.exitCode;
   } catch (error) {
+    if (error instanceof RuntimeError && error.code === 'RUNTIME_KILL_SWITCH_ENGAGED') {
+      logger.error({ err: error }, 'start refused: kill switch engaged');
+      process.stderr.write(`\n*** KILL SWITCH ENGAGED: not trading ***\n${error.message}\n\n`);
+      await runtime?.stop('start refused: kill switch').catch(() => undefined);
+      watchdog?.disarm();
+      return EXIT_KILL_SWITCH;
+    }
     logger.error({ err: error }, 'main job failed');
     if (error instanceof StrategyError) {
       process.stderr.write(`invalid strategy configuration: ${error.message}\n`);
       await runtime?.stop('start failed').catch(() => undefined);
+      watchdog?.disarm();
       return EXIT_CONFIG;
     }
     process.stderr.write(`failed: ${(error as Error).message}\n`);
     await runtime?.stop('start failed').catch(() => undefined);
+    watchdog?.disarm();
     return EXIT_FAILURE;
   } finally {
     if (sim !== null) await sim.stop();
@@ -139,44 +194,74 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** Prints the status every second until a signal or the duration; resolves with the reason. */
-function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger): Promise<string> {
+/** Prints the status every second until a signal, the duration or a crash; resolves with the reason. */
+async function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger, stop: StopRequest, watchdog: OrderWatchdog | null): Promise<string> {
   const printer = new StatusPrinter(process.stdout);
   const startedMs = Date.now();
-  return new Promise<string>((resolveStop) => {
-    let done = false;
-    const finish = (reason: string): void => {
-      if (done) return;
-      done = true;
-      clearInterval(statusTimer);
-      if (logTimer !== null) clearInterval(logTimer);
-      if (durationTimer !== null) clearTimeout(durationTimer);
-      process.off('SIGHUP', onHangup);
-      printer.finish();
-      resolveStop(reason);
-    };
-    const statusTimer = setInterval(() => printer.print(runtime.status(), Math.round((Date.now() - startedMs) / 1000)), 1_000);
-    // The log file gets the full status (and the hop percentiles) every telemetry.statusIntervalMs.
-    const logEveryMs = runtime.config.telemetry.statusIntervalMs;
-    const logTimer = logEveryMs > 0 ? setInterval(() => logger.info({ status: runtime.status(), hops: runtime.probe.summaries() }, 'status'), logEveryMs) : null;
-    const durationTimer = args.durationSec > 0 ? setTimeout(() => finish(`duration ${args.durationSec}s`), args.durationSec * 1_000) : null;
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals): void => {
-      signals++;
-      if (signals > 1) {
-        // A second Ctrl-C while cancelling: the operator insists. Orders may remain; the journal knows them.
-        process.stderr.write(`\n${signal} again: exiting without waiting for cancels\n`);
-        process.exit(130);
-      }
-      finish(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    const onHangup = (): void => {
-      void reloadStrategies(runtime, args, logger);
-    };
-    process.on('SIGHUP', onHangup);
-  });
+  const statusTimer = setInterval(() => {
+    printer.print(runtime.status(), Math.round((Date.now() - startedMs) / 1000));
+    watchdog?.watch(runtime.oms.subaccountsInUse());
+  }, 1_000);
+  // The log file gets the full status (and the hop percentiles) every telemetry.statusIntervalMs.
+  const logEveryMs = runtime.config.telemetry.statusIntervalMs;
+  const logTimer = logEveryMs > 0 ? setInterval(() => logger.info({ status: runtime.status(), hops: runtime.probe.summaries() }, 'status'), logEveryMs) : null;
+  const durationTimer = args.durationSec > 0 ? setTimeout(() => stop.request(`duration ${args.durationSec}s`, EXIT_OK), args.durationSec * 1_000) : null;
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    signals++;
+    if (signals > 1) {
+      // A second Ctrl-C while cancelling: the operator insists. Orders may remain; the journal knows them.
+      process.stderr.write(`\n${signal} again: exiting without waiting for cancels\n`);
+      process.exit(130);
+    }
+    stop.request(signal, EXIT_OK);
+  };
+  const onHangup = (): void => {
+    void reloadStrategies(runtime, args, logger);
+  };
+  const onKillSwitch = (): void => {
+    process.stderr.write('\nSIGUSR2: kill switch engaged: cancelling every order; no new ones until --release-kill-switch\n');
+    runtime.engageKillSwitch('SIGUSR2', 'operator').catch((error: unknown) => logger.error({ err: error }, 'kill switch: cancel-all failed; retried by the OMS tick'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onHangup);
+  process.on('SIGUSR2', onKillSwitch);
+  const reason = await stop.wait();
+  clearInterval(statusTimer);
+  if (logTimer !== null) clearInterval(logTimer);
+  if (durationTimer !== null) clearTimeout(durationTimer);
+  process.off('SIGHUP', onHangup);
+  process.off('SIGUSR2', onKillSwitch);
+  printer.finish();
+  return reason;
+}
+
+/**
+ * Errors that escaped every callback: charged to the plugin whose module the stack names (the
+ * host faults its instances; the rest trade on), else the run stops through the stop path with
+ * exit 1, within CRASH_STOP_BOUND_MS even if the stop itself hangs.
+ */
+function guardEscapedErrors(stop: StopRequest, runtimeOf: () => Runtime | null, logger: Logger): void {
+  const onEscaped = (error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): void => {
+    const message = error instanceof Error ? error.message : String(error);
+    const faulted = runtimeOf()?.host.faultEscapedError(error, origin) ?? null;
+    if (faulted !== null) {
+      logger.error({ err: error, origin, strategies: faulted }, 'plugin error escaped to the process: its strategies are faulted, the rest trade on');
+      process.stderr.write(`\n${origin} in plugin code, strategies [${faulted.join(', ')}] faulted (their orders cancelled): ${message}\n`);
+      return;
+    }
+    logger.fatal({ err: error, origin }, 'unattributed error: stopping through the stop path');
+    process.stderr.write(`\nfatal ${origin}: ${error instanceof Error ? (error.stack ?? message) : message}\n`);
+    if (stop.reason !== null) return; // already stopping; the bound below (or the stop) ends it
+    setTimeout(() => {
+      process.stderr.write(`stop did not finish within ${CRASH_STOP_BOUND_MS} ms after the crash; exiting\n`);
+      process.exit(EXIT_FAILURE);
+    }, CRASH_STOP_BOUND_MS);
+    stop.request(`crash (${origin}): ${message}`, EXIT_FAILURE);
+  };
+  process.on('uncaughtException', (error) => onEscaped(error, 'uncaughtException'));
+  process.on('unhandledRejection', (reason) => onEscaped(reason, 'unhandledRejection'));
 }
 
 /** SIGHUP: re-read the config file; redeploy changed strategies, start new ones, stop removed ones. */
@@ -235,6 +320,13 @@ main(process.argv.slice(2)).then(
     process.exit(EXIT_FAILURE);
   },
 );
+
+/** A folder only this user can read (0700), tightened if an older run made it world-readable. */
+function privateDir(path: string): string {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  chmodSync(path, 0o700);
+  return path;
+}
 
 /** sim.cpuPlacement auto (cpu-placement.ts): the plan for this machine, or null after saying why not. */
 function cpuPlan(): CpuPlan | null {

@@ -25,7 +25,7 @@ import type { OrderBook } from '../book/index.ts';
 import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
 import type { ExecListener } from '../exec/index.ts';
 import { Journal, Oms, recover } from '../oms/index.ts';
-import type { RecoveredJournal } from '../oms/index.ts';
+import type { RecoveredJournal, RecoveredKill } from '../oms/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES, Deny, IntentKind, RiskGate, TradingState, createIntent, riskLimits } from '../risk/index.ts';
 import type { RiskLimits } from '../risk/index.ts';
 import { StrategyHost } from '../strategy/index.ts';
@@ -73,9 +73,14 @@ export interface RuntimeOptions {
   pendingTimeoutMs?: number;
   unknownGraceMs?: number;
   reconcileIntervalMs?: number;
+  /**
+   * Who releases a kill switch recovered from the journal (e.g. "operator: --release-kill-switch");
+   * journaled. Null/undefined: an engaged kill switch makes start() refuse to trade.
+   */
+  releaseKillSwitchBy?: string | null;
 }
 
-export type RuntimeErrorCode = 'RUNTIME_FEED_CONNECT_TIMEOUT' | 'RUNTIME_START_FAILED';
+export type RuntimeErrorCode = 'RUNTIME_FEED_CONNECT_TIMEOUT' | 'RUNTIME_START_FAILED' | 'RUNTIME_KILL_SWITCH_ENGAGED';
 
 export class RuntimeError extends Error {
   readonly code: RuntimeErrorCode;
@@ -109,6 +114,8 @@ export interface RuntimeStatus {
   denies: Record<string, number>;
   feedState: string;
   strategies: { id: string; status: string }[];
+  /** The engaged kill switch, or null. */
+  killSwitch: { reason: string; source: string; sinceMs: number } | null;
 }
 
 /** The risk limits the gate enforces, from the validated config's `risk` section. */
@@ -159,7 +166,7 @@ export class Runtime {
     const log = options.logger;
 
     this.gate = new RiskGate({ limits: limitsFromConfig(config, options.restrictedSubaccount ?? -1), clock: this.clock });
-    this.gate.setTradingState(config.risk.tradingState === 'halted' ? TradingState.HALTED : config.risk.tradingState === 'reducing' ? TradingState.REDUCING : TradingState.ACTIVE);
+    this.gate.setTradingState(configuredTradingState(config));
     // The probe stamps the verdict of the gate's check; one wrapper, bound once at wiring.
     const check = this.gate.check.bind(this.gate);
     const probe = this.probe;
@@ -197,7 +204,7 @@ export class Runtime {
     });
     this.entry = new ObservedOrderEntry(this.rest, this.probe, this.#updates);
 
-    mkdirSync(dirname(options.journalPath), { recursive: true });
+    mkdirSync(dirname(options.journalPath), { recursive: true, mode: 0o700 });
     this.recovered = recover(options.journalPath);
     this.journal = new Journal(options.journalPath);
     const strategies = options.strategies ?? config.strategies;
@@ -217,6 +224,11 @@ export class Runtime {
       onOrderChange: (order) => this.#updates.noteChange(order),
     });
     this.entry.setOrderLookup(this.oms);
+    const releaseBy = options.releaseKillSwitchBy ?? null;
+    if (releaseBy !== null && this.oms.killSwitchState !== null) {
+      this.oms.releaseKillSwitch(releaseBy);
+      this.gate.setTradingState(configuredTradingState(config));
+    }
     this.port = new OmsOrderPort(this.oms, this.gate, this.probe, this.#updates);
     this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, this.probe, this.#updates, log.child({ component: 'feed-listener' }));
     this.feed.setListener(this.listener);
@@ -235,6 +247,14 @@ export class Runtime {
    */
   async start(): Promise<void> {
     const log = this.logger;
+    const kill = this.oms.killSwitchState;
+    if (kill !== null) {
+      throw new RuntimeError(
+        'RUNTIME_KILL_SWITCH_ENGAGED',
+        `the kill switch is engaged since ${new Date(kill.tsMs).toISOString()} (${kill.source}: ${kill.reason}); ` +
+          `nothing will trade until an operator releases it: npm start -- --release-kill-switch (journaled in ${this.journal.path})`,
+      );
+    }
     const timeoutMs = this.#options.startTimeoutMs ?? 10_000;
     await this.rest.connect();
     log.info({ signing: this.config.exec.signing, connections: this.config.exec.connections }, 'order entry connected and warmed');
@@ -263,9 +283,18 @@ export class Runtime {
   }
 
   /**
-   * Stops strategies (each cancels its orders and drains), engages the kill switch (cancel-all at
-   * the exchange for every subaccount in use), reconciles once, then closes feed, order entry and
-   * journal. Idempotent.
+   * The kill switch (operator or risk breach): cancels every order at the exchange, denies every
+   * new one, and persists in the journal so a restart refuses to trade until it is released.
+   * Strategies keep running and hear KILL_SWITCH denies.
+   */
+  async engageKillSwitch(reason: string, source = 'operator'): Promise<void> {
+    await this.oms.killSwitch(reason, source);
+  }
+
+  /**
+   * Stops strategies (each cancels its orders and drains), cancels everything left (cancel-all at
+   * the exchange for every subaccount in use; not the kill switch, so the next start trades),
+   * reconciles once, then closes feed, order entry and journal. Idempotent.
    */
   async stop(reason = 'shutdown'): Promise<void> {
     if (this.#stopped) return;
@@ -277,10 +306,10 @@ export class Runtime {
       log.error({ err: error }, 'stopping strategies failed');
     }
     try {
-      await this.oms.killSwitch(reason);
+      await this.oms.cancelAllForStop(reason);
       await this.oms.reconcile();
     } catch (error) {
-      log.error({ err: error }, 'kill switch or final reconcile failed');
+      log.error({ err: error }, 'cancel-all or final reconcile failed');
     }
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
@@ -337,6 +366,7 @@ export class Runtime {
       denies,
       feedState: this.feed.state,
       strategies: this.host.summaries().map((s) => ({ id: s.id, status: s.status })),
+      killSwitch: killSwitchStatus(this.oms.killSwitchState),
     };
   }
 
@@ -412,6 +442,15 @@ const NO_EXEC_LISTENER: ExecListener = {
   onCreateAck: ignore, onCreateReject: ignore, onCreateUnknown: ignore, onCancelAck: ignore, onCancelReject: ignore,
   onCancelUnknown: ignore, onAmendAck: ignore, onAmendReject: ignore, onDecreaseAck: ignore, onDecreaseReject: ignore,
 };
+
+function configuredTradingState(config: DeepReadonly<RuntimeConfig>): TradingState {
+  const state = config.risk.tradingState;
+  return state === 'halted' ? TradingState.HALTED : state === 'reducing' ? TradingState.REDUCING : TradingState.ACTIVE;
+}
+
+function killSwitchStatus(kill: Readonly<RecoveredKill> | null): RuntimeStatus['killSwitch'] {
+  return kill === null ? null : { reason: kill.reason, source: kill.source, sinceMs: kill.tsMs };
+}
 
 function midPrice(book: OrderBook): number {
   const bid = book.bestBid();

@@ -2,7 +2,9 @@
  * The embedded venue as a child process: `node --import tsx src/sim/main.ts --port 0 ...`, so the
  * simulator's work never shares the runtime's event loop. Waits for its one JSON ready line on
  * stdout (bounded by a timeout), pipes its stderr (pino JSON) to a log file, and stops it with
- * SIGTERM (SIGKILL after a grace period). Owns the child's lifecycle only.
+ * SIGTERM (SIGKILL after a grace period). The child holds the read end of a pipe on its stdin
+ * (`--exit-with-stdin`): the kernel closes our end however we die, SIGKILL included, and the
+ * simulator then exits too instead of running on as an orphan. Owns the child's lifecycle only.
  */
 
 import { spawn } from 'node:child_process';
@@ -65,17 +67,20 @@ export class SimChild {
   }
 
   static async start(options: SimChildOptions): Promise<SimChild> {
-    const args = ['--import', 'tsx', join('src', 'sim', 'main.ts'), '--port', '0'];
+    const args = ['--import', 'tsx', join('src', 'sim', 'main.ts'), '--port', '0', '--exit-with-stdin'];
     if (options.seed !== undefined) args.push('--seed', String(options.seed));
     if (options.marketsFile !== undefined && options.marketsFile !== null) args.push('--markets', options.marketsFile);
     if (options.faultProfile !== undefined && options.faultProfile !== null) args.push('--faults', options.faultProfile);
     if (options.activityUpdatesPerSec !== undefined) args.push('--activity-rate', String(options.activityUpdatesPerSec));
     if (options.keysDir !== undefined) args.push('--keys-dir', options.keysDir);
     args.push('--log-level', options.logLevel ?? 'info', ...(options.extraArgs ?? []));
-    mkdirSync(dirname(options.logPath), { recursive: true });
-    const log = createWriteStream(options.logPath, { flags: 'a' });
+    mkdirSync(dirname(options.logPath), { recursive: true, mode: 0o700 });
+    const log = createWriteStream(options.logPath, { flags: 'a', mode: 0o600 });
     const launch = options.cpus === undefined || options.cpus === null ? { command: process.execPath, args } : onCpus(options.cpus, process.execPath, args);
-    const child = spawn(launch.command, launch.args, { cwd: options.rootDir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(launch.command, launch.args, { cwd: options.rootDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Nothing is ever written: the pipe only tells the child we are alive. It must not hold our loop open.
+    child.stdin!.on('error', () => undefined);
+    (child.stdin as unknown as { unref?: () => void }).unref?.();
     child.stderr!.pipe(log);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const timeoutMs = options.readyTimeoutMs ?? 30_000;

@@ -23,7 +23,8 @@ export function statusText(status: RuntimeStatus, elapsedSec: number): string {
   const denies = Object.entries(status.denies);
   const deniesText = denies.length === 0 ? 'none' : denies.map(([name, n]) => `${name}=${n}`).join(' ');
   const t2t = status.tickToTradeCount === 0 ? 'n/a' : `p50 ${microseconds(status.tickToTradeUsP50)}µs p99 ${microseconds(status.tickToTradeUsP99)}µs`;
-  return `${elapsedSec}s | books ${status.booksSynced}/${status.booksTotal} | open ${status.openOrders} | sent ${status.ordersSent} | fills ${status.fills} | pos ${positions} | PnL ${formatMicroDollars(status.pnlMicro)} | t2t ${t2t} | denies ${deniesText}`;
+  const kill = status.killSwitch === null ? '' : `KILL SWITCH (${status.killSwitch.source}: ${status.killSwitch.reason}) | `;
+  return `${kill}${elapsedSec}s | books ${status.booksSynced}/${status.booksTotal} | open ${status.openOrders} | sent ${status.ordersSent} | fills ${status.fills} | pos ${positions} | PnL ${formatMicroDollars(status.pnlMicro)} | t2t ${t2t} | denies ${deniesText}`;
 }
 
 export function statusJson(status: RuntimeStatus, elapsedSec: number): string {
@@ -39,6 +40,8 @@ export function statusJson(status: RuntimeStatus, elapsedSec: number): string {
     tickToTradeUs: { p50: status.tickToTradeUsP50, p99: status.tickToTradeUsP99, count: status.tickToTradeCount },
     denies: status.denies,
     feed: status.feedState,
+    strategies: status.strategies,
+    killSwitch: status.killSwitch === null ? null : { reason: status.killSwitch.reason, source: status.killSwitch.source, since: new Date(status.killSwitch.sinceMs).toISOString() },
   });
 }
 

@@ -13,6 +13,8 @@
  *   --keys-dir DIR      demo key directory (default var/sim-keys)
  *   --log-level LEVEL   stderr log level (default info)
  *   --probe             wire-to-wire probe on (GET /_sim/probe, POST /_sim/probe/reset; default off)
+ *   --exit-with-stdin   exit when stdin ends: a parent that holds the other end of a pipe takes
+ *                       the simulator down with it however it dies (the embedded venue's mode)
  */
 
 import { createLogger } from '../telemetry/index.ts';
@@ -28,6 +30,7 @@ interface Args {
   keysDir: string | undefined;
   logLevel: string;
   probe: boolean;
+  exitWithStdin: boolean;
 }
 
 class UsageError extends Error {
@@ -40,7 +43,7 @@ function integerArg(name: string, text: string | undefined): number {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { port: 0, host: '127.0.0.1', seed: 1, markets: undefined, faults: 'none', activityRate: 0, keysDir: undefined, logLevel: 'info', probe: false };
+  const args: Args = { port: 0, host: '127.0.0.1', seed: 1, markets: undefined, faults: 'none', activityRate: 0, keysDir: undefined, logLevel: 'info', probe: false, exitWithStdin: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
@@ -78,6 +81,9 @@ function parseArgs(argv: readonly string[]): Args {
       case '--probe':
         args.probe = true;
         break;
+      case '--exit-with-stdin':
+        args.exitWithStdin = true;
+        break;
       default:
         throw new UsageError(`unknown argument ${flag}`);
     }
@@ -114,6 +120,8 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'simulator stopping');
+    // A close that hangs (a stuck client socket) must not keep an orphan alive.
+    setTimeout(() => process.exit(0), 5_000).unref();
     void sim.close().then(() => {
       logger.flush();
       process.exit(0);
@@ -121,6 +129,11 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  if (args.exitWithStdin) {
+    process.stdin.on('end', () => stop('parent gone (stdin ended)'));
+    process.stdin.on('error', () => stop('parent gone (stdin error)'));
+    process.stdin.resume();
+  }
 }
 
 main().catch((error: unknown) => {

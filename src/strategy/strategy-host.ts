@@ -20,6 +20,7 @@
  */
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DENY_NAMES } from '../risk/index.ts';
 import type { ContextBinding } from './strategy-context.ts';
 import { BoundStrategyContext } from './strategy-context.ts';
@@ -98,6 +99,8 @@ export class StrategyHost {
   readonly #scratch: OrderView[] = [];
   /** Operations (deploy, stop, redeploy) run one at a time, in call order. */
   #queue: Promise<unknown> = Promise.resolve();
+  /** Every plugin module ever deployed (file path) -> the strategy ids that ran it: attributes escaped errors. */
+  readonly #modules = new Map<string, Set<string>>();
 
   constructor(options: StrategyHostOptions) {
     this.#ports = options.ports;
@@ -367,6 +370,10 @@ export class StrategyHost {
   async #deploy(entry: StrategyEntry, loaded: LoadedPlugin, reuseGroup: number | null): Promise<void> {
     const ports = this.#ports;
     const strategyId = this.#numberOf(entry.id);
+    const modulePath = moduleFilePath(loaded.moduleUrl);
+    let ids = this.#modules.get(modulePath);
+    if (ids === undefined) this.#modules.set(modulePath, (ids = new Set<string>()));
+    ids.add(entry.id);
     try {
       await ports.markets.ensureMarkets(entry.markets);
     } catch (error) {
@@ -469,6 +476,29 @@ export class StrategyHost {
     } catch (error) {
       this.#ports.logger.warn({ strategy: entry.id, err: error, code: 'STRATEGY_GROUP_RELEASE_FAILED' }, 'order group release failed');
     }
+  }
+
+  /**
+   * An error that escaped every callback to the process: a plugin's own timer that threw, or a
+   * promise it left rejected. When the error's stack names a plugin module, every running
+   * instance of that module is faulted as if a callback had thrown (orders cancelled, the rest
+   * keep trading) and their ids are returned; instances already faulted or stopped absorb it.
+   * Returns null when no plugin is named: the caller must end the process through its stop path.
+   */
+  faultEscapedError(error: unknown, origin: string): string[] | null {
+    const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : '';
+    if (stack === '') return null;
+    let named: string[] | null = null;
+    for (const [path, ids] of this.#modules) {
+      if (!stack.includes(path) && !stack.includes(pathToFileURL(path).href)) continue;
+      named ??= [];
+      for (const id of ids) {
+        named.push(id);
+        const d = this.#byId.get(id);
+        if (d !== undefined) this.#fault(d, origin, error);
+      }
+    }
+    return named;
   }
 
   #fault(d: Deployment, callback: string, error: unknown): void {
@@ -575,4 +605,11 @@ function summaryOf(d: Deployment): DeploymentSummary {
     denies,
     fault: d.fault,
   };
+}
+
+/** The plugin's file path without the redeploy cache-bust query, as stack frames show it. */
+function moduleFilePath(moduleUrl: string): string {
+  const url = new URL(moduleUrl);
+  url.search = '';
+  return fileURLToPath(url);
 }

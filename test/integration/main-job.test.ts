@@ -7,53 +7,15 @@
  * test reads its stdout lines and exit code, and checks the simulator child is gone afterwards.
  */
 
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MARKET, ROOT_DIR } from './helpers.ts';
+import { MARKET } from './helpers.ts';
+import { isAlive, runMain } from './main-process.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'main-job-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-
-interface Run {
-  code: number | null;
-  lines: string[];
-  stderr: string;
-}
-
-/** Runs the main job; `onLine` may signal it. Bounded by `timeoutMs` (then SIGKILL). */
-function runMain(args: string[], onLine: (line: string, child: ReturnType<typeof spawn>) => void, timeoutMs: number): Promise<Run> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtime/main.ts', ...args], { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    lines.push(line);
-    onLine(line, child);
-  });
-  return new Promise<Run>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, lines, stderr });
-    });
-  });
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('main job', () => {
   it('trades against its simulator child, prints status lines, and on SIGINT cancels, summarises and exits 0', async () => {
@@ -64,14 +26,14 @@ describe('main job', () => {
       strategies: [{ id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 1, markets: [MARKET], params: { halfSpreadTicks: 2, fairValue: '0.5000' } }],
     }));
     let signalled = false;
-    const run = await runMain(['--config', config], (line, child) => {
+    const run = await runMain(['--config', config], { timeoutMs: 90_000, onLine: (line, child) => {
       if (signalled || !line.startsWith('{"event":"status"')) return;
       const status = JSON.parse(line) as { openOrders: number };
       if (status.openOrders >= 2) {
         signalled = true;
         child.kill('SIGINT');
       }
-    }, 90_000);
+    } });
     expect(run.stderr).toContain('simulator ready at http://127.0.0.1:');
     expect(run.code).toBe(0);
     const statuses = run.lines.filter((line) => line.startsWith('{"event":"status"')).map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -96,7 +58,7 @@ describe('main job', () => {
     write(2);
     let phase = 0;
     let statusesAfterHangup = 0;
-    const run = await runMain(['--config', config], (line, child) => {
+    const run = await runMain(['--config', config], { timeoutMs: 90_000, onLine: (line, child) => {
       if (!line.startsWith('{"event":"status"')) return;
       if (phase === 0 && (JSON.parse(line) as { openOrders: number }).openOrders >= 2) {
         phase = 1;
@@ -106,7 +68,7 @@ describe('main job', () => {
         phase = 2;
         child.kill('SIGTERM');
       }
-    }, 90_000);
+    } });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('SIGHUP: redeployed [mm], deployed [], stopped []');
     const summary = JSON.parse(run.lines.find((line) => line.startsWith('{"event":"summary"'))!) as Record<string, unknown>;
@@ -118,7 +80,7 @@ describe('main job', () => {
   it('exits 2 naming the problem when the configuration is invalid', async () => {
     const config = join(work, 'bad.json');
     writeFileSync(config, JSON.stringify({ risk: { maxOrderCount: 100 }, strategies: [{ id: 'mm', plugin: 'strategies/market-maker.ts', markets: [MARKET], params: { halfSpreadTicks: -1 } }] }));
-    const run = await runMain(['--config', config], () => {}, 60_000);
+    const run = await runMain(['--config', config], { timeoutMs: 60_000 });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('/risk/maxOrderCount');
   });
@@ -126,14 +88,14 @@ describe('main job', () => {
   it('exits 2 on a strategy whose params do not match its plugin schema, before starting a venue', async () => {
     const config = join(work, 'bad-params.json');
     writeFileSync(config, JSON.stringify({ strategies: [{ id: 'mm', plugin: 'strategies/market-maker.ts', markets: [MARKET], params: { halfSpreadTicks: -1 } }] }));
-    const run = await runMain(['--config', config], () => {}, 60_000);
+    const run = await runMain(['--config', config], { timeoutMs: 60_000 });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('strategies[mm].params/halfSpreadTicks: must be >= 0');
     expect(run.stderr).not.toContain('simulator ready');
   });
 
   it('exits 2 on an unknown argument', async () => {
-    const run = await runMain(['--bogus'], () => {}, 60_000);
+    const run = await runMain(['--bogus'], { timeoutMs: 60_000 });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('unknown argument "--bogus"');
   });

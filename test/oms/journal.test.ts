@@ -6,7 +6,7 @@
 // simulate a crash right after "intent sent" (plus a torn half line); a second OMS is built from
 // recover() over a fresh fake OrderEntry and driven through reconciliation.
 
-import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, appendFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, appendFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ describe('Journal', () => {
 
   it('recover() of a missing file is empty', () => {
     const recovered = recover(join(dir, 'none.jsonl'));
-    expect(recovered).toMatchObject({ lines: 0, counterMax: 0, sessionEpochMsMax: 0, orders: [], fills: [], killed: false });
+    expect(recovered).toMatchObject({ lines: 0, counterMax: 0, sessionEpochMsMax: 0, orders: [], fills: [], kill: null });
   });
 });
 
@@ -151,7 +151,7 @@ describe('restart from the journal', () => {
     const first = world({ journal: new Journal(path) });
     first.oms.onFill(fill('o-x', '', 'bid', p('0.40'), c('3'), { tradeId: 't-1' }));
     first.oms.onFill(fill('o-x', '', 'ask', p('0.50'), c('1'), { tradeId: 't-2' }));
-    await first.oms.killSwitch('operator');
+    await first.oms.killSwitch('position breach', 'risk');
     await first.oms.stop();
 
     const second = world({ recovered: recover(path) });
@@ -161,7 +161,45 @@ describe('restart from the journal', () => {
     second.oms.onFill(fill('o-x', '', 'bid', p('0.40'), c('3'), { tradeId: 't-1' })); // replayed by the socket
     expect(second.oms.position(0, TICKER)!.position).toBe(c('2'));
     expect(second.gate.killed).toBe(true);
+    expect(second.oms.killSwitchState).toMatchObject({ reason: 'position breach', source: 'risk' });
     expect(second.oms.submit(second.intent)).toBe(Deny.KILL_SWITCH);
+  });
+});
+
+describe('Journal: the kill switch persists until released; a stop is not a kill', () => {
+  it('a normal stop leaves the next start trading', async () => {
+    const path = join(dir, 'stop.jsonl');
+    const first = world({ journal: new Journal(path) });
+    await first.oms.cancelAllForStop('SIGINT');
+    expect(first.gate.killed).toBe(true); // no new orders while this process stops
+    await first.oms.stop();
+    const second = world({ recovered: recover(path) });
+    expect(second.oms.killSwitchState).toBeNull();
+    expect(second.oms.submit(second.intent)).toBe(Deny.NONE);
+  });
+
+  it('an engaged kill survives session lines and restarts; a release is journaled and clears it', async () => {
+    const path = join(dir, 'kill.jsonl');
+    const first = world({ journal: new Journal(path) });
+    await first.oms.killSwitch('operator SIGUSR2');
+    await first.oms.stop();
+    // A second run that never released it writes its own session line: still engaged.
+    const second = world({ recovered: recover(path), journal: new Journal(path) });
+    expect(second.oms.killSwitchState?.reason).toBe('operator SIGUSR2');
+    second.oms.releaseKillSwitch('--release-kill-switch');
+    expect(second.gate.killed).toBe(false);
+    await second.oms.stop();
+    const lines = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { k: string; by?: string });
+    expect(lines.filter((line) => line.k === 'release')).toEqual([expect.objectContaining({ by: '--release-kill-switch' })]);
+    const third = world({ recovered: recover(path) });
+    expect(third.oms.killSwitchState).toBeNull();
+    expect(third.oms.submit(third.intent)).toBe(Deny.NONE);
+  });
+
+  it('reads a kill line without a source (written by stops before this fix) as no kill', () => {
+    const path = join(dir, 'legacy.jsonl');
+    writeFileSync(path, '{"k":"session","t":1,"prefix":"rt","epoch":1,"counter":0}\n{"k":"kill","t":2,"reason":"SIGINT"}\n');
+    expect(recover(path).kill).toBeNull();
   });
 });
 

@@ -387,6 +387,7 @@ describe('Oms: kill switch', () => {
     w.oms.submit(w.intent);
     w.oms.onFill(fill('z', '', 'bid', p('0.40'), c('1'), { subaccount: 7 }));
     await w.oms.killSwitch('test');
+    expect(w.oms.killSwitchState).toMatchObject({ reason: 'test', source: 'operator' });
     expect(w.entry.cancelAlls).toEqual([0, 3, 5, 7]);
     expect(w.gate.killed).toBe(true);
     expect(w.gate.tradingState).toBe(TradingState.HALTED);
@@ -401,6 +402,7 @@ describe('Oms: kill switch', () => {
     w.oms.submit(w.intent);
     w.entry.cancelAllFailures = 1;
     await w.oms.killSwitch('test');
+    expect(w.oms.killSwitchState).toMatchObject({ reason: 'test', source: 'operator' });
     expect(w.entry.cancelAlls).toEqual([0]);
     w.oms.tick();
     await Promise.resolve();

@@ -1,5 +1,5 @@
 /**
- * Goal: the main job's command line parses --config, --venue, --duration and --help, refuses
+ * Goal: the main job's command line parses --config, --venue, --duration, --release-kill-switch and --help, refuses
  * anything else with a UsageError (exit code 2), and derives REST and WebSocket URLs from a venue.
  * Method: table-driven calls of parseCliArgs and venueUrls.
  */
@@ -9,12 +9,12 @@ import { UsageError, parseCliArgs, venueUrls } from '../../src/runtime/cli-args.
 
 describe('parseCliArgs', () => {
   it('defaults to config/runtime.json, the config venue and no duration', () => {
-    expect(parseCliArgs([])).toEqual({ configPath: 'config/runtime.json', venue: null, durationSec: 0, help: false });
+    expect(parseCliArgs([])).toEqual({ configPath: 'config/runtime.json', venue: null, durationSec: 0, releaseKillSwitch: false, help: false });
   });
 
   it('reads every flag', () => {
-    expect(parseCliArgs(['--config', 'x.json', '--venue', 'http://127.0.0.1:9000', '--duration', '30', '--help'])).toEqual({
-      configPath: 'x.json', venue: 'http://127.0.0.1:9000', durationSec: 30, help: true,
+    expect(parseCliArgs(['--config', 'x.json', '--venue', 'http://127.0.0.1:9000', '--duration', '30', '--release-kill-switch', '--help'])).toEqual({
+      configPath: 'x.json', venue: 'http://127.0.0.1:9000', durationSec: 30, releaseKillSwitch: true, help: true,
     });
   });
 

@@ -36,7 +36,7 @@ describe('defaults', () => {
     const config = defaultConfig();
     expect(config.venue).toEqual({
       mode: 'embedded', restUrl: null, wsUrl: null,
-      keyIdEnv: 'KALSHI_API_KEY_ID', privateKeyPathEnv: 'KALSHI_PRIVATE_KEY_PATH', privateKeyPemEnv: 'KALSHI_PRIVATE_KEY_PEM', restrictedSubaccount: -1,
+      keyIdEnv: 'KALSHI_API_KEY_ID', privateKeyPathEnv: 'KALSHI_PRIVATE_KEY_PATH', privateKeyPemEnv: 'KALSHI_PRIVATE_KEY_PEM', restrictedSubaccount: -1, orderWatchdog: true,
     });
     expect(config.risk.maxOrderCount).toBe(10_000); // "100.00" contracts in 1/100 contract
     expect(config.risk.maxOrderNotionalDollars).toBe(1_000_000); // "100.00" dollars in 1/10,000 dollar

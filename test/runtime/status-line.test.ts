@@ -24,6 +24,7 @@ const status: RuntimeStatus = {
   denies: { POST_ONLY_CROSS: 2 },
   feedState: 'open',
   strategies: [{ id: 'mm', status: 'running' }],
+  killSwitch: null,
 };
 
 describe('status formatting', () => {
@@ -41,8 +42,14 @@ describe('status formatting', () => {
     expect(JSON.parse(statusJson(status, 7))).toEqual({
       event: 'status', elapsedSec: 7, books: { synced: 1, total: 2 }, openOrders: 3, ordersSent: 10, fills: 4,
       positions: [{ ticker: 'KXA', subaccount: 1, position: '-2.50', pnl: '-$0.0123' }], pnl: '$1.2346',
-      tickToTradeUs: { p50: 31.24, p99: 812.9, count: 100 }, denies: { POST_ONLY_CROSS: 2 }, feed: 'open',
+      tickToTradeUs: { p50: 31.24, p99: 812.9, count: 100 }, denies: { POST_ONLY_CROSS: 2 }, feed: 'open', strategies: [{ id: 'mm', status: 'running' }], killSwitch: null,
     });
+  });
+
+  it('leads with an engaged kill switch, its source, reason and time', () => {
+    const killed: RuntimeStatus = { ...status, killSwitch: { reason: 'SIGUSR2', source: 'operator', sinceMs: Date.UTC(2026, 10, 24, 12) } };
+    expect(statusText(killed, 7).startsWith('KILL SWITCH (operator: SIGUSR2) | 7s |')).toBe(true);
+    expect(JSON.parse(statusJson(killed, 7)).killSwitch).toEqual({ reason: 'SIGUSR2', source: 'operator', since: '2026-11-24T12:00:00.000Z' });
   });
 
   it('rewrites one line on a terminal and prints JSON lines otherwise', () => {

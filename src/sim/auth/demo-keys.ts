@@ -46,14 +46,15 @@ export function loadOrCreateDemoKey(store: ApiKeyStore, keysDir: string, tier: R
     keyId = meta.keyId;
     privateKeyPem = readFileSync(privateKeyPath, 'utf8');
   } else {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o700);
     const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
     keyId = randomUUID();
     privateKeyPem = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     writeFileSync(privateKeyPath, privateKeyPem, { mode: 0o600 });
     chmodSync(privateKeyPath, 0o600);
     const meta: DemoKeyFile = { keyId, scopes: [...SCOPES], tier, userId };
-    writeFileSync(metaPath, `${JSON.stringify(meta, null, 2)}\n`);
+    writeFileSync(metaPath, `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o600 });
   }
   const record = store.register({ keyId, scopes: SCOPES, subaccount: null, tier, userId }, createPublicKey(privateKeyPem));
   return { keyId, privateKeyPem, privateKeyPath, record };

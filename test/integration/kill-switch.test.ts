@@ -1,0 +1,107 @@
+/**
+ * Goal: a normal stop never disables the next start, while a kill switch engaged by the operator
+ * persists across restarts: the next start refuses to trade (exit 3) and says when, why and by
+ * whom, and only `--release-kill-switch` releases it (journaled), after which the job trades.
+ * Method: the main job as a user runs it (child process, remote venue mode so the journal is kept
+ * across runs) against an in-process simulator, with the shipped config's shape (market maker in
+ * an order group); status lines, stderr, exit codes, the journal file and the venue's resting
+ * orders are checked, and the modes of the log and journal files. Every run is bounded in time.
+ */
+
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MARKET, ROOT_DIR, startTestSim } from './helpers.ts';
+import type { TestSim } from './helpers.ts';
+import { remoteConfig, remoteJournalPath, removeJournal, runMain, statusLines, summaryOf, venueResting } from './main-process.ts';
+
+const SUB = 1;
+let sim: TestSim;
+
+beforeAll(async () => {
+  sim = await startTestSim({ activity: { updatesPerSec: 20 } });
+});
+
+afterAll(async () => {
+  removeJournal(sim);
+  await sim.close();
+});
+
+function makerConfig(name: string): { path: string; env: Record<string, string> } {
+  return remoteConfig(sim, name, {
+    venue: { orderWatchdog: false },
+    strategies: [{ id: 'mm-demo', plugin: 'strategies/market-maker.ts', subaccount: SUB, orderGroup: { contractsLimit: '1000.00' }, markets: [MARKET], params: { halfSpreadTicks: 2, fairValue: '0.5000' } }],
+  });
+}
+
+describe('stop and kill switch across restarts', () => {
+  it('a normal stop leaves the next start trading', async () => {
+    const config = makerConfig('stop');
+    for (const attempt of [1, 2]) {
+      const run = await runMain(['--config', config.path, '--duration', '4'], { env: config.env, timeoutMs: 60_000 });
+      expect(run.code, `run ${attempt}: ${run.stderr}`).toBe(0);
+      const summary = summaryOf(run)!;
+      expect(summary).toMatchObject({ reason: 'duration 4s', openOrdersAfterStop: 0 });
+      expect(summary.ordersSent as number).toBeGreaterThanOrEqual(1);
+      expect(summary.denies).not.toHaveProperty('KILL_SWITCH');
+    }
+    expect(await venueResting(sim, SUB)).toEqual([]);
+  });
+
+  it('keeps order flow private: logs and the journal are 0600 in 0700 folders', async () => {
+    const config = makerConfig('modes');
+    const run = await runMain(['--config', config.path, '--duration', '2'], { env: config.env, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const logPath = join(ROOT_DIR, /^logs: (\S+)$/m.exec(run.stderr)![1]);
+    for (const file of [logPath, remoteJournalPath(sim)]) {
+      expect((statSync(file).mode & 0o777).toString(8), file).toBe('600');
+      expect((statSync(dirname(file)).mode & 0o777).toString(8), dirname(file)).toBe('700');
+    }
+  });
+
+  it('SIGUSR2 engages a kill switch that a restart announces and only --release-kill-switch releases', async () => {
+    const config = makerConfig('kill');
+    let phase = 0;
+    const killed = await runMain(['--config', config.path], {
+      env: config.env,
+      timeoutMs: 60_000,
+      onLine: (line, child) => {
+        if (!line.startsWith('{"event":"status"')) return;
+        const status = JSON.parse(line) as { openOrders: number; killSwitch: unknown };
+        if (phase === 0 && status.openOrders >= 1) {
+          phase = 1;
+          child.kill('SIGUSR2');
+        } else if (phase === 1 && status.killSwitch !== null && status.openOrders === 0) {
+          phase = 2;
+          child.kill('SIGINT');
+        }
+      },
+    });
+    expect(killed.code, killed.stderr).toBe(0);
+    expect(phase).toBe(2);
+    expect(killed.stderr).toContain('SIGUSR2: kill switch engaged');
+    expect(statusLines(killed).at(-1)?.killSwitch).toMatchObject({ reason: 'SIGUSR2', source: 'operator' });
+    expect(await venueResting(sim, SUB)).toEqual([]);
+
+    // The next start refuses, loudly, naming the reason, the time and the way out.
+    const refused = await runMain(['--config', config.path, '--duration', '3'], { env: config.env, timeoutMs: 60_000 });
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('KILL SWITCH ENGAGED');
+    expect(refused.stderr).toMatch(/engaged since \d{4}-\d\d-\d\dT[\d:.]+Z \(operator: SIGUSR2\)/);
+    expect(refused.stderr).toContain('npm start -- --release-kill-switch');
+    expect(refused.lines.filter((line) => line.startsWith('{"event":"status"'))).toEqual([]);
+
+    // Released by the documented flag: journaled, and the job trades again.
+    const released = await runMain(['--config', config.path, '--duration', '4', '--release-kill-switch'], { env: config.env, timeoutMs: 60_000 });
+    expect(released.code, released.stderr).toBe(0);
+    expect(released.stderr).toContain('kill switch: released');
+    expect(summaryOf(released)!.ordersSent as number).toBeGreaterThanOrEqual(1);
+    const journal = readFileSync(remoteJournalPath(sim), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { k: string; source?: string; by?: string });
+    expect(journal.filter((line) => line.k === 'kill')).toEqual([expect.objectContaining({ reason: 'SIGUSR2', source: 'operator' })]);
+    expect(journal.filter((line) => line.k === 'release')).toEqual([expect.objectContaining({ by: expect.stringContaining('--release-kill-switch') })]);
+
+    // Released means released: the start after that trades without the flag.
+    const after = await runMain(['--config', config.path, '--duration', '3'], { env: config.env, timeoutMs: 60_000 });
+    expect(after.code, after.stderr).toBe(0);
+  });
+});
