@@ -27,7 +27,7 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPrivateKey } from '../core/index.ts';
 import { StrategyError, loadEntries } from '../strategy/index.ts';
-import { createLogger } from '../telemetry/index.ts';
+import { EventLoopDelay, createLogger } from '../telemetry/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import { ConfigError } from './config.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
@@ -122,6 +122,7 @@ async function main(argv: readonly string[]): Promise<number> {
   let watchdog: OrderWatchdog | null = null;
   let plan: CpuPlan | null = null;
   const stop = new StopRequest();
+  const loopDelay = new EventLoopDelay();
   guardEscapedErrors(stop, () => runtime, logger);
   if (config.process.eagerJitTierUp) applyEagerTierUp();
   try {
@@ -167,7 +168,7 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`\nstopping (${reason}): cancelling every order...\n`);
     await runtime.stop(reason);
     watchdog?.disarm();
-    printSummary(runtime, reason);
+    printSummary(runtime, reason, loopDelay);
     return stop.exitCode;
   } catch (error) {
     if (error instanceof RuntimeError && error.code === 'RUNTIME_KILL_SWITCH_ENGAGED') {
@@ -280,7 +281,7 @@ async function reloadStrategies(runtime: Runtime, args: CliArgs, logger: Logger)
   process.stderr.write(`\nSIGHUP: redeployed [${result.redeployed.join(', ')}], deployed [${result.deployed.join(', ')}], stopped [${result.stopped.join(', ')}]${failed.length > 0 ? `, failed ${JSON.stringify(failed)}` : ''}\n`);
 }
 
-function printSummary(runtime: Runtime, reason: string): void {
+function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDelay): void {
   const status = runtime.status();
   const hops: Record<string, { count: number; p50Us: number; p99Us: number; p999Us: number; maxUs: number }> = {};
   for (const name of HOP_NAMES) {
@@ -298,6 +299,8 @@ function printSummary(runtime: Runtime, reason: string): void {
     denies: status.denies,
     tickToTradeHopsUs: hops,
     oms: runtime.oms.stats,
+    eventLoopDelay: loopDelay.summary(),
+    rssMb: Math.round(process.memoryUsage().rss / 1_048_576),
     journal: relative(process.cwd(), runtime.journal.path),
   };
   // One JSON line for pipes and logs; indented for a person at a terminal.

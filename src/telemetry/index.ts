@@ -6,6 +6,8 @@ export type { Logger, LoggerOptions, LogLevel } from './logger.ts';
 export { LatencyRecorder } from './latency-recorder.ts';
 export type { LatencySummary, LatencyRecorderOptions } from './latency-recorder.ts';
 export { nowNs } from './clock.ts';
+export { EventLoopDelay } from './event-loop-delay.ts';
+export type { EventLoopDelaySummary } from './event-loop-delay.ts';
 export { Counters } from './counters.ts';
 export type { CounterSnapshot } from './counters.ts';
 export { Secret, REDACTED } from './secret.ts';
