@@ -1,8 +1,10 @@
 # syntax=docker/dockerfile:1
 # Multi-stage build: the first stage installs everything and type-checks; the runtime stage holds
 # production dependencies only (tsx runs the TypeScript sources directly, so there is no emit step).
+# Debian 13 (trixie), not 12 (bookworm): uWebSockets.js 20.57's Node 24 binary needs glibc 2.38+
+# (README, Dependencies); bookworm has 2.36 and the simulator would refuse to start there.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-trixie-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -14,7 +16,7 @@ COPY bench ./bench
 COPY test ./test
 RUN npm run typecheck
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-trixie-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./

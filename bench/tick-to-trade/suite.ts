@@ -53,7 +53,7 @@ import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { SimChild } from '../../src/runtime/sim-child.ts';
 import { pinEventLoop, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
-import { EAGER_INTERRUPT_BUDGET, applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
+import { applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { BenchChild } from '../child-process.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
@@ -88,7 +88,7 @@ export default {
     const placement = process.env.BENCH_PLACEMENT === 'off' ? { plan: null, reason: 'placement off (BENCH_PLACEMENT=off)' } : placementForThisMachine();
     // As `npm start` (process.eagerJitTierUp); BENCH_EAGER_JIT=off for V8's default tiering.
     const eagerJit = process.env.BENCH_EAGER_JIT !== 'off';
-    if (eagerJit) applyEagerTierUp();
+    const eagerJitFlags = eagerJit ? applyEagerTierUp() : [];
     const work = mkdtempSync(path.join(tmpdir(), 'bench-t2t-'));
     const rows: BenchRow[] = [];
     let sim: SimChild | null = null;
@@ -117,7 +117,7 @@ export default {
       await sim?.stop();
       rmSync(work, { recursive: true, force: true });
     }
-    const setting = `${placement.reason}; ${eagerJit ? `eager JIT tier-up (--interrupt-budget=${EAGER_INTERRUPT_BUDGET})` : "V8's default tiering (BENCH_EAGER_JIT=off)"}`;
+    const setting = `${placement.reason}; ${eagerJit ? `eager JIT tier-up (${eagerJitFlags.join(' ') || 'no flags known for this V8'})` : "V8's default tiering (BENCH_EAGER_JIT=off)"}`;
     for (const row of rows) if (/tick-to-trade:|wire-to-wire|floor/.test(row.case)) row.note = row.note === undefined || row.note === '' ? setting : `${row.note}; ${setting}`;
     return rows;
   },

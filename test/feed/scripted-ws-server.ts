@@ -9,11 +9,10 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createRequire } from 'node:module';
-import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import type * as Uws from '@btc-vision/uwebsockets.js';
+import { loadUws } from '../../src/sim/server/uws.ts';
 
-const require = createRequire(import.meta.url);
-const uws = require('@trufflesuite/uws-js-unofficial') as typeof Uws;
+const uws = loadUws();
 
 export interface Handshake {
   url: string;

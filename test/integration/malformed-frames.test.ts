@@ -9,10 +9,10 @@
  * feed's counters and the strategy host's state.
  */
 
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type * as Uws from '@trufflesuite/uws-js-unofficial';
+import type * as Uws from '@btc-vision/uwebsockets.js';
+import { loadUws } from '../../src/sim/server/uws.ts';
 import { createPrivateKey } from 'node:crypto';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
@@ -20,8 +20,7 @@ import { createLogger } from '../../src/telemetry/index.ts';
 import { MARKET, ROOT_DIR, startTestSim, waitUntil } from './helpers.ts';
 import type { TestSim } from './helpers.ts';
 
-const require = createRequire(import.meta.url);
-const uws = require('@trufflesuite/uws-js-unofficial') as typeof Uws;
+const uws = loadUws();
 
 const BAD_FRAMES = [
   '{"type":"orderbook_delta","sid":1,"seq":',
