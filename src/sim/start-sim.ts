@@ -102,7 +102,7 @@ export const SIM_DEFAULTS = {
   wsBufferLimitBytes: 16 * 1024 * 1024,
   pingIntervalMs: 10_000,
   maxBodyBytes: 1024 * 1024,
-  maxWsPayloadBytes: 16 * 1024 * 1024,
+  maxWsPayloadBytes: 1024 * 1024, // one client frame; ws-server.ts caps it there too (a subscribe is far smaller)
   demoKeyTier: 'prime' as RateLimitTier,
   fundingDollars: 1_000_000,
 } as const;

@@ -2,11 +2,13 @@
 // silent: more than 10,000 commands in one second -> error 27 "Too many requests" (the window
 // resets the next second); more than 500,000 order book market subscriptions -> error 26
 // "Subscription market limit exceeded" and nothing subscribed. Method: an in-process simulator on
-// a manual clock (set to the wall clock so handshake signatures verify), an undici WebSocket.
+// a manual clock (set to the wall clock so handshake signatures verify), an undici WebSocket, and
+// a raw-socket client that counts the 500,000 snapshots without decoding them.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../../src/core/index.ts';
 import { WsClient } from '../helpers/clients.ts';
+import { FrameClient } from '../helpers/frame-client.ts';
 import { startTestSim } from '../helpers/test-sim.ts';
 
 let sim: Awaited<ReturnType<typeof startTestSim>>;
@@ -36,17 +38,24 @@ describe('session limits', () => {
     }
   });
 
-  it('more than 500,000 order book markets in a session: error 26, nothing subscribed', async () => {
-    const ws = await WsClient.open(sim.wsUrl, sim.demoKey);
+  it('more than 500,000 order book markets in a session: error 26, nothing more subscribed', async () => {
+    // 200 subscriptions of 2,500 markets (the per-command limit) fill the session; their 500,000
+    // snapshots are counted, not decoded.
+    const ws = await FrameClient.open(sim.port, sim.demoKey, (text) => !text.startsWith('{"type":"orderbook_snapshot"'));
     try {
-      const tickers = Array.from({ length: 500_001 }, (_, i) => `KXLIMIT-${i}`);
-      const id = ws.send('subscribe', { channels: ['orderbook_delta'], market_tickers: tickers });
-      const reply = await ws.waitFor((m) => m.id === id, 20_000);
+      for (let sub = 0; sub < 200; sub++) {
+        const tickers = Array.from({ length: 2_500 }, (_, i) => `KXLIMIT-${sub}-${i}`);
+        ws.send('subscribe', { channels: ['orderbook_delta'], market_tickers: tickers });
+      }
+      const id = ws.send('subscribe', { channels: ['orderbook_delta'], market_tickers: ['KXLIMIT-ONE-MORE'] });
+      const reply = await ws.waitFor((m) => m.id === id, 50_000);
       expect(reply).toEqual({ id, type: 'error', msg: { code: 26, msg: 'Subscription market limit exceeded' } });
+      expect(ws.messages.filter((m) => m.type === 'subscribed')).toHaveLength(200);
+      expect(ws.textFrames - ws.messages.length).toBe(500_000); // every snapshot went out, before the reply
       const listId = ws.send('list_subscriptions');
-      expect((await ws.waitFor((m) => m.id === listId)).msg).toEqual([]);
+      expect((await ws.waitFor((m) => m.id === listId)).msg).toHaveLength(200);
     } finally {
       ws.close();
     }
-  });
+  }, 60_000);
 });

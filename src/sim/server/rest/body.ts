@@ -2,11 +2,14 @@
  * Typed reads of a decoded JSON request body. The exchange decodes bodies into typed structs, so a
  * field of the wrong JSON type (a number where a fixed-point string is required, rest.md §3 and
  * §10) fails decoding: 400 in the flat bad_request shape. A field with the right type but an
- * unusable value (bad enum, malformed price text) is a nested 400 naming the field. Prices and
- * counts are scanned with core's parsers, never through floats. This file never looks at routes.
+ * unusable value (bad enum, malformed price text, an id or ticker outside its bounds in bounds.ts)
+ * is a nested 400 naming the field. Prices and counts are scanned with core's parsers, never
+ * through floats. Error messages never echo more than 64 characters of what was sent. This file
+ * never looks at routes.
  */
 
 import { COUNT_INVALID, PRICE_INVALID, parseCount, parsePrice, type Count, type Price } from '../../../core/index.ts';
+import { CLIENT_ORDER_ID_CHARS_MAX, ID_CHARS_MAX, isPrintableId, shown, TICKER_CHARS_MAX } from './bounds.ts';
 import { flatError, invalidField, nestedError, RestError, undecodableField } from './reply.ts';
 
 export class BodyReader {
@@ -70,9 +73,45 @@ export class BodyReader {
     const value = required ? this.string(name, true) : this.string(name, false);
     if (value === null) return null;
     if (!(allowed as readonly string[]).includes(value)) {
-      throw invalidField(this.#prefix + name, `invalid ${name} ${JSON.stringify(value)}; allowed: ${allowed.join(', ')}`);
+      throw invalidField(this.#prefix + name, `invalid ${name} ${shown(value)}; allowed: ${allowed.join(', ')}`);
     }
     return value as T;
+  }
+
+  /**
+   * A client order id (client_order_id, updated_client_order_id): 1-64 printable ASCII characters
+   * without space (bounds.ts); null when absent or empty (empty means "none", as before).
+   */
+  clientOrderId(name: string): string | null {
+    const value = this.string(name, false);
+    if (value === null || value === '') return null;
+    if (!isPrintableId(value, CLIENT_ORDER_ID_CHARS_MAX)) {
+      throw invalidField(this.#prefix + name, `${name} must be 1-${CLIENT_ORDER_ID_CHARS_MAX} printable ASCII characters without spaces, got ${shown(value)}`);
+    }
+    return value;
+  }
+
+  /** An id the exchange made (order_id, order_group_id): at most 64 printable ASCII characters (bounds.ts). */
+  id(name: string, required: true): string;
+  id(name: string, required: false): string | null;
+  id(name: string, required: boolean): string | null {
+    const value = required ? this.string(name, true) : this.string(name, false);
+    if (value === null || (value === '' && !required)) return value;
+    if (!isPrintableId(value, ID_CHARS_MAX)) {
+      throw invalidField(this.#prefix + name, `${name} must be 1-${ID_CHARS_MAX} printable ASCII characters without spaces, got ${shown(value)}`);
+    }
+    return value;
+  }
+
+  /** A market ticker: at most 200 characters (bounds.ts). Emptiness is the caller's rule. */
+  ticker(name: string, required: true): string;
+  ticker(name: string, required: false): string | null;
+  ticker(name: string, required: boolean): string | null {
+    const value = required ? this.string(name, true) : this.string(name, false);
+    if (value !== null && value.length > TICKER_CHARS_MAX) {
+      throw invalidField(this.#prefix + name, `${name} must be at most ${TICKER_CHARS_MAX} characters, got ${value.length}`);
+    }
+    return value;
   }
 
   /** A dollar price string ("0.56", "0.5600"); grid checks are the engine's. */
@@ -83,7 +122,7 @@ export class BodyReader {
     if (text === null) return null;
     const price = parsePrice(text);
     if (price === PRICE_INVALID) {
-      throw new RestError(nestedError(400, 'invalid_price', `${name} must be a dollar string with at most 4 decimals, got ${JSON.stringify(text)}`, this.#prefix + name));
+      throw new RestError(nestedError(400, 'invalid_price', `${name} must be a dollar string with at most 4 decimals, got ${shown(text)}`, this.#prefix + name));
     }
     return price;
   }
@@ -96,7 +135,7 @@ export class BodyReader {
     if (text === null) return null;
     const count = parseCount(text);
     if (count === COUNT_INVALID) {
-      throw new RestError(nestedError(400, 'invalid_order_size', `${name} must be a contract count with at most 2 decimals, got ${JSON.stringify(text)}`, this.#prefix + name));
+      throw new RestError(nestedError(400, 'invalid_order_size', `${name} must be a contract count with at most 2 decimals, got ${shown(text)}`, this.#prefix + name));
     }
     return count;
   }

@@ -2,10 +2,12 @@
  * Query-string decoding. Array parameters arrive as repeated keys (the TS client:
  * `tickers=A&tickers=B`) or comma lists (the docs: `tickers=A,B`); both are accepted
  * (spec/rest.md §10). Integers are scanned, never parsed through floats; bad values are a 400
- * with the bare {"msg"} shape the exchange uses for query validation (rest.md §2). This file never
- * sees bodies.
+ * with the bare {"msg"} shape the exchange uses for query validation (rest.md §2). Sizes are
+ * bounded (bounds.ts): the raw query string, each value and list item, and the items of a list.
+ * This file never sees bodies.
  */
 
+import { QUERY_BYTES_MAX, QUERY_LIST_ITEMS_MAX, QUERY_VALUE_CHARS_MAX, shown } from './bounds.ts';
 import { msgError, RestError } from './reply.ts';
 
 export class Query {
@@ -13,6 +15,7 @@ export class Query {
 
   constructor(raw: string) {
     if (raw === '') return;
+    if (raw.length > QUERY_BYTES_MAX) throw new RestError(msgError(`query string exceeds ${QUERY_BYTES_MAX} bytes`));
     for (const part of raw.split('&')) {
       if (part === '') continue;
       const eq = part.indexOf('=');
@@ -28,20 +31,42 @@ export class Query {
     return this.#values.has(name);
   }
 
-  /** The last value of a parameter, or null when absent or empty. */
+  /** The last value of a parameter, or null when absent or empty; 400 above 200 characters. */
   string(name: string): string | null {
     const list = this.#values.get(name);
     if (list === undefined) return null;
     const value = list[list.length - 1];
+    if (value.length > QUERY_VALUE_CHARS_MAX) throw new RestError(msgError(`${name} must be at most ${QUERY_VALUE_CHARS_MAX} characters, got ${value.length}`));
     return value === '' ? null : value;
   }
 
-  /** Every value, repeated keys and comma lists flattened, empties dropped; null when absent. */
-  list(name: string): string[] | null {
+  /**
+   * The page cursor. A garbage cursor is a silent 200 (rest.md §8; the engine reads it as the
+   * first page), and so is an over-long one: it is dropped here rather than refused.
+   */
+  cursor(): string | null {
+    const list = this.#values.get('cursor');
+    if (list === undefined) return null;
+    const value = list[list.length - 1];
+    return value === '' || value.length > QUERY_VALUE_CHARS_MAX ? null : value;
+  }
+
+  /**
+   * Every value, repeated keys and comma lists flattened, empties dropped; null when absent.
+   * 400 above `maxItems` items or an item above 200 characters.
+   */
+  list(name: string, maxItems = QUERY_LIST_ITEMS_MAX): string[] | null {
     const list = this.#values.get(name);
     if (list === undefined) return null;
     const out: string[] = [];
-    for (const value of list) for (const item of value.split(',')) if (item !== '') out.push(item);
+    for (const value of list) {
+      for (const item of value.split(',')) {
+        if (item === '') continue;
+        if (item.length > QUERY_VALUE_CHARS_MAX) throw new RestError(msgError(`${name} items must be at most ${QUERY_VALUE_CHARS_MAX} characters, got ${item.length}`));
+        if (out.length === maxItems) throw new RestError(msgError(`${name} takes at most ${maxItems} items`));
+        out.push(item);
+      }
+    }
     return out.length === 0 ? null : out;
   }
 
@@ -50,7 +75,7 @@ export class Query {
     const text = this.string(name);
     if (text === null) return null;
     const value = scanInteger(text, allowNegative);
-    if (value === null) throw new RestError(msgError(`invalid value for ${name}: ${JSON.stringify(text)}`));
+    if (value === null) throw new RestError(msgError(`invalid value for ${name}: ${shown(text)}`));
     return value;
   }
 
@@ -59,7 +84,7 @@ export class Query {
     if (text === null) return null;
     if (text === 'true') return true;
     if (text === 'false') return false;
-    throw new RestError(msgError(`invalid value for ${name}: ${JSON.stringify(text)}`));
+    throw new RestError(msgError(`invalid value for ${name}: ${shown(text)}`));
   }
 
   /** One of `allowed`, or null when absent. */
@@ -67,7 +92,7 @@ export class Query {
     const text = this.string(name);
     if (text === null) return null;
     if (!(allowed as readonly string[]).includes(text)) {
-      throw new RestError(msgError(`invalid value for ${name}: ${JSON.stringify(text)}; allowed: ${allowed.join(', ')}`));
+      throw new RestError(msgError(`invalid value for ${name}: ${shown(text)}; allowed: ${allowed.join(', ')}`));
     }
     return text as T;
   }
@@ -87,7 +112,7 @@ function decodeComponent(text: string): string {
   try {
     return decodeURIComponent(plain);
   } catch {
-    throw new RestError(msgError(`malformed percent-encoding in query: ${JSON.stringify(text)}`));
+    throw new RestError(msgError(`malformed percent-encoding in query: ${shown(text)}`));
   }
 }
 

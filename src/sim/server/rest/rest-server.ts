@@ -3,8 +3,11 @@
  * a size-capped body), then authenticates, checks scopes, bills the rate limiter, consults the
  * fault controller and runs the route's synchronous handler, and writes one JSON reply. Every
  * failure becomes a documented error body (reply.ts); an unexpected exception is a logged 500, never
- * a crash. Order of checks: route (404/405), authentication (401), scope (403), body decoding
- * (400/413), rate limit (429), faults, handler. It never renders exchange objects itself.
+ * a crash. Order of checks: route (404/405), path parameters (400: malformed, or longer than 64
+ * characters for an id and 200 for a ticker, bounds.ts), authentication (401), scope (403), query and body decoding (400/413),
+ * rate limit (429), faults, handler. Requests run in per-caller lanes (request-lanes.ts), so a
+ * caller with many expensive requests delays others by about one of them. It never renders
+ * exchange objects itself.
  */
 
 import {
@@ -22,8 +25,10 @@ import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.ts';
 import type { SimServices } from '../services.ts';
 import { PROBED_ROUTES, type WireProbe } from '../probe.ts';
 import { decodeJsonBody } from './body.ts';
+import { ID_CHARS_MAX, PATH_PARAM_CHARS_MAX } from './bounds.ts';
 import { probeEndpointReply, SIM_PATH_PREFIX } from './probe-endpoint.ts';
 import { Query } from './query.ts';
+import { REQUEST_SLICE_MS, RequestLanes, REQUESTS_QUEUED_PER_LANE_MAX } from './request-lanes.ts';
 import { flatError, nestedError, RestError, statusLine, TOO_MANY_REQUESTS, type RestReply } from './reply.ts';
 import type { HttpMethod, RestContext, RouteDef } from './route.ts';
 import { Router } from './router.ts';
@@ -46,11 +51,14 @@ interface PendingRequest {
   params: Record<string, string>;
   chunks: Buffer[];
   bodyBytes: number;
+  /** The whole body once received (empty for GET), kept while the request waits in its lane. */
+  body: Buffer;
   /** Probe clock when the request arrived; 0 unless the probe is on and the route is probed. */
   receivedNs: number;
 }
 
 const METHODS: ReadonlySet<string> = new Set(['GET', 'POST', 'PUT', 'DELETE']);
+const NO_BODY = Buffer.alloc(0);
 
 export class RestServer {
   readonly #services: SimServices;
@@ -61,11 +69,25 @@ export class RestServer {
   readonly #probe: WireProbe | null;
   /** Routes the probe samples (empty when it is off). */
   readonly #probedRoutes = new Set<RouteDef>();
+  readonly #lanes: RequestLanes<PendingRequest>;
   #closed = false;
 
   constructor(services: SimServices, routes: readonly RouteDef[]) {
     this.#services = services;
     this.#probe = services.probe;
+    this.#lanes = new RequestLanes<PendingRequest>({
+      run: (pending, deferred) => {
+        if (pending.aborted || pending.done) return;
+        if (deferred) pending.res.cork(() => this.#process(pending, pending.body));
+        else this.#process(pending, pending.body);
+      },
+      refuse: (pending) => {
+        if (pending.aborted || pending.done) return;
+        pending.res.cork(() => this.#finish(pending, TOO_MANY_REQUESTS, false));
+      },
+      sliceMs: REQUEST_SLICE_MS,
+      maxQueued: REQUESTS_QUEUED_PER_LANE_MAX,
+    });
     for (const route of routes) {
       this.#router.add(route);
       if (this.#probe !== null && PROBED_ROUTES.some((probed) => probed.method === route.method && probed.path === route.path)) this.#probedRoutes.add(route);
@@ -80,6 +102,7 @@ export class RestServer {
   /** Ends hanging requests and pending delayed replies. */
   close(): void {
     this.#closed = true;
+    this.#lanes.close();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
     for (const pending of this.#hanging) if (!pending.aborted && !pending.done) closeQuietly(pending);
@@ -112,7 +135,14 @@ export class RestServer {
       return;
     }
     if (match.badEncoding) {
-      res.cork(() => writeReply(res, nestedError(400, 'bad_request', `malformed percent-encoding in path ${rawPath}`)));
+      res.cork(() => writeReply(res, nestedError(400, 'bad_request', `malformed percent-encoding in path ${rawPath.length <= 256 ? rawPath : `of ${rawPath.length} characters`}`)));
+      return;
+    }
+    for (const name in match.params) {
+      const length = match.params[name].length;
+      const max = name.endsWith('_id') ? ID_CHARS_MAX : PATH_PARAM_CHARS_MAX; // order_id, order_group_id; else tickers
+      if (length <= max) continue;
+      res.cork(() => writeReply(res, nestedError(400, 'bad_request', `path parameter ${name} must be at most ${max} characters, got ${length}`, name)));
       return;
     }
     const pending: PendingRequest = {
@@ -132,6 +162,7 @@ export class RestServer {
       params: match.params,
       chunks: [],
       bodyBytes: 0,
+      body: NO_BODY,
       receivedNs: receivedNs !== 0 && this.#probedRoutes.has(match.route) ? receivedNs : 0,
     };
     res.onAborted(() => {
@@ -139,7 +170,7 @@ export class RestServer {
       this.#hanging.delete(pending);
     });
     if (method === 'GET') {
-      this.#process(pending, Buffer.alloc(0));
+      this.#lanes.submit(laneOf(pending), pending);
       return;
     }
     const declared = req.getHeader('content-length');
@@ -157,8 +188,9 @@ export class RestServer {
       // uWS neuters the chunk after this callback: copy it.
       pending.chunks.push(Buffer.from(new Uint8Array(chunk)));
       if (isLast) {
-        const body = pending.chunks.length === 1 ? pending.chunks[0] : Buffer.concat(pending.chunks);
-        res.cork(() => this.#process(pending, body));
+        pending.body = pending.chunks.length === 1 ? pending.chunks[0] : Buffer.concat(pending.chunks);
+        pending.chunks = [];
+        res.cork(() => this.#lanes.submit(laneOf(pending), pending));
       }
     });
   }
@@ -282,6 +314,11 @@ export class RestServer {
     pending.done = true;
     writeReply(pending.res, reply, closeConnection);
   }
+}
+
+/** The caller a request counts against for fairness: the key it names, else its address. */
+function laneOf(pending: PendingRequest): string {
+  return pending.keyId !== '' ? `k:${pending.keyId}` : `a:${pending.remoteAddress}`;
 }
 
 function safeHandle(route: RouteDef, ctx: RestContext, services: SimServices): RestReply {

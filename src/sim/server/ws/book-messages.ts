@@ -11,7 +11,7 @@
 import { formatCount, formatPrice, PRICE_ONE, type Count, type Price } from '../../../core/index.ts';
 import type { Market, Order, OrderbookView, UpdateReason } from '../../engine/index.ts';
 
-/** JSON-escaped ticker and market id per market, computed once (tickers come from the catalog). */
+/** JSON-escaped ticker per market, computed once (only engine markets: their tickers come from the catalog). */
 const quotedTickers = new Map<string, string>();
 
 export function quotedTicker(ticker: string): string {
@@ -110,7 +110,11 @@ export function snapshotText(market: Market, view: OrderbookView, useYesPrice: b
   return `${text}}`;
 }
 
-/** Snapshot of a market the engine does not know: both sides absent. */
+/**
+ * Snapshot of a market the engine does not know: both sides absent. The ticker came from a client,
+ * so it is quoted here and never cached (a cache of made-up tickers would grow without bound, and
+ * its rehashes stalled the loop for tens of ms).
+ */
 export function emptySnapshotText(ticker: string): string {
-  return `{"market_ticker":${quotedTicker(ticker)},"market_id":"00000000-0000-0000-0000-000000000000"}`;
+  return `{"market_ticker":${JSON.stringify(ticker)},"market_id":"00000000-0000-0000-0000-000000000000"}`;
 }

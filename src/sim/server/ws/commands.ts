@@ -5,16 +5,41 @@
  *   - a subscribe naming any unknown channel fails whole with code 8 (nothing subscribed);
  *   - subscribing to the same channel twice makes a second subscription (code 6 is retired);
  *   - unknown market tickers are accepted (code 16 is retired); their snapshot has no levels;
+ *   - a channel named twice in one subscribe is subscribed once;
  *   - update_subscription replies `ok` (with seq) before any snapshot it sends;
  *   - add_markets on orderbook_delta sends a snapshot for each added market.
- * This file never formats engine data (hub.ts does).
+ * Bounds (protocol.ts says why each value): markets per command and per subscription, market
+ * subscriptions per session (order book, and the other channels), subscriptions per session, more
+ * than 4 subscriptions of a channel covering the same market: error 26; a ticker longer than 200
+ * characters or more sids than a session can hold: error 11.
+ * Commands are admitted by the per-session rate on arrival, then run through the work queue
+ * (work-queue.ts), which runs them at once unless the session already used its time slice; what a
+ * command sends after a possibly long snapshot batch goes through queue steps (steps.ts) so the
+ * order of replies and snapshots never changes. This file never formats engine data (hub.ts does).
  */
 
+import type { Logger } from 'pino';
 import { scopesAllow } from '../../auth/index.ts';
-import { isChannel, MARKET_FILTERED_CHANNELS, PRIVATE_CHANNELS, SESSION_COMMANDS_PER_SECOND, SESSION_MARKET_LIMIT, WS_ERROR_TEXT, WsError, type Channel } from './protocol.ts';
+import {
+  COMMAND_MARKET_LIMIT,
+  isChannel,
+  MARKET_FILTERED_CHANNELS,
+  PRIVATE_CHANNELS,
+  SESSION_COMMANDS_PER_SECOND,
+  SESSION_MARKET_LIMIT,
+  SESSION_OTHER_MARKET_LIMIT,
+  SESSION_SUBSCRIPTION_LIMIT,
+  SUBSCRIPTION_MARKET_LIMIT,
+  TICKER_CHARS_MAX,
+  WS_ERROR_TEXT,
+  WsError,
+  type Channel,
+} from './protocol.ts';
 import type { WsHub } from './hub.ts';
 import type { WsSession } from './session.ts';
+import { BookSnapshotStep, RegisterStep, TickerSnapshotStep } from './steps.ts';
 import { Subscription } from './subscription.ts';
+import { WORK_SLICE_MS, WorkQueue } from './work-queue.ts';
 
 const REMOVED_CHANNELS: ReadonlySet<string> = new Set(['multivariate', 'ticker_v2']);
 
@@ -40,20 +65,44 @@ export function errorText(id: number, code: WsError): string {
 export class CommandHandler {
   readonly #hub: WsHub;
   readonly #now: () => number;
+  readonly #logger: Logger;
+  /** Runs commands in time slices; its steps carry the output that must follow a snapshot batch. */
+  readonly work: WorkQueue;
 
-  constructor(hub: WsHub, now: () => number) {
+  constructor(hub: WsHub, now: () => number, logger: Logger) {
     this.#hub = hub;
     this.#now = now;
+    this.#logger = logger;
+    this.work = new WorkQueue({
+      runCommand: (session, text) => this.#run(session, text),
+      refuse: (session) => hub.reply(session, errorText(0, WsError.TOO_MANY_REQUESTS)),
+      sliceMs: WORK_SLICE_MS,
+    });
+    hub.attachWorkQueue(this.work);
   }
 
-  /** Handles one text frame from the client. */
-  handle(session: WsSession, text: string): void {
+  /** One text frame from the client: admitted by the session's command rate, then run or queued. */
+  receive(session: WsSession, text: string): void {
+    if (!this.#admitCommand(session)) {
+      this.#hub.reply(session, errorText(0, WsError.TOO_MANY_REQUESTS));
+      return;
+    }
+    this.work.receive(session, text);
+  }
+
+  /** Runs one command (called by the work queue); never throws. */
+  #run(session: WsSession, text: string): void {
+    try {
+      this.#handle(session, text);
+    } catch (error) {
+      this.#logger.error({ err: error, session: session.id }, 'websocket command failed');
+      this.#hub.reply(session, errorText(0, WsError.UNABLE_TO_PROCESS));
+    }
+  }
+
+  #handle(session: WsSession, text: string): void {
     let id = 0;
     try {
-      if (!this.#admitCommand(session)) {
-        this.#hub.reply(session, errorText(0, WsError.TOO_MANY_REQUESTS));
-        return;
-      }
       let command: unknown;
       try {
         command = JSON.parse(text);
@@ -106,12 +155,14 @@ export class CommandHandler {
     if (channelsValue === undefined || channelsValue === null) throw new CommandError(WsError.CHANNELS_REQUIRED);
     if (!Array.isArray(channelsValue)) throw new CommandError(WsError.UNABLE_TO_PROCESS);
     if (channelsValue.length === 0) throw new CommandError(WsError.CHANNELS_REQUIRED);
-    const channels: Channel[] = [];
+    // A channel named twice is subscribed once (first position kept): no sid per repetition.
+    const unique = new Set<Channel>();
     for (const value of channelsValue) {
       if (typeof value !== 'string') throw new CommandError(WsError.UNABLE_TO_PROCESS);
       if (!isChannel(value) || REMOVED_CHANNELS.has(value)) throw new CommandError(WsError.UNKNOWN_CHANNEL);
-      channels.push(value);
+      unique.add(value);
     }
+    const channels = [...unique];
     for (const channel of channels) {
       if (PRIVATE_CHANNELS.has(channel) && !scopesAllow(session.key.scopes, 'read')) throw new CommandError(WsError.AUTH_REQUIRED);
     }
@@ -122,18 +173,41 @@ export class CommandHandler {
     const useYesPrice = optionalBoolean(params.use_yes_price);
     const skipTickerAck = optionalBoolean(params.skip_ticker_ack);
     const sendInitialSnapshot = optionalBoolean(params.send_initial_snapshot);
-    const bookMarkets = channels.filter((c) => c === 'orderbook_delta').length * (tickers === null ? 0 : new Set(tickers).size);
+    const markets = tickers === null ? null : new Set(tickers);
+    let bookMarkets = 0;
+    let otherMarkets = 0;
+    if (markets !== null) {
+      for (const channel of channels) {
+        if (channel === 'orderbook_delta') bookMarkets += markets.size;
+        else if (MARKET_FILTERED_CHANNELS.has(channel)) otherMarkets += markets.size;
+      }
+    }
+    if (session.subscriptions.size + channels.length > SESSION_SUBSCRIPTION_LIMIT) throw new CommandError(WsError.MARKET_LIMIT);
     if (session.marketCount + bookMarkets > SESSION_MARKET_LIMIT) throw new CommandError(WsError.MARKET_LIMIT);
-
+    if (session.otherMarketCount + otherMarkets > SESSION_OTHER_MARKET_LIMIT) throw new CommandError(WsError.MARKET_LIMIT);
     for (const channel of channels) {
-      const markets = MARKET_FILTERED_CHANNELS.has(channel) && tickers !== null ? new Set(tickers) : null;
-      const sub = new Subscription(session.nextSid++, channel, session, markets, useYesPrice, skipTickerAck);
+      const coverage = session.coverage(channel);
+      const filtered = MARKET_FILTERED_CHANNELS.has(channel) && markets !== null;
+      if (!(filtered ? coverage.canAdd(markets) : coverage.canAddAll())) throw new CommandError(WsError.MARKET_LIMIT);
+    }
+
+    // Everything is checked: create the subscriptions now (later commands see them), and leave
+    // their replies, indexing and snapshots to queue steps, in the order the client will see them.
+    const work = this.work;
+    let filtersLeft = markets === null ? 0 : channels.filter((channel) => MARKET_FILTERED_CHANNELS.has(channel)).length;
+    for (const channel of channels) {
+      // Each subscription owns its filter; the last one takes `markets` itself (one copy fewer).
+      const filter = MARKET_FILTERED_CHANNELS.has(channel) && markets !== null ? (--filtersLeft === 0 ? markets : new Set(markets)) : null;
+      const sub = new Subscription(session.nextSid++, channel, session, filter, useYesPrice, skipTickerAck);
       session.subscriptions.set(sub.sid, sub);
-      if (channel === 'orderbook_delta') session.marketCount += markets!.size;
-      this.#hub.register(sub);
-      this.#hub.reply(session, `{${idPart(id)}"type":"subscribed","msg":{"channel":"${channel}","sid":${sub.sid}}}`);
-      if (channel === 'orderbook_delta') this.#hub.sendSnapshots(sub, markets!);
-      else if (channel === 'ticker' && sendInitialSnapshot && markets !== null) this.#hub.sendTickerSnapshots(sub, markets, this.#now());
+      if (filter !== null) {
+        session.coverage(channel).add(filter);
+        if (channel === 'orderbook_delta') session.marketCount += filter.size;
+        else session.otherMarketCount += filter.size;
+      } else session.coverage(channel).addAll();
+      work.addStep(session, new RegisterStep(this.#hub, sub, `{${idPart(id)}"type":"subscribed","msg":{"channel":"${channel}","sid":${sub.sid}}}`));
+      if (channel === 'orderbook_delta') work.addStep(session, new BookSnapshotStep(this.#hub, sub, [...filter!], true));
+      else if (channel === 'ticker' && sendInitialSnapshot && filter !== null) work.addStep(session, new TickerSnapshotStep(this.#hub, sub, [...filter], this.#now()));
     }
   }
 
@@ -142,6 +216,8 @@ export class CommandHandler {
     if (sids === undefined || sids === null) throw new CommandError(WsError.SIDS_REQUIRED);
     if (!Array.isArray(sids)) throw new CommandError(WsError.UNABLE_TO_PROCESS);
     if (sids.length === 0) throw new CommandError(WsError.SIDS_REQUIRED);
+    // More sids than a session can hold subscriptions cannot all be live (each unknown one answers 7).
+    if (sids.length > SESSION_SUBSCRIPTION_LIMIT) throw new CommandError(WsError.INVALID_PARAMETER);
     for (const sid of sids) {
       if (typeof sid !== 'number' || !Number.isSafeInteger(sid)) throw new CommandError(WsError.UNABLE_TO_PROCESS);
     }
@@ -152,8 +228,7 @@ export class CommandHandler {
         continue;
       }
       this.#hub.unregister(sub);
-      session.subscriptions.delete(sid);
-      if (sub.channel === 'orderbook_delta' && sub.markets !== null) session.marketCount -= sub.markets.size;
+      session.forget(sub);
       this.#hub.reply(session, `{${idPart(id)}"type":"unsubscribed","sid":${sid},"seq":${sub.nextSeq()}}`);
     }
   }
@@ -170,26 +245,35 @@ export class CommandHandler {
       const tickers = marketTickers(params);
       if (tickers === null || tickers.length === 0) throw new CommandError(WsError.MARKET_TICKER_REQUIRED);
       this.#hub.reply(session, this.#okText(id, sub));
-      this.#hub.sendSnapshots(sub, tickers.filter((ticker) => sub.covers(ticker)));
+      this.work.addStep(session, new BookSnapshotStep(this.#hub, sub, tickers.filter((ticker) => sub.covers(ticker)), false));
       return;
     }
     if (!MARKET_FILTERED_CHANNELS.has(sub.channel)) throw new CommandError(WsError.UNSUPPORTED_ACTION);
     const tickers = marketTickers(params);
     if (tickers === null || tickers.length === 0) throw new CommandError(WsError.MARKET_TICKER_REQUIRED);
     if (action === 'add_markets') {
-      if (sub.channel === 'orderbook_delta') {
-        const fresh = new Set(tickers.filter((ticker) => !sub.markets!.has(ticker))).size;
-        if (session.marketCount + fresh > SESSION_MARKET_LIMIT) throw new CommandError(WsError.MARKET_LIMIT);
+      const sendInitialSnapshot = optionalBoolean(params.send_initial_snapshot);
+      if (sub.markets !== null) {
+        const fresh = new Set(tickers.filter((ticker) => !sub.markets!.has(ticker)));
+        if (sub.markets.size + fresh.size > SUBSCRIPTION_MARKET_LIMIT) throw new CommandError(WsError.MARKET_LIMIT);
+        if (sub.channel === 'orderbook_delta' ? session.marketCount + fresh.size > SESSION_MARKET_LIMIT : session.otherMarketCount + fresh.size > SESSION_OTHER_MARKET_LIMIT) {
+          throw new CommandError(WsError.MARKET_LIMIT);
+        }
+        if (!session.coverage(sub.channel).canAdd(fresh)) throw new CommandError(WsError.MARKET_LIMIT);
       }
       const added = this.#hub.addMarkets(sub, tickers);
+      session.coverage(sub.channel).add(added);
       if (sub.channel === 'orderbook_delta') session.marketCount += added.length;
+      else session.otherMarketCount += added.length;
       this.#hub.reply(session, this.#okText(id, sub));
-      if (sub.channel === 'orderbook_delta') this.#hub.sendSnapshots(sub, added);
-      else if (sub.channel === 'ticker' && optionalBoolean(params.send_initial_snapshot)) this.#hub.sendTickerSnapshots(sub, added, this.#now());
+      if (sub.channel === 'orderbook_delta') this.work.addStep(session, new BookSnapshotStep(this.#hub, sub, added, true));
+      else if (sub.channel === 'ticker' && sendInitialSnapshot) this.work.addStep(session, new TickerSnapshotStep(this.#hub, sub, added, this.#now()));
       return;
     }
     const removed = this.#hub.deleteMarkets(sub, tickers);
-    if (sub.channel === 'orderbook_delta') session.marketCount -= removed;
+    session.coverage(sub.channel).remove(removed);
+    if (sub.channel === 'orderbook_delta') session.marketCount -= removed.length;
+    else session.otherMarketCount -= removed.length;
     this.#hub.reply(session, this.#okText(id, sub));
   }
 
@@ -211,7 +295,11 @@ export class CommandHandler {
   }
 
   #okText(id: number, sub: Subscription): string {
-    const msg = sub.skipTickerAck || sub.markets === null ? '{}' : `{"market_tickers":${JSON.stringify([...sub.markets])}}`;
+    let msg = '{}';
+    if (!sub.skipTickerAck && sub.markets !== null) {
+      sub.marketsText ??= JSON.stringify([...sub.markets]);
+      msg = `{"market_tickers":${sub.marketsText}}`;
+    }
     return `{${idPart(id)}"type":"ok","sid":${sub.sid},"seq":${sub.nextSeq()},"msg":${msg}}`;
   }
 
@@ -232,7 +320,10 @@ function optionalBoolean(value: unknown): boolean {
   return value;
 }
 
-/** market_ticker / market_tickers (mutually exclusive); null when neither is given. */
+/**
+ * market_ticker / market_tickers (mutually exclusive); null when neither is given. More than
+ * COMMAND_MARKET_LIMIT entries: 26; an empty or over-long ticker: 11.
+ */
 function marketTickers(params: Params): string[] | null {
   const one = params.market_ticker;
   const many = params.market_tickers;
@@ -240,11 +331,16 @@ function marketTickers(params: Params): string[] | null {
   const hasMany = many !== undefined && many !== null;
   if (hasOne && hasMany) throw new CommandError(WsError.INVALID_PARAMETER);
   if (hasOne) {
-    if (typeof one !== 'string' || one === '') throw new CommandError(WsError.INVALID_PARAMETER);
+    if (!isTicker(one)) throw new CommandError(WsError.INVALID_PARAMETER);
     return [one];
   }
   if (!hasMany) return null;
   if (!Array.isArray(many)) throw new CommandError(WsError.INVALID_PARAMETER);
-  for (const ticker of many) if (typeof ticker !== 'string' || ticker === '') throw new CommandError(WsError.INVALID_PARAMETER);
+  if (many.length > COMMAND_MARKET_LIMIT) throw new CommandError(WsError.MARKET_LIMIT);
+  for (const ticker of many) if (!isTicker(ticker)) throw new CommandError(WsError.INVALID_PARAMETER);
   return many as string[];
+}
+
+function isTicker(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= TICKER_CHARS_MAX;
 }

@@ -7,7 +7,11 @@
  * Also the faults' actuator for one-off actions. It never parses client commands (commands.ts).
  *
  * Indexes: order book and ticker subscriptions by market; trade and lifecycle subscriptions in
- * flat lists (they usually cover every market); private channels by user id.
+ * flat lists (they usually cover every market); private channels by user id. An order book market
+ * joins its index only when its snapshot is sent (steps.ts), so snapshots sent in slices are never
+ * preceded by a delta of their market; a closed session leaves the market indexes in slices too.
+ * Only markets the engine knows are indexed (a Map of 500,000 made-up tickers rehashes for tens of
+ * ms); a subscription keeps the others aside and they join the index if the market is created.
  */
 
 import {
@@ -39,7 +43,9 @@ import type { WireProbe } from '../probe.ts';
 import { DeltaTexts, emptySnapshotText, snapshotText, VARIANT_OWN, VARIANT_YES_PRICE } from './book-messages.ts';
 import { SEQUENCED_CHANNELS, WS_ERROR_TEXT, WsError, type Channel } from './protocol.ts';
 import type { WsSession } from './session.ts';
+import { UnindexStep } from './steps.ts';
 import type { Subscription } from './subscription.ts';
+import type { WorkQueue } from './work-queue.ts';
 
 export interface WsHubOptions {
   engine: SimEngine;
@@ -97,6 +103,8 @@ export class WsHub implements EngineListener, WsFaultActuator {
   readonly #flushBound = (): void => this.#flushAll();
   readonly #overflowBound = (sub: Subscription): void => this.overflow(sub);
   readonly #probe: WireProbe | null;
+  /** Where a closed session's un-indexing runs in slices; null: at once (no server attached). */
+  #work: WorkQueue | null = null;
 
   constructor(options: WsHubOptions) {
     this.#engine = options.engine;
@@ -109,16 +117,21 @@ export class WsHub implements EngineListener, WsFaultActuator {
     }
   }
 
+  /** The work queue of the WebSocket server (background un-indexing). */
+  attachWorkQueue(work: WorkQueue): void {
+    this.#work = work;
+  }
+
   // ---- registry -------------------------------------------------------------------------------
 
+  /** Indexes a subscription; order book markets are indexed one by one as their snapshots go out. */
   register(sub: Subscription): void {
     switch (sub.channel) {
       case 'orderbook_delta':
-        if (sub.markets !== null) for (const ticker of sub.markets) addTo(this.#book, ticker, sub);
-        return;
+        return; // BookSnapshotStep calls indexBookMarket after each snapshot
       case 'ticker':
         if (sub.markets === null) this.#tickerAll.push(sub);
-        else for (const ticker of sub.markets) addTo(this.#ticker, ticker, sub);
+        else for (const ticker of sub.markets) this.#indexTicker(sub, ticker);
         return;
       case 'trade':
         this.#trade.push(sub);
@@ -136,6 +149,11 @@ export class WsHub implements EngineListener, WsFaultActuator {
       default:
         return; // channels the sim accepts but never feeds (vendor prices, combo lifecycle)
     }
+  }
+
+  #indexTicker(sub: Subscription, ticker: string): void {
+    if (this.#engine.getMarket(ticker) === undefined) (sub.unknownMarkets ??= new Set()).add(ticker);
+    else addTo(this.#ticker, ticker, sub);
   }
 
   unregister(sub: Subscription): void {
@@ -166,7 +184,10 @@ export class WsHub implements EngineListener, WsFaultActuator {
     }
   }
 
-  /** Adds markets to a live subscription's filter and indexes; returns the tickers newly added. */
+  /**
+   * Adds markets to a live subscription's filter (and the ticker index); returns the tickers newly
+   * added. Order book markets are indexed later, each after its snapshot (BookSnapshotStep).
+   */
   addMarkets(sub: Subscription, tickers: readonly string[]): string[] {
     const added: string[] = [];
     if (sub.markets === null) return added; // already every market
@@ -174,22 +195,36 @@ export class WsHub implements EngineListener, WsFaultActuator {
       if (sub.markets.has(ticker)) continue;
       sub.markets.add(ticker);
       added.push(ticker);
-      if (sub.channel === 'orderbook_delta') addTo(this.#book, ticker, sub);
-      else if (sub.channel === 'ticker') addTo(this.#ticker, ticker, sub);
+      if (sub.channel === 'ticker') this.#indexTicker(sub, ticker);
     }
+    if (added.length > 0) sub.marketsText = null;
     return added;
   }
 
-  /** Removes markets from a subscription's filter; returns how many were removed. */
-  deleteMarkets(sub: Subscription, tickers: readonly string[]): number {
-    if (sub.markets === null) return 0;
-    let removed = 0;
+  /** An order book market of `sub` starts receiving deltas (right after its snapshot). */
+  indexBookMarket(sub: Subscription, ticker: string): void {
+    if (this.#engine.getMarket(ticker) === undefined) (sub.unknownMarkets ??= new Set()).add(ticker);
+    else addTo(this.#book, ticker, sub);
+  }
+
+  /** Drops one market of an ended subscription from the per-market indexes. */
+  unindexMarket(sub: Subscription, ticker: string): void {
+    if (sub.channel === 'orderbook_delta') removeFrom(this.#book, ticker, sub);
+    else if (sub.channel === 'ticker') removeFrom(this.#ticker, ticker, sub);
+  }
+
+  /** Removes markets from a subscription's filter; returns the tickers removed. */
+  deleteMarkets(sub: Subscription, tickers: readonly string[]): string[] {
+    const removed: string[] = [];
+    if (sub.markets === null) return removed;
     for (const ticker of tickers) {
       if (!sub.markets.delete(ticker)) continue;
-      removed++;
+      removed.push(ticker);
+      if (sub.unknownMarkets !== null && sub.unknownMarkets.delete(ticker)) continue;
       if (sub.channel === 'orderbook_delta') removeFrom(this.#book, ticker, sub);
       else if (sub.channel === 'ticker') removeFrom(this.#ticker, ticker, sub);
     }
+    if (removed.length > 0) sub.marketsText = null;
     return removed;
   }
 
@@ -212,28 +247,24 @@ export class WsHub implements EngineListener, WsFaultActuator {
     this.send(session, null, text);
   }
 
-  /** Sends an orderbook_snapshot for each ticker on an order book subscription. */
-  sendSnapshots(sub: Subscription, tickers: Iterable<string>): void {
-    for (const ticker of tickers) {
-      const market = this.#engine.getMarket(ticker);
-      let msg: string;
-      if (market === undefined) msg = emptySnapshotText(ticker);
-      else {
-        const view = this.#engine.orderbook(ticker, null);
-        msg = isSimError(view) ? emptySnapshotText(ticker) : snapshotText(market, view, sub.useYesPrice);
-      }
-      this.send(sub.session, sub, `{"type":"orderbook_snapshot","sid":${sub.sid},"seq":${sub.nextSeq()},"msg":${msg}}`);
+  /** Sends the orderbook_snapshot of one market on an order book subscription (steps.ts slices these). */
+  sendBookSnapshot(sub: Subscription, ticker: string): void {
+    const market = this.#engine.getMarket(ticker);
+    let msg: string;
+    if (market === undefined) msg = emptySnapshotText(ticker);
+    else {
+      const view = this.#engine.orderbook(ticker, null);
+      msg = isSimError(view) ? emptySnapshotText(ticker) : snapshotText(market, view, sub.useYesPrice);
     }
+    this.send(sub.session, sub, `{"type":"orderbook_snapshot","sid":${sub.sid},"seq":${sub.nextSeq()},"msg":${msg}}`);
   }
 
-  /** Sends the current ticker message of each market (send_initial_snapshot). */
-  sendTickerSnapshots(sub: Subscription, tickers: Iterable<string>, tsMs: number): void {
-    for (const ticker of tickers) {
-      const market = this.#engine.getMarket(ticker);
-      if (market === undefined) continue;
-      const lastSize = this.#tickerState.get(ticker)?.lastTradeSize ?? 0;
-      this.send(sub.session, sub, `{"type":"ticker","sid":${sub.sid},"msg":${JSON.stringify(tickerToWsMsg(market, lastSize as Count, tsMs))}}`);
-    }
+  /** Sends the current ticker message of one market (send_initial_snapshot); unknown markets get none. */
+  sendTickerSnapshot(sub: Subscription, ticker: string, tsMs: number): void {
+    const market = this.#engine.getMarket(ticker);
+    if (market === undefined) return;
+    const lastSize = this.#tickerState.get(ticker)?.lastTradeSize ?? 0;
+    this.send(sub.session, sub, `{"type":"ticker","sid":${sub.sid},"msg":${JSON.stringify(tickerToWsMsg(market, lastSize as Count, tsMs))}}`);
   }
 
   /**
@@ -275,8 +306,7 @@ export class WsHub implements EngineListener, WsFaultActuator {
     if (!sub.alive) return;
     const session = sub.session;
     this.unregister(sub);
-    session.subscriptions.delete(sub.sid);
-    if (sub.channel === 'orderbook_delta' && sub.markets !== null) session.marketCount -= sub.markets.size;
+    session.forget(sub);
     this.reply(
       session,
       `{"type":"error","sid":${sub.sid},"seq":${sub.nextSeq()},"msg":{"code":${WsError.BUFFER_OVERFLOW},"msg":"${WS_ERROR_TEXT[WsError.BUFFER_OVERFLOW]}"}}`,
@@ -300,13 +330,24 @@ export class WsHub implements EngineListener, WsFaultActuator {
     this.sessions.add(session);
   }
 
-  /** Forgets a closed session and all its subscriptions. */
+  /**
+   * Forgets a closed session and all its subscriptions. They stop receiving at once (not alive);
+   * their per-market index entries are removed in slices when the work queue is attached (a
+   * session may have held 500,000 markets), at once otherwise.
+   */
   removeSession(session: WsSession): void {
     session.open = false;
     session.discardQueue();
-    for (const sub of session.subscriptions.values()) this.unregister(sub);
+    const indexed: Subscription[] = [];
+    for (const sub of session.subscriptions.values()) {
+      if (this.#work !== null && sub.markets !== null && (sub.channel === 'orderbook_delta' || sub.channel === 'ticker')) {
+        sub.alive = false;
+        indexed.push(sub);
+      } else this.unregister(sub);
+    }
     session.subscriptions.clear();
     this.sessions.delete(session);
+    if (indexed.length > 0) this.#work!.addBackground(new UnindexStep(this, indexed));
   }
 
   #closeSession(session: WsSession, closeCode: number | null): void {
@@ -461,6 +502,7 @@ export class WsHub implements EngineListener, WsFaultActuator {
   }
 
   onMarketLifecycle(event: MarketLifecycleEvent): void {
+    if (event.eventType === 'created') this.#indexCreated(event.market.ticker);
     const subs = this.#lifecycle;
     if (subs.length === 0) return;
     const msg = JSON.stringify(marketLifecycleToWsMsg(event));
@@ -472,6 +514,17 @@ export class WsHub implements EngineListener, WsFaultActuator {
     if (subs.length === 0) return;
     const msg = JSON.stringify(eventLifecycleToWsMsg(event));
     for (const sub of this.#iterable(subs)) if (sub.alive) this.#deliver(sub, 'event_lifecycle', msg, '', false);
+  }
+
+  /** A market was created: subscriptions that named it while it was unknown start receiving it. */
+  #indexCreated(ticker: string): void {
+    for (const session of this.sessions) {
+      for (const sub of session.subscriptions.values()) {
+        if (!sub.alive || sub.unknownMarkets === null || !sub.unknownMarkets.delete(ticker)) continue;
+        if (sub.channel === 'orderbook_delta') addTo(this.#book, ticker, sub);
+        else if (sub.channel === 'ticker') addTo(this.#ticker, ticker, sub);
+      }
+    }
   }
 
   /**

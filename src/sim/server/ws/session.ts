@@ -4,12 +4,25 @@
  * (the hub schedules the flush), so a burst of engine events costs one syscall per connection,
  * not one per message. The slow-consumer rule lives in `flush`: before each data message, if uWS
  * already buffers more than the per-connection limit, that message's subscription overflows
- * (error 25, terminal) instead of growing the buffer without bound.
+ * (error 25, terminal) instead of growing the buffer without bound. The session also holds its
+ * share of the work queue (work-queue.ts): commands waiting for their time slice and the remaining
+ * steps of the command being run.
  */
 
 import type { ApiKeyRecord } from '../../auth/index.ts';
 import type { WebSocket } from '../uws.ts';
+import { ChannelCoverage } from './coverage.ts';
+import { CHANNEL_MARKET_COVERAGE_LIMIT, type Channel } from './protocol.ts';
 import type { Subscription } from './subscription.ts';
+
+/** One resumable piece of a command's work (a batch of snapshots, a reply that must follow one). */
+export interface WorkStep {
+  /**
+   * Runs until done (true) or until `performance.now()` passes `deadlineMs` (false: run it again
+   * later). Makes progress on every call, however late.
+   */
+  run(deadlineMs: number): boolean;
+}
 
 export interface SessionUserData {
   session: WsSession;
@@ -27,8 +40,24 @@ export class WsSession {
   nextSid: number;
   /** Order book markets subscribed across this session's subscriptions (limit 500,000). */
   marketCount: number;
+  /** Markets of the other market-filtered channels across this session (limit 500,000). */
+  otherMarketCount: number;
+  /** Per channel, how many subscriptions cover each market (limit CHANNEL_MARKET_COVERAGE_LIMIT). */
+  readonly #coverage = new Map<Channel, ChannelCoverage>();
   commandWindowSecond: number;
   commandsInWindow: number;
+  /** Commands received and not yet run, oldest first from `inboxHead`; their total length in characters. */
+  readonly inbox: string[] = [];
+  inboxHead: number;
+  inboxChars: number;
+  /** Steps of the command being run, in order, from `stepsHead`; they run before the next command. */
+  readonly steps: WorkStep[] = [];
+  stepsHead: number;
+  /** In the work queue's run list (it has work left for a later turn). */
+  queued: boolean;
+  /** Work queue turn the session's slice usage belongs to, and the ms used in it. */
+  sliceTurn: number;
+  sliceUsedMs: number;
   /** Queued frames and, in parallel, the subscription each belongs to (null: command reply). */
   readonly #texts: string[] = [];
   readonly #owners: Array<Subscription | null> = [];
@@ -41,6 +70,13 @@ export class WsSession {
     this.open = false;
     this.nextSid = 1;
     this.marketCount = 0;
+    this.otherMarketCount = 0;
+    this.inboxHead = 0;
+    this.inboxChars = 0;
+    this.stepsHead = 0;
+    this.queued = false;
+    this.sliceTurn = -1;
+    this.sliceUsedMs = 0;
     this.commandWindowSecond = -1;
     this.commandsInWindow = 0;
     this.dirty = false;
@@ -101,5 +137,40 @@ export class WsSession {
     this.#texts.length = 0;
     this.#owners.length = 0;
     this.dirty = false;
+    this.discardWork();
+  }
+
+  /** The coverage counts of one channel (created on first use). */
+  coverage(channel: Channel): ChannelCoverage {
+    let coverage = this.#coverage.get(channel);
+    if (coverage === undefined) this.#coverage.set(channel, (coverage = new ChannelCoverage(CHANNEL_MARKET_COVERAGE_LIMIT)));
+    return coverage;
+  }
+
+  /** Removes an ended subscription and gives back what it counted against the session limits. */
+  forget(sub: Subscription): void {
+    if (!this.subscriptions.delete(sub.sid)) return;
+    const coverage = this.coverage(sub.channel);
+    if (sub.markets === null) {
+      coverage.removeAll();
+      return;
+    }
+    coverage.remove(sub.markets);
+    if (sub.channel === 'orderbook_delta') this.marketCount -= sub.markets.size;
+    else this.otherMarketCount -= sub.markets.size;
+  }
+
+  /** True while commands or steps wait (a new command must queue behind them). */
+  get hasWork(): boolean {
+    return this.inboxHead < this.inbox.length || this.stepsHead < this.steps.length;
+  }
+
+  /** Drops waiting commands and steps (connection closing). */
+  discardWork(): void {
+    this.inbox.length = 0;
+    this.inboxHead = 0;
+    this.inboxChars = 0;
+    this.steps.length = 0;
+    this.stepsHead = 0;
   }
 }

@@ -16,6 +16,17 @@ export class Subscription {
   seq: number;
   /** Market tickers the subscription covers; null = every market. */
   markets: Set<string> | null;
+  /**
+   * `markets` as the JSON array the `ok` reply lists, kept until the set changes (null: render on
+   * next use), so repeating an update that changes nothing does not re-render 10,000 tickers.
+   */
+  marketsText: string | null;
+  /**
+   * Markets of the filter the engine does not know (unknown tickers are accepted, websocket.md §4
+   * code 16 retired): kept out of the hub's per-market indexes, so a session naming 500,000 made-up
+   * tickers costs the indexes nothing; indexed if the market is created later. Null when none.
+   */
+  unknownMarkets: Set<string> | null;
   readonly useYesPrice: boolean;
   readonly skipTickerAck: boolean;
   /** False once unsubscribed, overflowed (error 25) or the session closed. */
@@ -29,6 +40,8 @@ export class Subscription {
     this.session = session;
     this.seq = 0;
     this.markets = markets;
+    this.marketsText = null;
+    this.unknownMarkets = null;
     this.useYesPrice = useYesPrice;
     this.skipTickerAck = skipTickerAck;
     this.alive = true;

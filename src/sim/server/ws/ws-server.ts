@@ -4,6 +4,12 @@
  * and answers a failed handshake with HTTP 401 and the REST 401 body, before any upgrade; then
  * hands text frames to the command handler and sends a `heartbeat` ping every 10 s (§1.3). It owns
  * connection lifecycle only; subscriptions and fan-out live in the hub.
+ *
+ * Frames above CLIENT_FRAME_BYTES_MAX (1 MiB, protocol.ts) are refused by uWS itself, which drops
+ * the connection before any JavaScript sees them. Unmasked client frames: RFC 6455 §5.1
+ * says the server must close the connection; uWS does not look at the MASK bit (it always reads a
+ * 4-byte key) and its API never shows it, so this server cannot honour that rule (see
+ * test/sim/server/ws-bounds.test.ts, which records what uWS does).
  */
 
 import {
@@ -18,7 +24,7 @@ import type { Logger } from 'pino';
 import type { TemplatedApp, WebSocket } from '../uws.ts';
 import { CommandHandler, errorText } from './commands.ts';
 import type { WsHub } from './hub.ts';
-import { HEARTBEAT_PAYLOAD, WS_PATH, WsError } from './protocol.ts';
+import { CLIENT_FRAME_BYTES_MAX, HEARTBEAT_PAYLOAD, WS_PATH, WsError } from './protocol.ts';
 import { WsSession, type SessionUserData } from './session.ts';
 
 export interface WsServerOptions {
@@ -28,7 +34,7 @@ export interface WsServerOptions {
   logger: Logger;
   /** Server ping interval, ms (exchange: 10 s). */
   pingIntervalMs: number;
-  /** Largest client frame accepted, bytes; larger frames close the connection (uWS). */
+  /** Largest client frame accepted, bytes, at most CLIENT_FRAME_BYTES_MAX; larger frames end the connection (uWS). */
   maxPayloadBytes: number;
 }
 
@@ -46,9 +52,9 @@ export class WsServer {
     this.#hub = options.hub;
     this.#authenticator = options.authenticator;
     this.#logger = options.logger;
-    this.#commands = new CommandHandler(options.hub, options.now);
+    this.#commands = new CommandHandler(options.hub, options.now, options.logger);
     this.#pingIntervalMs = options.pingIntervalMs;
-    this.#maxPayloadBytes = options.maxPayloadBytes;
+    this.#maxPayloadBytes = Math.min(options.maxPayloadBytes, CLIENT_FRAME_BYTES_MAX);
   }
 
   attach(app: TemplatedApp, uwsDisabledCompression: number): void {
@@ -57,7 +63,7 @@ export class WsServer {
       maxPayloadLength: this.#maxPayloadBytes,
       // The hub enforces the per-connection limit itself (error 25); uWS must never drop silently.
       maxBackpressure: Math.max(this.#hub.bufferLimitBytes * 4, 64 * 1024 * 1024),
-      closeOnBackpressureLimit: 0,
+      closeOnBackpressureLimit: false,
       idleTimeout: 120,
       sendPingsAutomatically: false,
       upgrade: (res, req, context) => {
@@ -91,7 +97,7 @@ export class WsServer {
           return;
         }
         try {
-          this.#commands.handle(session, Buffer.from(message).toString('utf8'));
+          this.#commands.receive(session, Buffer.from(message).toString('utf8'));
         } catch (error) {
           this.#logger.error({ err: error, session: session.id }, 'websocket command failed');
           this.#hub.reply(session, errorText(0, WsError.UNABLE_TO_PROCESS));
@@ -118,6 +124,7 @@ export class WsServer {
   close(): void {
     if (this.#pingTimer !== null) clearInterval(this.#pingTimer);
     this.#pingTimer = null;
+    this.#commands.work.close();
     for (const session of [...this.#hub.sessions]) {
       const ws = session.ws;
       session.open = false;

@@ -25,7 +25,7 @@ function getMarkets(ctx: RestContext): RestReply {
   const limit = q.limit(100, 1000);
   const page = ctx.services.engine.listMarkets({
     limit,
-    cursor: q.string('cursor'),
+    cursor: q.cursor(),
     eventTicker: q.string('event_ticker'),
     seriesTicker: q.string('series_ticker'),
     tickers: q.list('tickers'),
@@ -73,7 +73,7 @@ function getTrades(ctx: RestContext): RestReply {
   const isBlockTrade = q.boolean('is_block_trade');
   const page = ctx.services.engine.listTrades({
     limit,
-    cursor: q.string('cursor'),
+    cursor: q.cursor(),
     ticker: q.string('ticker'),
     minTs: q.integer('min_ts'),
     maxTs: q.integer('max_ts'),
@@ -90,7 +90,7 @@ function getEvents(ctx: RestContext): RestReply {
   const withNested = q.boolean('with_nested_markets') === true;
   const page = ctx.services.engine.listEvents({
     limit,
-    cursor: q.string('cursor'),
+    cursor: q.cursor(),
     seriesTicker: q.string('series_ticker'),
     eventTickers: q.list('tickers'),
     status: q.oneOf('status', EVENT_STATUS_FILTERS),

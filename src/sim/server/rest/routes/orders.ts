@@ -3,8 +3,10 @@
  * batch cancel, cancel-all (204), plus the legacy /portfolio/orders mutations, which answer 410
  * deprecated_v1_order_endpoint (rest.md §2). Bodies are decoded strictly (body.ts); restricted keys
  * are held to their subaccount, and a batch with any foreign entry is rejected whole before
- * anything is placed or cancelled (interface-spec Errors 5). The engine decides everything about
- * the orders themselves; this file decodes, scopes and renders.
+ * anything is placed or cancelled (interface-spec Errors 5). Client order ids, exchange ids and
+ * tickers are bounded (rest/bounds.ts); one bad entry fails a batch whole, before anything is
+ * placed. The engine decides everything about the orders themselves; this file decodes, scopes and
+ * renders.
  */
 
 import type { BookSide, Count } from '../../../../core/index.ts';
@@ -32,11 +34,11 @@ const SELF_TRADE: readonly SelfTradePrevention[] = ['taker_at_cross', 'maker'];
 /** Decodes one CreateOrderV2Request; `subaccount` is left as sent (null when omitted). */
 function decodeCreate(value: unknown, prefix: string): { params: CreateOrderParams; subaccount: number | null } {
   const body = new BodyReader(value, prefix);
-  const ticker = body.string('ticker', true);
+  const ticker = body.ticker('ticker', true);
   if (ticker === '') throw invalidField(`${prefix}ticker`, 'ticker must not be empty');
   const params: CreateOrderParams = {
     ticker,
-    clientOrderId: body.string('client_order_id', false),
+    clientOrderId: body.clientOrderId('client_order_id'),
     side: body.oneOf('side', SIDES, true),
     count: body.count('count', true),
     price: body.price('price', true),
@@ -46,10 +48,9 @@ function decodeCreate(value: unknown, prefix: string): { params: CreateOrderPara
     postOnly: body.boolean('post_only') ?? false,
     reduceOnly: body.boolean('reduce_only') ?? false,
     cancelOrderOnPause: body.boolean('cancel_order_on_pause') ?? false,
-    orderGroupId: body.string('order_group_id', false),
+    orderGroupId: body.id('order_group_id', false),
     exchangeIndex: body.integer('exchange_index'),
   };
-  if (params.clientOrderId === '') params.clientOrderId = null;
   if (params.orderGroupId === '') params.orderGroupId = null;
   return { params, subaccount: body.subaccount() };
 }
@@ -107,12 +108,12 @@ function batchCancel(ctx: RestContext): RestReply {
   const items = batchItems(ctx);
   const cancels: BatchCancelItem[] = items.map((item, index) => {
     const body = new BodyReader(item, `orders[${index}].`);
-    const orderId = body.string('order_id', true);
+    const orderId = body.id('order_id', true);
     return {
       orderId,
       subaccount: body.subaccount(),
       exchangeIndex: body.integer('exchange_index'),
-      ticker: body.string('market_ticker', false),
+      ticker: body.ticker('market_ticker', false),
     };
   });
   if (key.subaccount !== null) {
@@ -132,12 +133,12 @@ function amendOrder(ctx: RestContext): RestReply {
   const subaccount = key.subaccount !== null ? writeSubaccount(ctx, requested) : requested;
   const body = new BodyReader(ctx.body);
   const result = ctx.services.engine.amendOrder(key.userId, ctx.params.order_id, {
-    ticker: body.string('ticker', true),
+    ticker: body.ticker('ticker', true),
     side: body.oneOf('side', SIDES, true),
     price: body.price('price', true),
     count: body.count('count', true),
-    clientOrderId: body.string('client_order_id', false),
-    updatedClientOrderId: body.string('updated_client_order_id', false),
+    clientOrderId: body.clientOrderId('client_order_id'),
+    updatedClientOrderId: body.clientOrderId('updated_client_order_id'),
     subaccount,
     exchangeIndex: body.integer('exchange_index'),
   });
@@ -160,7 +161,7 @@ function decreaseOrder(ctx: RestContext): RestReply {
     reduceTo,
     subaccount,
     exchangeIndex: body.integer('exchange_index'),
-    ticker: body.string('market_ticker', false),
+    ticker: body.ticker('market_ticker', false),
   });
   if (isSimError(result)) return simErrorReply(result);
   return jsonReply(200, decreaseOrderResultToJson(result));

@@ -17,6 +17,7 @@ import {
   subaccountBalanceToJson,
   type OrderStatus,
 } from '../../../engine/index.ts';
+import { ORDERS_EVENT_TICKERS_MAX } from '../bounds.ts';
 import { jsonReply, simErrorReply, type RestReply } from '../reply.ts';
 import { route, type RestContext, type RouteDef } from '../route.ts';
 import { callerKey, querySubaccount, readSubaccount } from './caller.ts';
@@ -30,9 +31,9 @@ function getOrders(ctx: RestContext): RestReply {
   const limit = q.limit(100, 1000);
   const page = ctx.services.engine.listOrders(key.userId, {
     limit,
-    cursor: q.string('cursor'),
+    cursor: q.cursor(),
     ticker: q.string('ticker'),
-    eventTickers: q.list('event_ticker'),
+    eventTickers: q.list('event_ticker', ORDERS_EVENT_TICKERS_MAX),
     status: q.oneOf('status', ORDER_STATUSES),
     subaccount: readSubaccount(ctx, querySubaccount(ctx)),
     exchangeIndex: q.integer('exchange_index'),
@@ -57,7 +58,7 @@ function getFills(ctx: RestContext): RestReply {
   const limit = q.limit(100, 1000);
   const page = ctx.services.engine.listFills(key.userId, {
     limit,
-    cursor: q.string('cursor'),
+    cursor: q.cursor(),
     ticker: q.string('ticker'),
     orderId: q.string('order_id'),
     subaccount: readSubaccount(ctx, querySubaccount(ctx)),
@@ -75,7 +76,7 @@ function getPositions(ctx: RestContext): RestReply {
   const limit = q.limit(100, 1000);
   const page = ctx.services.engine.listPositions(key.userId, {
     limit,
-    cursor: q.string('cursor'),
+    cursor: q.cursor(),
     ticker: q.string('ticker'),
     eventTicker: q.string('event_ticker'),
     subaccount: readSubaccount(ctx, querySubaccount(ctx)),
