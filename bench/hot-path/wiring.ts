@@ -1,12 +1,10 @@
 /**
- * The runtime's hot path wired as src/runtime/runtime.ts wires it - Feed (with its BookStore and
- * HopRecord), RiskGate (check wrapped for the probe's verdict stamp, as the runtime does), Oms with
- * its Journal, ObservedOrderEntry, OmsOrderPort, OrderUpdates, RuntimeFeedListener, StrategyHost
- * running strategies/tick-to-trade.ts, TickToTradeProbe - with two differences: no sockets (the feed
- * session is a stub that never connects; order entry is the caller's, e.g. SinkOrderEntry) and a
- * manual clock, so the driver decides how much wall time passes between frames (the rate budget
- * refills, nothing goes stale). The runtime's classes are used as they are, never copied.
- * Owns the wiring only; measures nothing.
+ * The runtime's hot path built by the runtime's own graph builder (src/runtime/trading-graph.ts,
+ * as the main job and the integration tests build it), with three options of its own: no sockets
+ * (the feed session is a stub that never connects; order entry is the caller's, e.g.
+ * SinkOrderEntry), a manual clock, so the driver decides how much wall time passes between frames
+ * (the rate budget refills, nothing goes stale), and markets registered from the bench's frames
+ * instead of the venue's listing. Owns those options only; measures nothing.
  */
 
 import path from 'node:path';
@@ -15,20 +13,14 @@ import { ManualClock } from '../../src/core/index.ts';
 import type { PriceGrid } from '../../src/core/index.ts';
 import type { OrderBook } from '../../src/book/index.ts';
 import type { OrderEntry } from '../../src/exec/index.ts';
-import { Feed } from '../../src/feed/index.ts';
 import { ConnectionState } from '../../src/feed/index.ts';
-import type { FeedSession } from '../../src/feed/index.ts';
-import { Journal, Oms } from '../../src/oms/index.ts';
-import { RiskGate, TradingState } from '../../src/risk/index.ts';
+import type { Feed, FeedSession } from '../../src/feed/index.ts';
+import type { Journal, Oms } from '../../src/oms/index.ts';
+import type { RiskGate } from '../../src/risk/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
-import { ObservedOrderEntry } from '../../src/runtime/observed-order-entry.ts';
-import { OmsOrderPort } from '../../src/runtime/oms-order-port.ts';
-import { OrderUpdates } from '../../src/runtime/order-updates.ts';
-import { RuntimeFeedListener } from '../../src/runtime/runtime-feed-listener.ts';
-import { limitsFromConfig } from '../../src/runtime/runtime.ts';
-import { TickToTradeProbe } from '../../src/runtime/tick-to-trade-probe.ts';
-import { StrategyHost } from '../../src/strategy/index.ts';
-import type { MarketPort, StrategyEntry } from '../../src/strategy/index.ts';
+import type { TickToTradeProbe } from '../../src/runtime/tick-to-trade-probe.ts';
+import { TradingGraph } from '../../src/runtime/trading-graph.ts';
+import type { MarketPort, StrategyEntry, StrategyHost } from '../../src/strategy/index.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 
 export const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -51,6 +43,8 @@ export interface HotPath {
   journal: Journal;
   probe: TickToTradeProbe;
   host: StrategyHost;
+  /** The whole graph, built by the runtime's one graph builder. */
+  graph: TradingGraph;
   book(): OrderBook;
   stop(): Promise<void>;
 }
@@ -70,65 +64,54 @@ export async function buildHotPath(options: HotPathOptions): Promise<HotPath> {
     {},
   );
   const clock = new ManualClock(1_798_761_600_000);
-  const log = createLogger({ level: 'silent', pretty: false });
-  const probe = new TickToTradeProbe();
-  const updates = new OrderUpdates();
-
-  const gate = new RiskGate({ limits: limitsFromConfig(config, -1), clock });
-  gate.setTradingState(TradingState.ACTIVE);
-  // As runtime.ts: the probe stamps the verdict of the gate's check; one wrapper, bound once.
-  const check = gate.check.bind(gate);
-  gate.check = (intent) => {
-    const deny = check(intent);
-    probe.onVerdict();
-    return deny;
-  };
-
-  const feed = new Feed({ url: 'ws://127.0.0.1:1/unused', auth: null, logger: log, clock, createSession: stubSession });
-  const entry = new ObservedOrderEntry(options.entry, probe, updates);
-  const journal = new Journal(options.journalPath);
-  const oms = new Oms({ gate, entry, clock, clientOrderIdPrefix: 'rt', journal, recovered: null, logger: log, subaccounts: [0], onOrderChange: (order) => updates.noteChange(order) });
-  entry.setOrderLookup(oms);
-  const port = new OmsOrderPort(oms, gate, probe, updates);
-  const listener = new RuntimeFeedListener(feed.hop, oms, gate, probe, updates, log);
-  feed.setListener(listener);
-
-  let book: OrderBook | null = null;
-  const markets: MarketPort = {
-    marketHandle: (ticker) => gate.marketHandle(ticker),
-    book: (ticker) => feed.books.get(ticker),
-    ensureMarkets: async (tickers) => {
-      for (const ticker of tickers) {
-        if (gate.marketHandle(ticker) >= 0) continue;
-        if (ticker !== options.ticker) throw new Error(`hot-path bench: unknown market ${ticker}`);
-        book = feed.addMarket(ticker, options.grid);
-        gate.addMarket(ticker, options.grid, book, { open: true });
-        feed.setMarketOpen(ticker, true);
-        feed.handleFrame(options.snapshotFrame);
-        if (!book.synced) throw new Error('hot-path bench: the snapshot did not sync the book');
-      }
-    },
-  };
-  const host = new StrategyHost({ ports: { orders: port, markets, orderGroups: null, clock, logger: log }, rootDir: REPO_DIR });
-  updates.setSink(host);
-  listener.setHost(host);
   const entries = config.strategies as unknown as StrategyEntry[];
-  await host.start(entries);
+  let book: OrderBook | null = null;
+  const graph = new TradingGraph({
+    config,
+    clock,
+    logger: createLogger({ level: 'silent', pretty: false }),
+    entry: options.entry,
+    feed: { url: 'ws://127.0.0.1:1/unused', auth: null, createSession: stubSession },
+    journalPath: options.journalPath,
+    recovered: null,
+    strategies: entries,
+    restrictedSubaccount: -1,
+    clientOrderIdPrefix: 'rt',
+    rootDir: REPO_DIR,
+    markets: ({ gate, feed }): MarketPort => ({
+      marketHandle: (ticker) => gate.marketHandle(ticker),
+      book: (ticker) => feed.books.get(ticker),
+      ensureMarkets: async (tickers) => {
+        for (const ticker of tickers) {
+          if (gate.marketHandle(ticker) >= 0) continue;
+          if (ticker !== options.ticker) throw new Error(`hot-path bench: unknown market ${ticker}`);
+          book = feed.addMarket(ticker, options.grid);
+          gate.addMarket(ticker, options.grid, book, { open: true });
+          feed.setMarketOpen(ticker, true);
+          feed.handleFrame(options.snapshotFrame);
+          if (!book.synced) throw new Error('hot-path bench: the snapshot did not sync the book');
+        }
+      },
+    }),
+    orderGroups: null,
+  });
+  await graph.host.start(entries);
   return {
     clock,
-    feed,
-    gate,
-    oms,
-    journal,
-    probe,
-    host,
+    feed: graph.feed,
+    gate: graph.gate,
+    oms: graph.oms,
+    journal: graph.journal,
+    probe: graph.probe,
+    host: graph.host,
+    graph,
     book: () => {
       if (book === null) throw new Error('hot-path bench: no book');
       return book;
     },
     stop: async () => {
-      host.halt();
-      await oms.stop();
+      graph.host.halt();
+      await graph.oms.stop();
     },
   };
 }

@@ -17,4 +17,4 @@ export type { BookView, RiskMarketOptions } from './risk-markets.ts';
 export { ExposureLedger, ExposureSlot, SUBACCOUNT_COUNT, costMicro, worstOf } from './exposure-ledger.ts';
 export { OrderGroup, OrderGroups } from './order-groups.ts';
 export { DenyDetail, RiskGate } from './risk-gate.ts';
-export type { RiskGateOptions } from './risk-gate.ts';
+export type { RiskGateOptions, VerdictProbe } from './risk-gate.ts';

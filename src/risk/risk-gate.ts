@@ -60,7 +60,16 @@ export interface RiskGateOptions {
   clock: Clock;
   /** Initial trading state (config risk.tradingState); ACTIVE by default. */
   tradingState?: TradingState;
+  /** Told after every verdict (the tick-to-trade probe stamps it); none by default. */
+  verdictProbe?: VerdictProbe | null;
 }
+
+/** What the gate tells a latency probe: one call per check, after the verdict. */
+export interface VerdictProbe {
+  onVerdict(): void;
+}
+
+const NO_VERDICT_PROBE: VerdictProbe = { onVerdict: () => {} };
 
 export class RiskGate {
   readonly markets = new RiskMarkets();
@@ -77,6 +86,7 @@ export class RiskGate {
   readonly #notionalOrderMaxMicro: number;
   readonly #notionalSubMaxMicro: number;
   readonly #defaultIncrement: number;
+  readonly #probe: VerdictProbe;
   #state: TradingState = TradingState.ACTIVE;
   #killed = false;
 
@@ -90,6 +100,7 @@ export class RiskGate {
     this.#notionalSubMaxMicro = options.limits.subaccountNotionalMax * 100;
     this.#defaultIncrement = options.limits.wholeContractsOnly ? 100 : 1;
     this.#state = options.tradingState ?? TradingState.ACTIVE;
+    this.#probe = options.verdictProbe ?? NO_VERDICT_PROBE;
   }
 
   get limits(): RiskLimits {
@@ -173,6 +184,12 @@ export class RiskGate {
   // ---- the check -------------------------------------------------------------------------------
 
   check(intent: Readonly<OrderIntent>): Deny {
+    const deny = this.#decide(intent);
+    this.#probe.onVerdict();
+    return deny;
+  }
+
+  #decide(intent: Readonly<OrderIntent>): Deny {
     const kind = intent.kind;
     if (kind === IntentKind.NEW || kind === IntentKind.AMEND) return this.#checkOrder(intent, kind === IntentKind.AMEND);
     if (kind === IntentKind.CANCEL || kind === IntentKind.CANCEL_ALL) return this.#checkCancel(intent, kind);

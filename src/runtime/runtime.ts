@@ -1,18 +1,14 @@
 /**
- * The runtime: wires configuration, logger, risk gate, feed (with its BookStore), OMS (with its
- * journal under var/journal/), REST order entry (presigned signing per config, sockets warmed
- * before trading) and the strategy host, starts them in that order and stops them in reverse.
- * Wiring only: every decision lives in the component that owns it.
- *
- * The hot path runs one way, synchronously, on this event loop:
- *
- *   WS frame -> feed decode -> BookStore apply -> RuntimeFeedListener.onBookUpdate
- *     -> StrategyHost -> strategy.onBook -> ctx.place -> OmsOrderPort.submit
- *     -> Oms.submit -> RiskGate.check -> ObservedOrderEntry.create -> RestOrderEntry.create (bytes out)
+ * The runtime: configuration, logger, REST order entry (presigned signing per config, sockets
+ * warmed before trading) and the trading graph (trading-graph.ts: risk gate, feed with its books,
+ * OMS with its journal under var/journal/, strategy host), started in that order and stopped in
+ * reverse; the kill switch, the status and the venue-backed ports (markets, order groups).
+ * Wiring and lifecycle only: every decision lives in the component that owns it.
  *
  * Private channels (fill, user_order, market_position, order_group_updates) go to the OMS first
- * and then, for fills and order changes, to the owning strategy. Slow work runs beside it: the
- * OMS tick (timeouts, journal flush, reconciliation), the host's coarse timer, presigning workers.
+ * and then, for fills and order changes, to the owning strategy. Slow work runs beside the hot
+ * path: the OMS tick (timeouts, journal flush, reconciliation), the host's coarse timer,
+ * presigning workers.
  */
 
 import type { KeyObject } from 'node:crypto';
@@ -20,24 +16,24 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { systemClock } from '../core/index.ts';
 import type { Clock, Count } from '../core/index.ts';
-import { Channel, Feed } from '../feed/index.ts';
+import { Channel } from '../feed/index.ts';
+import type { Feed } from '../feed/index.ts';
 import type { OrderBook } from '../book/index.ts';
 import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
 import type { ExecListener } from '../exec/index.ts';
-import { Journal, Oms, recover } from '../oms/index.ts';
-import type { RecoveredJournal, RecoveredKill } from '../oms/index.ts';
-import { DENY_CODE_COUNT, DENY_NAMES, Deny, IntentKind, RiskGate, TradingState, createIntent, riskLimits } from '../risk/index.ts';
-import type { RiskLimits } from '../risk/index.ts';
-import { StrategyHost } from '../strategy/index.ts';
-import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
+import { recover } from '../oms/index.ts';
+import type { Journal, Oms, RecoveredJournal, RecoveredKill } from '../oms/index.ts';
+import { DENY_CODE_COUNT, DENY_NAMES, Deny, IntentKind, createIntent } from '../risk/index.ts';
+import type { RiskGate } from '../risk/index.ts';
+import type { MarketPort, OrderGroupPort, StrategyEntry, StrategyHost } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
 import { fetchMarket } from './market-directory.ts';
-import { ObservedOrderEntry } from './observed-order-entry.ts';
-import { OmsOrderPort } from './oms-order-port.ts';
-import { OrderUpdates } from './order-updates.ts';
-import { RuntimeFeedListener } from './runtime-feed-listener.ts';
-import { TickToTradeProbe } from './tick-to-trade-probe.ts';
+import type { ObservedOrderEntry } from './observed-order-entry.ts';
+import type { OmsOrderPort } from './oms-order-port.ts';
+import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
+import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
+import { TradingGraph, configuredTradingState } from './trading-graph.ts';
 
 export interface VenueEndpoint {
   /** REST base including the API prefix, e.g. http://127.0.0.1:9000/trade-api/v2. */
@@ -118,22 +114,7 @@ export interface RuntimeStatus {
   killSwitch: { reason: string; source: string; sinceMs: number } | null;
 }
 
-/** The risk limits the gate enforces, from the validated config's `risk` section. */
-export function limitsFromConfig(config: DeepReadonly<RuntimeConfig>, restrictedSubaccount: number): RiskLimits {
-  const risk = config.risk;
-  return riskLimits({
-    orderCountMax: risk.maxOrderCount,
-    orderNotionalMax: risk.maxOrderNotionalDollars,
-    marketPositionMax: risk.maxPositionPerMarket,
-    subaccountPositionMax: risk.maxPositionPerSubaccount,
-    subaccountNotionalMax: risk.maxRestingExposureDollars,
-    rateTier: risk.rateLimitTier,
-    cancelReserveShare: risk.cancelReserveFraction,
-    restrictedSubaccount,
-    // Staleness is the feed's job (feed.staleBookMs marks a silent book out of sync).
-    bookStaleMs: 0,
-  });
-}
+export { limitsFromConfig } from './trading-graph.ts';
 
 export class Runtime {
   readonly config: DeepReadonly<RuntimeConfig>;
@@ -146,12 +127,13 @@ export class Runtime {
   readonly oms: Oms;
   readonly journal: Journal;
   readonly recovered: RecoveredJournal;
-  readonly probe = new TickToTradeProbe();
+  readonly probe: TickToTradeProbe;
   readonly port: OmsOrderPort;
   readonly host: StrategyHost;
   readonly listener: RuntimeFeedListener;
+  /** Every component of the trading path, built by the one graph builder. */
+  readonly graph: TradingGraph;
   readonly #options: RuntimeOptions;
-  readonly #updates = new OrderUpdates();
   readonly #denyScratch = new Float64Array(DENY_CODE_COUNT);
   #omsTimer: NodeJS.Timeout | null = null;
   #stopped = false;
@@ -163,32 +145,8 @@ export class Runtime {
     this.config = config;
     this.logger = options.logger;
     this.clock = options.clock ?? systemClock;
-    const log = options.logger;
-
-    this.gate = new RiskGate({ limits: limitsFromConfig(config, options.restrictedSubaccount ?? -1), clock: this.clock });
-    this.gate.setTradingState(configuredTradingState(config));
-    // The probe stamps the verdict of the gate's check; one wrapper, bound once at wiring.
-    const check = this.gate.check.bind(this.gate);
-    const probe = this.probe;
-    this.gate.check = (intent) => {
-      const deny = check(intent);
-      probe.onVerdict();
-      return deny;
-    };
 
     const venue = options.venue;
-    this.feed = new Feed({
-      url: venue.wsUrl,
-      auth: { keyId: venue.keyId, privateKey: venue.privateKey },
-      logger: log.child({ component: 'feed' }),
-      clock: this.clock,
-      staleBookMs: config.feed.staleBookMs,
-      reconnectMinMs: config.feed.reconnectBackoffMinMs,
-      reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
-      commandsPerSec: config.feed.commandsPerSecond,
-      transport: config.feed.transport,
-    });
-
     this.rest = new RestOrderEntry({
       ...REST_ORDER_ENTRY_DEFAULTS,
       baseUrl: venue.restUrl,
@@ -202,43 +160,43 @@ export class Runtime {
       // Creates and cancels (the batched DELETE route) both sign ahead; one pool size for both.
       presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize, batchCapacity: config.exec.presignPoolSize, workerNice: config.exec.presignWorkerNice === 0 ? null : config.exec.presignWorkerNice },
     });
-    this.entry = new ObservedOrderEntry(this.rest, this.probe, this.#updates);
 
     mkdirSync(dirname(options.journalPath), { recursive: true, mode: 0o700 });
     this.recovered = recover(options.journalPath);
-    this.journal = new Journal(options.journalPath);
-    const strategies = options.strategies ?? config.strategies;
-    this.oms = new Oms({
-      gate: this.gate,
-      entry: this.entry,
+    this.graph = new TradingGraph({
+      config,
       clock: this.clock,
-      clientOrderIdPrefix: options.clientOrderIdPrefix ?? 'rt',
-      journal: this.journal,
+      logger: options.logger,
+      entry: this.rest,
+      feed: { url: venue.wsUrl, auth: { keyId: venue.keyId, privateKey: venue.privateKey } },
+      journalPath: options.journalPath,
       recovered: this.recovered,
-      logger: log.child({ component: 'oms' }),
-      // A restricted key can see (and cancel in) its own subaccount only.
-      subaccounts: (options.restrictedSubaccount ?? -1) >= 0 ? [options.restrictedSubaccount as number] : [...new Set(strategies.map((entry) => entry.subaccount))],
+      strategies: options.strategies ?? config.strategies,
+      restrictedSubaccount: options.restrictedSubaccount ?? -1,
+      clientOrderIdPrefix: options.clientOrderIdPrefix ?? 'rt',
+      rootDir: options.rootDir,
+      markets: ({ gate, feed }) => this.#marketPort(gate, feed),
+      orderGroups: ({ gate }) => this.#groupPort(gate),
       pendingTimeoutMs: options.pendingTimeoutMs,
       unknownGraceMs: options.unknownGraceMs,
       reconcileIntervalMs: options.reconcileIntervalMs,
-      onOrderChange: (order) => this.#updates.noteChange(order),
+      drainTimeoutMs: options.drainTimeoutMs,
     });
-    this.entry.setOrderLookup(this.oms);
+    const graph = this.graph;
+    this.gate = graph.gate;
+    this.feed = graph.feed;
+    this.entry = graph.entry;
+    this.journal = graph.journal;
+    this.oms = graph.oms;
+    this.probe = graph.probe;
+    this.port = graph.port;
+    this.listener = graph.listener;
+    this.host = graph.host;
     const releaseBy = options.releaseKillSwitchBy ?? null;
     if (releaseBy !== null && this.oms.killSwitchState !== null) {
       this.oms.releaseKillSwitch(releaseBy);
       this.gate.setTradingState(configuredTradingState(config));
     }
-    this.port = new OmsOrderPort(this.oms, this.gate, this.probe, this.#updates);
-    this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, this.probe, this.#updates, log.child({ component: 'feed-listener' }));
-    this.feed.setListener(this.listener);
-    this.host = new StrategyHost({
-      ports: { orders: this.port, markets: this.#marketPort(), orderGroups: this.#groupPort(), clock: this.clock, logger: log.child({ component: 'strategy' }) },
-      rootDir: options.rootDir,
-      drainTimeoutMs: options.drainTimeoutMs,
-    });
-    this.#updates.setSink(this.host);
-    this.listener.setHost(this.host);
   }
 
   /**
@@ -372,9 +330,7 @@ export class Runtime {
 
   // ---- ports for the strategy host -----------------------------------------------------------
 
-  #marketPort(): MarketPort {
-    const feed = this.feed;
-    const gate = this.gate;
+  #marketPort(gate: RiskGate, feed: Feed): MarketPort {
     const restUrl = this.#options.venue.restUrl;
     const timeoutMs = (): number => this.#options.startTimeoutMs ?? 10_000;
     const log = this.logger;
@@ -406,8 +362,7 @@ export class Runtime {
     };
   }
 
-  #groupPort(): OrderGroupPort {
-    const gate = this.gate;
+  #groupPort(gate: RiskGate): OrderGroupPort {
     const rest = this.rest;
     const intent = createIntent();
     return {
@@ -442,11 +397,6 @@ const NO_EXEC_LISTENER: ExecListener = {
   onCreateAck: ignore, onCreateReject: ignore, onCreateUnknown: ignore, onCancelAck: ignore, onCancelReject: ignore,
   onCancelUnknown: ignore, onAmendAck: ignore, onAmendReject: ignore, onDecreaseAck: ignore, onDecreaseReject: ignore,
 };
-
-function configuredTradingState(config: DeepReadonly<RuntimeConfig>): TradingState {
-  const state = config.risk.tradingState;
-  return state === 'halted' ? TradingState.HALTED : state === 'reducing' ? TradingState.REDUCING : TradingState.ACTIVE;
-}
 
 function killSwitchStatus(kill: Readonly<RecoveredKill> | null): RuntimeStatus['killSwitch'] {
   return kill === null ? null : { reason: kill.reason, source: kill.source, sinceMs: kill.tsMs };

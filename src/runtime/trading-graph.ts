@@ -1,0 +1,154 @@
+/**
+ * The one graph builder: every component of the trading path, built and connected once, the same
+ * way for the main job (runtime.ts), the integration tests (through Runtime) and every bench that
+ * measures the runtime (bench/hot-path, bench/tick-to-trade). What differs between them comes in
+ * as options, never as a second wiring: the order entry the OMS drives (REST, or a sink), the feed
+ * session (the exchange's WebSocket, or a stub fed by a driver), the clock, and how a market is
+ * looked up when a strategy asks for it.
+ *
+ *   WS frame -> feed decode -> book apply -> RuntimeFeedListener -> StrategyHost -> strategy
+ *     -> OmsOrderPort -> Oms -> RiskGate.check -> ObservedOrderEntry -> OrderEntry (bytes out)
+ *
+ * The probe is handed to the components that stamp it (the gate's verdict, the feed's hop record);
+ * nothing is wrapped after construction. Wiring only: every decision lives in the component that
+ * owns it.
+ */
+
+import type { Clock } from '../core/index.ts';
+import type { OrderEntry } from '../exec/index.ts';
+import { Feed } from '../feed/index.ts';
+import type { FeedOptions } from '../feed/index.ts';
+import { Journal, Oms } from '../oms/index.ts';
+import type { RecoveredJournal } from '../oms/index.ts';
+import { RiskGate, TradingState, riskLimits } from '../risk/index.ts';
+import type { RiskLimits } from '../risk/index.ts';
+import { StrategyHost } from '../strategy/index.ts';
+import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
+import type { Logger } from '../telemetry/index.ts';
+import type { DeepReadonly, RuntimeConfig } from './config.ts';
+import { ObservedOrderEntry } from './observed-order-entry.ts';
+import { OmsOrderPort } from './oms-order-port.ts';
+import { OrderUpdates } from './order-updates.ts';
+import { RuntimeFeedListener } from './runtime-feed-listener.ts';
+import { TickToTradeProbe } from './tick-to-trade-probe.ts';
+
+export interface TradingGraphOptions {
+  config: DeepReadonly<RuntimeConfig>;
+  clock: Clock;
+  logger: Logger;
+  /** The order entry the OMS drives: RestOrderEntry in production, a sink in the hot-path bench. */
+  entry: OrderEntry;
+  /** The feed: the exchange's URL and key, or `createSession` for a driver-fed stub. */
+  feed: Pick<FeedOptions, 'url' | 'auth' | 'createSession'>;
+  journalPath: string;
+  /** What an earlier run left in the journal (null: a fresh journal). */
+  recovered: RecoveredJournal | null;
+  /** The strategies the host will run (their subaccounts are the OMS's). */
+  strategies: readonly StrategyEntry[];
+  /** The subaccount a restricted API key is locked to, -1 for a full-account key. */
+  restrictedSubaccount: number;
+  /** Client order id prefix, [A-Za-z0-9_]{1,16}. */
+  clientOrderIdPrefix: string;
+  /** Project root: plugin paths are relative to it. */
+  rootDir: string;
+  /** How the host finds a market a strategy asks for, given the graph's gate and feed. */
+  markets: (parts: { gate: RiskGate; feed: Feed }) => MarketPort;
+  /** Order-group creation for strategies that configure one; null where there is no venue. */
+  orderGroups: ((parts: { gate: RiskGate }) => OrderGroupPort) | null;
+  pendingTimeoutMs?: number;
+  unknownGraceMs?: number;
+  reconcileIntervalMs?: number;
+  drainTimeoutMs?: number;
+}
+
+/** The risk limits the gate enforces, from the validated config's `risk` section. */
+export function limitsFromConfig(config: DeepReadonly<RuntimeConfig>, restrictedSubaccount: number): RiskLimits {
+  const risk = config.risk;
+  return riskLimits({
+    orderCountMax: risk.maxOrderCount,
+    orderNotionalMax: risk.maxOrderNotionalDollars,
+    marketPositionMax: risk.maxPositionPerMarket,
+    subaccountPositionMax: risk.maxPositionPerSubaccount,
+    subaccountNotionalMax: risk.maxRestingExposureDollars,
+    rateTier: risk.rateLimitTier,
+    cancelReserveShare: risk.cancelReserveFraction,
+    restrictedSubaccount,
+    // Staleness is the feed's job (feed.staleBookMs marks a silent book out of sync).
+    bookStaleMs: 0,
+  });
+}
+
+/** The trading state config risk.tradingState asks for. */
+export function configuredTradingState(config: DeepReadonly<RuntimeConfig>): TradingState {
+  const state = config.risk.tradingState;
+  return state === 'halted' ? TradingState.HALTED : state === 'reducing' ? TradingState.REDUCING : TradingState.ACTIVE;
+}
+
+export class TradingGraph {
+  readonly probe = new TickToTradeProbe();
+  readonly updates = new OrderUpdates();
+  readonly gate: RiskGate;
+  readonly feed: Feed;
+  readonly entry: ObservedOrderEntry;
+  readonly journal: Journal;
+  readonly oms: Oms;
+  readonly port: OmsOrderPort;
+  readonly listener: RuntimeFeedListener;
+  readonly host: StrategyHost;
+
+  constructor(options: TradingGraphOptions) {
+    const { config, clock, logger: log } = options;
+    const probe = this.probe;
+    const updates = this.updates;
+    this.gate = new RiskGate({
+      limits: limitsFromConfig(config, options.restrictedSubaccount),
+      clock,
+      tradingState: configuredTradingState(config),
+      verdictProbe: probe,
+    });
+    this.feed = new Feed({
+      ...options.feed,
+      logger: log.child({ component: 'feed' }),
+      clock,
+      staleBookMs: config.feed.staleBookMs,
+      reconnectMinMs: config.feed.reconnectBackoffMinMs,
+      reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
+      commandsPerSec: config.feed.commandsPerSecond,
+      transport: config.feed.transport,
+    });
+    this.entry = new ObservedOrderEntry(options.entry, probe, updates);
+    this.journal = new Journal(options.journalPath);
+    this.oms = new Oms({
+      gate: this.gate,
+      entry: this.entry,
+      clock,
+      clientOrderIdPrefix: options.clientOrderIdPrefix,
+      journal: this.journal,
+      recovered: options.recovered,
+      logger: log.child({ component: 'oms' }),
+      // A restricted key can see (and cancel in) its own subaccount only.
+      subaccounts: options.restrictedSubaccount >= 0 ? [options.restrictedSubaccount] : [...new Set(options.strategies.map((entry) => entry.subaccount))],
+      pendingTimeoutMs: options.pendingTimeoutMs,
+      unknownGraceMs: options.unknownGraceMs,
+      reconcileIntervalMs: options.reconcileIntervalMs,
+      onOrderChange: (order) => updates.noteChange(order),
+    });
+    this.entry.setOrderLookup(this.oms);
+    this.port = new OmsOrderPort(this.oms, this.gate, probe, updates);
+    this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, probe, updates, log.child({ component: 'feed-listener' }));
+    this.feed.setListener(this.listener);
+    this.host = new StrategyHost({
+      ports: {
+        orders: this.port,
+        markets: options.markets({ gate: this.gate, feed: this.feed }),
+        orderGroups: options.orderGroups === null ? null : options.orderGroups({ gate: this.gate }),
+        clock,
+        logger: log.child({ component: 'strategy' }),
+      },
+      rootDir: options.rootDir,
+      drainTimeoutMs: options.drainTimeoutMs,
+    });
+    updates.setSink(this.host);
+    this.listener.setHost(this.host);
+  }
+}
