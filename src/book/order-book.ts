@@ -11,7 +11,7 @@
  * endSnapshot, applyDelta, breakSync, regrid) are driven by BookStore; strategies must not call them.
  */
 
-import { PRICE_INVALID, PRICE_ONE, type Count, type Price, type PriceGrid } from '../core/index.ts';
+import { PRICE_INVALID, PRICE_ONE, assert, type Count, type Price, type PriceGrid } from '../core/index.ts';
 import { ApplyStatus } from './apply-status.ts';
 
 export type OutOfSyncListener = (book: OrderBook, reason: number) => void;
@@ -178,6 +178,9 @@ export class OrderBook {
       } else if (level === this.bestBidLevel) {
         this.bestBidLevel = this.#scanBidDown(level - 1);
       }
+      // The best bid is a non-empty level at or above the one just changed when that one holds size.
+      assert(this.bestBidLevel === NO_LEVEL || sizes[this.bestBidLevel] > 0, 'OrderBook.applyDelta: best bid level is empty');
+      assert(size === 0 || this.bestBidLevel >= level, 'OrderBook.applyDelta: a non-empty bid above the best bid');
       return ApplyStatus.OK;
     }
     const level = grid.levelOf((PRICE_ONE - price) as Price);
@@ -191,6 +194,8 @@ export class OrderBook {
     } else if (level === this.bestAskLevel) {
       this.bestAskLevel = this.#scanAskUp(level + 1);
     }
+    assert(this.bestAskLevel === NO_LEVEL || sizes[this.#levelCount + this.bestAskLevel] > 0, 'OrderBook.applyDelta: best ask level is empty');
+    assert(size === 0 || this.bestAskLevel <= level, 'OrderBook.applyDelta: a non-empty ask below the best ask');
     return ApplyStatus.OK;
   }
 

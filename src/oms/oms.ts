@@ -14,7 +14,7 @@
  * runs from tick(), the runtime's coarse timer. It never chooses prices.
  */
 
-import { CENTICENTS_INVALID, COUNT_INVALID, InvariantError, PRICE_INVALID, asCount } from '../core/index.ts';
+import { CENTICENTS_INVALID, COUNT_INVALID, InvariantError, PRICE_INVALID, asCount, assert } from '../core/index.ts';
 import type { BookSide, Clock, Count, Price } from '../core/index.ts';
 import type {
   ExecErrorCode,
@@ -98,6 +98,8 @@ export interface OmsStats {
 
 const READ_TOKEN_COST = 10; // rest.md §9: default cost of a GET
 const ORPHAN_FILLS_MAX = 10_000;
+/** How often tick() checks that the exposure ledger equals the live orders, ms. */
+const LEDGER_CHECK_INTERVAL_MS = 1_000;
 
 export class Oms implements ExecListener {
   readonly gate: RiskGate;
@@ -157,6 +159,7 @@ export class Oms implements ExecListener {
   readonly #onOrderChange: ((order: Readonly<Order>) => void) | null;
   #reconciling: Promise<ReconcileRoundResult> | null = null;
   #killState: RecoveredKill | null = null;
+  #ledgerCheckedMs = 0;
   #lastReconcileMs = -Infinity;
 
   constructor(options: OmsOptions) {
@@ -390,6 +393,10 @@ export class Oms implements ExecListener {
    */
   tick(): Promise<ReconcileRoundResult> | null {
     const nowMs = this.#clock.nowMs();
+    if (nowMs - this.#ledgerCheckedMs >= LEDGER_CHECK_INTERVAL_MS) {
+      this.#ledgerCheckedMs = nowMs;
+      this.assertLedger();
+    }
     for (const order of this.#live) {
       const state = order.state;
       const pending = state === OrderState.PENDING_NEW || state === OrderState.PENDING_CANCEL || state === OrderState.PENDING_AMEND || state === OrderState.PENDING_DECREASE;
@@ -851,6 +858,38 @@ export class Oms implements ExecListener {
     if (live !== order.ledgerOpen) {
       ledger.adjustOpenOrders(live ? 1 : -1);
       order.ledgerOpen = live;
+    }
+  }
+
+  /**
+   * The gate's exposure ledger equals the sum of the live orders (STYLE §4: a broken invariant is
+   * a bug, so it throws): per market and subaccount, resting bids and asks are what the live
+   * orders book (their remainder, plus an amend target in flight), each booked at its current
+   * remainder and price, and the open-order count is the number of live orders. Off the hot path:
+   * tick() runs it about once a second; O(live orders).
+   */
+  assertLedger(): void {
+    const ledger = this.gate.exposure;
+    const sums = new Map<number, { bid: number; ask: number; market: number; subaccount: number }>();
+    let open = 0;
+    for (const order of this.#live) {
+      if (order.market < 0) continue;
+      open++;
+      assert(order.ledgerCount === order.remainingCount, 'Oms.assertLedger: an order is booked at another remainder');
+      assert(order.ledgerCount === 0 || order.ledgerPrice === order.price, 'Oms.assertLedger: an order is booked at another price');
+      const key = order.market * 64 + order.subaccount;
+      let sum = sums.get(key);
+      if (sum === undefined) sums.set(key, (sum = { bid: 0, ask: 0, market: order.market, subaccount: order.subaccount }));
+      const booked = order.ledgerCount + order.ledgerPendingCount;
+      if (order.side === 'bid') sum.bid += booked;
+      else sum.ask += booked;
+    }
+    assert(ledger.openOrders === open, 'Oms.assertLedger: open orders differ from the live orders');
+    for (const sum of sums.values()) {
+      const slot = ledger.slot(sum.market, sum.subaccount);
+      assert(slot !== null, 'Oms.assertLedger: a live order has no ledger slot');
+      assert(slot.restingBid === sum.bid, 'Oms.assertLedger: resting bids differ from the live orders');
+      assert(slot.restingAsk === sum.ask, 'Oms.assertLedger: resting asks differ from the live orders');
     }
   }
 

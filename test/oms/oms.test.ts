@@ -129,6 +129,20 @@ describe('Oms: an amend the venue answers with a post-only cross cancel', () => 
   });
 });
 
+describe('Oms: the ledger invariant', () => {
+  it('holds through the order life and throws when the ledger and the live orders differ', () => {
+    const w = world();
+    w.oms.submit(w.intent);
+    const coid = w.oms.lastClientOrderId;
+    w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
+    w.oms.onFill(fill('o-1', coid, 'bid', p('0.40'), c('3')));
+    expect(() => w.oms.assertLedger()).not.toThrow();
+    // Something books exposure behind the OMS's back: a bug, caught by the check.
+    w.gate.exposure.addResting(w.market, 0, 'bid', p('0.40'), c('1'), 0);
+    expect(() => w.oms.assertLedger()).toThrow(/resting bids differ from the live orders/);
+  });
+});
+
 describe('Oms: cancels', () => {
   it('queues a cancel asked before the ack and sends it when the order id arrives', () => {
     const w = world();

@@ -181,6 +181,8 @@ describe('transitions table', () => {
       } else {
         expect(w.gate.exposure.openOrders).toBe(1);
       }
+      // And the ledger equals the sum of the live orders after every row (the tick's invariant).
+      expect(() => w.oms.assertLedger()).not.toThrow();
     });
   }
 });
