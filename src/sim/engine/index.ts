@@ -1,10 +1,16 @@
 /**
- * The simulator matching engine's public surface: the engine, the catalog loader, the record
- * types, the wire renderers and the seeded PRNG. Other folders (sim servers, activity, benches,
- * tests) import the engine only through this file.
+ * The simulator matching engine's public surface: the engine (and the types of its parts, for
+ * front ends that take one part: `engine.matching`, `engine.accounts`, ...), the catalog loader,
+ * the record types, the wire renderers and the seeded PRNG. Other folders (sim servers, activity,
+ * benches, tests) import the engine only through this file.
  */
 
 export { SimEngine, type MarketMetadataPatch } from './engine.ts';
+export type { Matching } from './matching.ts';
+export type { Accounts } from './accounts.ts';
+export type { OrderGroups } from './order-groups.ts';
+export type { Queries } from './queries.ts';
+export type { Venue } from './venue.ts';
 export { loadCatalog, parseCatalog, CatalogError } from './catalog.ts';
 export * from './types.ts';
 export * from './render.ts';

@@ -2,7 +2,7 @@
  * An order group: a rolling window of matched contracts (15 s on the exchange) with an optional
  * contracts limit. When the matched contracts inside the window exceed the limit the engine
  * cancels every order of the group and blocks new ones until reset. This record owns the window
- * arithmetic and the set of the group's resting orders; cancelling is the engine's job.
+ * arithmetic and the set of the group's resting orders; cancelling is order-groups.ts's job.
  *
  * Window: a ring of (time, count) entries; entries older than now - window fall out.
  *   head -> [t0,c0][t1,c1] ... [tn,cn] <- tail      sum = c0 + ... + cn

@@ -1,8 +1,11 @@
 /**
- * Opaque cursors for list endpoints: a cursor names the sort key of the last item returned
- * (base64url of "k:<integer>"), the last page answers cursor "". A cursor that does not decode
- * restarts from the first page, as the exchange answers a garbage cursor with a silent 200.
+ * Paging for list endpoints: opaque cursors, page sizes and the two page walks. A cursor names
+ * the sort key of the last item returned (base64url of "k:<integer>"), the last page answers
+ * cursor "". A cursor that does not decode restarts from the first page, as the exchange answers
+ * a garbage cursor with a silent 200.
  */
+
+import type { Page } from './types.ts';
 
 export function encodeCursor(key: number): string {
   return Buffer.from(`k:${key}`, 'utf8').toString('base64url');
@@ -27,4 +30,42 @@ export function pageLimit(limit: number | null | undefined, defaultLimit: number
   if (limit === undefined || limit === null) return defaultLimit;
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > maxLimit) return -1;
   return limit;
+}
+
+/** Page newest first over an array sorted by ascending `seq`; the cursor is the last seq returned. */
+export function newestFirst<T extends { seq: number }>(items: readonly T[], afterSeq: number, limit: number, match: (item: T) => boolean): Page<T> {
+  let start = items.length - 1;
+  if (afterSeq !== -1) {
+    // Binary search: last index with seq < afterSeq.
+    let lo = 0;
+    let hi = items.length - 1;
+    start = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (items[mid].seq < afterSeq) {
+        start = mid;
+        lo = mid + 1;
+      } else {
+        hi = mid - 1;
+      }
+    }
+  }
+  const out: T[] = [];
+  for (let i = start; i >= 0; i--) {
+    if (!match(items[i])) continue;
+    if (out.length === limit) return { items: out, cursor: encodeCursor(out[out.length - 1].seq) };
+    out.push(items[i]);
+  }
+  return { items: out, cursor: '' };
+}
+
+/** Page in listing order; the cursor is the key of the last item returned. */
+export function oldestFirst<T>(items: readonly T[], afterKey: number, limit: number, match: (item: T) => boolean, key: (item: T) => number): Page<T> {
+  const out: T[] = [];
+  for (let i = afterKey === -1 ? 0 : afterKey + 1; i < items.length; i++) {
+    if (!match(items[i])) continue;
+    if (out.length === limit) return { items: out, cursor: encodeCursor(key(out[out.length - 1])) };
+    out.push(items[i]);
+  }
+  return { items: out, cursor: '' };
 }
