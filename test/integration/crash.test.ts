@@ -23,6 +23,8 @@ const faulty = (id: string, mode: string, subaccount: number): Record<string, un
   id, plugin: FAULTY, subaccount, markets: [MARKET], params: { mode, delayMs: 1_500 },
 });
 
+/** Each test starts the main job up to four times; bounded well above its usual 3-15 s. */
+const RUN_BOUND_MS = 120_000;
 let sim: TestSim;
 
 beforeAll(async () => {
@@ -76,7 +78,7 @@ describe('failures end in the stop path', () => {
     expect(last.find((s) => s.id === 'mm-1')?.status).toBe('running');
     expect(summaryOf(run)).toMatchObject({ reason: 'SIGINT', openOrdersAfterStop: 0 });
     expect(await venueResting(sim, 1)).toEqual([]);
-  });
+  }, RUN_BOUND_MS);
 
   it('an error no plugin owns stops the run: cancel-all, summary, exit 1, nothing resting', async () => {
     const config = remoteConfig(sim, 'unattributed', {
@@ -92,7 +94,7 @@ describe('failures end in the stop path', () => {
     expect(summary.ordersSent as number).toBeGreaterThanOrEqual(2);
     expect(await venueResting(sim, 4)).toEqual([]);
     expect(await venueResting(sim, 5)).toEqual([]);
-  });
+  }, RUN_BOUND_MS);
 
   it('after SIGKILL against a remote venue, the order watchdog cancels what was left resting', async () => {
     const config = remoteConfig(sim, 'sigkill', { strategies: [maker(6)] });
@@ -113,7 +115,7 @@ describe('failures end in the stop path', () => {
     await waitUntil(async () => (await venueResting(sim, 6)).length === 0, 15_000, 'the watchdog cancelled every order');
     // How long orders outlived the process (the README quotes this figure from a run).
     process.stderr.write(`order watchdog: venue empty ${Date.now() - killedAtMs} ms after SIGKILL\n`);
-  });
+  }, RUN_BOUND_MS);
 
   it('after SIGKILL of the main job, its embedded simulator exits too', async () => {
     let killed = false;
@@ -129,5 +131,5 @@ describe('failures end in the stop path', () => {
     const simPid = Number(/\(pid (\d+),/.exec(run.stderr)?.[1]);
     expect(simPid).toBeGreaterThan(0);
     await waitUntil(() => !isAlive(simPid), 10_000, `the simulator (pid ${simPid}) to exit`);
-  });
+  }, RUN_BOUND_MS);
 });

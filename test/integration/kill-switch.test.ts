@@ -16,6 +16,8 @@ import type { TestSim } from './helpers.ts';
 import { remoteConfig, remoteJournalPath, removeJournal, runMain, statusLines, summaryOf, venueResting } from './main-process.ts';
 
 const SUB = 1;
+/** Each test starts the main job up to four times; bounded well above its usual 3-15 s. */
+const RUN_BOUND_MS = 120_000;
 let sim: TestSim;
 
 beforeAll(async () => {
@@ -46,7 +48,7 @@ describe('stop and kill switch across restarts', () => {
       expect(summary.denies).not.toHaveProperty('KILL_SWITCH');
     }
     expect(await venueResting(sim, SUB)).toEqual([]);
-  });
+  }, RUN_BOUND_MS);
 
   it('keeps order flow private: logs and the journal are 0600 in 0700 folders', async () => {
     const config = makerConfig('modes');
@@ -57,7 +59,7 @@ describe('stop and kill switch across restarts', () => {
       expect((statSync(file).mode & 0o777).toString(8), file).toBe('600');
       expect((statSync(dirname(file)).mode & 0o777).toString(8), dirname(file)).toBe('700');
     }
-  });
+  }, RUN_BOUND_MS);
 
   it('SIGUSR2 engages a kill switch that a restart announces and only --release-kill-switch releases', async () => {
     const config = makerConfig('kill');
@@ -103,5 +105,5 @@ describe('stop and kill switch across restarts', () => {
     // Released means released: the start after that trades without the flag.
     const after = await runMain(['--config', config.path, '--duration', '3'], { env: config.env, timeoutMs: 60_000 });
     expect(after.code, after.stderr).toBe(0);
-  });
+  }, RUN_BOUND_MS);
 });
