@@ -244,21 +244,48 @@ async function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger, 
  * exit 1, within CRASH_STOP_BOUND_MS even if the stop itself hangs.
  */
 function guardEscapedErrors(stop: StopRequest, runtimeOf: () => Runtime | null, logger: Logger): void {
+  // A closed terminal or pipe (the parent that read our output died): stop through the stop path
+  // without writing to it again, which would only raise the same error, in a loop.
+  let outputBroken = false;
+  let bounded = false;
+  const boundTheStop = (): void => {
+    if (bounded) return;
+    bounded = true;
+    setTimeout(() => {
+      say(`stop did not finish within ${CRASH_STOP_BOUND_MS} ms; exiting\n`);
+      process.exit(EXIT_FAILURE);
+    }, CRASH_STOP_BOUND_MS);
+  };
+  const onOutputError = (error: Error): void => {
+    if (outputBroken) return;
+    outputBroken = true;
+    logger.error({ err: error }, 'stdout/stderr closed: stopping');
+    if (stop.reason === null) boundTheStop();
+    stop.request(`output closed (${(error as NodeJS.ErrnoException).code ?? error.message})`, EXIT_FAILURE);
+  };
+  process.stdout.on('error', onOutputError);
+  process.stderr.on('error', onOutputError);
+  const say = (text: string): void => {
+    if (outputBroken) return;
+    try {
+      process.stderr.write(text);
+    } catch {
+      outputBroken = true;
+    }
+  };
   const onEscaped = (error: unknown, origin: 'uncaughtException' | 'unhandledRejection'): void => {
+    if ((error as NodeJS.ErrnoException | null)?.code === 'EPIPE') return onOutputError(error as Error);
     const message = error instanceof Error ? error.message : String(error);
     const faulted = runtimeOf()?.host.faultEscapedError(error, origin) ?? null;
     if (faulted !== null) {
       logger.error({ err: error, origin, strategies: faulted }, 'plugin error escaped to the process: its strategies are faulted, the rest trade on');
-      process.stderr.write(`\n${origin} in plugin code, strategies [${faulted.join(', ')}] faulted (their orders cancelled): ${message}\n`);
+      say(`\n${origin} in plugin code, strategies [${faulted.join(', ')}] faulted (their orders cancelled): ${message}\n`);
       return;
     }
     logger.fatal({ err: error, origin }, 'unattributed error: stopping through the stop path');
-    process.stderr.write(`\nfatal ${origin}: ${error instanceof Error ? (error.stack ?? message) : message}\n`);
-    if (stop.reason !== null) return; // already stopping; the bound below (or the stop) ends it
-    setTimeout(() => {
-      process.stderr.write(`stop did not finish within ${CRASH_STOP_BOUND_MS} ms after the crash; exiting\n`);
-      process.exit(EXIT_FAILURE);
-    }, CRASH_STOP_BOUND_MS);
+    say(`\nfatal ${origin}: ${error instanceof Error ? (error.stack ?? message) : message}\n`);
+    if (stop.reason !== null) return; // already stopping; the bound (or the stop) ends it
+    boundTheStop();
     stop.request(`crash (${origin}): ${message}`, EXIT_FAILURE);
   };
   process.on('uncaughtException', (error) => onEscaped(error, 'uncaughtException'));

@@ -4,7 +4,8 @@
  * and the other strategies keep trading. An error no plugin owns ends the run through the normal
  * stop path (cancel-all, summary, exit 1) and the venue has no resting orders afterwards. After a
  * SIGKILL the embedded simulator exits with its parent, and against a remote venue the order
- * watchdog cancels what the dead runtime left resting.
+ * watchdog cancels what the dead runtime left resting. A main job whose output pipes close (its
+ * parent died) stops the same way instead of spinning on write errors.
  * Method: the main job as a child process against an in-process simulator (remote venue mode)
  * or its own embedded simulator; the fault-drill plugin (strategies/fault-drill.ts) fails on purpose.
  * The venue's resting orders are read over REST; every wait is bounded.
@@ -94,6 +95,27 @@ describe('failures end in the stop path', () => {
     expect(summary.ordersSent as number).toBeGreaterThanOrEqual(2);
     expect(await venueResting(sim, 4)).toEqual([]);
     expect(await venueResting(sim, 5)).toEqual([]);
+  }, RUN_BOUND_MS);
+
+  it('when the reader of its output goes away, it stops through the stop path instead of spinning', async () => {
+    const config = remoteConfig(sim, 'epipe', { venue: { orderWatchdog: false }, strategies: [maker(7)] });
+    let closed = false;
+    const run = await runMain(['--config', config.path], {
+      env: config.env,
+      timeoutMs: 60_000,
+      onLine: (line, child) => {
+        if (closed || !line.startsWith('{"event":"status"')) return;
+        if ((JSON.parse(line) as { openOrders: number }).openOrders >= 2) {
+          closed = true;
+          // The parent that read its output is gone: both pipes close under the writer.
+          child.stdout!.destroy();
+          child.stderr!.destroy();
+        }
+      },
+    });
+    expect(closed).toBe(true);
+    expect(run.code).toBe(1);
+    expect(await venueResting(sim, 7)).toEqual([]);
   }, RUN_BOUND_MS);
 
   it('after SIGKILL against a remote venue, the order watchdog cancels what was left resting', async () => {
