@@ -1,22 +1,23 @@
 /**
  * Hot-path suite: the whole in-process tick-to-trade path with no sockets, hop by hop.
  *
- *   Feed.handleFrame(text) (the entry WsSession calls) -> delta scanner -> BookStore apply
+ *   Feed.handleBytes(bytes) (the entry WsSession calls) -> byte scanner -> BookStore apply
  *     -> RuntimeFeedListener -> StrategyHost -> tick-to-trade onBook -> ctx.place -> OmsOrderPort
  *     -> Oms.submit -> RiskGate.check -> ObservedOrderEntry -> SinkOrderEntry.create (encode, take
  *     a signature, assemble the request, copy it into a byte buffer: bytes "out")
  *
- * wired by wiring.ts exactly as src/runtime/runtime.ts wires it, fed recorded orderbook_delta frame
- * texts (bench/feed/delta-frames.ts, one market). Each frame is followed by one order: the driver
+ * wired by wiring.ts exactly as src/runtime/runtime.ts wires it, fed recorded orderbook_delta frames
+ * as the socket hands them over, UTF-8 bytes (bench/feed/delta-frames.ts, one market). Each frame is followed by one order: the driver
  * delivers the sink's acks between frames (never inside a timed frame), so the replace-mode
  * strategy always has its last bid acknowledged, and the previous bid's cancel goes out from the
  * ack, as in the runtime. A manual clock moves 10 ms per frame (rate budget, staleness) and the
  * OMS's coarse tick (journal flush) runs every 10 frames, outside the timed calls.
  *
  * Rows: the TickToTradeProbe's per-hop histograms (its own stamps), the driver's own clock around
- * handleFrame (frame in -> call returned), and in the same run the baselines: the same wiring with
- * the probe off (a second, independent instance), a naive pipeline (JSON.parse, a Map book, an
- * object literal order, JSON.stringify, the same request assembly and byte copy) and the timer
+ * handleBytes (frame in -> call returned), and in the same run the baselines: the same wiring with
+ * the probe off (a second, independent instance), a naive pipeline (the bytes made a string,
+ * JSON.parse, a Map book, an object literal order, JSON.stringify, the same request assembly and
+ * byte copy) and the timer
  * floor (two clock reads). The three lanes are interleaved frame by frame, starting lane rotating,
  * so the machine's noise and GC pauses land on each alike. Bounded in frames and time.
  */
@@ -33,9 +34,9 @@ import { buildHotPath } from './wiring.ts';
 import type { HotPath } from './wiring.ts';
 
 const SUITE = 'hot-path';
-const NAIVE = 'baseline: naive pipeline (JSON.parse, Map book, object literal, JSON.stringify), frame -> bytes';
-const OUTER = 'frame in -> handleFrame returned (driver clock)';
-const PROBE_OFF = 'baseline: same path, probe off: frame in -> handleFrame returned (driver clock)';
+const NAIVE = 'baseline: naive pipeline (utf8 string, JSON.parse, Map book, object literal, JSON.stringify), frame -> bytes';
+const OUTER = 'frame in -> handleBytes returned (driver clock)';
+const PROBE_OFF = 'baseline: same path, probe off: frame in -> handleBytes returned (driver clock)';
 const SEED = 20261122;
 
 interface Phase {
@@ -71,7 +72,7 @@ export default {
       const on = await build(OUTER, true);
       const off = await build(PROBE_OFF, false);
       const naive = new NaiveLane();
-      const frames = await drive([on, off, naive], stream.deltas, phase);
+      const frames = await drive([on, off, naive], stream.deltas.map((text) => Buffer.from(text, 'utf8')), phase);
       const probe = on.hp.probe;
       const note = `frames timed ${frames}, with an order ${probe.framesWithOrder}; requests ${on.sink.requests}, ${on.sink.bytes} bytes; orders sent ${on.hp.oms.stats.ordersSent}`;
       const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, name, false, histogram, extra);
@@ -98,13 +99,13 @@ export default {
 
 interface Lane {
   readonly histogram: Histogram;
-  /** Handles one frame; times it when `timed`. */
-  step(text: string, timed: boolean): void;
+  /** Handles one frame (its UTF-8 bytes, as the socket hands them over); times it when `timed`. */
+  step(bytes: Buffer, timed: boolean): void;
   /** Work between frames (answers, coarse tick), never timed. */
   between(frame: number): void;
 }
 
-/** The runtime's path: answers and the OMS tick between frames, only handleFrame timed. */
+/** The runtime's path: answers and the OMS tick between frames, only handleBytes timed. */
 class PathLane implements Lane {
   readonly histogram = createHistogram();
   constructor(
@@ -120,13 +121,13 @@ class PathLane implements Lane {
     if ((frame & 7) === 0) this.hp.oms.tick();
   }
 
-  step(text: string, timed: boolean): void {
+  step(bytes: Buffer, timed: boolean): void {
     if (!timed) {
-      this.hp.feed.handleFrame(text);
+      this.hp.feed.handleBytes(bytes, 0, bytes.length);
       return;
     }
     const start = nowNs();
-    this.hp.feed.handleFrame(text);
+    this.hp.feed.handleBytes(bytes, 0, bytes.length);
     recordNs(this.histogram, nowNs() - start);
   }
 }
@@ -135,12 +136,12 @@ class PathLane implements Lane {
  * Interleaves the lanes frame by frame (the starting lane rotates), so the machine's noise and
  * the collector's pauses fall on every lane alike; each lane sees every frame once.
  */
-async function drive(lanes: readonly Lane[], frames: readonly string[], phase: Phase): Promise<number> {
+async function drive(lanes: readonly Lane[], frames: readonly Buffer[], phase: Phase): Promise<number> {
   let next = 0;
   const round = (timed: boolean): void => {
-    const text = frames[next];
+    const bytes = frames[next];
     for (let k = 0; k < lanes.length; k++) lanes[k].between(next);
-    for (let k = 0; k < lanes.length; k++) lanes[(next + k) % lanes.length].step(text, timed);
+    for (let k = 0; k < lanes.length; k++) lanes[(next + k) % lanes.length].step(bytes, timed);
     next++;
   };
   let deadline = performance.now() + phase.budgetMs;
@@ -174,18 +175,18 @@ class NaiveLane implements Lane {
 
   between(): void {}
 
-  step(text: string, timed: boolean): void {
+  step(bytes: Buffer, timed: boolean): void {
     if (!timed) {
-      this.#run(text);
+      this.#run(bytes);
       return;
     }
     const start = nowNs();
-    this.#run(text);
+    this.#run(bytes);
     recordNs(this.histogram, nowNs() - start);
   }
 
-  #run(text: string): void {
-    const frame = JSON.parse(text) as { type: string; msg: { market_ticker: string; price_dollars: string; delta_fp: string; side: string } };
+  #run(bytes: Buffer): void {
+    const frame = JSON.parse(bytes.toString('utf8')) as { type: string; msg: { market_ticker: string; price_dollars: string; delta_fp: string; side: string } };
     if (frame.type !== 'orderbook_delta') return;
     const msg = frame.msg;
     let book = this.#books.get(msg.market_ticker);

@@ -1,9 +1,11 @@
 /**
  * WebSocket client suite: how long a text frame takes from a uWebSockets.js server in another
  * process (the simulator's server library) to the feed's frame callback, through our RFC 6455
- * client (src/feed/raw-websocket.ts, the feed's default) and through undici's WebSocket (the
- * baseline), one orderbook_delta-sized frame every 10 ms (about the pace of the runtime's orders,
- * so both clients meet a process that was idle) and every 1 ms.
+ * client (src/feed/raw-websocket.ts, the feed's only one: the frame's bytes in place, with
+ * `utf8: 'listener'` as the feed runs it) and through undici's WebSocket (the baseline, kept here
+ * only: a MessageEvent with the frame as a string), one orderbook_delta-sized frame every 10 ms
+ * (about the pace of the runtime's orders, so both clients meet a process that was idle) and
+ * every 1 ms.
  *
  *   server: t = CLOCK_MONOTONIC ns, ws.send(...)  ->  client callback: CLOCK_MONOTONIC - t
  *
@@ -35,6 +37,11 @@ function sentNs(text: string): bigint {
   return BigInt(text.slice(start, text.indexOf(',', start)));
 }
 
+/** The same from the frame's bytes (read after the clock: not part of the timed path). */
+function sentNsOfBytes(bytes: Buffer, start: number, end: number): bigint {
+  return sentNs(bytes.toString('latin1', start, end));
+}
+
 export default {
   name: SUITE,
   async run({ quick }): Promise<BenchRow[]> {
@@ -46,7 +53,7 @@ export default {
         const frames = quick ? (gapMs === 10 ? 100 : 500) : gapMs === 10 ? 1_000 : 5_000;
         const histograms = await paced(gapMs, frames, quick ? 2 : 4, placement.plan?.simCpus ?? null);
         const note = `${frames} frames per client, ${gapMs} ms apart; ${placement.reason}`;
-        rows.push(latencyRow(SUITE, `ours (raw-websocket.ts): server send -> onmessage, ${gapMs} ms pace`, false, histograms.raw, {
+        rows.push(latencyRow(SUITE, `ours (raw-websocket.ts): server send -> ontext (bytes), ${gapMs} ms pace`, false, histograms.raw, {
           compareTo: `undici WebSocket: server send -> onmessage, ${gapMs} ms pace`, note,
         }));
         rows.push(latencyRow(SUITE, `undici WebSocket: server send -> onmessage, ${gapMs} ms pace`, true, histograms.undici, { note }));
@@ -81,18 +88,31 @@ async function receive(client: Client, url: string, count: number, histogram: Hi
   const done = new Promise<void>((resolve) => {
     finish = resolve;
   });
-  const onText = (text: string): void => {
-    const latency = Number(process.hrtime.bigint() - sentNs(text));
+  const onLatency = (latency: number): void => {
     if (++seen > WARMUP_FRAMES) recordNs(histogram, latency);
     if (seen === WARMUP_FRAMES + count) finish();
   };
-  const socket = client === 'raw' ? new RawWebSocket(url) : new WebSocket(url);
-  socket.onmessage = (event: { data: unknown }) => {
-    if (typeof event.data === 'string') onText(event.data);
-  };
+  let socket: RawWebSocket | WebSocket;
+  if (client === 'raw') {
+    const raw = new RawWebSocket(url, { utf8: 'listener' });
+    raw.ontext = (bytes, start, end) => {
+      const now = process.hrtime.bigint();
+      onLatency(Number(now - sentNsOfBytes(bytes, start, end)));
+      return true;
+    };
+    socket = raw;
+  } else {
+    const undici = new WebSocket(url);
+    undici.onmessage = (event: { data: unknown }) => {
+      const now = process.hrtime.bigint();
+      if (typeof event.data === 'string') onLatency(Number(now - sentNs(event.data)));
+    };
+    socket = undici;
+  }
   const limitMs = (WARMUP_FRAMES + count) * gapMs * 3 + 10_000;
   await Promise.race([done, pause(limitMs)]);
-  socket.onmessage = null;
+  if (socket instanceof RawWebSocket) socket.ontext = null;
+  else socket.onmessage = null;
   socket.close();
   if (seen < WARMUP_FRAMES + count) throw new Error(`ws-client: ${client} received ${seen} of ${WARMUP_FRAMES + count} frames within ${limitMs} ms`);
 }

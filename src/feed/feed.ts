@@ -2,13 +2,16 @@
  * The Feed: one exchange WebSocket session turned into order books and listener calls. It wires
  * the session (ws-session.ts), the frame decoder (decoders/), the subscription manager
  * (subscriptions.ts), the resync manager (resync.ts) and the BookStore it owns, and drives them
- * from one coarse tick. The delta path - frame, scan, applyDelta, onBookUpdate - runs
- * synchronously with no allocation of ours; everything else (snapshots, private messages,
- * commands) is off that path.
+ * from one coarse tick. The delta path - the socket's bytes, scanned in place, applyDelta,
+ * onBookUpdate - runs synchronously with no allocation of ours (on Node 20 the hop stamps' clock
+ * reads box their results: hop-record.ts); everything else (snapshots, private messages,
+ * commands) is off that path. bench/feed counts the collections over 1,000,000 frames.
  *
  * It never decides anything about trading: it keeps books right and says when they are not.
- * Malformed frames and unknown types are counted, logged and dropped; nothing thrown while
- * handling a frame (listeners included) escapes the message handler.
+ * Malformed frames and unknown types are counted, logged and dropped; a text frame that is not
+ * UTF-8 is counted as malformed and fails the connection (1007, RFC 6455 §8.1), which reconnects
+ * and resyncs. Nothing thrown while handling a frame (listeners included) escapes the message
+ * handler.
  */
 
 import { PriceGrid, complementPrice, systemClock, type Clock, type PriceLevelStructure, type Price } from '../core/index.ts';
@@ -30,7 +33,7 @@ import { MarketState } from './market-state.ts';
 import { ResyncManager } from './resync.ts';
 import { LostReason, SubscriptionManager, type CommandKind, type Subscription } from './subscriptions.ts';
 import { TickerTable } from './ticker-table.ts';
-import { WsSession, type ConnectionState, type FeedSession, type FeedTransport, type WsSessionOptions } from './ws-session.ts';
+import { WsSession, type ConnectionState, type FeedSession, type WsSessionOptions } from './ws-session.ts';
 
 export interface FeedOptions {
   /** wss://.../trade-api/ws/v2 (or the simulator's ws://127.0.0.1:PORT/trade-api/ws/v2). */
@@ -44,8 +47,6 @@ export interface FeedOptions {
   clock?: Clock;
   /** Uniform [0, 1) for reconnect jitter (default Math.random). */
   random?: () => number;
-  /** Hand-scan orderbook_delta frames (default true; bench/feed/suite.ts compares). */
-  useScanner?: boolean;
   /** Subscribe with use_yes_price (NO levels arrive in YES price; converted back for the store). Default false. */
   useYesPrice?: boolean;
   /** skip_ticker_ack on subscribes: `ok` replies omit the market lists. Default false. */
@@ -58,7 +59,12 @@ export interface FeedOptions {
   idlePingMs?: number; // default 5,000
   deadAfterMs?: number; // default 25,000 (server pings every 10 s)
   connectTimeoutMs?: number; // default 10,000
-  transport?: FeedTransport; // WebSocket client, default 'raw' (ws-session.ts)
+  /**
+   * @deprecated Ignored: the feed has one WebSocket client (raw-websocket.ts); undici's is
+   * bench/ws-client's baseline. Kept until the config key `feed.transport` goes; 'undici' logs a
+   * warning once.
+   */
+  transport?: 'raw' | 'undici';
   commandsPerSec?: number; // default 2,000 (exchange limit 10,000)
   commandBurst?: number; // default 100
   maxMarketsPerCommand?: number; // default 500
@@ -105,6 +111,8 @@ export class Feed {
   readonly #deadSids = new Set<number>();
   readonly #unknownTypesLogged = new Set<string>();
   #listener: FeedListener;
+  /** handleFrame's text as UTF-8 bytes (reused; grows to the longest text seen). */
+  #textBytes = Buffer.allocUnsafe(4096);
   #tickTimer: ReturnType<typeof setInterval> | null = null;
   #coarseNowMs: number;
 
@@ -117,8 +125,14 @@ export class Feed {
     this.#coarseNowMs = this.#clock.nowMs();
     const nowMs = (): number => this.#clock.nowMs();
     this.#tickers = new TickerTable();
-    this.decoder = new FrameDecoder(this.#tickers, { useScanner: options.useScanner ?? true });
-    this.books = new BookStore({ now: nowMs, onOutOfSync: (book, reason) => this.#onBookOutOfSync(book, reason) });
+    this.decoder = new FrameDecoder(this.#tickers);
+    if (options.transport === 'undici') {
+      this.#logger.warn({ transport: options.transport }, 'feed: transport "undici" is no longer offered; using the feed\'s own WebSocket client');
+    }
+    // The store stamps each book's updatedAtMs with the coarse time of the feed's tick (tickMs,
+    // 250 ms by default; staleness is judged in seconds): reading the wall clock per delta boxed
+    // its result, 16 bytes of garbage per frame (bench/feed counts the collections).
+    this.books = new BookStore({ now: () => this.#coarseNowMs, onOutOfSync: (book, reason) => this.#onBookOutOfSync(book, reason) });
 
     const orderbookParams: Record<string, unknown> = {};
     if (this.#useYesPrice) orderbookParams.use_yes_price = true;
@@ -132,7 +146,7 @@ export class Feed {
       sign: options.auth === null ? null : handshakeSigner(options.auth),
       handler: {
         onOpen: () => this.#onOpen(),
-        onFrame: (text) => this.handleFrame(text),
+        onFrame: (bytes, start, end) => this.handleBytes(bytes, start, end),
         onClose: (code, reason) => this.#onClose(code, reason),
         onState: (state) => this.#onState(state),
       },
@@ -145,7 +159,6 @@ export class Feed {
       deadAfterMs: options.deadAfterMs ?? 25_000,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       stableAfterMs: options.stableAfterMs ?? 10_000,
-      transport: options.transport ?? 'raw',
     };
     this.session = options.createSession === undefined ? new WsSession(sessionOptions) : options.createSession(sessionOptions);
     this.subscriptions = new SubscriptionManager({
@@ -306,74 +319,94 @@ export class Feed {
 
   // ---- frames ---------------------------------------------------------------------------------------
 
-  /** Handles one text frame as received from the socket. Never throws. */
+  /**
+   * Handles one text frame as text (tests, tools, recorded traffic): written as UTF-8 into a
+   * reused buffer, then handleBytes. Never throws.
+   */
   handleFrame(text: string): void {
+    if (this.#textBytes.length < text.length * 3) this.#textBytes = Buffer.allocUnsafe(text.length * 3); // UTF-8: <= 3 bytes per UTF-16 unit
+    const length = this.#textBytes.write(text, 0, 'utf8');
+    this.handleBytes(this.#textBytes, 0, length);
+  }
+
+  /**
+   * Handles one text frame as the socket's bytes[start, end) (the hot path: read in place, kept
+   * by nothing after the call). Returns false when the bytes are not UTF-8: the session then
+   * fails the connection (1007). Never throws.
+   */
+  handleBytes(bytes: Buffer, start: number, end: number): boolean {
     const hop = this.hop;
-    hop.receivedNs = nowNs();
+    const stamp = hop.enabled;
+    hop.receivedNs = stamp ? nowNs() : 0;
     hop.appliedNs = 0;
     this.counters.framesReceived++;
     try {
       const decoder = this.decoder;
-      const kind = decoder.decode(text);
-      hop.decodedNs = nowNs();
+      const kind = decoder.decode(bytes, start, end);
+      hop.decodedNs = stamp ? nowNs() : 0;
       hop.kind = kind;
       switch (kind) {
         case MessageKind.ORDERBOOK_DELTA:
           this.#onDelta(decoder.delta);
-          return;
+          return true;
         case MessageKind.ORDERBOOK_SNAPSHOT:
           this.#onSnapshot(decoder.snapshot);
-          return;
+          return true;
         case MessageKind.TRADE:
           if (!this.#isDead(decoder.trade.sid)) this.#listener.onTrade(decoder.trade);
-          return;
+          return true;
         case MessageKind.FILL:
           if (!this.#isDead(decoder.fill.sid)) this.#listener.onFill(decoder.fill);
-          return;
+          return true;
         case MessageKind.USER_ORDER:
           if (!this.#isDead(decoder.userOrder.sid)) this.#listener.onUserOrder(decoder.userOrder);
-          return;
+          return true;
         case MessageKind.MARKET_POSITION:
           if (!this.#isDead(decoder.marketPosition.sid)) this.#listener.onMarketPosition(decoder.marketPosition);
-          return;
+          return true;
         case MessageKind.ORDER_GROUP_UPDATE:
           if (!this.#isDead(decoder.orderGroupUpdate.sid)) this.#listener.onOrderGroupUpdate(decoder.orderGroupUpdate);
-          return;
+          return true;
         case MessageKind.MARKET_LIFECYCLE:
           if (!this.#isDead(decoder.marketLifecycle.sid)) this.#onMarketLifecycle(decoder.marketLifecycle);
-          return;
+          return true;
         case MessageKind.EVENT_LIFECYCLE:
           if (!this.#isDead(decoder.eventLifecycle.sid)) this.#listener.onLifecycle(decoder.eventLifecycle);
-          return;
+          return true;
         case MessageKind.EVENT_FEE_UPDATE:
           if (!this.#isDead(decoder.eventFeeUpdate.sid)) this.#listener.onLifecycle(decoder.eventFeeUpdate);
-          return;
+          return true;
         case MessageKind.SUBSCRIBED:
           this.subscriptions.handleSubscribed(decoder.subscribed);
-          return;
+          return true;
         case MessageKind.UNSUBSCRIBED:
           this.subscriptions.handleUnsubscribed(decoder.unsubscribed);
-          return;
+          return true;
         case MessageKind.OK:
           this.#noteControlSeq(decoder.ok);
           this.subscriptions.handleOk(decoder.ok);
-          return;
+          return true;
         case MessageKind.ERROR:
           this.#onExchangeError(decoder.error);
-          return;
+          return true;
         case MessageKind.MALFORMED:
           this.counters.malformedFrames++;
-          this.#logger.warn({ reason: decoder.rejectReason, frame: text.length > 256 ? text.slice(0, 256) : text }, 'feed: malformed frame dropped');
-          return;
+          this.#logger.warn({ reason: decoder.rejectReason, frame: bytes.toString('utf8', start, Math.min(end, start + 256)) }, 'feed: malformed frame dropped');
+          return true;
+        case MessageKind.INVALID_UTF8:
+          this.counters.malformedFrames++;
+          this.#logger.warn({ reason: decoder.rejectReason, bytes: end - start }, 'feed: text frame is not UTF-8; failing the connection');
+          return false;
         case MessageKind.UNKNOWN:
           this.counters.unknownTypes++;
           this.#logUnknownType(decoder.unknownType);
-          return;
+          return true;
       }
     } catch (error) {
       this.counters.listenerErrors++;
       this.#logger.error({ err: error }, 'feed: error while handling a frame (dropped)');
     }
+    return true;
   }
 
   #isDead(sid: number): boolean {
@@ -395,7 +428,7 @@ export class Feed {
       market === undefined
         ? this.books.applyDelta(delta.sid, delta.seq, delta.marketTicker, delta.side, price, delta.delta)
         : this.books.applyDeltaToBook(delta.sid, delta.seq, market.book, delta.side, price, delta.delta);
-    this.hop.appliedNs = nowNs();
+    if (this.hop.enabled) this.hop.appliedNs = nowNs();
     if (market !== undefined) market.lastMessageMs = this.#coarseNowMs;
     if (status === ApplyStatus.OK) {
       this.counters.deltasApplied++;
@@ -425,7 +458,7 @@ export class Feed {
       ok = books.snapshotLevel(book, 1, price, snapshot.noSize(i)) === ApplyStatus.OK;
     }
     books.endSnapshot(book);
-    this.hop.appliedNs = nowNs();
+    if (this.hop.enabled) this.hop.appliedNs = nowNs();
     const market = snapshot.marketIndex === -1 ? undefined : this.#markets[snapshot.marketIndex];
     if (!book.synced || market === undefined) return; // a bad level broke it: reported, resync queued
     this.counters.snapshotsApplied++;

@@ -2,21 +2,33 @@
  * A WebSocket client (RFC 6455) on a plain node:net / node:tls socket, for the feed's hot path.
  *
  * Why not undici's: it runs each frame through a Writable byte parser, a MessageEvent and an
- * EventTarget dispatch. This client parses frames straight from the socket's chunk and hands the
- * text to one callback, allocating the string and nothing else per frame. bench/ws-client measures
- * both one way, from a uWebSockets.js server in another process to the callback: at one frame per
- * 10 ms (the runtime's order pace) p50 292 µs against 345 µs, p99 473 µs against 647 µs.
+ * EventTarget dispatch, and hands text over as a string. This client parses frames straight from
+ * the socket's chunk and hands each complete text message to one callback as bytes:
+ *
+ *   chunk: [hdr|payload][hdr|payload][hdr|pay ...     next chunk: ... load][hdr|...
+ *           ontext(chunk, s, e) x2     |___ carried: copied once into the reused carry buffer,
+ *           (in place, no copy)             completed from the next chunk, then ontext(carry, 0, n)
+ *
+ * A message whose frame lies whole in one chunk (the common case) is delivered in place, zero
+ * copy; a frame split across chunks is copied once into a reused carry buffer that grows to the
+ * largest frame seen (released after a frame above 1 MiB), and a fragmented message is copied
+ * fragment by fragment into a reused message buffer. The bytes handed over are valid only during
+ * the callback. `deliveredInPlace` / `deliveredCopied` count the two cases.
+ * bench/ws-client measures it against undici's WebSocket, one way from a uWebSockets.js server in
+ * another process to the callback.
+ *
+ * UTF-8 (RFC 6455 §8.1: invalid UTF-8 in a text message fails the connection with 1007): with
+ * `utf8: 'client'` (default) this client checks every text message with `isUtf8` before ontext;
+ * with `utf8: 'listener'` the listener vouches for the bytes it reads and ontext returns false
+ * for bytes that are not UTF-8 - the Feed does so, because its byte scanners accept ASCII only
+ * (valid UTF-8 by construction) and check the rest (decoders/json-bytes.ts), so the hot path does
+ * not pay a second pass (~90-130 ns per delta frame, bench/feed). Either way, false fails with 1007.
  *
  * It speaks what a market-data client needs and refuses the rest loudly: text and binary messages
  * (fragmented or not), ping (answered with a pong at once), pong, close (echoed, with code and
  * reason); no extensions (a frame with RSV bits set is a protocol error), server frames unmasked,
- * client frames masked with a fresh random key, UTF-8 checked, messages above `maxMessageBytes`
- * refused (1009). Protocol errors close with the RFC's code and report it through onclose.
- *
- * The surface mirrors the part of the WHATWG WebSocket that ws-session.ts uses (onopen, onmessage
- * with `event.data`, onerror, onclose with code and reason, send, close) plus ping() and
- * oncontrol, so the session can drive either client. The message event object is reused: read
- * `event.data` inside the callback.
+ * client frames masked with a fresh random key, messages above `maxMessageBytes` refused (1009).
+ * Protocol errors close with the RFC's code and report it through onclose.
  * Owns: one TCP/TLS socket and its framing. Never: reconnects, signs, or decodes JSON.
  */
 
@@ -43,11 +55,20 @@ export interface RawWebSocketOptions {
   ca?: string | Buffer;
   /** Largest message accepted, bytes (default 64 MiB). */
   maxMessageBytes?: number;
+  /**
+   * Who checks that text messages are UTF-8: 'client' (default) runs isUtf8 on each before
+   * ontext; 'listener' leaves it to ontext, which returns false for bytes that are not UTF-8.
+   */
+  utf8?: 'client' | 'listener';
 }
 
-export interface RawMessageEvent {
-  data: string | ArrayBuffer;
-}
+/**
+ * A complete text message in data[start, end), valid during the call only. Returns false when the
+ * bytes are not UTF-8: the client then fails the connection with 1007.
+ */
+export type RawTextListener = (data: Buffer, start: number, end: number) => boolean;
+/** A complete binary message in data[start, end), valid during the call only. */
+export type RawBinaryListener = (data: Buffer, start: number, end: number) => void;
 
 export interface RawCloseEvent {
   code: number;
@@ -56,31 +77,42 @@ export interface RawCloseEvent {
 
 const ReadyState = { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 } as const;
 
+// 64 KiB: a delta is ~250 bytes and a snapshot of a wide book tens of KiB; larger frames grow it.
+const CARRY_BYTES_INITIAL = 64 * 1024;
+// A carry or message buffer grown past this for one large frame is released after it.
+const BUFFER_BYTES_KEPT_MAX = 1024 * 1024;
+
 export class RawWebSocket {
   onopen: (() => void) | null = null;
-  onmessage: ((event: RawMessageEvent) => void) | null = null;
+  ontext: RawTextListener | null = null;
+  onbinary: RawBinaryListener | null = null;
   onerror: ((event: { error: unknown }) => void) | null = null;
   onclose: ((event: RawCloseEvent) => void) | null = null;
   /** A ping or pong arrived (liveness); `kind` is 'ping' or 'pong'. */
   oncontrol: ((kind: 'ping' | 'pong') => void) | null = null;
-  /** Kept for API parity with the WHATWG WebSocket; binary messages always arrive as ArrayBuffer. */
-  binaryType = 'arraybuffer';
   readyState: number = ReadyState.CONNECTING;
+  /** Messages handed over straight from the socket's chunk (no copy). */
+  deliveredInPlace = 0;
+  /** Messages handed over from the carry or message buffer (split across chunks, or fragmented). */
+  deliveredCopied = 0;
 
   readonly #socket: Socket;
   readonly #key = randomBytes(16).toString('base64');
   readonly #maxMessageBytes: number;
-  readonly #event: RawMessageEvent = { data: '' };
+  readonly #checkUtf8: boolean;
   readonly #mask = Buffer.alloc(4);
   #head = ''; // handshake response so far (latin1)
-  // An incomplete frame's bytes as read, joined once the frame is whole (a large snapshot arrives
-  // in many reads: joining per read would copy it over and over).
-  #pendingChunks: Buffer[] = [];
-  #pendingBytes = 0;
-  #pendingNeed = 0; // bytes the frame needs in all, 0 while its header is incomplete
-  #fragments: Buffer[] = []; // a fragmented message so far
-  #fragmentsBytes = 0;
-  #fragmentOpcode = -1;
+  // A frame split across chunks: its bytes so far in #carry[0, #carryLength), #carryNeed its whole
+  // length (header included) once its header is complete, 0 before.
+  #carry: Buffer | null = null;
+  #carryLength = 0;
+  #carryNeed = 0;
+  // A fragmented message so far.
+  #message: Buffer | null = null;
+  #messageLength = 0;
+  #messageOpcode = -1;
+  // Header length of the frame #measure last sized.
+  #headerLength = 0;
   #closeCode: number = CloseCode.ABNORMAL;
   #closeReason = '';
   #closeSent = false;
@@ -91,6 +123,7 @@ export class RawWebSocket {
     const target = new URL(url);
     if (target.protocol !== 'ws:' && target.protocol !== 'wss:') throw new TypeError(`RawWebSocket: ${url} is not a ws: or wss: URL`);
     this.#maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
+    this.#checkUtf8 = (options.utf8 ?? 'client') === 'client';
     const secure = target.protocol === 'wss:';
     const port = target.port === '' ? (secure ? 443 : 80) : Number(target.port);
     const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
@@ -187,74 +220,143 @@ export class RawWebSocket {
       data = this.#onHandshakeData(chunk);
       if (data === null || data.length === 0) return;
     }
-    if (this.#pendingBytes > 0) {
-      this.#pendingChunks.push(data);
-      this.#pendingBytes += data.length;
-      if (this.#pendingNeed > 0 && this.#pendingBytes < this.#pendingNeed) return;
-      data = Buffer.concat(this.#pendingChunks, this.#pendingBytes);
-      this.#pendingChunks = [];
-      this.#pendingBytes = 0;
-    }
     let offset = 0;
-    let need = 0; // of the incomplete frame at `offset`, when its header is complete
     const length = data.length;
-    while (offset < length && this.readyState !== ReadyState.CLOSED && !this.#closeReceived) {
-      if (length - offset < 2) break;
-      const b0 = data[offset];
-      const b1 = data[offset + 1];
-      let payloadLength = b1 & 0x7f;
-      let at = offset + 2;
-      if (payloadLength === 126) {
-        if (length - at < 2) break;
-        payloadLength = data.readUInt16BE(at);
-        at += 2;
-      } else if (payloadLength === 127) {
-        if (length - at < 8) break;
-        const high = data.readUInt32BE(at);
-        payloadLength = high * 0x1_0000_0000 + data.readUInt32BE(at + 4);
-        at += 8;
-        if (high >= 0x20_0000) return this.#fail(CloseCode.TOO_BIG, 'frame length beyond 2^53');
-      }
-      if ((b1 & 0x80) !== 0) return this.#fail(CloseCode.PROTOCOL_ERROR, 'masked frame from the server');
-      if ((b0 & 0x70) !== 0) return this.#fail(CloseCode.PROTOCOL_ERROR, 'RSV bits set without an extension');
-      if (payloadLength > this.#maxMessageBytes) return this.#fail(CloseCode.TOO_BIG, `frame of ${payloadLength} bytes`);
-      if (length - at < payloadLength) {
-        need = at - offset + payloadLength;
-        break;
-      }
-      const end = at + payloadLength;
-      this.#onFrame((b0 & 0x80) !== 0, b0 & 0x0f, data, at, end);
-      offset = end;
+    if (this.#carryLength > 0) {
+      offset = this.#fillCarry(data);
+      if (offset === -1 || this.#carryNeed === 0 || this.#carryLength < this.#carryNeed) return;
+      const carry = this.#carry as Buffer;
+      const frameLength = this.#carryLength;
+      this.#carryLength = 0;
+      this.#carryNeed = 0;
+      this.#measure(carry, 0, frameLength); // sized before: sets #headerLength again
+      this.#onFrame(carry, 0, frameLength, false);
+      if (frameLength > BUFFER_BYTES_KEPT_MAX && this.#carry === carry) this.#carry = null;
     }
-    if (offset < length && this.readyState !== ReadyState.CLOSED && !this.#closeReceived) {
-      this.#pendingChunks.push(Buffer.from(data.subarray(offset)));
-      this.#pendingBytes = length - offset;
-      this.#pendingNeed = need;
+    while (offset < length && this.#reading()) {
+      const size = this.#measure(data, offset, length);
+      if (size <= 0) {
+        if (size < 0) return; // failed
+        break; // header incomplete
+      }
+      if (length - offset < size) break;
+      this.#onFrame(data, offset, offset + size, true);
+      offset += size;
     }
+    if (offset < length && this.#reading()) this.#startCarry(data, offset, length);
   }
 
-  #onFrame(fin: boolean, opcode: number, data: Buffer, start: number, end: number): void {
+  #reading(): boolean {
+    return this.readyState !== ReadyState.CLOSED && !this.#closeReceived;
+  }
+
+  /**
+   * Sizes the frame whose header starts at data[at] (bytes up to `length` available): its whole
+   * length, header included (and #headerLength), 0 while the header is incomplete, -1 after failing
+   * the connection (masked frame, RSV bits, too large).
+   */
+  #measure(data: Buffer, at: number, length: number): number {
+    if (length - at < 2) return 0;
+    const b0 = data[at];
+    const b1 = data[at + 1];
+    if ((b1 & 0x80) !== 0) return this.#failed(CloseCode.PROTOCOL_ERROR, 'masked frame from the server');
+    if ((b0 & 0x70) !== 0) return this.#failed(CloseCode.PROTOCOL_ERROR, 'RSV bits set without an extension');
+    let payloadLength = b1 & 0x7f;
+    let headerLength = 2;
+    if (payloadLength === 126) {
+      if (length - at < 4) return 0;
+      payloadLength = (data[at + 2] << 8) | data[at + 3];
+      headerLength = 4;
+    } else if (payloadLength === 127) {
+      if (length - at < 10) return 0;
+      const high = data.readUInt32BE(at + 2);
+      if (high >= 0x20_0000) return this.#failed(CloseCode.TOO_BIG, 'frame length beyond 2^53');
+      payloadLength = high * 0x1_0000_0000 + data.readUInt32BE(at + 6);
+      headerLength = 10;
+    }
+    if (payloadLength > this.#maxMessageBytes) return this.#failed(CloseCode.TOO_BIG, `frame of ${payloadLength} bytes`);
+    this.#headerLength = headerLength;
+    return headerLength + payloadLength;
+  }
+
+  /** The start of a frame that the chunk does not finish: copied into the carry buffer. */
+  #startCarry(data: Buffer, offset: number, length: number): void {
+    const size = this.#measure(data, offset, length); // > 0, or 0 for an incomplete header
+    if (size < 0) return;
+    this.#carryNeed = size;
+    const carry = this.#carryFor(size);
+    data.copy(carry, 0, offset, length);
+    this.#carryLength = length - offset;
+  }
+
+  /**
+   * Completes the carried frame from `data`: copies what the frame still needs (finishing its
+   * header first when that was incomplete). Returns the position in `data` after the bytes taken,
+   * or -1 after failing the connection.
+   */
+  #fillCarry(data: Buffer): number {
+    let taken = 0;
+    if (this.#carryNeed === 0) {
+      // Header bytes one at a time (at most 10 in all) until the frame can be sized.
+      const carry = this.#carryFor(16);
+      while (taken < data.length) {
+        carry[this.#carryLength++] = data[taken++];
+        const size = this.#measure(carry, 0, this.#carryLength);
+        if (size < 0) return -1;
+        if (size > 0) {
+          this.#carryNeed = size;
+          break;
+        }
+      }
+      if (this.#carryNeed === 0) return taken;
+      this.#carryFor(this.#carryNeed); // grows it, keeping the header
+    }
+    const want = Math.min(this.#carryNeed - this.#carryLength, data.length - taken);
+    data.copy(this.#carry as Buffer, this.#carryLength, taken, taken + want);
+    this.#carryLength += want;
+    return taken + want;
+  }
+
+  /** The carry buffer with room for `size` bytes, keeping what it holds. */
+  #carryFor(size: number): Buffer {
+    const carry = this.#carry;
+    if (carry !== null && carry.length >= size) return carry;
+    const grown = Buffer.allocUnsafe(Math.max(size, carry === null ? CARRY_BYTES_INITIAL : carry.length * 2));
+    if (carry !== null && this.#carryLength > 0) carry.copy(grown, 0, 0, this.#carryLength);
+    this.#carry = grown;
+    return grown;
+  }
+
+  /** One whole frame in data[start, end), its header sized by the last #measure. */
+  #onFrame(data: Buffer, start: number, end: number, inPlace: boolean): void {
+    const b0 = data[start];
+    const fin = (b0 & 0x80) !== 0;
+    const opcode = b0 & 0x0f;
+    const payloadStart = start + this.#headerLength;
     if (opcode === Opcode.TEXT || opcode === Opcode.BINARY) {
-      if (this.#fragmentOpcode !== -1) return this.#fail(CloseCode.PROTOCOL_ERROR, 'new message inside a fragmented one');
-      if (fin) return this.#deliver(opcode, data, start, end);
-      this.#fragmentOpcode = opcode;
-      this.#addFragment(data, start, end);
+      if (this.#messageOpcode !== -1) return this.#fail(CloseCode.PROTOCOL_ERROR, 'new message inside a fragmented one');
+      if (fin) return this.#deliver(opcode, data, payloadStart, end, inPlace);
+      this.#messageOpcode = opcode;
+      this.#addFragment(data, payloadStart, end);
       return;
     }
     if (opcode === Opcode.CONTINUATION) {
-      if (this.#fragmentOpcode === -1) return this.#fail(CloseCode.PROTOCOL_ERROR, 'continuation without a message');
-      this.#addFragment(data, start, end);
+      if (this.#messageOpcode === -1) return this.#fail(CloseCode.PROTOCOL_ERROR, 'continuation without a message');
+      this.#addFragment(data, payloadStart, end);
       if (!fin || this.readyState === ReadyState.CLOSED) return;
-      const whole = Buffer.concat(this.#fragments, this.#fragmentsBytes);
-      const kind = this.#fragmentOpcode;
-      this.#fragments = [];
-      this.#fragmentsBytes = 0;
-      this.#fragmentOpcode = -1;
-      return this.#deliver(kind, whole, 0, whole.length);
+      const message = this.#message as Buffer;
+      const messageLength = this.#messageLength;
+      const kind = this.#messageOpcode;
+      this.#messageLength = 0;
+      this.#messageOpcode = -1;
+      this.#deliver(kind, message, 0, messageLength, false);
+      if (messageLength > BUFFER_BYTES_KEPT_MAX && this.#message === message) this.#message = null;
+      return;
     }
-    if (!fin || end - start > 125) return this.#fail(CloseCode.PROTOCOL_ERROR, 'fragmented or oversized control frame');
+    if (!fin || end - payloadStart > 125) return this.#fail(CloseCode.PROTOCOL_ERROR, 'fragmented or oversized control frame');
     if (opcode === Opcode.PING) {
-      if (this.readyState === ReadyState.OPEN) this.#write(Opcode.PONG, data.subarray(start, end));
+      // #write copies the payload into the pong it builds (the carry buffer is reused).
+      if (this.readyState === ReadyState.OPEN) this.#write(Opcode.PONG, data.subarray(payloadStart, end));
       this.oncontrol?.('ping');
       return;
     }
@@ -262,26 +364,33 @@ export class RawWebSocket {
       this.oncontrol?.('pong');
       return;
     }
-    if (opcode === Opcode.CLOSE) return this.#onCloseFrame(data, start, end);
+    if (opcode === Opcode.CLOSE) return this.#onCloseFrame(data, payloadStart, end);
     this.#fail(CloseCode.PROTOCOL_ERROR, `unknown opcode ${opcode}`);
   }
 
   #addFragment(data: Buffer, start: number, end: number): void {
-    this.#fragmentsBytes += end - start;
-    if (this.#fragmentsBytes > this.#maxMessageBytes) return this.#fail(CloseCode.TOO_BIG, `message above ${this.#maxMessageBytes} bytes`);
-    this.#fragments.push(Buffer.from(data.subarray(start, end)));
+    const length = this.#messageLength + (end - start);
+    if (length > this.#maxMessageBytes) return this.#fail(CloseCode.TOO_BIG, `message above ${this.#maxMessageBytes} bytes`);
+    let message = this.#message;
+    if (message === null || message.length < length) {
+      const grown = Buffer.allocUnsafe(Math.max(length, message === null ? CARRY_BYTES_INITIAL : message.length * 2));
+      if (message !== null && this.#messageLength > 0) message.copy(grown, 0, 0, this.#messageLength);
+      this.#message = message = grown;
+    }
+    data.copy(message, this.#messageLength, start, end);
+    this.#messageLength = length;
   }
 
-  #deliver(opcode: number, data: Buffer, start: number, end: number): void {
-    const event = this.#event;
+  #deliver(opcode: number, data: Buffer, start: number, end: number, inPlace: boolean): void {
+    if (inPlace) this.deliveredInPlace++;
+    else this.deliveredCopied++;
     if (opcode === Opcode.TEXT) {
-      const bytes = data.subarray(start, end);
-      if (!isUtf8(bytes)) return this.#fail(CloseCode.INVALID_DATA, 'text frame is not UTF-8');
-      event.data = data.toString('utf8', start, end);
-    } else {
-      event.data = data.buffer.slice(data.byteOffset + start, data.byteOffset + end) as ArrayBuffer;
+      if (this.#checkUtf8 && !isUtf8(data.subarray(start, end))) return this.#fail(CloseCode.INVALID_DATA, 'text frame is not UTF-8');
+      const listener = this.ontext;
+      if (listener !== null && !listener(data, start, end)) this.#fail(CloseCode.INVALID_DATA, 'text frame is not UTF-8');
+      return;
     }
-    this.onmessage?.(event);
+    this.onbinary?.(data, start, end);
   }
 
   #onCloseFrame(data: Buffer, start: number, end: number): void {
@@ -345,9 +454,12 @@ export class RawWebSocket {
     const sent = code !== CloseCode.ABNORMAL && this.readyState === ReadyState.OPEN;
     if (sent) this.#sendClose(code, reason);
     this.readyState = ReadyState.CLOSED;
-    this.#pendingChunks = [];
-    this.#pendingBytes = 0;
-    this.#fragments = [];
+    this.#carry = null;
+    this.#carryLength = 0;
+    this.#carryNeed = 0;
+    this.#message = null;
+    this.#messageLength = 0;
+    this.#messageOpcode = -1;
     if (sent) {
       // Let the close frame leave before the socket goes.
       this.#socket.end();
@@ -356,6 +468,12 @@ export class RawWebSocket {
       this.#socket.destroy();
     }
     this.#fireClose();
+  }
+
+  /** #fail for callers that return a size: -1. */
+  #failed(code: number, reason: string): number {
+    this.#fail(code, reason);
+    return -1;
   }
 
   #fireClose(): void {

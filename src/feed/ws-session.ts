@@ -1,22 +1,25 @@
 /**
- * One WebSocket session to the exchange, over our RFC 6455 client (raw-websocket.ts, the default:
- * measured faster per frame) or undici's (`transport: 'undici'`): a signed handshake (KALSHI-ACCESS-*
- * headers over `<ms>GET<path>`, the URL's path without its query, spec/websocket.md §1.2),
- * text frames handed to the handler as strings, reconnects with exponential backoff and full
- * jitter, and dead-connection detection. It owns the socket and its life cycle only; it never
- * decodes frames, never knows about subscriptions and never retries a command.
+ * One WebSocket session to the exchange over our RFC 6455 client (raw-websocket.ts; undici's
+ * WebSocket, measured slower per frame, is bench/ws-client's baseline): a signed handshake
+ * (KALSHI-ACCESS-* headers over `<ms>GET<path>`, the URL's path without its query,
+ * spec/websocket.md §1.2), messages handed to the handler as the socket's bytes, reconnects with
+ * exponential backoff and full jitter, and dead-connection detection. It owns the socket and its
+ * life cycle only; it never decodes frames, never knows about subscriptions and never retries a
+ * command.
  *
- * Keep-alive: both clients answer the server's pings themselves (undici's receiver.js writes the
- * pong before it tells anyone; test/feed/ws-session.test.ts checks it for both against a uWS
- * server that counts pongs). We observe pings and pongs (undici: its diagnostics channels; ours:
- * its oncontrol callback), count every inbound frame,
- * and on the coarse tick send our own ping after `idlePingMs` of silence and drop the connection
- * after `deadAfterMs` of silence (the server pings every 10 s, so silence means a dead path).
- * The tick comes from the owner (the Feed's one shared tick): no timer per session for liveness.
+ * UTF-8: the client leaves the check to the handler (`utf8: 'listener'`): onFrame returns false
+ * for a text message that is not UTF-8 and the client fails the connection with 1007 (the Feed's
+ * decoder proves UTF-8 while it scans, decoders/json-bytes.ts). Binary messages (the exchange
+ * sends text) go to the same handler; their verdict is only counted.
+ *
+ * Keep-alive: the client answers the server's pings itself (test/feed/ws-session.test.ts checks
+ * it against a uWS server that counts pongs). We observe pings and pongs (its oncontrol
+ * callback), count every inbound frame, and on the coarse tick send our own ping after
+ * `idlePingMs` of silence and drop the connection after `deadAfterMs` of silence (the server
+ * pings every 10 s, so silence means a dead path). The tick comes from the owner (the Feed's one
+ * shared tick): no timer per session for liveness.
  */
 
-import diagnosticsChannel from 'node:diagnostics_channel';
-import { WebSocket, ping as sendPing } from 'undici';
 import { Backoff } from './backoff.ts';
 import { RawWebSocket } from './raw-websocket.ts';
 import type { FeedLogger } from './feed-logger.ts';
@@ -35,8 +38,12 @@ export type ConnectionState = (typeof ConnectionState)[keyof typeof ConnectionSt
 export interface WsSessionHandler {
   /** The socket is open: (re)subscribe. */
   onOpen(): void;
-  /** One text frame (hot path). Must not throw. */
-  onFrame(text: string): void;
+  /**
+   * One message as bytes[start, end) of the socket's buffer, valid during the call only (hot
+   * path). Returns false when the bytes are not UTF-8 (the session then fails the connection with
+   * 1007). Must not throw.
+   */
+  onFrame(bytes: Buffer, start: number, end: number): boolean;
   /** The socket is gone (closed, failed or declared dead); a reconnect follows unless stopped. */
   onClose(code: number, reason: string): void;
   onState(state: ConnectionState): void;
@@ -65,11 +72,7 @@ export interface WsSessionOptions {
   connectTimeoutMs: number;
   /** A connection open at least this long resets the backoff when it drops, ms. */
   stableAfterMs: number;
-  /** WebSocket client: 'raw' (raw-websocket.ts, default) or 'undici'. */
-  transport?: FeedTransport;
 }
-
-export type FeedTransport = 'raw' | 'undici';
 
 /** What the Feed needs of a session: WsSession, or a scripted fake in tests. */
 export interface FeedSession {
@@ -82,26 +85,6 @@ export interface FeedSession {
   onTick(nowMs: number): void;
 }
 
-// One diagnostics subscription for all sessions: undici publishes pings/pongs only when someone listens.
-const sessionsBySocket = new WeakMap<object, WsSession>();
-let diagnosticsSubscribed = false;
-
-function onControlFrame(message: unknown): void {
-  const socket = (message as { websocket?: object }).websocket;
-  if (socket === undefined) return;
-  const session = sessionsBySocket.get(socket);
-  if (session !== undefined) session.noteInbound();
-}
-
-function subscribeDiagnostics(): void {
-  if (diagnosticsSubscribed) return;
-  diagnosticsSubscribed = true;
-  diagnosticsChannel.subscribe('undici:websocket:ping', onControlFrame);
-  diagnosticsChannel.subscribe('undici:websocket:pong', onControlFrame);
-}
-
-const textDecoder = new TextDecoder();
-
 export class WsSession implements FeedSession {
   readonly url: string;
   /** The path signed at the handshake: the URL's path without its query. */
@@ -109,7 +92,7 @@ export class WsSession implements FeedSession {
   readonly #options: WsSessionOptions;
   readonly #handler: WsSessionHandler;
   readonly #backoff: Backoff;
-  #socket: WebSocket | RawWebSocket | null = null;
+  #socket: RawWebSocket | null = null;
   #state: ConnectionState = ConnectionState.IDLE;
   #stopped = true;
   #reconnectTimer: ReturnType<typeof setTimeout> | null = null;
@@ -122,8 +105,21 @@ export class WsSession implements FeedSession {
   #lastPingMs = 0;
   /** Connections opened since start (1 = the first). */
   opens = 0;
-  /** Binary frames received (the exchange sends text; decoded anyway). */
+  /** Binary messages received (the exchange sends text; decoded anyway). */
   binaryFrames = 0;
+  // Bound once: the client's callbacks (no closure per message).
+  readonly #onText = (bytes: Buffer, start: number, end: number): boolean => {
+    this.#inboundCount++;
+    return this.#handler.onFrame(bytes, start, end);
+  };
+  readonly #onBinary = (bytes: Buffer, start: number, end: number): void => {
+    this.#inboundCount++;
+    this.binaryFrames++;
+    this.#handler.onFrame(bytes, start, end);
+  };
+  readonly #onControl = (): void => {
+    this.#inboundCount++;
+  };
 
   constructor(options: WsSessionOptions) {
     this.url = options.url;
@@ -131,7 +127,6 @@ export class WsSession implements FeedSession {
     this.#options = options;
     this.#handler = options.handler;
     this.#backoff = new Backoff({ minMs: options.reconnectMinMs, maxMs: options.reconnectMaxMs, random: options.random });
-    subscribeDiagnostics();
   }
 
   get state(): ConnectionState {
@@ -176,11 +171,6 @@ export class WsSession implements FeedSession {
     this.#lost(1006, reason);
   }
 
-  /** Counts an inbound ping or pong (diagnostics channel). */
-  noteInbound(): void {
-    this.#inboundCount++;
-  }
-
   /** Coarse tick from the owner: connect timeout, idle ping, dead connection. */
   onTick(nowMs: number): void {
     if (this.#state === ConnectionState.CONNECTING) {
@@ -200,13 +190,7 @@ export class WsSession implements FeedSession {
     }
     if (silentMs >= this.#options.idlePingMs && nowMs - this.#lastPingMs >= this.#options.idlePingMs && this.#socket !== null) {
       this.#lastPingMs = nowMs;
-      try {
-        const socket = this.#socket;
-        if (socket instanceof RawWebSocket) socket.ping();
-        else sendPing(socket);
-      } catch (error) {
-        this.#logger.debug({ err: error }, 'feed: ping failed');
-      }
+      this.#socket.ping();
     }
   }
 
@@ -226,42 +210,30 @@ export class WsSession implements FeedSession {
     const nowMs = this.#options.nowMs();
     this.#connectStartedMs = nowMs;
     this.#setState(ConnectionState.CONNECTING);
-    let socket: WebSocket | RawWebSocket;
+    let socket: RawWebSocket;
     try {
       const headers = this.#options.sign === null ? undefined : this.#options.sign(nowMs, this.signedPath);
-      if (this.#options.transport === 'undici') {
-        socket = new WebSocket(this.url, headers === undefined ? undefined : { headers });
-      } else {
-        const raw = new RawWebSocket(this.url, { headers });
-        raw.oncontrol = () => this.noteInbound();
-        socket = raw;
-      }
+      socket = new RawWebSocket(this.url, { headers, utf8: 'listener' });
     } catch (error) {
       this.#logger.error({ err: error, url: this.url }, 'feed: cannot start connection');
       this.#scheduleReconnect();
       return;
     }
-    socket.binaryType = 'arraybuffer';
     this.#socket = socket;
-    sessionsBySocket.set(socket, this);
+    socket.oncontrol = this.#onControl;
+    socket.ontext = this.#onText;
+    socket.onbinary = this.#onBinary;
     socket.onopen = () => this.#onOpen(socket);
-    socket.onmessage = (event: { data: unknown }) => {
-      this.#inboundCount++;
-      const data = event.data;
-      if (typeof data === 'string') this.#handler.onFrame(data);
-      else this.#onBinary(data);
+    socket.onerror = (event) => {
+      this.#logger.warn({ err: event.error, url: this.url }, 'feed: websocket error');
     };
-    socket.onerror = (event: unknown) => {
-      const error = (event as { error?: unknown }).error;
-      this.#logger.warn({ err: error, url: this.url }, 'feed: websocket error');
-    };
-    socket.onclose = (event: { code: number; reason: string }) => {
+    socket.onclose = (event) => {
       if (socket !== this.#socket) return;
       this.#lost(event.code, event.reason);
     };
   }
 
-  #onOpen(socket: WebSocket | RawWebSocket): void {
+  #onOpen(socket: RawWebSocket): void {
     if (socket !== this.#socket) return;
     const nowMs = this.#options.nowMs();
     this.#openedAtMs = nowMs;
@@ -272,11 +244,6 @@ export class WsSession implements FeedSession {
     this.#setState(ConnectionState.OPEN);
     this.#logger.info({ url: this.url, opens: this.opens }, 'feed: connected');
     this.#handler.onOpen();
-  }
-
-  #onBinary(data: unknown): void {
-    this.binaryFrames++;
-    if (data instanceof ArrayBuffer) this.#handler.onFrame(textDecoder.decode(data));
   }
 
   /** The current socket is gone or given up on: tell the owner once, then reconnect. */
@@ -296,21 +263,18 @@ export class WsSession implements FeedSession {
   }
 
   /** Detaches and closes a socket; its late events are ignored. */
-  #abandon(socket: WebSocket | RawWebSocket | null, code: number, reason: string): void {
+  #abandon(socket: RawWebSocket | null, code: number, reason: string): void {
     if (socket === null) return;
     this.#socket = null;
     socket.onopen = null;
-    socket.onmessage = null;
+    socket.ontext = null;
+    socket.onbinary = null;
     socket.onclose = null;
     socket.onerror = () => {};
-    if (socket instanceof RawWebSocket) socket.oncontrol = null;
-    try {
-      // A dead path never completes the closing handshake; undici drops the socket when the peer
-      // does not answer, and nothing of ours waits for it.
-      socket.close(code === 1000 ? 1000 : 4000, reason.slice(0, 120));
-    } catch {
-      // close() throws only on bad arguments; the socket is detached either way.
-    }
+    socket.oncontrol = null;
+    // A dead path never completes the closing handshake; the client drops the socket after 1 s
+    // when the peer does not answer, and nothing of ours waits for it.
+    socket.close(code === 1000 ? 1000 : 4000, reason.slice(0, 120));
   }
 
   #scheduleReconnect(): void {

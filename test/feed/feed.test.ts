@@ -2,8 +2,11 @@
  * Goal: the Feed's message handler survives anything (malformed frames, unknown types, throwing
  * listeners) with a counter and a log line; routes every private and lifecycle message to its
  * listener method as the reused record; applies lifecycle to market state (pause, grid change);
- * converts use_yes_price NO levels back for the store; records per-hop timestamps in order.
- * Method: a Feed over a scripted session and a manual clock; frames through feed.handleFrame.
+ * converts use_yes_price NO levels back for the store; records per-hop timestamps in order; takes
+ * frames as the socket's bytes anywhere in a buffer (handleBytes), and answers false for bytes that
+ * are not UTF-8 (the session then fails the connection with 1007).
+ * Method: a Feed over a scripted session and a manual clock; frames through feed.handleFrame (text
+ * written as bytes) and feed.handleBytes.
  */
 
 import { Writable } from 'node:stream';
@@ -175,6 +178,25 @@ describe('Feed message handler', () => {
       expect(decoded).toBeGreaterThanOrEqual(received);
       expect(applied).toBeGreaterThanOrEqual(decoded);
     }
+  });
+
+  it('takes frames as bytes in the middle of a buffer, and answers false for bytes that are not UTF-8', async () => {
+    const h = setup();
+    await syncA(h);
+    const chunk = Buffer.from(`${deltaFrame(1, 2, 'A', 'yes', 4000, 50)}${deltaFrame(1, 3, 'A', 'no', 5000, -200)}`, 'latin1');
+    const split = chunk.indexOf('}}') + 2;
+    expect(h.feed.handleBytes(chunk, 0, split)).toBe(true);
+    expect(h.feed.handleBytes(chunk, split, chunk.length)).toBe(true);
+    expect(bookLevels(h.feed.books.get('A')!)).toEqual({ yes: [[4000, 150]], no: [] });
+    expect(h.feed.decoder.framesScanned).toBeGreaterThanOrEqual(2);
+    const bad = Buffer.from(deltaFrame(1, 4, 'A', 'yes', 4000, 1), 'latin1');
+    bad[bad.indexOf('"side"') + 8] = 0xff; // "yes" -> "\xffes"
+    expect(h.feed.handleBytes(bad, 0, bad.length)).toBe(false);
+    expect(h.feed.counters.malformedFrames).toBe(1);
+    expect(h.logger.lines.some((l) => l.msg === 'feed: text frame is not UTF-8; failing the connection')).toBe(true);
+    // The book did not move and the next good frame applies.
+    expect(h.feed.handleBytes(Buffer.from(deltaFrame(1, 4, 'A', 'yes', 4000, 1)), 0, bad.length)).toBe(true);
+    expect(bookLevels(h.feed.books.get('A')!)).toEqual({ yes: [[4000, 151]], no: [] });
   });
 
   it('accepts a pino logger from telemetry', () => {

@@ -4,9 +4,13 @@
  * fragmented messages, pings answered with the same payload, the closing handshake with code and
  * reason, masked client frames, and the failures a server can cause (refused or forged handshake,
  * masked server frames, RSV bits, bad UTF-8, oversized messages) closing with the RFC's codes. Over
- * TLS (wss) with a private CA as well.
+ * TLS (wss) with a private CA as well. Messages are handed over as bytes: in place (zero copy) when
+ * the frame lies whole in one read, copied once into one reused buffer when it was split; a split
+ * frame's bytes equal the whole frame's; the listener's UTF-8 verdict (`utf8: 'listener'`) fails
+ * the connection with 1007 as the client's own check does.
  * Method: a hand-written server on node:net / node:tls that completes the handshake and then writes
- * exactly the bytes a test gives it, and decodes (unmasks) what the client sends.
+ * exactly the bytes a test gives it (in pieces, with pauses so they arrive as separate reads), and
+ * decodes (unmasks) what the client sends.
  */
 
 import { createHash } from 'node:crypto';
@@ -135,21 +139,42 @@ async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void>
 interface Observed {
   client: RawWebSocket;
   opened: boolean;
+  /** Text messages as strings, binary ones as ArrayBuffers (copied out of the client's bytes). */
   messages: (string | ArrayBuffer)[];
+  /** The buffer each message was handed over in, and the message's bounds in it. */
+  deliveries: { data: Buffer; start: number; end: number }[];
   controls: string[];
   closes: { code: number; reason: string }[];
+  /** What ontext answers (the listener's UTF-8 verdict). */
+  accept: (text: Buffer) => boolean;
 }
 
 function open(url: string, options: ConstructorParameters<typeof RawWebSocket>[1] = {}): Observed {
   const client = new RawWebSocket(url, options);
   clients.push(client);
-  const seen: Observed = { client, opened: false, messages: [], controls: [], closes: [] };
+  const seen: Observed = { client, opened: false, messages: [], deliveries: [], controls: [], closes: [], accept: () => true };
   client.onopen = () => (seen.opened = true);
-  client.onmessage = (event) => seen.messages.push(event.data);
+  client.ontext = (data, start, end) => {
+    seen.deliveries.push({ data, start, end });
+    seen.messages.push(data.toString('utf8', start, end));
+    return seen.accept(data.subarray(start, end));
+  };
+  client.onbinary = (data, start, end) => {
+    seen.deliveries.push({ data, start, end });
+    seen.messages.push(new Uint8Array(data.subarray(start, end)).buffer);
+  };
   client.oncontrol = (kind) => seen.controls.push(kind);
   client.onclose = (event) => seen.closes.push({ code: event.code, reason: event.reason });
   client.onerror = () => {};
   return seen;
+}
+
+/** Writes `pieces` one at a time, pausing so that each reaches the client as a read of its own. */
+async function writeApart(socket: Socket, pieces: readonly Buffer[]): Promise<void> {
+  for (const piece of pieces) {
+    socket.write(piece);
+    await new Promise((resolve) => setTimeout(resolve, 3));
+  }
 }
 
 describe('RawWebSocket', () => {
@@ -274,6 +299,60 @@ describe('RawWebSocket', () => {
     expect(b.opened).toBe(false);
     expect(b.closes[0]!.code).toBe(CloseCode.PROTOCOL_ERROR);
     expect(() => new RawWebSocket('http://127.0.0.1:1/')).toThrow(/not a ws: or wss: URL/);
+  });
+
+  it('hands a frame that lies whole in one read over in place, and a split one copied once into one reused buffer', async () => {
+    const server = await listen();
+    const seen = open(server.url);
+    await until(() => server.peers.length === 1 && seen.opened);
+    const socket = server.peers[0]!.socket;
+    const texts = ['{"type":"orderbook_delta","sid":1,"seq":2}', '{"n":2}', 'x'.repeat(300)];
+    socket.write(Buffer.concat(texts.map((text) => frame(1, text)))); // one write: one read on loopback
+    await until(() => seen.messages.length === 3);
+    expect(seen.messages).toEqual(texts);
+    expect([seen.client.deliveredInPlace, seen.client.deliveredCopied]).toEqual([3, 0]);
+    expect(new Set(seen.deliveries.map((d) => d.data)).size).toBe(1); // the socket's chunk itself
+
+    // The same frames split at several points, each part its own read: the same bytes, copied.
+    const payload = '{"type":"orderbook_delta","sid":1,"seq":3,"msg":{"market_ticker":"KXEXAMPLE-26DEC31-T100","price_dollars":"0.4200","delta_fp":"-40.00","side":"yes"}}';
+    const whole = frame(1, payload); // 16-bit length: a 4-byte header, so cuts 1-3 split the header
+    const cuts = [1, 2, 3, 7, 40, whole.length - 1];
+    for (const cut of cuts) await writeApart(socket, [whole.subarray(0, cut), whole.subarray(cut)]);
+    await until(() => seen.messages.length === 3 + cuts.length);
+    expect(seen.messages.slice(3)).toEqual(cuts.map(() => payload));
+    expect([seen.client.deliveredInPlace, seen.client.deliveredCopied]).toEqual([3, cuts.length]);
+    const copiedInto = new Set(seen.deliveries.slice(3).map((d) => d.data));
+    expect(copiedInto.size).toBe(1); // one carry buffer, reused
+    expect(seen.deliveries.slice(3).every((d) => d.start === 4 && d.end === 4 + payload.length)).toBe(true); // the frame at the carry's start
+
+    // A split frame followed, in the same read, by whole ones: the split one copied, the rest in place.
+    const next = [frame(1, 'a'), frame(1, 'b')];
+    await writeApart(socket, [whole.subarray(0, 50), Buffer.concat([whole.subarray(50), ...next])]);
+    await until(() => seen.messages.length === 3 + cuts.length + 3);
+    expect(seen.messages.slice(-3)).toEqual([payload, 'a', 'b']);
+    expect([seen.client.deliveredInPlace, seen.client.deliveredCopied]).toEqual([5, cuts.length + 1]);
+  });
+
+  it('answers a ping split across reads with its own payload (the carry buffer is reused after)', async () => {
+    const server = await listen();
+    const seen = open(server.url);
+    await until(() => server.peers.length === 1 && seen.opened);
+    const peer = server.peers[0]!;
+    const ping = frame(9, 'split-ping-payload');
+    await writeApart(peer.socket, [ping.subarray(0, 1), ping.subarray(1, 9), Buffer.concat([ping.subarray(9), frame(1, 'y'.repeat(18)).subarray(0, 5)])]);
+    await until(() => peer.frames.length === 1);
+    expect(peer.frames[0]!.payload.toString()).toBe('split-ping-payload');
+  });
+
+  it('fails the connection with 1007 when the listener says a text frame is not UTF-8', async () => {
+    const server = await listen({ afterHandshake: Buffer.concat([frame(1, 'fine'), frame(1, Buffer.from([0x7b, 0xff, 0x7d])), frame(1, 'never')]) });
+    const seen = open(server.url, { utf8: 'listener' });
+    seen.accept = (text) => text[1] !== 0xff; // as the Feed's decoder answers
+    await until(() => seen.closes.length === 1);
+    expect(seen.messages.length).toBe(2); // 'fine', then the bad one; nothing after it
+    expect(seen.closes[0]).toEqual({ code: CloseCode.INVALID_DATA, reason: 'text frame is not UTF-8' });
+    await until(() => server.peers[0]!.frames.length === 1);
+    expect(server.peers[0]!.frames[0]!.payload.readUInt16BE(0)).toBe(CloseCode.INVALID_DATA);
   });
 
   it('speaks wss through TLS with a private CA', async () => {

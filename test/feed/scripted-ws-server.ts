@@ -1,8 +1,8 @@
 /**
  * Test helper (not a test): a minimal scripted WebSocket server on uWebSockets.js, listening on
  * 127.0.0.1 port 0. It records each handshake (path, query, KALSHI-ACCESS-* headers) and can
- * refuse it (401) when a verifier says no; records text messages; sends frames, pings and closes
- * on command; counts pongs. Also a silent server (node http + a hand-made 101 response) that
+ * refuse it (401) when a verifier says no; records text messages and close codes; sends frames
+ * (text, or raw bytes), pings and closes on command; counts pongs. Also a silent server (node http + a hand-made 101 response) that
  * completes the handshake and then never answers anything: a dead path.
  */
 
@@ -32,6 +32,8 @@ export class ScriptedWsServer {
   pongs = 0;
   opens = 0;
   closes = 0;
+  /** Close codes the clients sent, in order. */
+  readonly closeCodes: number[] = [];
   port = 0;
   /** Return false to refuse the handshake with 401. */
   verify: (handshake: Handshake) => boolean = () => true;
@@ -80,8 +82,9 @@ export class ScriptedWsServer {
       pong: () => {
         this.pongs++;
       },
-      close: (ws) => {
+      close: (ws, code) => {
         this.closes++;
+        this.closeCodes.push(code);
         this.#sockets.delete(ws);
       },
     });
@@ -104,6 +107,11 @@ export class ScriptedWsServer {
 
   send(text: string): void {
     for (const ws of this.#sockets) ws.send(text, false);
+  }
+
+  /** Sends raw bytes as one text (or binary) frame, unchecked: e.g. bytes that are not UTF-8. */
+  sendBytes(bytes: Buffer, binary = false): void {
+    for (const ws of this.#sockets) ws.send(bytes, binary);
   }
 
   ping(): void {

@@ -1,20 +1,22 @@
 /**
  * Goal: the WebSocket session signs its handshake over `<ms>GET<path>` (path from the URL, no
- * query) with the KALSHI-ACCESS-* headers, hands text frames over as strings, answers server pings
- * (the client does it; we check the server receives the pongs), reconnects with backoff after the
- * server closes, and declares a silent connection dead, pinging it first - over both clients, our
- * raw-websocket.ts (the default) and undici's WebSocket.
+ * query) with the KALSHI-ACCESS-* headers, hands frames over as the socket's bytes, answers server
+ * pings (the client does it; we check the server receives the pongs), reconnects with backoff after
+ * the server closes, declares a silent connection dead, pinging it first, and fails the connection
+ * with 1007 (then reconnects) when the handler says a text frame is not UTF-8. (undici's WebSocket,
+ * once a second transport here, is bench/ws-client's baseline now.)
  * Method: real sockets on 127.0.0.1 - a scripted uWebSockets.js server that verifies signatures
  * with core's verifyRequest and counts pongs, and a silent node http server that completes the
  * handshake and then never answers; ticks are driven by hand with a manual clock.
  */
 
 import { generateKeyPairSync } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { verifyRequest } from '../../src/core/index.ts';
 import { handshakeSigner } from '../../src/feed/handshake-signer.ts';
 import { seededRandom } from '../../src/core/index.ts';
-import { ConnectionState, WsSession, type FeedTransport, type WsSessionHandler, type WsSessionOptions } from '../../src/feed/ws-session.ts';
+import { isUtf8 } from 'node:buffer';
+import { ConnectionState, WsSession, type WsSessionHandler, type WsSessionOptions } from '../../src/feed/ws-session.ts';
 import { RecordingLogger } from './fakes.ts';
 import { ScriptedWsServer, SilentWsServer } from './scripted-ws-server.ts';
 
@@ -26,8 +28,11 @@ class Events implements WsSessionHandler {
   onOpen(): void {
     this.log.push('open');
   }
-  onFrame(text: string): void {
-    this.frames.push(text);
+  onFrame(bytes: Buffer, start: number, end: number): boolean {
+    const frame = bytes.subarray(start, end);
+    if (!isUtf8(frame)) return false; // as the Feed's decoder answers
+    this.frames.push(frame.toString('utf8'));
+    return true;
   }
   onClose(code: number): void {
     this.log.push(`close ${code}`);
@@ -51,12 +56,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-// The client each describe block runs with (both must behave alike).
-let transport: FeedTransport = 'raw';
-
 function session(url: string, events: Events, options: Partial<WsSessionOptions> = {}): WsSession {
   const s = new WsSession({
-    transport,
     url,
     sign: handshakeSigner({ keyId: 'key-1', privateKey }),
     handler: events,
@@ -82,11 +83,7 @@ async function scripted(): Promise<ScriptedWsServer> {
   return server;
 }
 
-describe.each(['raw', 'undici'] as const)('WsSession over the %s client', (client) => {
-  beforeEach(() => {
-    transport = client;
-  });
-
+describe('WsSession', () => {
   it('signs the handshake over the URL path without its query and delivers text frames', async () => {
     const server = await scripted();
     server.verify = (h) => verifyRequest(publicKey, Number(h.timestamp), 'GET', h.url, h.signature);
@@ -182,5 +179,24 @@ describe.each(['raw', 'undici'] as const)('WsSession over the %s client', (clien
     await until(() => server.connections === 0);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(server.opens).toBe(1);
+  });
+
+  it('fails the connection with 1007 when the handler says a text frame is not UTF-8, then reconnects', async () => {
+    const server = await scripted();
+    const events = new Events();
+    const s = session(`ws://127.0.0.1:${server.port}/trade-api/ws/v2`, events);
+    s.start();
+    await until(() => s.isOpen && server.connections === 1);
+    server.send('{"before":1}');
+    server.sendBytes(Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0x22, 0x7d])); // {"\xc3("}: not UTF-8
+    await until(() => events.log.includes('close 1007'));
+    expect(events.frames).toEqual(['{"before":1}']);
+    await until(() => server.closeCodes.length === 1);
+    expect(server.closeCodes).toEqual([1007]);
+    await until(() => s.isOpen && server.opens === 2);
+    // Binary messages reach the handler too (counted); the exchange sends text.
+    server.sendBytes(Buffer.from('{"binary":true}'), true);
+    await until(() => events.frames.length === 2);
+    expect([events.frames[1], s.binaryFrames]).toEqual(['{"binary":true}', 1]);
   });
 });

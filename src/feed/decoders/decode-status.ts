@@ -7,9 +7,9 @@
 export const DecodeStatus = {
   /** The record holds the frame's fields. */
   OK: 0,
-  /** A well-formed frame of another type (the delta scanner only). */
+  /** A well-formed frame of another type. */
   NOT_DELTA: 1,
-  /** The scanner met something it does not handle; JSON.parse decides (the scanner only). */
+  /** Kept for its number: the string scanner's "let JSON.parse decide" (the byte scanners answer -1, frame-scanner.ts). */
   FALLBACK: 2,
   /** Not valid JSON, or a field missing or of the wrong type or unit. */
   MALFORMED: 3,
@@ -33,5 +33,7 @@ export const MessageKind = {
   UNSUBSCRIBED: 13,
   OK: 14,
   ERROR: 15,
+  /** A text frame whose bytes are not UTF-8: RFC 6455 §8.1 fails the connection (code 1007). */
+  INVALID_UTF8: 16,
 } as const;
 export type MessageKind = (typeof MessageKind)[keyof typeof MessageKind];

@@ -1,16 +1,25 @@
 /**
- * Turns one text frame into one reused record and says which (MessageKind). orderbook_delta frames
- * go through the hand scanner first when `useScanner` is on (the default: see bench/feed/suite.ts)
- * and through JSON.parse otherwise or when the scanner defers; every other type is JSON.parse'd
- * and read field by field. A frame that is not JSON, lacks a field or carries a bad unit gives
- * MALFORMED with `rejectReason` set; a well-formed frame of a type we do not decode gives UNKNOWN
- * with `unknownType` set. Never throws, never touches a book or a socket.
+ * Turns one text frame, as the socket's bytes, into one reused record and says which
+ * (MessageKind). Two paths, one authority:
+ *
+ *   bytes --FrameScanner--> orderbook_delta | user_order | fill record     (no string, in place)
+ *     \--(any other type, or a frame the scanners defer)--> isUtf8? --> utf8 string --> JSON.parse
+ *                                                              \--no--> INVALID_UTF8
+ *
+ * The JSON path (`decodeText`) decodes every type field by field and is the authority on what a
+ * valid frame is; the byte scanners give the same record for every frame they accept and defer the
+ * rest (test/feed/decoders/byte-scanners.test.ts). A frame the scanners accept is valid UTF-8 by
+ * construction (json-bytes.ts), so only deferred frames pay the UTF-8 check. A frame that is not
+ * JSON, lacks a field or carries a bad unit gives MALFORMED with `rejectReason` set; a well-formed
+ * frame of a type we do not decode gives UNKNOWN with `unknownType` set; bytes that are not UTF-8
+ * give INVALID_UTF8. Never throws, never touches a book or a socket. bench/feed measures this
+ * path against JSON.parse.
  */
 
+import { isUtf8 } from 'node:buffer';
 import type { TickerTable } from '../ticker-table.ts';
 import { ControlRecord, controlRejectReason, readControl } from './control.ts';
 import { DecodeStatus, MessageKind } from './decode-status.ts';
-import { scanDelta } from './delta-scanner.ts';
 import { FieldReader, isIndex, isObject } from './field-reader.ts';
 import { FillRecord, readFill } from './fill.ts';
 import {
@@ -25,23 +34,13 @@ import { MarketPositionRecord, readMarketPosition } from './market-position.ts';
 import { OrderGroupUpdateRecord, readOrderGroupUpdate } from './order-group-update.ts';
 import { OrderbookDeltaRecord, decodeDeltaObject, deltaRejectReason } from './orderbook-delta.ts';
 import { OrderbookSnapshotRecord, decodeSnapshotObject, snapshotRejectReason } from './orderbook-snapshot.ts';
+import { FrameScanner, SCAN_DEFERRED } from './frame-scanner.ts';
+import { TickerBytes } from './ticker-bytes.ts';
 import { TradeRecord, readTrade } from './trade.ts';
 import { UserOrderRecord, readUserOrder } from './user-order.ts';
 
-export interface FrameDecoderOptions {
-  /**
-   * Hand-scan orderbook_delta frames (default true); false: JSON.parse every frame. Measured with
-   * bench/feed/suite.ts (bench/results/feed-*.json, 2 shared cores): decode throughput 0.95x and
-   * 1.33x of JSON.parse + conversion in two full runs, frame -> book 0.99x and 1.09x, i.e. parity
-   * within run-to-run noise; the scanner is the default because it allocates nothing per frame
-   * (no garbage, no minor GC pauses from the feed on the hot path).
-   */
-  useScanner?: boolean;
-}
-
 export class FrameDecoder {
   readonly tickers: TickerTable;
-  useScanner: boolean;
   readonly delta = new OrderbookDeltaRecord();
   readonly snapshot = new OrderbookSnapshotRecord();
   readonly trade = new TradeRecord();
@@ -60,15 +59,42 @@ export class FrameDecoder {
   rejectReason = '';
   /** The type of the last UNKNOWN frame. */
   unknownType = '';
+  /** Frames the byte scanners decoded in place, and frames that took the JSON path (telemetry, tests). */
+  framesScanned = 0;
+  framesParsed = 0;
   readonly #reader = new FieldReader();
+  readonly #scanner: FrameScanner;
 
-  constructor(tickers: TickerTable, options: FrameDecoderOptions = {}) {
+  constructor(tickers: TickerTable) {
     this.tickers = tickers;
-    this.useScanner = options.useScanner ?? true;
+    this.#scanner = new FrameScanner(new TickerBytes(tickers), this.delta, this.userOrder, this.fill);
   }
 
-  decode(text: string): MessageKind {
-    if (this.useScanner && scanDelta(text, this.delta, this.tickers) === DecodeStatus.OK) return MessageKind.ORDERBOOK_DELTA;
+  /**
+   * Decodes the text frame in bytes[start, end) (the socket's buffer: read during the call only;
+   * records keep no reference to it except a delta's client order id, read while the frame is
+   * handled). The hot path: orderbook_delta frames allocate nothing here.
+   */
+  decode(bytes: Buffer, start: number, end: number): MessageKind {
+    const kind = this.#scanner.scan(bytes, start, end);
+    if (kind !== SCAN_DEFERRED) {
+      this.framesScanned++;
+      return kind as MessageKind;
+    }
+    this.framesParsed++;
+    // The JSON path: a string (and JSON.parse's objects) per frame, as it was for every frame.
+    if (!isUtf8(bytes.subarray(start, end))) {
+      this.rejectReason = 'invalid UTF-8';
+      return MessageKind.INVALID_UTF8;
+    }
+    return this.decodeText(bytes.toString('utf8', start, end));
+  }
+
+  /**
+   * The JSON path on a frame already made text: JSON.parse, then the kind's reader. decode() takes
+   * it for every frame the byte scanners defer; tests compare the two paths through it.
+   */
+  decodeText(text: string): MessageKind {
     let frame: unknown;
     try {
       frame = JSON.parse(text);

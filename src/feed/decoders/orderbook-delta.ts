@@ -1,11 +1,17 @@
 /**
  * The `orderbook_delta` message (spec/websocket.md §6.1) as one reused record, and its reference
- * decoder: JSON.parse plus field conversion. This decoder is the authority on what a valid delta
- * is; the hand scanner (delta-scanner.ts) must give the same record for every frame it accepts
- * and defer to this one for anything else. Never allocates beyond what JSON.parse makes.
+ * conversion from a JSON.parse'd frame. This conversion is the authority on what a valid delta
+ * is; the byte scanner (delta-scanner.ts) must give the same record for every frame it accepts
+ * and defer to this one (through FrameDecoder's JSON path) for anything else. Never allocates
+ * beyond what JSON.parse made. (JSON.parse plus this conversion, as a decoder of its own, is the
+ * baseline of bench/feed.)
  *
  * `price` is the level's price as on the wire: a YES price for side 0 and, unless the subscription
  * used `use_yes_price`, a NO price for side 1.
+ *
+ * `clientOrderId` is made on demand: the scanner records where the id lies in the frame's bytes
+ * and the string is created only when someone reads it (no string per delta on the book path).
+ * Like every field of the reused record, read it while the frame is being handled.
  */
 
 import { COUNT_INVALID, PRICE_INVALID, parsePrice, parseSignedCount, type Count, type Price } from '../../core/index.ts';
@@ -25,12 +31,43 @@ export class OrderbookDeltaRecord {
   delta: Count = COUNT_INVALID;
   /** 0 = yes, 1 = no (BookSideCode). */
   side: 0 | 1 = 0;
-  /** '' when absent: only deltas caused by our own orders carry it. */
-  clientOrderId = '';
   /** -1 when absent. */
   subaccount = -1;
   /** Exchange time, Unix ms; -1 when absent. */
   tsMs = -1;
+  // client_order_id: text already made (JSON path, escapes, or read once), or a byte range of the
+  // frame being decoded (plain ASCII, no escapes) made into text on the first read.
+  #clientOrderIdText = '';
+  #clientOrderIdBytes: Buffer | null = null;
+  #clientOrderIdStart = 0;
+  #clientOrderIdEnd = 0;
+
+  /** '' when absent: only deltas caused by our own orders carry it. */
+  get clientOrderId(): string {
+    const bytes = this.#clientOrderIdBytes;
+    if (bytes !== null) {
+      this.#clientOrderIdText = bytes.toString('latin1', this.#clientOrderIdStart, this.#clientOrderIdEnd);
+      this.#clientOrderIdBytes = null;
+    }
+    return this.#clientOrderIdText;
+  }
+
+  /** Sets the id as text ('' when absent). */
+  setClientOrderId(text: string): void {
+    this.#clientOrderIdText = text;
+    this.#clientOrderIdBytes = null;
+  }
+
+  /** Sets the id as printable-ASCII bytes[start, end) of the frame being decoded (read while it is handled). */
+  setClientOrderIdBytes(bytes: Buffer, start: number, end: number): void {
+    if (start === end) {
+      this.setClientOrderId('');
+      return;
+    }
+    this.#clientOrderIdBytes = bytes;
+    this.#clientOrderIdStart = start;
+    this.#clientOrderIdEnd = end;
+  }
 }
 
 /** Why the last delta failed the reference decoder (constant strings, for logs). */
@@ -78,19 +115,8 @@ export function decodeDeltaObject(frame: unknown, out: OrderbookDeltaRecord, tic
   out.price = price;
   out.delta = delta;
   out.side = side === 'yes' ? 0 : 1;
-  out.clientOrderId = typeof clientOrderId === 'string' ? clientOrderId : '';
+  out.setClientOrderId(typeof clientOrderId === 'string' ? clientOrderId : '');
   out.subaccount = typeof subaccount === 'number' ? subaccount : -1;
   out.tsMs = typeof tsMs === 'number' ? tsMs : -1;
   return DecodeStatus.OK;
-}
-
-/** The JSON.parse baseline: OK, NOT_DELTA or MALFORMED. */
-export function decodeDeltaJson(text: string, out: OrderbookDeltaRecord, tickers: TickerTable): number {
-  let frame: unknown;
-  try {
-    frame = JSON.parse(text);
-  } catch {
-    return reject('invalid JSON');
-  }
-  return decodeDeltaObject(frame, out, tickers);
 }
