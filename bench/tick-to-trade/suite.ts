@@ -143,7 +143,6 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
       exec: { signing: 'presigned', connections: 4 },
       // BENCH_FEED_TRANSPORT=undici: the feed over undici's WebSocket instead of ours (the default).
-      feed: { transport: process.env.BENCH_FEED_TRANSPORT === 'undici' ? 'undici' : 'raw' },
       strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [TICKER], params: { mode, offsetTicks: 10, size: '1.00' } }],
     },
     '<bench tick-to-trade>',

@@ -59,12 +59,6 @@ export interface FeedOptions {
   idlePingMs?: number; // default 5,000
   deadAfterMs?: number; // default 25,000 (server pings every 10 s)
   connectTimeoutMs?: number; // default 10,000
-  /**
-   * @deprecated Ignored: the feed has one WebSocket client (raw-websocket.ts); undici's is
-   * bench/ws-client's baseline. Kept until the config key `feed.transport` goes; 'undici' logs a
-   * warning once.
-   */
-  transport?: 'raw' | 'undici';
   commandsPerSec?: number; // default 2,000 (exchange limit 10,000)
   commandBurst?: number; // default 100
   maxMarketsPerCommand?: number; // default 500
@@ -126,9 +120,6 @@ export class Feed {
     const nowMs = (): number => this.#clock.nowMs();
     this.#tickers = new TickerTable();
     this.decoder = new FrameDecoder(this.#tickers);
-    if (options.transport === 'undici') {
-      this.#logger.warn({ transport: options.transport }, 'feed: transport "undici" is no longer offered; using the feed\'s own WebSocket client');
-    }
     // The store stamps each book's updatedAtMs with the coarse time of the feed's tick (tickMs,
     // 250 ms by default; staleness is judged in seconds): reading the wall clock per delta boxed
     // its result, 16 bytes of garbage per frame (bench/feed counts the collections).

@@ -15,6 +15,7 @@ export type ConfigIssueCode =
   | 'MISSING_KEY' // a required key is absent
   | 'UNKNOWN_KEY' // a key the schema does not define
   | 'RENAMED_KEY' // a key that was renamed: the message names the replacement
+  | 'REMOVED_KEY' // a key that no longer exists: the message says what to do instead
   | 'DUPLICATE_VALUE' // e.g. two strategies with the same id
   | 'INCONSISTENT_VALUES' // keys valid alone but not together (min > max, remote without URL)
   | 'SECRET_IN_CONFIG' // a private key or token written into the file
@@ -30,7 +31,7 @@ export interface ConfigIssue {
 }
 
 export const CONFIG_ISSUE_CODES: readonly ConfigIssueCode[] = [
-  'SCHEMA_VIOLATION', 'MISSING_KEY', 'UNKNOWN_KEY', 'RENAMED_KEY', 'DUPLICATE_VALUE',
+  'SCHEMA_VIOLATION', 'MISSING_KEY', 'UNKNOWN_KEY', 'RENAMED_KEY', 'REMOVED_KEY', 'DUPLICATE_VALUE',
   'INCONSISTENT_VALUES', 'SECRET_IN_CONFIG', 'SECRET_MISSING', 'SECRET_INVALID',
 ];
 

@@ -92,7 +92,6 @@ export interface ProcessConfig {
 }
 
 export interface FeedConfig {
-  transport: 'raw' | 'undici';
   staleBookMs: number;
   reconnectBackoffMinMs: number;
   reconnectBackoffMaxMs: number;
@@ -142,6 +141,11 @@ export interface RenamedKey {
   readonly to: string;
   readonly note?: string;
 }
+
+/** Keys that were removed, with what to do instead: reported as REMOVED_KEY, not UNKNOWN_KEY. */
+export const REMOVED_KEYS: Readonly<Record<string, string>> = {
+  '/feed/transport': "the feed always reads with the runtime's own WebSocket client (undici's is a baseline in bench/ws-client); delete the key",
+};
 
 export const RENAMED_KEYS: readonly RenamedKey[] = [
   { from: '/venue/apiKeyIdEnv', to: '/venue/keyIdEnv' },
@@ -333,6 +337,7 @@ function issueFromAjv(e: ErrorObject): ConfigIssue {
       if (renamed !== null) {
         return issue('RENAMED_KEY', path, `renamed to ${renamed.to}${renamed.note === undefined ? '' : ` (${renamed.note})`}`);
       }
+      if (Object.hasOwn(REMOVED_KEYS, path)) return issue('REMOVED_KEY', path, `removed: ${REMOVED_KEYS[path]}`);
       const allowed = Object.keys(node.properties ?? {});
       return issue('UNKNOWN_KEY', path, `unknown key; allowed keys here: ${allowed.join(', ')}`);
     }

@@ -114,7 +114,6 @@ export class TradingGraph {
       reconnectMinMs: config.feed.reconnectBackoffMinMs,
       reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
       commandsPerSec: config.feed.commandsPerSecond,
-      transport: config.feed.transport,
     });
     this.entry = new ObservedOrderEntry(options.entry, probe, updates);
     this.journal = new Journal(options.journalPath);

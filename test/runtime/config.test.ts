@@ -134,7 +134,7 @@ describe('violations', () => {
       'UNKNOWN_KEY /strategies/0/orderGroup/autoCancel',
       'UNKNOWN_KEY /strategies/1/extra',
     ]);
-    expect(error.issues[1]!.message).toBe('unknown key; allowed keys here: transport, staleBookMs, reconnectBackoffMinMs, reconnectBackoffMaxMs, commandsPerSecond');
+    expect(error.issues[1]!.message).toBe('unknown key; allowed keys here: staleBookMs, reconnectBackoffMinMs, reconnectBackoffMaxMs, commandsPerSecond');
     expect(error.issues[2]!.message).toBe('unknown key; allowed keys here: contractsLimit');
   });
 
@@ -150,6 +150,12 @@ describe('violations', () => {
       'RENAMED_KEY /strategies/1/tickers: renamed to /strategies/1/markets',
       'RENAMED_KEY /telemetry/level: renamed to /telemetry/logLevel',
     ]);
+  });
+
+  it('says what to do about a removed key instead of calling it unknown', () => {
+    const error = configError(() => validateConfig({ feed: { transport: 'undici' } }, 'cfg.json', {}));
+    expect(error.issues.map((i) => `${i.code} ${i.path}`)).toEqual(['REMOVED_KEY /feed/transport']);
+    expect(error.issues[0]!.message).toMatch(/^removed: the feed always reads with the runtime's own WebSocket client/);
   });
 
   it('keeps every renamed-key entry pointing from an unknown key to a known one', () => {
