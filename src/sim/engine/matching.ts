@@ -425,18 +425,7 @@ export class Matching {
       sizeChangedOrFilled = this.#matchedCount > 0 || order.remainingCount !== before;
     }
     this.#events.userOrder(order);
-    return {
-      isError: false,
-      order,
-      sizeChangedOrFilled,
-      fillCount: this.#matchedCount as Count,
-      remainingCount: order.remainingCount,
-      fillNotional: costOf(this.#matchedPriceCount, 1) as Centicents,
-      fees: this.#matchedFees as Centicents,
-      averageFillPrice: this.#averagePrice(),
-      averageFeePaid: this.#averageFee(),
-      tsMs: nowMs,
-    };
+    return { ...this.#createResult(order, nowMs), sizeChangedOrFilled };
   }
 
   decreaseOrder(userId: string, orderId: string, params: DecreaseOrderParams): DecreaseOrderResult | SimError {
