@@ -1,10 +1,12 @@
 /**
- * The core folder's public surface: units, sides, price grids, errors, the clock, request signing,
- * the seeded PRNG and the token bucket. Other folders import core only through this file. Core never does I/O.
+ * The core folder's public surface: units, sides, order states, price grids, errors, the clock,
+ * request signing, the seeded PRNG and the token bucket. Other folders import core only through
+ * this file. Core never does I/O.
  */
 
 export * from './units.ts';
 export * from './sides.ts';
+export * from './order-states.ts';
 export * from './price-grid.ts';
 export * from './errors.ts';
 export * from './clock.ts';

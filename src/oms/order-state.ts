@@ -1,29 +1,10 @@
 /**
- * The closed sets of order states and order events the OMS state machine speaks (numbering is
- * append-only, like Deny: journals and dashboards store the numbers). This file owns the codes,
- * their names and two predicates; the moves between states live only in transitions.ts.
- *
- * Partial fills are not a state: an order with fills and a remainder is RESTING (or pending) with
- * filledCount > 0, so the table stays small and every "partial" row is the same row.
+ * The closed set of order events the OMS state machine speaks (numbering is append-only, like
+ * Deny: journals store the numbers), and the order states, which live in core (every layer reads
+ * them) and are re-exported here. The moves between states live only in transitions.ts.
  */
 
-export const OrderState = {
-  PENDING_NEW: 0, //      create sent, no answer yet
-  RESTING: 1, //          on the book (possibly partly filled)
-  PENDING_CANCEL: 2, //   cancel sent
-  PENDING_AMEND: 3, //    amend sent
-  PENDING_DECREASE: 4, // decrease sent
-  UNKNOWN: 5, //          fate unknown (timeout, 5xx, disconnect, contradiction): reconciled until known
-  FILLED: 6, //           executed in full
-  CANCELED: 7, //         closed with a remainder (cancel, IOC/FOK rest, expiry, group trigger, post-only cross...)
-  REJECTED: 8, //         never applied by the venue (or not found after the grace period)
-} as const;
-export type OrderState = (typeof OrderState)[keyof typeof OrderState];
-export const ORDER_STATE_COUNT = 9;
-
-export const ORDER_STATE_NAMES: readonly string[] = Object.freeze(
-  Object.entries(OrderState).sort((a, b) => a[1] - b[1]).map(([name]) => name),
-);
+export { ORDER_STATE_COUNT, ORDER_STATE_NAMES, OrderState, isLive, isTerminal } from '../core/order-states.ts';
 
 export const OrderEvent = {
   CREATE_ACK_OPEN: 0, //          create answered, remaining > 0
@@ -67,12 +48,3 @@ export const ORDER_EVENT_NAMES: readonly string[] = Object.freeze(
   Object.entries(OrderEvent).sort((a, b) => a[1] - b[1]).map(([name]) => name),
 );
 
-/** FILLED, CANCELED, REJECTED: no request of ours can change them (a late venue message still may, see transitions.ts). */
-export function isTerminal(state: OrderState): boolean {
-  return state === OrderState.FILLED || state === OrderState.CANCELED || state === OrderState.REJECTED;
-}
-
-/** Any state whose remainder may still trade: counted as resting exposure by the risk gate. */
-export function isLive(state: OrderState): boolean {
-  return !isTerminal(state);
-}

@@ -1,10 +1,9 @@
 /**
- * Order-state predicates for plugins, over the OMS's OrderState codes, so a plugin never compares
- * raw codes. Owns the predicates only; the codes and their moves belong to src/oms.
+ * Order-state predicates for plugins, over core's OrderState codes, so a plugin never compares
+ * raw codes. Owns the predicates only; the codes live in core, their moves in src/oms.
  */
 
-// The OMS folder has no index.ts yet; this is the single place strategy code reaches into it.
-import { OrderState, isLive } from '../oms/order-state.ts';
+import { OrderState, isLive } from '../core/index.ts';
 
 export { OrderState };
 
