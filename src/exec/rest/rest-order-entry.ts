@@ -11,19 +11,9 @@
  *   socket.write inside the call, so the bytes are in the kernel when create()/amend()/... return.
  *   Per-order paths (amend, decrease, single cancel) are written with RawHttpPool.sendTo: the
  *   request target carries `?subaccount=N`, the signature covers the path without it.
- *   bench/results/order-entry-2026-11-22T21-10-49-812Z.json (2 shared cores,
- *   simulator in its own process, cases interleaved, 2,000 samples each), p50 / p99:
- *     create() -> socket write start   raw   34 us /  76 us   undici 112 us / 228 us (sendHeaders)
- *     create -> ack (presigned)        raw  636 us / 2.12 ms  undici 785 us / 2.62 ms
- *     same bytes, transport only       RawHttpPool.send 555 us, undici dispatch 720 us, net.Socket floor 554 us
- *   The raw create() call itself (94 us p50) includes the write syscall, which on loopback also
- *   delivers the bytes to the simulator; undici's call (88 us) returns before its write. Hot, the
- *   CPU work before the write is under 1 us (encode 0.3 us); most of the 34 us is waking from the
- *   3 ms idle gap between samples on this VM (a probe without the gap: 7.5 us p50).
- *   Amend, presigned per-order signature, bench/results/order-entry-2026-11-22T21-21-58-664Z.json
- *   (same setup, machine shared with other work, load 2.1), p50 / p99:
- *     amend() -> socket write start    raw   48 us / 125 us   undici 122 us / 864 us (sendHeaders)
- *     amend -> ack                     raw  684 us / 3.50 ms  undici 822 us / 4.67 ms
+ *   Why raw: undici defers every write on a reused keep-alive socket by one setImmediate (below),
+ *   and the raw call's CPU work before its write is under 1 us; bench/order-entry measures both
+ *   transports side by side (figures in the README and bench/RESULTS.md, not here).
  * - 'undici': those requests use the undici order Pool; its write happens in the check phase of
  *   the same loop turn (see below). Kept for comparison and as a fallback.
  * Cancel-all (the kill switch) always uses an undici Pool of `connections` sockets, which with
@@ -39,7 +29,7 @@
  * client-h1.js scheduleIdleSocketValidation): one setImmediate so a FIN/RST already pending on the
  * idle socket is seen before writing. The raw transport replaces that check by retiring idle
  * sockets before the server's idle limit (raw-http-connection.ts). pool.dispatch with a
- * preallocated handler rather than pool.request: bench/order-entry, p50 379 us vs 478 us round trip.
+ * preallocated handler rather than pool.request: measured faster per round trip in bench/order-entry.
  *
  * One housekeeping tick (`tickMs`, one unref'd interval, no timer per request) ends late raw
  * requests, retires idle raw sockets and refreshes per-order signatures.

@@ -71,7 +71,6 @@ const LAYOUT = new KeyLayout([
 ]);
 const REQUIRED = (1 << KEY_TICKER) | (1 << KEY_PRICE) | (1 << KEY_DELTA) | (1 << KEY_SIDE);
 
-
 // The exact layout: each field as the fixed stretch before its value and how to read the value;
 // the optional fields follow, each at most once and in this order. (A straight line of calls
 // measured the same; the table keeps the optional fields' handling in one place.)
