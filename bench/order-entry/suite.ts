@@ -5,20 +5,22 @@
  * Cases run interleaved (each sends one order in turn, one order in flight at a time), paced below
  * the demo key's write rate limit, immediate-or-cancel orders on an empty book (the sim answers
  * 201 without resting anything):
- * - ours, create() -> onCreateAck, presigned on each hot-path transport (raw client, the default;
- *   undici), presigned with refill on take, and inline signing;
+ * - ours (RestOrderEntry, order mutations on its raw client), create() -> onCreateAck: presigned,
+ *   presigned with refill on take, and inline signing;
  * - ours, create() call alone (what the trading thread pays before it can go on) and
- *   create() -> socket write start: raw, RAW_HTTP_WRITE_START_CHANNEL just before the one
- *   socket.write inside create(); undici, its sendHeaders event, also just before its write (one
- *   setImmediate later); and for raw create() -> write returned (RAW_HTTP_WRITE_CHANNEL), which on
- *   loopback includes the kernel delivering the bytes to the simulator and, on a busy 2-core
- *   machine, the simulator being scheduled before our syscall returns;
- * - ours, amend of one resting order per hot-path transport (raw, undici), presigned per-order
- *   signature: amend() -> onAmendAck, the amend() call alone, and amend() -> socket write start
- *   (the same channels as for create). The price toggles 0.01 <-> 0.02 on a post-only bid with no
- *   asks in the book, so every amend re-prices and nothing ever fills;
- * - transport choice for the hot path, same signed bytes: RawHttpPool.send, undici pool.dispatch
- *   with a preallocated handler, and pool.request + body.text();
+ *   create() -> socket write start (RAW_HTTP_WRITE_START_CHANNEL, just before the one socket.write
+ *   inside create()) and create() -> write returned (RAW_HTTP_WRITE_CHANNEL), which on loopback
+ *   includes the kernel delivering the bytes to the simulator and, on a busy 2-core machine, the
+ *   simulator being scheduled before our syscall returns;
+ * - beside it, the undici Pool.dispatch create (undici-dispatch-create.ts: the hot-path variant
+ *   that left src; same body, presigned from the same kind of ring, preallocated handler):
+ *   create -> ack, the create() call, and create() -> socket write start (its sendHeaders event,
+ *   just before its write: one setImmediate later on a reused socket);
+ * - ours, amend of one resting order, presigned per-order signature: amend() -> onAmendAck, the
+ *   amend() call alone, and amend() -> socket write start. The price toggles 0.01 <-> 0.02 on a
+ *   post-only bid with no asks in the book, so every amend re-prices and nothing ever fills;
+ * - transport alone, same signed bytes: RawHttpPool.send, undici pool.dispatch with a
+ *   preallocated handler, and pool.request + body.text();
  * - baselines: the official `kalshi-typescript` OrdersApi.createOrderV2 (axios, signs inline,
  *   re-parses the PEM each call) and a raw keep-alive net.Socket writing the same request bytes
  *   (the loopback + simulator floor).
@@ -49,10 +51,10 @@ import {
   encodeCreateOrder,
   type ExecErrorCode,
   type ExecListener,
-  type HotPathTransport,
   type NewOrder,
   type RawExchangeHandler,
 } from '../../src/exec/index.ts';
+import { UNDICI_DISPATCH_CREATE_DEFAULTS, UndiciDispatchCreate } from './undici-dispatch-create.ts';
 import { consume, createHistogram, latencyRow, measureThroughput, nowNs, recordNs, throughputRow, type BenchRow, type BenchSuite } from '../harness.ts';
 
 const SUITE = 'order-entry';
@@ -174,13 +176,13 @@ async function runInterleaved(cases: readonly Case[], budget: Budget): Promise<v
   }
 }
 
-async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline', transport: HotPathTransport, refill: 'idle' | 'take' = 'idle'): Promise<Case> {
+async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline', refill: 'idle' | 'take' = 'idle'): Promise<Case> {
   const entry = new RestOrderEntry({
     ...REST_ORDER_ENTRY_DEFAULTS, baseUrl: sim.httpUrl, keyId: sim.keyId, privateKey: loadPrivateKey(sim.privateKeyPem),
-    clock: systemClock, connections: 2, signing, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, refill }, hotPathTransport: transport,
+    clock: systemClock, connections: 2, signing, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, refill },
   });
   const signingLabel = signing === 'inline' ? 'inline' : refill === 'idle' ? 'presigned' : 'presigned, refill on take';
-  const label = `${signingLabel}, ${transport}`;
+  const label = `${signingLabel}, raw`;
   const listener = new SampleListener();
   entry.setListener(listener);
   await entry.connect();
@@ -192,16 +194,14 @@ async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline', transp
   let writtenAt = 0;
   let watching = false;
   // Subscribed for the whole run: toggling a diagnostics channel per sample changes its prototype
-  // and deoptimises undici's hasSubscribers checks, which would inflate every undici case.
+  // and deoptimises its hasSubscribers checks.
   const onSend = (): void => { if (watching) writeAt = nowNs(); };
   const onWritten = (): void => { if (watching) writtenAt = nowNs(); };
   const measureWrite = signing === 'presigned' && refill === 'idle';
-  const channelName = transport === 'raw' ? RAW_HTTP_WRITE_START_CHANNEL : 'undici:client:sendHeaders';
-  if (measureWrite) subscribe(channelName, onSend);
-  if (measureWrite && transport === 'raw') subscribe(RAW_HTTP_WRITE_CHANNEL, onWritten);
-  const writeNote = transport === 'raw'
-    ? 'raw: just before the one socket.write inside create()'
-    : 'undici sendHeaders event, just before its write: one setImmediate hop on a reused socket';
+  if (measureWrite) {
+    subscribe(RAW_HTTP_WRITE_START_CHANNEL, onSend);
+    subscribe(RAW_HTTP_WRITE_CHANNEL, onWritten);
+  }
   return {
     name: `ours create->ack (${label})`,
     async once(record) {
@@ -225,44 +225,101 @@ async function oursCase(sim: SimProcess, signing: 'presigned' | 'inline', transp
     rows() {
       const raw = entry.rawStats;
       const note = `failures=${listener.failures}${listener.failures > 0 ? ` (${listener.lastFailure})` : ''} presigned=${entry.stats.presigned} inline=${entry.stats.inlineSigned} fallbacks=${entry.stats.presignFallbacks} queued=${entry.stats.queued}` +
-        (raw !== null ? ` raw: connects=${raw.connects} timeouts=${raw.timeouts} disconnects=${raw.disconnects}` : '');
-      const compareRoundTrip = transport === 'raw' && signing === 'presigned' && refill === 'idle' ? 'ours create->ack (presigned, undici)' : 'kalshi-typescript createOrderV2';
+        ` raw: connects=${raw.connects} timeouts=${raw.timeouts} disconnects=${raw.disconnects}`;
       const rows = [
-        latencyRow(SUITE, `ours create->ack (${label})`, false, roundTrip, { compareTo: compareRoundTrip, note }),
+        latencyRow(SUITE, `ours create->ack (${label})`, false, roundTrip, { compareTo: measureWrite ? UNDICI_ACK : 'kalshi-typescript createOrderV2', note }),
         latencyRow(SUITE, `ours create() call (${label})`, false, callOnly, {
-          compareTo: transport === 'raw' && measureWrite ? 'ours create() call (presigned, undici)' : 'undici pool.dispatch() call',
-          note: transport === 'raw' ? 'encode + sign or take + assemble + socket.write, until create() returns' : 'encode + sign or take + dispatch, until create() returns',
+          compareTo: measureWrite ? UNDICI_CALL : 'undici pool.dispatch() call',
+          note: 'encode + sign or take + assemble + socket.write, until create() returns',
         }),
       ];
       if (measureWrite) {
-        rows.push(latencyRow(SUITE, `ours create()->socket write start (presigned, ${transport})`, false, toWrite, {
-          ...(transport === 'raw' ? { compareTo: 'kalshi-typescript createOrderV2() -> socket write start' } : {}), note: writeNote,
+        rows.push(latencyRow(SUITE, `ours create()->socket write start (${label})`, false, toWrite, {
+          compareTo: UNDICI_WRITE, note: 'raw: just before the one socket.write inside create()',
         }));
-      }
-      if (measureWrite && transport === 'raw') {
-        rows.push(latencyRow(SUITE, 'ours create()->socket write returned (presigned, raw)', false, toWritten, {
+        rows.push(latencyRow(SUITE, `ours create()->socket write returned (${label})`, false, toWritten, {
           note: 'bytes in the kernel; loopback: includes delivery to the simulator',
         }));
       }
       return rows;
     },
     close: () => {
-      if (measureWrite) unsubscribe(channelName, onSend);
-      if (measureWrite && transport === 'raw') unsubscribe(RAW_HTTP_WRITE_CHANNEL, onWritten);
+      if (measureWrite) {
+        unsubscribe(RAW_HTTP_WRITE_START_CHANNEL, onSend);
+        unsubscribe(RAW_HTTP_WRITE_CHANNEL, onWritten);
+      }
       return entry.close();
     },
   };
 }
 
+const UNDICI_ACK = 'undici Pool.dispatch create->ack (presigned)';
+const UNDICI_CALL = 'undici Pool.dispatch create() call (presigned)';
+const UNDICI_WRITE = 'undici Pool.dispatch create()->socket write start (presigned)';
+
 /**
- * Amend of one resting order (made here, before the samples) on one hot-path transport. The amend
+ * The baseline beside ours: a create through an undici Pool.dispatch (undici-dispatch-create.ts),
+ * same body, presigned, same pacing; the write start is undici's sendHeaders event.
+ */
+async function undiciCreateCase(sim: SimProcess): Promise<Case> {
+  const listener = new SampleListener();
+  const baseline = await UndiciDispatchCreate.open({
+    ...UNDICI_DISPATCH_CREATE_DEFAULTS, baseUrl: `${sim.httpUrl}/trade-api/v2`, keyId: sim.keyId, privateKey: loadPrivateKey(sim.privateKeyPem),
+    clock: systemClock, connections: 2, signing: 'presigned',
+  }, listener);
+  const roundTrip = createHistogram();
+  const callOnly = createHistogram();
+  const toWrite = createHistogram();
+  let writeAt = 0;
+  let watching = false;
+  // Subscribed for the whole run (see oursCase).
+  const onSend = (message: unknown): void => {
+    if (watching && writeAt === 0 && (message as { request: { method: string } }).request.method === 'POST') writeAt = nowNs();
+  };
+  subscribe('undici:client:sendHeaders', onSend);
+  return {
+    name: UNDICI_ACK,
+    async once(record) {
+      const order = iocOrder(randomUUID());
+      const done = new Promise<void>((resolve) => { listener.resolve = resolve; });
+      writeAt = 0;
+      watching = true;
+      const start = nowNs();
+      baseline.create(order);
+      const returned = nowNs();
+      await done;
+      const end = nowNs();
+      watching = false;
+      if (!record) return;
+      recordNs(roundTrip, end - start);
+      recordNs(callOnly, returned - start);
+      if (writeAt > start) recordNs(toWrite, writeAt - start);
+    },
+    rows() {
+      const stats = baseline.stats;
+      const note = `failures=${listener.failures}${listener.failures > 0 ? ` (${listener.lastFailure})` : ''} presigned=${stats.presigned} inline=${stats.inlineSigned} queued=${stats.queued}`;
+      return [
+        latencyRow(SUITE, UNDICI_ACK, true, roundTrip, { note }),
+        latencyRow(SUITE, UNDICI_CALL, true, callOnly, { note: 'encode + take + dispatch, until create() returns' }),
+        latencyRow(SUITE, UNDICI_WRITE, true, toWrite, { note: 'undici sendHeaders event, just before its write: one setImmediate hop on a reused socket' }),
+      ];
+    },
+    close: () => {
+      unsubscribe('undici:client:sendHeaders', onSend);
+      return baseline.close();
+    },
+  };
+}
+
+/**
+ * Amend of one resting order (made here, before the samples). The amend
  * path's signature comes from the presigner's worker: made after the create ack, and again after
  * each amend once nothing is in flight (refill 'idle'); a miss is signed inline and shown in the note.
  */
-async function amendCase(sim: SimProcess, transport: HotPathTransport): Promise<Case> {
+async function amendCase(sim: SimProcess): Promise<Case> {
   const entry = new RestOrderEntry({
     ...REST_ORDER_ENTRY_DEFAULTS, baseUrl: sim.httpUrl, keyId: sim.keyId, privateKey: loadPrivateKey(sim.privateKeyPem),
-    clock: systemClock, connections: 2, signing: 'presigned', hotPathTransport: transport,
+    clock: systemClock, connections: 2, signing: 'presigned',
   });
   const listener = new SampleListener();
   entry.setListener(listener);
@@ -279,11 +336,9 @@ async function amendCase(sim: SimProcess, transport: HotPathTransport): Promise<
   let writeAt = 0;
   let watching = false;
   const onSend = (): void => { if (watching) writeAt = nowNs(); }; // subscribed for the whole run (see oursCase)
-  const channelName = transport === 'raw' ? RAW_HTTP_WRITE_START_CHANNEL : 'undici:client:sendHeaders';
-  subscribe(channelName, onSend);
-  const other = transport === 'raw' ? 'undici' : null;
+  subscribe(RAW_HTTP_WRITE_START_CHANNEL, onSend);
   return {
-    name: `ours amend->ack (presigned, ${transport})`,
+    name: 'ours amend->ack (presigned, raw)',
     async once(record) {
       price = price === 100 ? 200 : 100;
       const done = new Promise<void>((resolve) => { listener.resolve = resolve; });
@@ -305,21 +360,13 @@ async function amendCase(sim: SimProcess, transport: HotPathTransport): Promise<
       const note = `failures=${listener.failures}${listener.failures > 0 ? ` (${listener.lastFailure})` : ''} per-order signatures taken=${paths?.taken ?? 0} missed=${paths?.missed ?? 0}` +
         ` inline=${entry.stats.inlineSigned} queued=${entry.stats.queued}`;
       return [
-        latencyRow(SUITE, `ours amend->ack (presigned, ${transport})`, false, roundTrip, {
-          ...(other !== null ? { compareTo: `ours amend->ack (presigned, ${other})` } : {}), note,
-        }),
-        latencyRow(SUITE, `ours amend() call (presigned, ${transport})`, false, callOnly, {
-          ...(other !== null ? { compareTo: `ours amend() call (presigned, ${other})` } : {}),
-          note: transport === 'raw' ? 'encode + take + assemble + socket.write, until amend() returns' : 'encode + take + dispatch, until amend() returns',
-        }),
-        latencyRow(SUITE, `ours amend()->socket write start (presigned, ${transport})`, false, toWrite, {
-          ...(other !== null ? { compareTo: `ours amend()->socket write start (presigned, ${other})` } : {}),
-          note: transport === 'raw' ? 'raw: just before the one socket.write inside amend()' : 'undici sendHeaders event: one setImmediate hop on a reused socket',
-        }),
+        latencyRow(SUITE, 'ours amend->ack (presigned, raw)', false, roundTrip, { note }),
+        latencyRow(SUITE, 'ours amend() call (presigned, raw)', false, callOnly, { note: 'encode + take + assemble + socket.write, until amend() returns' }),
+        latencyRow(SUITE, 'ours amend()->socket write start (presigned, raw)', false, toWrite, { note: 'raw: just before the one socket.write inside amend()' }),
       ];
     },
     close: () => {
-      unsubscribe(channelName, onSend);
+      unsubscribe(RAW_HTTP_WRITE_START_CHANNEL, onSend);
       return entry.close();
     },
   };
@@ -546,9 +593,9 @@ const suite: BenchSuite = {
     const sim = await startSimProcess();
     const cases: Case[] = [];
     try {
-      cases.push(await oursCase(sim, 'presigned', 'raw'), await oursCase(sim, 'presigned', 'undici'));
-      cases.push(await oursCase(sim, 'presigned', 'raw', 'take'), await oursCase(sim, 'inline', 'raw'));
-      cases.push(await amendCase(sim, 'raw'), await amendCase(sim, 'undici'));
+      cases.push(await oursCase(sim, 'presigned'), await undiciCreateCase(sim));
+      cases.push(await oursCase(sim, 'presigned', 'take'), await oursCase(sim, 'inline'));
+      cases.push(await amendCase(sim));
       cases.push(await rawPoolCase(sim), await undiciCase(sim, 'dispatch'), await undiciCase(sim, 'request'));
       cases.push(officialCase(sim), await rawSocketCase(sim));
       await runInterleaved(cases, budget);

@@ -6,11 +6,9 @@
  *
  *   frame received -> decoded -> book applied -> strategy intent -> risk verdict -> exec called -> exec returned
  *
- * The feed stamps the first three, the runtime's TickToTradeProbe the rest. With exec's default
- * hot-path transport ('raw') creates, batched cancels and per-order requests are written to the
- * socket inside the exec call, so "exec returned" is "bytes written". Requests that go through
- * undici instead are written one setImmediate later; for those this suite adds the socket-write
- * time from undici's sendHeaders diagnostics event (rows marked "(undici)").
+ * The feed stamps the first three, the runtime's TickToTradeProbe the rest. Exec writes every
+ * order mutation (creates, cancels, amends, batches) on its raw client inside the call, so
+ * "exec returned" is "bytes written".
 
  * Beside it, in the same run:
  * - the loopback floor: a node:net echo server in a child process, ping-pong with the sizes of one
@@ -37,7 +35,6 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
@@ -156,36 +153,6 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     logger: createLogger({ level: 'silent', pretty: false }),
   });
   const probe = runtime.probe;
-  const socketWrite = createHistogram();
-  const afterReturn = createHistogram();
-  let seenFrames = 0;
-  let lastCounted = 0;
-  // Subscribed for the whole run (toggling a diagnostics channel per sample deoptimises undici).
-  const onSendHeaders = (message: unknown): void => {
-    const { request } = message as { request: { path: string; method: string } };
-    if (!request.path.includes('/portfolio/events/orders')) return;
-    const writtenNs = nowNs();
-    if (probe.inExecCall) {
-      // Written inside the exec call (a socket's first request): the frame is still being handled.
-      if (probe.frameReceivedNs > 0) recordNs(socketWrite, writtenNs - probe.frameReceivedNs);
-      recordNs(afterReturn, 0);
-      seenFrames = probe.framesWithOrder + 1; // the order about to be counted has its write
-      lastCounted = seenFrames;
-      return;
-    }
-    const frames = probe.framesWithOrder;
-    if (frames === seenFrames) return;
-    seenFrames = frames;
-    // Several frames' orders before one write: the write cannot be matched to its frame; skip it.
-    if (frames !== lastCounted + 1) {
-      lastCounted = frames;
-      return;
-    }
-    lastCounted = frames;
-    if (probe.lastReceivedNs > 0) recordNs(socketWrite, writtenNs - probe.lastReceivedNs);
-    recordNs(afterReturn, writtenNs - probe.lastReturnedNs);
-  };
-  subscribe('undici:client:sendHeaders', onSendHeaders);
   let unpin: (() => void) | null = null;
   try {
     await runtime.start();
@@ -195,10 +162,6 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     await simProbe(sim, 'reset');
     const statsBefore = { ...runtime.rest.stats };
     probe.reset();
-    seenFrames = 0;
-    lastCounted = 0;
-    socketWrite.reset();
-    afterReturn.reset();
     await pause(phase.measureMs);
     const wire = await simProbe(sim, 'read');
     const frames = probe.frames;
@@ -206,14 +169,11 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     const status = runtime.status();
     const note = `book frames ${frames}, with an order ${withOrder} (others: request in flight); denies ${JSON.stringify(status.denies)}`;
     const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, `[${mode}] ${name}`, false, histogram, extra);
-    // exec's hot-path transport: 'raw' writes create and batched requests to the socket inside the
-    // call (exec returned = bytes written); undici writes one setImmediate later (sendHeaders).
-    const transport = String((REST_ORDER_ENTRY_DEFAULTS as unknown as Record<string, unknown>).hotPathTransport ?? 'undici');
     const stats = runtime.rest.stats;
     const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}`;
     const orderPaths = runtime.rest.orderPathStats;
     const orderPathNote = orderPaths === null ? '' : `; per-order signatures (whole run): orders tracked ${orderPaths.tracked}, taken ${orderPaths.taken}, missed ${orderPaths.missed}, evicted ${orderPaths.evicted}`;
-    const pathNote = `${mode === 'replace' ? 'create' : 'amend'}: exec default transport ${transport}; requests ${stats.requests - statsBefore.requests}: ${signed}${orderPathNote}`;
+    const pathNote = `${mode === 'replace' ? 'create' : 'amend'}: written on exec's raw client inside the call; requests ${stats.requests - statsBefore.requests}: ${signed}${orderPathNote}`;
     const rows = [
       hop('hop: frame received -> decoded', probe.decode.histogram),
       hop('hop: decoded -> book applied', probe.book.histogram),
@@ -223,10 +183,6 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
       hop('hop: exec called -> returned', probe.exec.histogram, { note: pathNote }),
       hop('tick-to-trade: frame received -> exec returned', probe.total.histogram, { compareTo: FLOOR, note }),
     ];
-    if (socketWrite.totalCount > 0) {
-      rows.push(hop('hop: exec returned -> socket write (undici)', afterReturn, { note: 'undici sendHeaders; one setImmediate on a reused socket' }));
-      rows.push(hop('tick-to-trade: frame received -> socket write (undici)', socketWrite, { compareTo: FLOOR }));
-    }
     if (mode === 'replace' && wire !== null) {
       rows.push({
         suite: SUITE,
@@ -244,7 +200,6 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     }
     return { rows };
   } finally {
-    unsubscribe('undici:client:sendHeaders', onSendHeaders);
     unpin?.();
     await runtime.stop('bench done');
   }

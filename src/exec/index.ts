@@ -32,7 +32,6 @@ export {
 } from './rest/rest-order-entry.ts';
 export type {
   CancelRoute,
-  HotPathTransport,
   PresignSettings,
   RestOrderEntryOptions,
   RestOrderEntryStats,

@@ -8,8 +8,8 @@
  * The feed stamps received/decoded/applied in its HopRecord; wiring calls beginFrame/endFrame
  * around the strategy dispatch of a book update, the order port stamps the intent, the gate wrapper
  * the verdict and the OrderEntry wrapper the call into exec and its return (REST: the request is
- * encoded, signed and handed to the socket; see src/exec/rest/rest-order-entry.ts for when undici
- * writes the bytes). One record per hop (hdr-histogram, ns), no allocation per frame.
+ * encoded, signed and written to the socket inside the call: src/exec/rest/rest-order-entry.ts).
+ * One record per hop (hdr-histogram, ns), no allocation per frame.
  *
  * The probe's own cost is kept off the frame: a timed frame's stamps (all from telemetry's nowNs,
  * one clock) are copied into a preallocated ring, and the histograms are filled from the ring only

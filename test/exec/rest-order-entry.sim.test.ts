@@ -5,9 +5,9 @@
 // decrease and single cancel applied but answered 5xx / never / cut off are unknown and visible in
 // getOrder).
 // Method: startSim in-process on 127.0.0.1:0 with a temporary key directory; the runtime reaches it
-// only through RestOrderEntry (presigned and inline signing), the whole suite once per hot-path
-// transport (raw client, undici); a second user's key provides the counterparty for fills. Waits
-// poll listener events with bounded loops.
+// only through RestOrderEntry (presigned and inline signing; order mutations on its raw client,
+// cancel-all and reads on undici pools); a second user's key provides the counterparty for fills.
+// Waits poll listener events with bounded loops.
 
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,7 +18,6 @@ import { loadPrivateKey, systemClock, type Count, type Price } from '../../src/c
 import {
   REST_ORDER_ENTRY_DEFAULTS,
   RestOrderEntry,
-  type HotPathTransport,
   type NewOrder,
   type RestOrderEntryOptions,
 } from '../../src/exec/index.ts';
@@ -37,7 +36,6 @@ function order(overrides: Partial<NewOrder> = {}): NewOrder {
 
 let sim: SimHandle;
 let keysDir: string;
-let transport: HotPathTransport = 'raw';
 
 function options(keyId: string, pem: string, overrides: Partial<RestOrderEntryOptions> = {}): RestOrderEntryOptions {
   return {
@@ -51,7 +49,6 @@ function options(keyId: string, pem: string, overrides: Partial<RestOrderEntryOp
     bodyTimeoutMs: 5_000,
     keepAliveIntervalMs: 0,
     presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 8, batchCapacity: 4 },
-    hotPathTransport: transport,
     ...overrides,
   };
 }
@@ -69,15 +66,13 @@ afterAll(async () => {
   rmSync(keysDir, { recursive: true, force: true });
 });
 
-for (const hotPath of ['raw', 'undici'] as const) {
-describe(`RestOrderEntry against the simulator (${hotPath} hot path)`, () => {
+describe('RestOrderEntry against the simulator', () => {
   let entry: RestOrderEntry;
   let counterparty: RestOrderEntry;
   const listener = new ListenerWithUnknowns();
   const counterpartyListener = new ListenerWithUnknowns();
 
   beforeAll(async () => {
-    transport = hotPath;
     sim.faults.clear();
     entry = new RestOrderEntry(options(sim.demoKey.keyId, sim.demoKey.privateKeyPem));
     entry.setListener(listener);
@@ -211,7 +206,7 @@ describe(`RestOrderEntry against the simulator (${hotPath} hot path)`, () => {
       const resting = order({ price: 1200 as Price });
       short.create(resting);
       const orderId = (await shortListener.outcome('create', resting.clientOrderId))[2] as string;
-      const writtenBefore = short.rawStats?.written ?? 0;
+      const writtenBefore = short.rawStats.written;
 
       const amendFault = sim.faults.add({ kind: 'ambiguous_order', mode: 'error', target: { times: 1, method: 'POST', path: '/portfolio/events/orders/{order_id}/amend' } });
       short.amend(orderId, TICKER, 'bid', 1300 as Price, 1000 as Count, 0);
@@ -231,13 +226,9 @@ describe(`RestOrderEntry against the simulator (${hotPath} hot path)`, () => {
       sim.faults.remove(cancelFault);
       expect((await short.getOrder(orderId))?.status).toBe('canceled');
 
-      if (hotPath === 'raw') {
-        // All three went out on the raw client, which ended the hung one on its tick.
-        expect(short.rawStats!.written - writtenBefore).toBe(3);
-        expect(short.rawStats).toMatchObject({ timeouts: 1, disconnects: 1 });
-      } else {
-        expect(short.rawStats).toBeNull();
-      }
+      // All three went out on the raw client, which ended the hung one on its tick.
+      expect(short.rawStats.written - writtenBefore).toBe(3);
+      expect(short.rawStats).toMatchObject({ timeouts: 1, disconnects: 1 });
     } finally {
       await short.close();
     }
@@ -263,14 +254,11 @@ describe(`RestOrderEntry against the simulator (${hotPath} hot path)`, () => {
       const after = order({ price: 900 as Price });
       short.create(after);
       expect((await shortListener.outcome('create', after.clientOrderId))[0]).toBe('createAck');
-      if (hotPath === 'raw') {
-        // The raw client ended the hung request on its tick and replaced both spent sockets.
-        expect(short.rawStats).toMatchObject({ timeouts: 1, disconnects: 1 });
-        expect(short.rawStats!.connects).toBeGreaterThanOrEqual(2 + 2);
-      }
+      // The raw client ended the hung request on its tick and replaced both spent sockets.
+      expect(short.rawStats).toMatchObject({ timeouts: 1, disconnects: 1 });
+      expect(short.rawStats.connects).toBeGreaterThanOrEqual(2 + 2);
     } finally {
       await short.close();
     }
   });
 });
-}

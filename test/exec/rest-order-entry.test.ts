@@ -1,14 +1,13 @@
 // Goal: RestOrderEntry sends correctly signed, correctly encoded V2 requests and turns every kind of
 // answer (201/200 acks, 4xx error bodies in each shape, 429, 5xx, hang, dropped socket, garbage)
-// into the right listener callback and code, on both hot-path transports (raw client and undici);
-// the raw transport writes a create's, an amend's, a decrease's and a single cancel's bytes to the
-// socket (one write, query in the target, not in the signed string) before the call returns, and
-// reports a request that never reached a socket as a status-0 reject; per-order paths are presigned
-// after a resting create ack (both transports); reads page and parse into core units.
+// into the right listener callback and code; order mutations go out on the raw client, which writes
+// a create's, an amend's, a decrease's and a single cancel's bytes to the socket (one write, query
+// in the target, not in the signed string) before the call returns, and reports a request that
+// never reached a socket as a status-0 reject; per-order paths are presigned after a resting create
+// ack; cancel-all and reads go through undici pools, kept warm; reads page and parse into core units.
 // Method: a scripted node:http exchange on 127.0.0.1:0 (test/exec/scripted-exchange.ts) that
 // verifies every signature with verifyRequest and answers per test; a recording listener; bounded
-// polling for callbacks. Presigned and inline signing both run against it; the outcome suites run
-// once per transport.
+// polling for callbacks. Presigned and inline signing both run against it.
 
 import { constants, generateKeyPairSync, verify as cryptoVerify } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -21,7 +20,6 @@ import {
   REST_ORDER_ENTRY_DEFAULTS,
   RestOrderEntry,
   RestOrderEntryConfigError,
-  type HotPathTransport,
   type NewOrder,
   type RestOrderEntryOptions,
 } from '../../src/exec/index.ts';
@@ -50,7 +48,6 @@ const json = (status: number, body: unknown): ScriptAction => ({ status, body: J
 
 let exchange: ScriptedExchange;
 let entry: RestOrderEntry | null = null;
-let transport: HotPathTransport = 'raw'; // the outcome suites set it per run
 
 beforeAll(async () => {
   exchange = await ScriptedExchange.start(publicKey);
@@ -77,7 +74,6 @@ function options(overrides: Partial<RestOrderEntryOptions> = {}): RestOrderEntry
     bodyTimeoutMs: 3_000,
     keepAliveIntervalMs: 0,
     presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50 },
-    hotPathTransport: transport,
     ...overrides,
   };
 }
@@ -98,35 +94,15 @@ async function createAnswered(action: ScriptAction, overrides: Partial<RestOrder
   return listener.events[0]!;
 }
 
-/**
- * Order mutations since `writtenBefore` went out on the transport under test: `count` writes on the
- * raw client, or (undici) no raw client at all.
- */
-function expectHotPath(opened: RestOrderEntry, hotPath: HotPathTransport, writtenBefore: number, count: number): void {
-  if (hotPath === 'undici') {
-    expect(opened.rawStats).toBeNull();
-    return;
-  }
-  expect(opened.rawStats!.written - writtenBefore).toBe(count);
+/** Order mutations since `writtenBefore` went out on the raw client: `count` writes. */
+function expectRawWrites(opened: RestOrderEntry, writtenBefore: number, count: number): void {
+  expect(opened.rawStats.written - writtenBefore).toBe(count);
 }
 
 describe('RestOrderEntry: connect and signing', () => {
-  it('opens and warms every order and read socket with signed GETs before trading (undici: 3 + 1)', async () => {
+  it('opens and warms every socket with one signed GET each before trading: 3 raw (orders) + 3 undici (cancel-all) + 1 read', async () => {
     const before = exchange.socketsOpened;
-    await open({ connections: 3, readConnections: 1, hotPathTransport: 'undici' });
-    expect(exchange.socketsOpened - before).toBe(4);
-    expect(exchange.requests).toHaveLength(4);
-    for (const request of exchange.requests) {
-      expect(request.method).toBe('GET');
-      expect(request.path).toBe('/trade-api/v2/portfolio/balance');
-      expect(request.signatureValid).toBe(true);
-      expect(request.headers['kalshi-access-key']).toBe('key-123');
-    }
-  });
-
-  it('raw transport: also opens and warms `connections` raw sockets (3 raw + 3 undici + 1 read), one GET each', async () => {
-    const before = exchange.socketsOpened;
-    const { entry: opened } = await open({ connections: 3, readConnections: 1, hotPathTransport: 'raw' });
+    const { entry: opened } = await open({ connections: 3, readConnections: 1 });
     expect(exchange.socketsOpened - before).toBe(7);
     expect(exchange.requests).toHaveLength(7);
     expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(7);
@@ -142,15 +118,15 @@ describe('RestOrderEntry: connect and signing', () => {
     }
   });
 
-  it('keeps the sockets warm with periodic signed GETs on the same connections (raw and undici order sockets)', async () => {
-    const { entry: opened } = await open({ connections: 2, readConnections: 1, keepAliveIntervalMs: 30, hotPathTransport: 'raw' });
+  it('keeps the sockets warm with periodic signed GETs on the same connections (raw and undici cancel-all sockets)', async () => {
+    const { entry: opened } = await open({ connections: 2, readConnections: 1, keepAliveIntervalMs: 30 });
     const socketsAfterConnect = exchange.socketsOpened;
     expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(5); // one GET per socket
-    // Each beat: 2 raw + 2 undici order sockets. Waits for both kinds: under load the beats of one
+    // Each beat: 2 raw + 2 undici cancel-all sockets. Waits for both kinds: under load the beats of one
     // kind may run ahead of the other's, which is not what this test is about.
-    await until(() => exchange.requests.length >= 5 + 3 * 4 && opened.rawStats!.written >= 2 + 3 * 2);
+    await until(() => exchange.requests.length >= 5 + 3 * 4 && opened.rawStats.written >= 2 + 3 * 2);
     expect(opened.stats.warmRequests).toBeGreaterThanOrEqual(17);
-    expect(opened.rawStats!.written).toBeGreaterThanOrEqual(2 + 3 * 2);
+    expect(opened.rawStats.written).toBeGreaterThanOrEqual(2 + 3 * 2);
     expect(exchange.requests.every((request) => request.path === '/trade-api/v2/portfolio/balance' && request.signatureValid)).toBe(true);
     expect(exchange.socketsOpened).toBe(socketsAfterConnect); // reused, not reopened
   });
@@ -165,38 +141,9 @@ describe('RestOrderEntry: connect and signing', () => {
     expect((error as ExecError).reject?.code).toBe('authentication_error');
   });
 
-  it('undici transport: writes the create on a warm socket within the same event-loop turn, before any timer', async () => {
-    // undici 7.30 validates a reused idle keep-alive socket for one setImmediate before writing
-    // (GHSA-35p6-xmwp-9g52, client-h1.js scheduleIdleSocketValidation), so the bytes leave in the
-    // check phase of the current turn, not inside create(). This pins that behaviour: if undici
-    // changes it, this test says so.
-    exchange.script = (request) => (request.method === 'POST' ? json(201, { order_id: 'o-1', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 }) : defaultScript(request));
-    const { entry: opened, listener } = await open({ hotPathTransport: 'undici' });
-    const sent: string[] = [];
-    const onSend = (message: unknown) => sent.push((message as { headers: string }).headers);
-    subscribe('undici:client:sendHeaders', onSend);
-    try {
-      let timerFired = false;
-      const timer = setTimeout(() => { timerFired = true; }, 0);
-      opened.create(order('sync-1'));
-      const sentInsideCreate = sent.length;
-      await new Promise((resolve) => setImmediate(resolve));
-      clearTimeout(timer);
-      expect(sentInsideCreate).toBe(0);
-      expect(sent).toHaveLength(1);
-      expect(timerFired).toBe(false);
-      expect(sent[0]).toContain('POST /trade-api/v2/portfolio/events/orders HTTP/1.1');
-      expect(sent[0]).toContain('connection: keep-alive');
-    } finally {
-      unsubscribe('undici:client:sendHeaders', onSend);
-    }
-    await until(() => listener.events.length === 1);
-    expect(opened.stats.queued).toBe(0);
-  });
-
   it('raw transport: when create() returns, the whole request was handed to the socket in ONE write', async () => {
     exchange.script = (request) => (request.method === 'POST' ? json(201, { order_id: 'o-1', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 }) : defaultScript(request));
-    const { entry: opened, listener } = await open({ hotPathTransport: 'raw' });
+    const { entry: opened, listener } = await open();
     const published: Socket[] = [];
     const onWrite = (message: unknown) => published.push(message as Socket);
     const original = Socket.prototype.write;
@@ -208,7 +155,7 @@ describe('RestOrderEntry: connect and signing', () => {
     subscribe(RAW_HTTP_WRITE_CHANNEL, onWrite);
     let writtenBefore = 0;
     try {
-      writtenBefore = opened.rawStats!.written;
+      writtenBefore = opened.rawStats.written;
       opened.create(order('sync-raw'));
     } finally {
       unsubscribe(RAW_HTTP_WRITE_CHANNEL, onWrite);
@@ -221,7 +168,7 @@ describe('RestOrderEntry: connect and signing', () => {
     expect(published).toEqual([writes[0]!.socket]);
     expect(published[0]!.writableLength).toBe(0);
     expect(published[0]!.bytesWritten).toBeGreaterThanOrEqual(Buffer.byteLength(writes[0]!.text));
-    expect(opened.rawStats!.written).toBe(writtenBefore + 1);
+    expect(opened.rawStats.written).toBe(writtenBefore + 1);
     await until(() => listener.events.length === 1);
     expect(listener.events[0]).toEqual(['createAck', 'sync-raw', 'o-1', 0, 1000, 1]);
     expect(exchange.orderRequests[0]!.signatureValid).toBe(true);
@@ -236,7 +183,7 @@ describe('RestOrderEntry: connect and signing', () => {
       return defaultScript(request);
     };
     // One idle raw socket per call, so each is written at once rather than queued.
-    const { entry: opened, listener } = await open({ hotPathTransport: 'raw', cancelRoute: 'single', connections: 3 });
+    const { entry: opened, listener } = await open({ cancelRoute: 'single', connections: 3 });
     const orderPath = '/trade-api/v2/portfolio/events/orders/o-7';
     const calls: { name: string; call: () => void; method: string; path: string; target: string }[] = [
       { name: 'amend', call: () => opened.amend('o-7', 'T', 'bid', 4300 as Price, 1000 as Count, 2), method: 'POST', path: `${orderPath}/amend`, target: `${orderPath}/amend?subaccount=2` },
@@ -286,7 +233,7 @@ describe('RestOrderEntry: connect and signing', () => {
   it('raw transport: an amend or decrease that never reached a socket is a status-0 "not sent" reject; one in flight at close() is unknown', async () => {
     exchange.script = (request) => (request.method === 'GET' ? defaultScript(request) : 'hang');
     const listener = new ListenerWithUnknowns();
-    const { entry: opened } = await open({ hotPathTransport: 'raw', connections: 1, hotPathQueueMax: 1 }, listener);
+    const { entry: opened } = await open({ connections: 1, hotPathQueueMax: 1 }, listener);
     opened.amend('q1', 'T', 'bid', 5500 as Price, 500 as Count, 0); // written
     opened.decrease('q2', 100 as Count, 0); // queued
     opened.amend('q3', 'T', 'bid', 5500 as Price, 500 as Count, 0); // refused inside the call
@@ -348,11 +295,7 @@ describe('RestOrderEntry: connect and signing', () => {
   });
 });
 
-for (const hotPath of ['raw', 'undici'] as const) {
-describe(`RestOrderEntry: create outcomes (${hotPath})`, () => {
-  beforeAll(() => { transport = hotPath; });
-  afterAll(() => { transport = 'raw'; });
-
+describe('RestOrderEntry: create outcomes', () => {
   it('201 -> onCreateAck with counts in core units; the body decodes to the order', async () => {
     const event = await createAnswered(json(201, {
       order_id: 'e5d8', client_order_id: 'c-1', fill_count: '3.00', remaining_count: '7.00',
@@ -439,10 +382,7 @@ describe(`RestOrderEntry: create outcomes (${hotPath})`, () => {
   });
 });
 
-describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => {
-  beforeAll(() => { transport = hotPath; });
-  afterAll(() => { transport = 'raw'; });
-
+describe('RestOrderEntry: cancel, amend, decrease, batches', () => {
   it('routes a cancel through the presigned batched DELETE and reports ack or item error', async () => {
     exchange.script = (request: RecordedRequest) => {
       if (request.method !== 'DELETE') return defaultScript(request);
@@ -470,7 +410,7 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
       return request.path.endsWith('/gone') ? json(404, { error: { code: 'not_found', message: 'gone' } }) : json(500, {});
     };
     const { entry: opened, listener } = await open({ cancelRoute: 'single' });
-    const writtenBefore = opened.rawStats?.written ?? 0;
+    const writtenBefore = opened.rawStats.written;
     opened.cancel('gone', 0);
     opened.cancel('o-2', 3);
     await until(() => listener.events.length === 2);
@@ -480,7 +420,7 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
       '/trade-api/v2/portfolio/events/orders/gone', '/trade-api/v2/portfolio/events/orders/o-2?subaccount=3',
     ]);
     expect(exchange.orderRequests.every((request) => request.signatureValid && request.body === '')).toBe(true);
-    expectHotPath(opened, hotPath, writtenBefore, 2);
+    expectRawWrites(opened, writtenBefore, 2);
   });
 
   it('amend and decrease: acks, rejects, and unknowns (with and without the optional callbacks)', async () => {
@@ -496,7 +436,7 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
     };
     const listener = new RecordingListener();
     const { entry: opened } = await open({ connections: 4 }, listener);
-    const writtenBefore = opened.rawStats?.written ?? 0;
+    const writtenBefore = opened.rawStats.written;
     opened.amend('a1', 'T', 'ask', 5600 as Price, 500 as Count, 1);
     opened.amend('a2', 'T', 'bid', 5500 as Price, 500 as Count, 0);
     opened.amend('a3', 'T', 'bid', 5555 as Price, 500 as Count, 0);
@@ -517,7 +457,7 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
     expect(decrease.url).toBe('/trade-api/v2/portfolio/events/orders/d2/decrease?subaccount=7');
     expect(JSON.parse(decrease.body)).toEqual({ reduce_by: '3.00' });
     expect(exchange.orderRequests.every((request) => request.signatureValid)).toBe(true);
-    expectHotPath(opened, hotPath, writtenBefore, 6);
+    expectRawWrites(opened, writtenBefore, 6);
 
     await opened.close();
     const withUnknowns = new ListenerWithUnknowns();
@@ -538,7 +478,7 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
     };
     const listener = new ListenerWithUnknowns();
     const { entry: opened } = await open({ connections: 5, cancelRoute: 'single', headersTimeoutMs: 300 }, listener);
-    const writtenBefore = opened.rawStats?.written ?? 0;
+    const writtenBefore = opened.rawStats.written;
     opened.amend('h1', 'T', 'bid', 5500 as Price, 500 as Count, 0);
     opened.decrease('h2', 100 as Count, 0);
     opened.cancel('h3', 0);
@@ -551,7 +491,7 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
     expect(listener.events).toContainEqual(['amendReject', 'r1', { status: 429, code: 'EXEC_RATE_LIMITED', message: 'too many requests', details: '' }]);
     expect(listener.events).toContainEqual(['decreaseReject', 'r2', { status: 400, code: 'invalid_order', message: 'reduce_by above remaining', details: '' }]);
     expect(opened.stats).toMatchObject({ unknowns: 3, rejects: 2, acks: 0 });
-    expectHotPath(opened, hotPath, writtenBefore, 5);
+    expectRawWrites(opened, writtenBefore, 5);
   });
 
   it('batch create: per-item acks and rejects; a missing item is unknown; a 5xx makes all unknown', async () => {
@@ -598,40 +538,37 @@ describe(`RestOrderEntry: cancel, amend, decrease, batches (${hotPath})`, () => 
     expect(listener.events.slice(2)).toEqual([['cancelReject', 'p', forbidden], ['cancelReject', 'q', forbidden]]);
   });
 });
-}
 
 describe('RestOrderEntry over https (a self-signed certificate made for the test)', () => {
   const { key, cert } = selfSignedCertificate();
-  for (const hotPath of ['raw', 'undici'] as const) {
-    it(`connects, warms and trades with a create and a batched cancel (${hotPath} hot path)`, async () => {
-      const secure = await ScriptedExchange.start(publicKey, { key, cert });
-      secure.script = (request) => {
-        if (request.method === 'POST') return json(201, { order_id: 'o-tls', fill_count: '0.00', remaining_count: '10.00', ts_ms: 9 });
-        if (request.method === 'DELETE') return json(200, { orders: [{ order_id: 'o-tls', reduced_by: '10.00', ts_ms: 10 }] });
-        return defaultScript(request);
-      };
-      const listener = new RecordingListener();
-      const tlsEntry = new RestOrderEntry(options({ baseUrl: secure.baseUrl, tls: { ca: cert }, hotPathTransport: hotPath }));
-      tlsEntry.setListener(listener);
-      try {
-        await tlsEntry.connect();
-        tlsEntry.create(order('c-tls'));
-        await until(() => listener.events.length === 1);
-        tlsEntry.cancel('o-tls', 0);
-        await until(() => listener.events.length === 2);
-        expect(listener.events).toEqual([['createAck', 'c-tls', 'o-tls', 0, 1000, 9], ['cancelAck', 'o-tls', 1000, 10]]);
-        expect(secure.requests.every((request) => request.signatureValid)).toBe(true);
-        if (hotPath === 'raw') expect(tlsEntry.rawStats).toMatchObject({ connects: 2, written: 4 }); // 2 warm GETs, create, cancel
-      } finally {
-        await tlsEntry.close();
-        await secure.close();
-      }
-    });
-  }
+  it('connects, warms and trades with a create and a batched cancel', async () => {
+    const secure = await ScriptedExchange.start(publicKey, { key, cert });
+    secure.script = (request) => {
+      if (request.method === 'POST') return json(201, { order_id: 'o-tls', fill_count: '0.00', remaining_count: '10.00', ts_ms: 9 });
+      if (request.method === 'DELETE') return json(200, { orders: [{ order_id: 'o-tls', reduced_by: '10.00', ts_ms: 10 }] });
+      return defaultScript(request);
+    };
+    const listener = new RecordingListener();
+    const tlsEntry = new RestOrderEntry(options({ baseUrl: secure.baseUrl, tls: { ca: cert } }));
+    tlsEntry.setListener(listener);
+    try {
+      await tlsEntry.connect();
+      tlsEntry.create(order('c-tls'));
+      await until(() => listener.events.length === 1);
+      tlsEntry.cancel('o-tls', 0);
+      await until(() => listener.events.length === 2);
+      expect(listener.events).toEqual([['createAck', 'c-tls', 'o-tls', 0, 1000, 9], ['cancelAck', 'o-tls', 1000, 10]]);
+      expect(secure.requests.every((request) => request.signatureValid)).toBe(true);
+      expect(tlsEntry.rawStats).toMatchObject({ connects: 2, written: 4 }); // 2 warm GETs, create, cancel
+    } finally {
+      await tlsEntry.close();
+      await secure.close();
+    }
+  });
 
   it('refuses a server certificate it does not trust (raw connect fails before trading)', async () => {
     const secure = await ScriptedExchange.start(publicKey, { key, cert });
-    const untrusting = new RestOrderEntry(options({ baseUrl: secure.baseUrl, hotPathTransport: 'raw', signing: 'inline' }));
+    const untrusting = new RestOrderEntry(options({ baseUrl: secure.baseUrl, signing: 'inline' }));
     try {
       const error = await untrusting.connect().catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(ExecError);
@@ -645,8 +582,7 @@ describe('RestOrderEntry over https (a self-signed certificate made for the test
 });
 
 describe('RestOrderEntry: per-order presigned paths', () => {
-  for (const hotPath of ['raw', 'undici'] as const) {
-  it(`after a resting create ack, cancel (single route), amend and decrease carry worker-made signatures; a used one is inline until replaced (${hotPath})`, async () => {
+  it('after a resting create ack, cancel (single route), amend and decrease carry worker-made signatures; a used one is inline until replaced', async () => {
     exchange.script = (request) => {
       if (request.method === 'POST' && request.path.endsWith('/portfolio/events/orders')) {
         const ioc = JSON.parse(request.body).time_in_force === 'immediate_or_cancel';
@@ -660,9 +596,9 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     // One signature per path (orderDepth 1), so the second amend in a row must sign inline; depth 2
     // (the default) is covered in order-path-signatures.test.ts.
     const { entry: opened, listener } = await open({
-      cancelRoute: 'single', hotPathTransport: hotPath, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderDepth: 1 },
+      cancelRoute: 'single', presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderDepth: 1 },
     });
-    const writtenBefore = opened.rawStats?.written ?? 0;
+    const writtenBefore = opened.rawStats.written;
     opened.create(order('c-ioc', { timeInForce: 'immediate_or_cancel', postOnly: false }));
     opened.create(order('c-rest'));
     await until(() => listener.events.length === 2);
@@ -691,7 +627,7 @@ describe('RestOrderEntry: per-order presigned paths', () => {
       '/trade-api/v2/portfolio/events/orders/o-rest/decrease',
     ]);
     expect(mutations.every((request) => request.signatureValid)).toBe(true);
-    expectHotPath(opened, hotPath, writtenBefore, 2 + 4); // 2 creates, 4 mutations
+    expectRawWrites(opened, writtenBefore, 2 + 4); // 2 creates, 4 mutations
     // After the cancel ack the order is forgotten: nothing more is signed for it.
     const signed = opened.orderPathStats!.signed;
     opened.amend('o-rest', 'T', 'bid', 4400 as Price, 1000 as Count, 0);
@@ -699,7 +635,6 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(opened.orderPathStats!.signed).toBe(signed);
   });
-  }
 
   it('with the default two signatures per path, two amends in a row both go out presigned', async () => {
     exchange.script = (request) => {

@@ -3,33 +3,31 @@
  * batches, cancel-all and order groups, plus the reads the OMS reconciles with. Implements the
  * OrderEntry contract: hot-path calls are synchronous and report through the ExecListener.
  *
- * Two transports (option `hotPathTransport`):
- * - 'raw' (default): every order mutation goes through RawHttpPool (raw-http-pool.ts): create,
- *   amend, decrease, cancel (the batched DELETE with cancelRoute 'batched', the per-order DELETE
- *   with 'single'), batch create and cancelBatch. `connections` persistent keep-alive sockets over
- *   node:net (TLS for https), TCP_NODELAY, one request per socket, the request written with ONE
- *   socket.write inside the call, so the bytes are in the kernel when create()/amend()/... return.
- *   Per-order paths (amend, decrease, single cancel) are written with RawHttpPool.sendTo: the
- *   request target carries `?subaccount=N`, the signature covers the path without it.
- *   Why raw: undici defers every write on a reused keep-alive socket by one setImmediate (below),
- *   and the raw call's CPU work before its write is under 1 us; bench/order-entry measures both
- *   transports side by side (figures in the README and bench/RESULTS.md, not here).
- * - 'undici': those requests use the undici order Pool; its write happens in the check phase of
- *   the same loop turn (see below). Kept for comparison and as a fallback.
- * Cancel-all (the kill switch) always uses an undici Pool of `connections` sockets, which with
- * 'undici' also carries the order mutations; reads and order groups a second small pool so a slow
- * page never holds an order socket. All sockets are opened and warmed by connect() and kept warm
- * by a periodic signed GET (one request in flight per socket: undici `pipelining: 1`; 0 would make
- * undici send `connection: close` on every request).
+ * One transport for order mutations: every create, amend, decrease, cancel (the batched DELETE
+ * with cancelRoute 'batched', the per-order DELETE with 'single'), batch create and cancelBatch goes
+ * through RawHttpPool (raw-http-pool.ts): `connections` persistent keep-alive sockets over node:net
+ * (TLS for https), TCP_NODELAY, one request per socket, the request written with ONE socket.write
+ * inside the call, so the bytes are in the kernel when create()/amend()/... return. Per-order
+ * paths (amend, decrease, single cancel) are written with RawHttpPool.sendTo: the request target
+ * carries `?subaccount=N`, the signature covers the path without it.
  *
- * undici 7.30's write timing (read from its source, pinned by a test): pool.dispatch() builds the
- * Request and queues it on an idle client before returning. The socket write itself (writeH1:
- * cork, head, body, uncork) happens inside dispatch() only on a socket's first request; on a
- * reused keep-alive socket undici first runs "idle socket validation" (GHSA-35p6-xmwp-9g52,
- * client-h1.js scheduleIdleSocketValidation): one setImmediate so a FIN/RST already pending on the
- * idle socket is seen before writing. The raw transport replaces that check by retiring idle
- * sockets before the server's idle limit (raw-http-connection.ts). pool.dispatch with a
- * preallocated handler rather than pool.request: measured faster per round trip in bench/order-entry.
+ * Why not undici for them: undici 7.30 (read from its source) defers the write on a reused
+ * keep-alive socket. pool.dispatch() builds the Request and queues it on an idle client before
+ * returning; the socket write itself (writeH1: cork, head, body, uncork) happens inside dispatch()
+ * only on a socket's first request. On a reused socket undici first runs "idle socket validation"
+ * (GHSA-35p6-xmwp-9g52, client-h1.js scheduleIdleSocketValidation): one setImmediate so a FIN/RST
+ * already pending on the idle socket is seen before writing, so the bytes leave in the check phase
+ * of the loop turn, not inside the call. The raw client replaces that check by retiring idle
+ * sockets before the server's idle limit (raw-http-connection.ts), and its CPU work before the
+ * write is under 1 us. undici Pool.dispatch with a preallocated handler stays as a baseline in
+ * bench/order-entry (undici-dispatch-create.ts), measured beside ours (figures in the README and
+ * bench/RESULTS.md, not here).
+ *
+ * undici Pools carry only what is off the hot path: cancel-all (the kill switch) on a pool of
+ * `connections` sockets kept warm for it, reads and order groups on a second small pool so a slow
+ * page never holds a warm socket. All sockets (raw and undici) are opened and warmed by connect()
+ * and kept warm by a periodic signed GET (one request in flight per undici socket: `pipelining: 1`;
+ * 0 would make undici send `connection: close` on every request).
  *
  * One housekeeping tick (`tickMs`, one unref'd interval, no timer per request) ends late raw
  * requests, retires idle raw sockets and refreshes per-order signatures.
@@ -42,7 +40,7 @@
  * Outcomes (order-entry.ts): 2xx with a parsable body -> ack; 4xx with the exchange's error body
  * -> reject (429: code EXEC_RATE_LIMITED); 5xx, timeout, disconnect or an unparsable 2xx body ->
  * unknown, never a reject (amend/decrease: onAmendUnknown/onDecreaseUnknown when the listener has
- * them, else a status-0 reject). The mapping is the same on both transports. A raw request refused
+ * them, else a status-0 reject). A request refused
  * before it reached a socket (hot-path queue full:
  * EXEC_RATE_LIMITED; queued past headersTimeoutMs: EXEC_TIMEOUT; closed: EXEC_DISCONNECTED) is a
  * reject with status 0 and a message starting "not sent" (status 0: not an exchange answer, the
@@ -91,8 +89,6 @@ import { Presigner, type PresignedSignature } from './presigner.ts';
 import type { RawExchangeHandler } from './raw-http-connection.ts';
 import { RawHttpPool, SendResult, type RawRequestHead } from './raw-http-pool.ts';
 import {
-  HEADER_SIGNATURE_INDEX,
-  HEADER_TIMESTAMP_INDEX,
   RequestKind,
   RequestSlot,
   type SlotOwner,
@@ -116,7 +112,6 @@ import {
 
 export type SigningMode = 'presigned' | 'inline';
 export type CancelRoute = 'batched' | 'single';
-export type HotPathTransport = 'raw' | 'undici';
 
 export interface PresignSettings {
   createCapacity: number; // POST /portfolio/events/orders signatures kept ready (burst size)
@@ -145,16 +140,16 @@ export interface RestOrderEntryOptions {
   keyId: string;
   privateKey: KeyObject;
   clock: Clock; // wall clock for signature timestamps
-  connections: number; // order sockets per transport (raw hot path, undici order pool); each carries one request at a time
+  connections: number; // raw hot-path sockets, and undici sockets kept warm for cancel-all; each carries one request at a time
   readConnections: number; // sockets for reads, cancel-all excluded (it uses the warm order sockets)
   connectTimeoutMs: number;
   headersTimeoutMs: number; // no response headers within this: EXEC_TIMEOUT (create: unknown)
   bodyTimeoutMs: number; // gap between body chunks
   keepAliveTimeoutMs: number; // idle socket lifetime when the server sends no Keep-Alive hint
-  // Every keepAliveIntervalMs, `connections` concurrent signed GETs of warmPath (0 = off): undici
-  // sends each order to the first idle socket, so the others would otherwise sit idle until the
-  // server's idle limit closes them. For one round trip per beat every socket is busy and an order
-  // sent then waits (counted in stats.queued): the price of warm sockets through a Pool.
+  // Every keepAliveIntervalMs (0 = off): `connections` concurrent signed GETs of warmPath on the
+  // cancel-all pool, and one on each raw socket idle for half a beat, so no socket sits idle until
+  // the server's idle limit closes it. A raw socket busy with a warm GET makes an order wait for
+  // another (counted in stats.queued).
   keepAliveIntervalMs: number;
   signing: SigningMode;
   presign: PresignSettings;
@@ -163,8 +158,7 @@ export interface RestOrderEntryOptions {
   readPageLimit: number; // `limit` of list reads
   readPagesMax: number; // bound on cursor paging per list call
   warmPath: string; // signed GET used to open and keep sockets warm (relative to the prefix)
-  hotPathTransport: HotPathTransport; // order mutations (create, amend, decrease, cancels, batches): raw client or undici; never cancel-all or reads
-  hotPathQueueMax: number; // raw: requests waiting for a free connection before refusal (EXEC_RATE_LIMITED)
+  hotPathQueueMax: number; // requests waiting for a free connection before refusal (EXEC_RATE_LIMITED)
   tickMs: number; // housekeeping tick: raw timeouts fire within headersTimeoutMs + tickMs
   reconnectMinMs: number; // raw: first retry delay after a failed reconnect, doubling ...
   reconnectMaxMs: number; // ... up to this
@@ -200,7 +194,6 @@ export const REST_ORDER_ENTRY_DEFAULTS: Readonly<Omit<RestOrderEntryOptions, 'ba
     readPageLimit: 200,
     readPagesMax: 1_000,
     warmPath: '/portfolio/balance',
-    hotPathTransport: 'raw',
     hotPathQueueMax: 256,
     tickMs: 50, // timeouts fire up to 50 ms late against 2 s limits; fewer wake-ups of the trading loop
     reconnectMinMs: 50,
@@ -213,8 +206,8 @@ export interface RestOrderEntryStats {
   presigned: number; // of which carried a presigned signature
   inlineSigned: number; // of which were signed on the calling thread
   presignFallbacks: number; // inline signatures on a presignable path (ring empty or worker down)
-  queued: number; // dispatched while every order socket was busy (bytes written later)
-  notSent: number; // raw: refused before reaching a socket (queue full, queued too long, closed)
+  queued: number; // sent while every raw socket was busy (bytes written later)
+  notSent: number; // refused before reaching a socket (queue full, queued too long, closed)
   slotsGrown: number; // slots allocated beyond `slots`
   acks: number;
   rejects: number;
@@ -260,13 +253,13 @@ export class RestOrderEntry implements OrderEntry {
   readonly #createPath: string;
   readonly #batchPath: string;
   readonly #cancelAllPath: string;
-  readonly #pool: Pool;
-  readonly #readPool: Pool;
-  readonly #raw: RawHttpPool | null; // hot-path transport when 'raw'
-  readonly #rawCreate: RawRequestHead | null;
-  readonly #rawBatchCreate: RawRequestHead | null;
-  readonly #rawBatchCancel: RawRequestHead | null;
-  readonly #rawWarm: RawRequestHead | null;
+  readonly #pool: Pool; // cancel-all, kept warm
+  readonly #readPool: Pool; // reads and order groups
+  readonly #raw: RawHttpPool; // every order mutation
+  readonly #rawCreate: RawRequestHead;
+  readonly #rawBatchCreate: RawRequestHead;
+  readonly #rawBatchCancel: RawRequestHead;
+  readonly #rawWarm: RawRequestHead;
   readonly #free: RequestSlot[] = [];
   readonly #slotOwner: SlotOwner; // bound once; keeps finish/fail off the public surface
   readonly #ack: AckRecord = newAckRecord();
@@ -280,8 +273,7 @@ export class RestOrderEntry implements OrderEntry {
   #createEndpoint = -1;
   #batchCreateEndpoint = -1;
   #batchCancelEndpoint = -1;
-  #inflight = 0; // hot-path requests in flight, both transports (idle refill)
-  #poolInflight = 0; // of which on the undici order pool (its queued count)
+  #inflight = 0; // hot-path requests in flight (idle refill)
   #warmTimer: NodeJS.Timeout | null = null;
   #tickTimer: NodeJS.Timeout | null = null;
   #ticks = 0;
@@ -312,37 +304,28 @@ export class RestOrderEntry implements OrderEntry {
     };
     this.#pool = new Pool(this.#origin, { ...poolOptions, connections: options.connections });
     this.#readPool = new Pool(this.#origin, { ...poolOptions, connections: options.readConnections });
-    if (options.hotPathTransport === 'raw') {
-      const raw = new RawHttpPool({
-        origin: this.#origin,
-        keyId: options.keyId,
-        connections: options.connections,
-        queueMax: options.hotPathQueueMax,
-        connectTimeoutMs: options.connectTimeoutMs,
-        headersTimeoutMs: options.headersTimeoutMs,
-        bodyTimeoutMs: options.bodyTimeoutMs,
-        idleLifetimeMs: options.keepAliveTimeoutMs,
-        keepAliveMarginMs: 1_000, // as undici's keepAliveTimeoutThreshold above
-        reconnectMinMs: options.reconnectMinMs,
-        reconnectMaxMs: options.reconnectMaxMs,
-        tickMs: options.tickMs,
-        tls: options.tls !== null ? { ...options.tls } : null,
-      });
-      this.#raw = raw;
-      this.#rawCreate = raw.head('POST', this.#createPath, true);
-      this.#rawBatchCreate = raw.head('POST', this.#batchPath, true);
-      this.#rawBatchCancel = raw.head('DELETE', this.#batchPath, true);
-      this.#rawWarm = raw.head('GET', `${this.#prefix}${options.warmPath}`, false);
-    } else {
-      this.#raw = null;
-      this.#rawCreate = null;
-      this.#rawBatchCreate = null;
-      this.#rawBatchCancel = null;
-      this.#rawWarm = null;
-    }
+    const raw = new RawHttpPool({
+      origin: this.#origin,
+      keyId: options.keyId,
+      connections: options.connections,
+      queueMax: options.hotPathQueueMax,
+      connectTimeoutMs: options.connectTimeoutMs,
+      headersTimeoutMs: options.headersTimeoutMs,
+      bodyTimeoutMs: options.bodyTimeoutMs,
+      idleLifetimeMs: options.keepAliveTimeoutMs,
+      keepAliveMarginMs: 1_000, // as undici's keepAliveTimeoutThreshold above
+      reconnectMinMs: options.reconnectMinMs,
+      reconnectMaxMs: options.reconnectMaxMs,
+      tickMs: options.tickMs,
+      tls: options.tls !== null ? { ...options.tls } : null,
+    });
+    this.#raw = raw;
+    this.#rawCreate = raw.head('POST', this.#createPath, true);
+    this.#rawBatchCreate = raw.head('POST', this.#batchPath, true);
+    this.#rawBatchCancel = raw.head('DELETE', this.#batchPath, true);
+    this.#rawWarm = raw.head('GET', `${this.#prefix}${options.warmPath}`, false);
     this.#slotOwner = {
       finish: (slot) => this.#onFinish(slot),
-      fail: (slot, error) => this.#onFail(slot, error),
       failCode: (slot, code, sent) => this.#onFailCode(slot, code, sent),
     };
     this.#tickBound = () => this.#tick();
@@ -362,9 +345,9 @@ export class RestOrderEntry implements OrderEntry {
     return this.#presigner;
   }
 
-  /** The raw hot-path client's counters (null with hotPathTransport 'undici'). */
-  get rawStats(): Readonly<RawHttpPool['stats']> | null {
-    return this.#raw?.stats ?? null;
+  /** The raw hot-path client's counters. */
+  get rawStats(): Readonly<RawHttpPool['stats']> {
+    return this.#raw.stats;
   }
 
   /** Per-order signature counters (null when signing is inline or presign.orderCapacity is 0). */
@@ -378,7 +361,7 @@ export class RestOrderEntry implements OrderEntry {
 
   /**
    * Before trading: starts the presigner (signing 'presigned') and opens every socket (raw
-   * hot-path, undici order and read pools) with a signed GET of `warmPath`, so the first order pays
+   * hot-path, undici cancel-all and read pools) with a signed GET of `warmPath`, so the first order pays
    * no TCP (or TLS) handshake and a bad key fails here, not on the first order. Starts the
    * keep-warm timer and the housekeeping tick. Rejects with ExecError (a 401 carries the exchange's
    * reject) or PresignerError.
@@ -426,7 +409,7 @@ export class RestOrderEntry implements OrderEntry {
       this.#tickTimer = setInterval(this.#tickBound, this.#options.tickMs);
       this.#tickTimer.unref();
     }
-    if (this.#raw !== null && !this.#rawOpened) {
+    if (!this.#rawOpened) {
       this.#rawOpened = true; // a second connect() only warms again
       await this.#raw.connect();
     }
@@ -460,7 +443,7 @@ export class RestOrderEntry implements OrderEntry {
     this.#warmTimer = null;
     if (this.#tickTimer !== null) clearInterval(this.#tickTimer);
     this.#tickTimer = null;
-    this.#raw?.close();
+    this.#raw.close();
     await Promise.all([this.#pool.destroy(), this.#readPool.destroy(), this.#presigner?.close()]);
   }
 
@@ -535,15 +518,14 @@ export class RestOrderEntry implements OrderEntry {
   }
 
   #newSlot(): RequestSlot {
-    return new RequestSlot(this.#slotOwner, this.#options.keyId, this.#options.headersTimeoutMs, this.#options.bodyTimeoutMs);
+    return new RequestSlot(this.#slotOwner);
   }
 
   /**
    * Signs `signedPath` (never the query: spec/rest.md §1) with a presigned ring entry for
    * `endpoint` >= 0, a per-order signature for `orderPath` >= 0, else inline, into this.#signed;
-   * then, on the raw client, writes `rawHead` (a constant path) or, for a per-order request
-   * (`orderPath` >= 0), `method` + `path` (the target with its query); with hotPathTransport
-   * 'undici' (no raw client), dispatches to the undici order pool.
+   * then writes on the raw client `rawHead` (a constant path) or, when it is null (a per-order
+   * request), `method` + `path` (the target with its query).
    */
   #send(
     slot: RequestSlot, method: string, path: string, signedPath: string, endpoint: number,
@@ -566,31 +548,14 @@ export class RestOrderEntry implements OrderEntry {
     slot.active = true;
     this.stats.requests++;
     this.#inflight++;
-    const raw = this.#raw;
-    if (raw !== null && (rawHead !== null || orderPath >= 0)) {
-      slot.viaRaw = true;
-      const sent = rawHead !== null
-        ? raw.send(slot, rawHead, signed.timestampText, signed.signature, body)
-        : raw.sendTo(slot, method, path, signed.timestampText, signed.signature, body);
-      if (sent === SendResult.QUEUED) this.stats.queued++;
-      return;
-    }
-    const headers = body === null ? slot.headersNoBody : slot.headersWithBody;
-    headers[HEADER_TIMESTAMP_INDEX] = signed.timestampText;
-    headers[HEADER_SIGNATURE_INDEX] = signed.signature;
-    const options = slot.options;
-    options.method = method;
-    options.path = path;
-    options.body = body;
-    options.headers = headers;
-    if (this.#poolInflight >= this.#options.connections) this.stats.queued++;
-    this.#poolInflight++;
-    this.#pool.dispatch(options, slot);
+    const sent = rawHead !== null
+      ? this.#raw.send(slot, rawHead, signed.timestampText, signed.signature, body)
+      : this.#raw.sendTo(slot, method, path, signed.timestampText, signed.signature, body);
+    if (sent === SendResult.QUEUED) this.stats.queued++;
   }
 
   #release(slot: RequestSlot): void {
     this.#inflight--;
-    if (!slot.viaRaw) this.#poolInflight--;
     slot.reset();
     this.#free.push(slot);
     if (this.#inflight === 0 && this.#presigner !== null && this.#options.presign.refill === 'idle') {
@@ -608,7 +573,7 @@ export class RestOrderEntry implements OrderEntry {
 
   /** The housekeeping tick: raw timeouts and idle lifetimes every tick; per-order signatures every presign.tickMs. */
   #tick(): void {
-    this.#raw?.tick(performance.now());
+    this.#raw.tick(performance.now());
     if (this.#orderPaths === null) return;
     this.#ticks++;
     if (this.#ticks * this.#options.tickMs >= this.#options.presign.tickMs) {
@@ -622,7 +587,7 @@ export class RestOrderEntry implements OrderEntry {
   /**
    * A full response. The slot goes back to the free list after the listener returns, so a
    * listener that sends a new request from its callback gets another slot. A listener that throws
-   * is a bug: it is re-thrown from a microtask so undici does not swallow it into onError.
+   * is a bug: it is re-thrown from a microtask so the transport's read path is not unwound by it.
    */
   #onFinish(slot: RequestSlot): void {
     try {
@@ -636,19 +601,7 @@ export class RestOrderEntry implements OrderEntry {
     }
   }
 
-  #onFail(slot: RequestSlot, error: Error): void {
-    try {
-      this.#unknownAll(slot, transportErrorCode(error));
-    } catch (listenerError) {
-      queueMicrotask(() => {
-        throw listenerError;
-      });
-    } finally {
-      this.#release(slot);
-    }
-  }
-
-  /** Raw transport failure: written (sent) -> unknown; never written -> reject with status 0 ("not sent"). */
+  /** Transport failure: written (sent) -> unknown; never written -> reject with status 0 ("not sent"). */
   #onFailCode(slot: RequestSlot, code: ExecErrorCode, sent: boolean): void {
     try {
       if (sent) {
@@ -670,7 +623,7 @@ export class RestOrderEntry implements OrderEntry {
     const status = slot.status;
     if (status >= 500) return this.#unknownAll(slot, 'EXEC_HTTP_5XX');
     if (status >= 400) return this.#rejectAll(slot, parseErrorBody(status, slot.bodyText()));
-    if (status < 200 || status >= 300 || slot.bodyTooLarge) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+    if (status < 200 || status >= 300) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
     const body = parseJsonObject(slot.bodyText());
     if (body === null) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
     const listener = this.#listener;
@@ -1010,7 +963,6 @@ export class RestOrderEntry implements OrderEntry {
   async #warmRaw(minIdleMs: number): Promise<void> {
     const raw = this.#raw;
     const head = this.#rawWarm;
-    if (raw === null || head === null) return;
     const count = raw.idleLongerThan(minIdleMs);
     if (count === 0) return;
     const signatures: Promise<PresignedSignature>[] = [];
@@ -1119,8 +1071,7 @@ function validate(options: RestOrderEntryOptions): void {
   if (options.cancelRoute !== 'batched' && options.cancelRoute !== 'single') problems.push("cancelRoute must be 'batched' or 'single'");
   if (options.presign.refill !== 'idle' && options.presign.refill !== 'take') problems.push("presign.refill must be 'idle' or 'take'");
   if (!/^\/[\x21-\x7e]*$/.test(options.warmPath) || options.warmPath.includes('?')) problems.push("warmPath must start with '/' and be visible ASCII without a query");
-  if (options.hotPathTransport !== 'raw' && options.hotPathTransport !== 'undici') problems.push("hotPathTransport must be 'raw' or 'undici'");
-  if (options.hotPathTransport === 'raw' && !/^[\x21-\x7e]+$/.test(options.keyId)) problems.push('keyId must be visible ASCII (it is written as a header)');
+  if (!/^[\x21-\x7e]+$/.test(options.keyId)) problems.push('keyId must be visible ASCII (it is written as a header)');
   for (const [name, value] of [['hotPathQueueMax', options.hotPathQueueMax], ['tickMs', options.tickMs], ['reconnectMinMs', options.reconnectMinMs], ['reconnectMaxMs', options.reconnectMaxMs]] as const) {
     if (!(Number.isInteger(value) && value > 0)) problems.push(`${name} must be a positive integer`);
   }
