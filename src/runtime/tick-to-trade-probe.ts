@@ -52,11 +52,6 @@ export class TickToTradeProbe {
   /** Book frames dispatched to strategies, and those that led to an order on the wire. */
   frames = 0;
   framesWithOrder = 0;
-  /** Received and exec-returned stamps of the last timed frame (benches time the socket write from them). */
-  lastReceivedNs = 0;
-  lastReturnedNs = 0;
-  /** True between onExecCall and onExecReturn of the timed order (a socket write seen then is synchronous). */
-  inExecCall = false;
 
   readonly #ring = new Float64Array(RING_FRAMES * STAMPS);
   #pending = 0;
@@ -143,15 +138,7 @@ export class TickToTradeProbe {
 
   /** OrderEntry wrapper: the OMS calls exec for the timed intent. */
   onExecCall(): void {
-    if (this.#verdictNs !== 0 && this.#callNs === 0) {
-      this.#callNs = nowNs();
-      this.inExecCall = true;
-    }
-  }
-
-  /** Received stamp of the frame being dispatched, 0 outside a frame. */
-  get frameReceivedNs(): number {
-    return this.#frame === null ? 0 : this.#frame.receivedNs;
+    if (this.#verdictNs !== 0 && this.#callNs === 0) this.#callNs = nowNs();
   }
 
   /** OrderEntry wrapper: exec returned; buffers the frame's stamps once per frame. */
@@ -159,11 +146,8 @@ export class TickToTradeProbe {
     const frame = this.#frame;
     if (frame === null || this.#callNs === 0 || this.#done) return;
     this.#done = true;
-    this.inExecCall = false;
     const returnedNs = nowNs();
     this.framesWithOrder++;
-    this.lastReceivedNs = frame.receivedNs;
-    this.lastReturnedNs = returnedNs;
     if (this.#pending === RING_FRAMES) this.drain();
     const ring = this.#ring;
     const at = this.#pending++ * STAMPS;
