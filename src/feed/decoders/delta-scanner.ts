@@ -27,21 +27,21 @@
 import type { Count, Price } from '../../core/index.ts';
 import {
   BRACE_CLOSE,
-  COMMA,
   KEY_SKIP,
   KeyLayout,
-  QUOTE,
-  matchLiteral,
   Literal,
-  nextKey,
-  readIndex,
-  readOptionalIndex,
+  QUOTE,
+  beginMember,
+  beginObject,
+  endMember,
+  matchLiteral,
   readFixed,
+  readIndex,
   readNull,
+  readOptionalIndex,
   readPlainString,
   skipString,
   skipValue,
-  skipWhitespace,
   type ScanState,
 } from './json-bytes.ts';
 import type { OrderbookDeltaRecord } from './orderbook-delta.ts';
@@ -195,23 +195,11 @@ export function scanDeltaMsg(state: ScanState, b: Buffer, p: number, end: number
   out.setClientOrderId('');
   out.subaccount = -1;
   out.tsMs = -1;
-  let seen = 0;
-  let expected = 0;
-  p = skipWhitespace(b, p + 1, end);
+  p = beginObject(state, b, p, end);
   for (;;) {
-    if (p >= end || b[p] !== QUOTE) return -1; // also an empty msg: required fields missing
-    p = nextKey(state, b, p, end, LAYOUT, expected);
+    p = beginMember(state, b, p, end, LAYOUT); // an empty msg defers too: required fields missing
     if (p === -1) return -1;
-    const key = state.key;
-    expected = state.expected;
-    p = skipWhitespace(b, p, end);
-    if (p >= end) return -1;
-    if (key !== KEY_SKIP) {
-      const bit = 1 << key;
-      if ((seen & bit) !== 0) return -1; // duplicate key: JSON.parse keeps the last one
-      seen |= bit;
-    }
-    switch (key) {
+    switch (state.key) {
       case KEY_TICKER:
         p = b[p] === QUOTE ? readTicker(state, b, p, end, tickers) : -1;
         out.marketIndex = state.index;
@@ -243,12 +231,8 @@ export function scanDeltaMsg(state: ScanState, b: Buffer, p: number, end: number
       default:
         p = skipValue(b, p, end, 1, false);
     }
+    p = endMember(state, b, p, end);
     if (p === -1) return -1;
-    p = skipWhitespace(b, p, end);
-    if (p >= end) return -1;
-    const next = b[p];
-    if (next === BRACE_CLOSE) return (seen & REQUIRED) === REQUIRED ? p + 1 : -1;
-    if (next !== COMMA) return -1;
-    p = skipWhitespace(b, p + 1, end);
+    if (state.closed) return (state.seen & REQUIRED) === REQUIRED ? p : -1;
   }
 }

@@ -11,18 +11,17 @@
 import { CENTICENTS_INVALID, COUNT_INVALID, type Centicents, type Count, type Price } from '../../core/index.ts';
 import type { FillRecord } from './fill.ts';
 import {
-  BRACE_CLOSE,
-  COMMA,
   KEY_SKIP,
   KeyLayout,
   QUOTE,
+  beginMember,
+  beginObject,
+  endMember,
   matchLiteral,
-  nextKey,
   readBool,
   readFixed,
   readOptionalIndex,
   skipValue,
-  skipWhitespace,
   stringLiteral,
   type ScanState,
 } from './json-bytes.ts';
@@ -35,7 +34,7 @@ import {
   readOptionalText,
   readText,
   readTicker,
-  settleOutcome,
+  settleSides,
 } from './scan-values.ts';
 import type { TickerBytes } from './ticker-bytes.ts';
 
@@ -111,23 +110,11 @@ export function scanFillMsg(state: ScanState, b: Buffer, p: number, end: number,
   let outcome = ABSENT;
   let side = ABSENT;
   let bookSide = ABSENT;
-  let seen = 0;
-  let expected = 0;
-  p = skipWhitespace(b, p + 1, end);
+  p = beginObject(state, b, p, end);
   for (;;) {
-    if (p >= end || b[p] !== QUOTE) return -1;
-    p = nextKey(state, b, p, end, LAYOUT, expected);
+    p = beginMember(state, b, p, end, LAYOUT); // an empty msg defers too: required fields missing
     if (p === -1) return -1;
-    const key = state.key;
-    expected = state.expected;
-    p = skipWhitespace(b, p, end);
-    if (p >= end) return -1;
-    if (key !== KEY_SKIP) {
-      const bit = 1 << key;
-      if ((seen & bit) !== 0) return -1;
-      seen |= bit;
-    }
-    switch (key) {
+    switch (state.key) {
       case KEY_TRADE_ID:
         p = readText(state, b, p, end);
         if (state.text === '') return -1;
@@ -196,19 +183,8 @@ export function scanFillMsg(state: ScanState, b: Buffer, p: number, end: number,
       default:
         p = skipValue(b, p, end, 1, false);
     }
+    p = endMember(state, b, p, end);
     if (p === -1) return -1;
-    p = skipWhitespace(b, p, end);
-    if (p >= end) return -1;
-    const next = b[p];
-    if (next === BRACE_CLOSE) {
-      if ((seen & REQUIRED) !== REQUIRED) return -1;
-      const settled = settleOutcome(outcome, side);
-      if (settled === -1) return -1;
-      out.outcomeSide = settled === 0 ? 'yes' : 'no';
-      out.bookSide = (bookSide === ABSENT ? settled : bookSide) === 0 ? 'bid' : 'ask';
-      return p + 1;
-    }
-    if (next !== COMMA) return -1;
-    p = skipWhitespace(b, p + 1, end);
+    if (state.closed) return (state.seen & REQUIRED) === REQUIRED && settleSides(outcome, side, bookSide, out) ? p : -1;
   }
 }

@@ -18,15 +18,14 @@ import { scanDeltaExact, scanDeltaMsg } from './delta-scanner.ts';
 import type { FillRecord } from './fill.ts';
 import { scanFillMsg } from './fill-scanner.ts';
 import {
-  BRACE_CLOSE,
   BRACE_OPEN,
-  COMMA,
-  KEY_SKIP,
   KeyLayout,
   QUOTE,
   ScanState,
+  beginMember,
+  beginObject,
+  endMember,
   matchLiteral,
-  nextKey,
   readIndex,
   readOptionalIndex,
   skipValue,
@@ -59,6 +58,7 @@ const TYPE_FILL = stringLiteral('fill');
 
 export class FrameScanner {
   readonly #state = new ScanState();
+  readonly #envelope = new ScanState();
   readonly #tickers: TickerBytes;
   readonly #delta: OrderbookDeltaRecord;
   readonly #userOrder: UserOrderRecord;
@@ -80,39 +80,29 @@ export class FrameScanner {
     if (scanDeltaExact(state, b, start, end, this.#delta, this.#tickers)) return MessageKind.ORDERBOOK_DELTA;
     let p = skipWhitespace(b, start, end);
     if (p >= end || b[p] !== BRACE_OPEN) return SCAN_DEFERRED;
-    p = skipWhitespace(b, p + 1, end);
+    // The envelope has a state of its own: the msg scanners nested in it use this.#state.
+    const envelope = this.#envelope;
+    p = beginObject(envelope, b, p, end);
     let kind = SCAN_DEFERRED;
     let sid = -1;
     let seq = -1;
     let msgAt = -1;
-    let seen = 0;
-    let expected = 0;
     for (;;) {
-      if (p >= end || b[p] !== QUOTE) return SCAN_DEFERRED;
-      p = nextKey(state, b, p, end, ENVELOPE, expected);
+      p = beginMember(envelope, b, p, end, ENVELOPE);
       if (p === -1) return SCAN_DEFERRED;
-      const key = state.key;
-      expected = state.expected;
-      p = skipWhitespace(b, p, end);
-      if (p >= end) return SCAN_DEFERRED;
-      if (key !== KEY_SKIP) {
-        const bit = 1 << key;
-        if ((seen & bit) !== 0) return SCAN_DEFERRED;
-        seen |= bit;
-      }
-      switch (key) {
+      switch (envelope.key) {
         case KEY_TYPE:
           kind = typeAt(b, p, end);
           if (kind === SCAN_DEFERRED) return SCAN_DEFERRED; // another type: the JSON path's
           p += kind === MessageKind.ORDERBOOK_DELTA ? TYPE_DELTA.length : kind === MessageKind.USER_ORDER ? TYPE_USER_ORDER.length : TYPE_FILL.length;
           break;
         case KEY_SID:
-          p = readIndex(state, b, p, end);
-          sid = state.value;
+          p = readIndex(envelope, b, p, end);
+          sid = envelope.value;
           break;
         case KEY_SEQ:
-          p = readOptionalIndex(state, b, p, end); // null is -1: absent for user_order and fill, refused for a delta
-          seq = state.value;
+          p = readOptionalIndex(envelope, b, p, end); // null is -1: absent for user_order and fill, refused for a delta
+          seq = envelope.value;
           break;
         case KEY_MSG:
           if (b[p] !== BRACE_OPEN) return SCAN_DEFERRED;
@@ -127,16 +117,12 @@ export class FrameScanner {
         default:
           p = skipValue(b, p, end, 1, false);
       }
+      p = endMember(envelope, b, p, end);
       if (p === -1) return SCAN_DEFERRED;
-      p = skipWhitespace(b, p, end);
-      if (p >= end) return SCAN_DEFERRED;
-      const next = b[p];
-      if (next === BRACE_CLOSE) break;
-      if (next !== COMMA) return SCAN_DEFERRED;
-      p = skipWhitespace(b, p + 1, end);
+      if (envelope.closed) break;
     }
-    if (skipWhitespace(b, p + 1, end) !== end) return SCAN_DEFERRED; // bytes after the object
-    if ((seen & REQUIRED) !== REQUIRED) return SCAN_DEFERRED;
+    if (skipWhitespace(b, p, end) !== end) return SCAN_DEFERRED; // bytes after the object
+    if ((envelope.seen & REQUIRED) !== REQUIRED) return SCAN_DEFERRED;
     if (msgAt !== -1 && this.#scanMsg(kind, b, msgAt, end) === -1) return SCAN_DEFERRED;
     switch (kind) {
       case MessageKind.ORDERBOOK_DELTA: {

@@ -89,6 +89,10 @@ export class ScanState {
   index = -1;
   /** Text of the last readTicker / readText (the interned ticker of a known market). */
   text = '';
+  /** Key ids met so far in the object beginMember is reading (a bit per id; KEY_SKIP never set). */
+  seen = 0;
+  /** True once endMember met the object's closing brace. */
+  closed = false;
 }
 
 export function skipWhitespace(b: Buffer, p: number, end: number): number {
@@ -496,4 +500,52 @@ export function hashFinish(hash: number, length: number): number {
   hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
   hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
   return (hash ^ (hash >>> 16)) | 0;
+}
+
+/**
+ * The member loop every object scanner shares, first half: resets the state for an object whose
+ * '{' is at p and returns where its first member starts (or its '}' is).
+ */
+export function beginObject(state: ScanState, b: Buffer, p: number, end: number): number {
+  state.seen = 0;
+  state.expected = 0;
+  state.closed = false;
+  return skipWhitespace(b, p + 1, end);
+}
+
+/**
+ * Reads the member key at p (a quote is required: an empty object defers too) and the whitespace
+ * after its colon; sets `state.key` and records it in `state.seen`. Returns the value's position,
+ * or -1 to defer the frame (a broken key, or a key met twice: JSON.parse keeps the last one).
+ */
+export function beginMember(state: ScanState, b: Buffer, p: number, end: number, layout: KeyLayout): number {
+  if (p >= end || b[p] !== QUOTE) return -1;
+  p = nextKey(state, b, p, end, layout, state.expected);
+  if (p === -1) return -1;
+  p = skipWhitespace(b, p, end);
+  if (p >= end) return -1;
+  const key = state.key;
+  if (key !== KEY_SKIP) {
+    const bit = 1 << key;
+    if ((state.seen & bit) !== 0) return -1;
+    state.seen |= bit;
+  }
+  return p;
+}
+
+/**
+ * Second half: after a member's value (p from its reader, -1 passes through), either the next
+ * member's key position, or, with `state.closed` set, the position after the object's '}'; -1
+ * when neither a comma nor the brace follows.
+ */
+export function endMember(state: ScanState, b: Buffer, p: number, end: number): number {
+  if (p === -1) return -1;
+  p = skipWhitespace(b, p, end);
+  if (p >= end) return -1;
+  const next = b[p];
+  if (next === BRACE_CLOSE) {
+    state.closed = true;
+    return p + 1;
+  }
+  return next === COMMA ? skipWhitespace(b, p + 1, end) : -1;
 }

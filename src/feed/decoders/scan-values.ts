@@ -26,6 +26,7 @@ import {
   wordAt,
   type ScanState,
 } from './json-bytes.ts';
+import type { BookSide, OutcomeSide } from '../../core/index.ts';
 import type { TickerBytes } from './ticker-bytes.ts';
 
 /**
@@ -176,8 +177,15 @@ export function readOptionalFixed(state: ScanState, b: Buffer, p: number, end: n
   return readFixed(state, b, p, end, scale, decimalsMax, signed);
 }
 
-/** Outcome and book side as readUserOrder / readFill settle them; -1 when the frame must take the JSON path. */
-export function settleOutcome(outcome: number, side: number): number {
-  if (outcome !== ABSENT) return outcome;
-  return side === 0 || side === 1 ? side : -1;
+/**
+ * Sets the record's outcome and book side from what the scan read (outcome_side, the deprecated
+ * side, book_side; ABSENT where missing) as readUserOrder / readFill settle them; false when the
+ * frame must take the JSON path.
+ */
+export function settleSides(outcome: number, side: number, bookSide: number, out: { outcomeSide: OutcomeSide; bookSide: BookSide }): boolean {
+  const settled = outcome !== ABSENT ? outcome : side === 0 || side === 1 ? side : -1;
+  if (settled === -1) return false;
+  out.outcomeSide = settled === 0 ? 'yes' : 'no';
+  out.bookSide = (bookSide === ABSENT ? settled : bookSide) === 0 ? 'bid' : 'ask';
+  return true;
 }
