@@ -28,7 +28,7 @@ import { randomBytes, type KeyObject } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
-import { ACCESS_KEY_HEADER, ACCESS_SIGNATURE_HEADER, ACCESS_TIMESTAMP_HEADER, loadPrivateKey, signRequest } from '../../src/core/index.ts';
+import { ACCESS_KEY_HEADER, ACCESS_SIGNATURE_HEADER, ACCESS_TIMESTAMP_HEADER, loadPrivateKey, signRequest, signedHeaders } from '../../src/core/index.ts';
 
 const API = '/trade-api/v2';
 const WS_PATH = '/trade-api/ws/v2';
@@ -52,12 +52,7 @@ function sleep(ms: number): Promise<void> {
 }
 
 function signed(method: string, path: string): Record<string, string> {
-  const timestampMs = Date.now();
-  return {
-    [ACCESS_KEY_HEADER]: init!.keyId,
-    [ACCESS_TIMESTAMP_HEADER]: String(timestampMs),
-    [ACCESS_SIGNATURE_HEADER]: signRequest(init!.privateKey, timestampMs, method, `${API}${path.split('?')[0]}`),
-  };
+  return signedHeaders(init!.keyId, init!.privateKey, Date.now(), method, `${API}${path}`);
 }
 
 /** A raw WebSocket that writes masked frames and only counts what it reads (and error 26 replies). */

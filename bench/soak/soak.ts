@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { createPrivateKey } from 'node:crypto';
 import { request } from 'undici';
 import { pino } from 'pino';
-import { ACCESS_KEY_HEADER, ACCESS_SIGNATURE_HEADER, ACCESS_TIMESTAMP_HEADER, signRequest } from '../../src/core/index.ts';
+import { signedHeaders } from '../../src/core/index.ts';
 import { FAULT_PROFILES, startSim } from '../../src/sim/index.ts';
 import type { SimHandle } from '../../src/sim/index.ts';
 
@@ -68,16 +68,8 @@ function rssMbOf(pid: number): number {
 
 async function venueGet(sim: SimHandle, path: string): Promise<Record<string, unknown>> {
   const fullPath = `/trade-api/v2${path}`;
-  const timestampMs = Date.now();
   const key = createPrivateKey(sim.demoKey.privateKeyPem);
-  const response = await request(`${sim.httpUrl}${fullPath}`, {
-    method: 'GET',
-    headers: {
-      [ACCESS_KEY_HEADER]: sim.demoKey.keyId,
-      [ACCESS_TIMESTAMP_HEADER]: String(timestampMs),
-      [ACCESS_SIGNATURE_HEADER]: signRequest(key, timestampMs, 'GET', fullPath.split('?')[0]),
-    },
-  });
+  const response = await request(`${sim.httpUrl}${fullPath}`, { method: 'GET', headers: signedHeaders(sim.demoKey.keyId, key, Date.now(), 'GET', fullPath) });
   return (await response.body.json()) as Record<string, unknown>;
 }
 

@@ -57,6 +57,18 @@ export function signRequest(privateKey: KeyObject, timestampMs: number, method: 
 }
 
 /**
+ * The three KALSHI-ACCESS-* headers of one request (the signature over `timestampMs + METHOD +
+ * path`, a query in `path` cut off). For requests off the hot path; exec presigns its own.
+ */
+export function signedHeaders(keyId: string, privateKey: KeyObject, timestampMs: number, method: string, path: string): Record<string, string> {
+  return {
+    [ACCESS_KEY_HEADER]: keyId,
+    [ACCESS_TIMESTAMP_HEADER]: String(timestampMs),
+    [ACCESS_SIGNATURE_HEADER]: signRequest(privateKey, timestampMs, method, path),
+  };
+}
+
+/**
  * True when `signatureB64` is a valid signature of the request message. Accepts a private key too
  * (its public half is used). Salt length is fixed to 32 as the exchange uses: a signature made with
  * another salt length does not verify here.

@@ -6,7 +6,7 @@
  */
 
 import type { KeyObject } from 'node:crypto';
-import { ACCESS_KEY_HEADER, ACCESS_SIGNATURE_HEADER, ACCESS_TIMESTAMP_HEADER, loadPrivateKey, signRequest } from '../core/index.ts';
+import { loadPrivateKey, signedHeaders } from '../core/index.ts';
 import type { HandshakeSigner } from './ws-session.ts';
 
 export interface FeedAuth {
@@ -20,10 +20,6 @@ export function handshakeSigner(auth: FeedAuth): HandshakeSigner {
   const key = typeof auth.privateKey === 'string' ? loadPrivateKey(auth.privateKey) : auth.privateKey;
   const keyId = auth.keyId;
   return function sign(timestampMs: number, path: string): Record<string, string> {
-    return {
-      [ACCESS_KEY_HEADER]: keyId,
-      [ACCESS_SIGNATURE_HEADER]: signRequest(key, timestampMs, 'GET', path),
-      [ACCESS_TIMESTAMP_HEADER]: String(timestampMs),
-    };
+    return signedHeaders(keyId, key, timestampMs, 'GET', path);
   };
 }

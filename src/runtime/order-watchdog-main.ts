@@ -18,7 +18,7 @@ import { createPrivateKey } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { request } from 'undici';
-import { ACCESS_KEY_HEADER, ACCESS_SIGNATURE_HEADER, ACCESS_TIMESTAMP_HEADER, signRequest } from '../core/index.ts';
+import { signedHeaders } from '../core/index.ts';
 
 /** Whole cancel round bound, ms: the venue may be slow, but the watchdog must end. */
 const CANCEL_BOUND_MS = 20_000;
@@ -72,15 +72,10 @@ async function cancelAll(target: Armed, subaccount: number, deadlineMs: number):
   const url = new URL(`${target.restUrl}/portfolio/events/orders`);
   url.searchParams.set('subaccount', String(subaccount));
   for (let attempt = 1; attempt <= ATTEMPTS_MAX && Date.now() < deadlineMs; attempt++) {
-    const timestampMs = Date.now();
     try {
       const response = await request(url, {
         method: 'DELETE',
-        headers: {
-          [ACCESS_KEY_HEADER]: target.keyId,
-          [ACCESS_TIMESTAMP_HEADER]: String(timestampMs),
-          [ACCESS_SIGNATURE_HEADER]: signRequest(target.privateKey, timestampMs, 'DELETE', url.pathname),
-        },
+        headers: signedHeaders(target.keyId, target.privateKey, Date.now(), 'DELETE', url.pathname),
         headersTimeout: 5_000,
         bodyTimeout: 5_000,
       });

@@ -17,6 +17,7 @@ import {
   loadPrivateKey,
   signRequest,
   signatureMessage,
+  signedHeaders,
   verifyRequest,
 } from '../../src/core/request-signing.ts';
 
@@ -37,6 +38,14 @@ function verifyDirect(key: KeyObject, message: string, signatureB64: string): bo
 }
 
 describe('request signing', () => {
+  it('builds the three headers of one request, the query left out of the signature', () => {
+    const headers = signedHeaders('key-1', privateKey, 1_703_123_456_789, 'DELETE', '/trade-api/v2/portfolio/events/orders?subaccount=3');
+    expect(headers[ACCESS_KEY_HEADER]).toBe('key-1');
+    expect(headers[ACCESS_TIMESTAMP_HEADER]).toBe('1703123456789');
+    expect(verifyRequest(publicKey, 1_703_123_456_789, 'DELETE', '/trade-api/v2/portfolio/events/orders', headers[ACCESS_SIGNATURE_HEADER]!)).toBe(true);
+    expect(verifyRequest(publicKey, 1_703_123_456_789, 'GET', '/trade-api/v2/portfolio/events/orders', headers[ACCESS_SIGNATURE_HEADER]!)).toBe(false);
+  });
+
   it('names the three headers as the exchange does', () => {
     expect([ACCESS_KEY_HEADER, ACCESS_SIGNATURE_HEADER, ACCESS_TIMESTAMP_HEADER]).toEqual([
       'KALSHI-ACCESS-KEY', 'KALSHI-ACCESS-SIGNATURE', 'KALSHI-ACCESS-TIMESTAMP',

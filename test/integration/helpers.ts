@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { request } from 'undici';
 import { pino } from 'pino';
-import { ACCESS_KEY_HEADER, ACCESS_SIGNATURE_HEADER, ACCESS_TIMESTAMP_HEADER, complementPrice, parseCount, parsePrice, signRequest } from '../../src/core/index.ts';
+import { complementPrice, parseCount, parsePrice, signedHeaders } from '../../src/core/index.ts';
 import type { OrderBook } from '../../src/book/index.ts';
 import { startSim } from '../../src/sim/index.ts';
 import type { SimHandle, StartSimOptions } from '../../src/sim/index.ts';
@@ -65,14 +65,10 @@ export interface RestReply {
 /** A signed request to the simulator; `path` is relative to /trade-api/v2 and may carry a query. */
 export async function rest(sim: SimHandle, key: ApiKey, method: string, path: string, body?: unknown): Promise<RestReply> {
   const fullPath = `/trade-api/v2${path}`;
-  const timestampMs = Date.now();
-  const signature = signRequest(key.privateKey, timestampMs, method, fullPath.split('?')[0]);
   const response = await request(`${sim.httpUrl}${fullPath}`, {
     method: method as 'GET',
     headers: {
-      [ACCESS_KEY_HEADER]: key.keyId,
-      [ACCESS_TIMESTAMP_HEADER]: String(timestampMs),
-      [ACCESS_SIGNATURE_HEADER]: signature,
+      ...signedHeaders(key.keyId, key.privateKey, Date.now(), method, fullPath),
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
     },
     body: body === undefined ? undefined : JSON.stringify(body),
