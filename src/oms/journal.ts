@@ -109,10 +109,7 @@ export class Journal {
 
   /** Written synchronously: the session's epoch and counter must be durable before any order is sent. */
   writeSessionSync(tsMs: number, prefix: string, sessionEpochMs: number, lastCounter: number): void {
-    const line = JSON.stringify({ k: JournalKind.SESSION, t: tsMs, prefix, epoch: sessionEpochMs, counter: lastCounter }) + '\n';
-    writeSync(this.#fd, line);
-    if (this.#fsync) fsyncSync(this.#fd);
-    this.linesWritten++;
+    this.#writeLineSync(JSON.stringify({ k: JournalKind.SESSION, t: tsMs, prefix, epoch: sessionEpochMs, counter: lastCounter }));
   }
 
   appendIntent(order: Order, tsMs: number): void {
@@ -199,8 +196,8 @@ export class Journal {
   }
 
   /**
-   * Written synchronously like the session line: an engaged kill switch must survive a crash that
-   * comes right after it. `source` says who engaged it ("operator", "risk", ...).
+   * Written synchronously (#writeLineSync) like the session line: an engaged kill switch must
+   * survive a crash that comes right after it. `source` says who engaged it ("operator", "risk", ...).
    */
   writeKillSync(tsMs: number, reason: string, source: string): void {
     this.#writeLineSync(JSON.stringify({ k: JournalKind.KILL, t: tsMs, reason, source }));

@@ -114,8 +114,6 @@ export interface RuntimeStatus {
   killSwitch: { reason: string; source: string; sinceMs: number } | null;
 }
 
-export { limitsFromConfig } from './trading-graph.ts';
-
 export class Runtime {
   readonly config: DeepReadonly<RuntimeConfig>;
   readonly logger: Logger;
