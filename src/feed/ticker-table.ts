@@ -1,25 +1,25 @@
 /**
- * Interned market tickers with dense indexes. The delta scanner hashes a ticker's characters while
- * it scans the frame and looks them up here, so a delta for a known market yields the one interned
- * string and its index without allocating a substring. Open addressing over an Int32Array (load
- * factor <= 1/2, FNV-1a over UTF-16 code units). Owns the ticker -> index mapping only; indexes
- * are never reused or removed (markets that leave keep their slot: a few bytes each).
+ * Interned market tickers with dense indexes, looked up by string (the JSON path, market
+ * registration). The byte scanners find the same indexes from a frame's bytes through
+ * decoders/ticker-bytes.ts, which follows this table (one registry of markets is issue 3's next
+ * step). Open addressing over an Int32Array (load factor <= 1/2, FNV-1a over UTF-16 code units).
+ * Owns the ticker -> index mapping only; indexes are never reused or removed (markets that leave
+ * keep their slot: a few bytes each).
  */
 
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
 /**
- * FNV-1a step over one UTF-16 code unit; start from HASH_START. Kept a signed int32 (`| 0`, not
- * `>>> 0`): an unsigned result above 2^31 is a double in V8, which made the scanner's hash loop
- * and the table's hash array several times slower (bench/feed/suite.ts).
+ * FNV-1a step over one UTF-16 code unit. Kept a signed int32 (`| 0`, not `>>> 0`): an unsigned
+ * result above 2^31 is a double in V8, several times slower in the hash loop and the hash array.
  */
-export function hashStep(hash: number, code: number): number {
+function hashStep(hash: number, code: number): number {
   return Math.imul(hash ^ code, FNV_PRIME) | 0;
 }
-export const HASH_START = FNV_OFFSET | 0;
+const HASH_START = FNV_OFFSET | 0;
 
-export function hashString(text: string): number {
+function hashString(text: string): number {
   let hash = HASH_START;
   for (let i = 0; i < text.length; i++) hash = hashStep(hash, text.charCodeAt(i));
   return hash;
@@ -69,23 +69,6 @@ export class TickerTable {
       const index = slots[slot];
       if (index === -1) return -1;
       if (this.#hashes[index] === hash && this.#tickers[index] === ticker) return index;
-    }
-  }
-
-  /**
-   * Index of the ticker spelled by text[start, end) (no escapes), whose FNV-1a hash the caller
-   * computed while scanning; -1 when not interned. Compares in place: no allocation.
-   */
-  indexOfRange(text: string, start: number, end: number, hash: number): number {
-    const slots = this.#slots;
-    const length = end - start;
-    for (let slot = hash & this.#mask; ; slot = (slot + 1) & this.#mask) {
-      const index = slots[slot];
-      if (index === -1) return -1;
-      if (this.#hashes[index] !== hash) continue;
-      const ticker = this.#tickers[index];
-      // Native compare: cheaper than a JavaScript loop over ~20 characters (bench/feed/suite.ts).
-      if (ticker.length === length && text.startsWith(ticker, start)) return index;
     }
   }
 
