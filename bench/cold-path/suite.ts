@@ -11,8 +11,8 @@
  * Every loop is bounded in count and time.
  */
 
-import { PriceGrid, parsePrice, parseSignedCount, systemClock } from '../../src/core/index.ts';
-import { Deny, IntentKind, RiskGate, createIntent, riskLimits } from '../../src/risk/index.ts';
+import { createIntent, IntentKind, parsePrice, parseSignedCount, PriceGrid, systemClock } from '../../src/core/index.ts';
+import { Deny, RiskGate, riskLimits } from '../../src/risk/index.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite } from '../harness.ts';
 import { BenchBook } from '../risk/bench-book.ts';

@@ -15,7 +15,7 @@
 import { COUNT_INVALID } from '../../src/core/index.ts';
 import type { BookSide, Count, Price } from '../../src/core/index.ts';
 import { encodeCreateOrder } from '../../src/exec/index.ts';
-import type { ExecListener, NewOrder, OrderEntry, WireFill, WireOrder, WirePosition } from '../../src/exec/index.ts';
+import type { ExecListener, NewOrder, OrderEntry, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
 
 const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
 const LENGTH_FIELD = '\r\nContent-Length: ';

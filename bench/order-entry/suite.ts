@@ -49,11 +49,9 @@ import {
   RawHttpPool,
   RestOrderEntry,
   encodeCreateOrder,
-  type ExecErrorCode,
-  type ExecListener,
-  type NewOrder,
   type RawExchangeHandler,
 } from '../../src/exec/index.ts';
+import type { ExecErrorCode, ExecListener, NewOrder } from '../../src/oms/index.ts';
 import { UNDICI_DISPATCH_CREATE_DEFAULTS, UndiciDispatchCreate } from './undici-dispatch-create.ts';
 import { consume, createHistogram, latencyRow, measureThroughput, nowNs, recordNs, throughputRow, type BenchRow, type BenchSuite } from '../harness.ts';
 

@@ -26,11 +26,9 @@ import { signRequest, type Clock, type Count } from '../../src/core/index.ts';
 import {
   Presigner,
   encodeCreateOrder,
-  type ExecErrorCode,
-  type ExecListener,
-  type NewOrder,
   type PresignedSignature,
 } from '../../src/exec/index.ts';
+import type { ExecErrorCode, ExecListener, NewOrder } from '../../src/oms/index.ts';
 
 export interface UndiciDispatchCreateOptions {
   baseUrl: string; // origin + API prefix, e.g. http://127.0.0.1:9000/trade-api/v2

@@ -6,9 +6,9 @@
  * intents (the suite asserts it), so the comparison is of style, not of semantics.
  */
 
-import type { OrderIntent } from '../../src/risk/index.ts';
-import { Deny, IntentKind } from '../../src/risk/index.ts';
-import type { PriceGrid, Price } from '../../src/core/index.ts';
+import { Deny } from '../../src/risk/index.ts';
+import type { OrderIntent, Price, PriceGrid } from '../../src/core/index.ts';
+import { IntentKind } from '../../src/core/index.ts';
 
 interface NaiveBook {
   synced: boolean;

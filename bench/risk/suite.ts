@@ -10,10 +10,9 @@
  * instead of stopping at RATE_LIMITED. Every loop is bounded in count and time.
  */
 
-import { CoarseClock, PRICE_INVALID, PriceGrid, systemClock } from '../../src/core/index.ts';
-import type { Clock, Count, Price } from '../../src/core/index.ts';
-import { Deny, IntentKind, RiskGate, createIntent, riskLimits } from '../../src/risk/index.ts';
-import type { OrderIntent } from '../../src/risk/index.ts';
+import { CoarseClock, createIntent, IntentKind, PRICE_INVALID, PriceGrid, systemClock } from '../../src/core/index.ts';
+import type { Clock, Count, OrderIntent, Price } from '../../src/core/index.ts';
+import { Deny, RiskGate, riskLimits } from '../../src/risk/index.ts';
 import { consume, latencyRow, measureLatency, measureThroughputInterleaved, throughputRow } from '../harness.ts';
 import type { BenchRow, BenchSuite } from '../harness.ts';
 import { BenchBook } from './bench-book.ts';

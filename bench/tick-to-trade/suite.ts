@@ -45,7 +45,6 @@ import { Configuration, OrdersApi } from 'kalshi-typescript';
 import { loadPrivateKey, systemClock } from '../../src/core/index.ts';
 import type { Count, Price } from '../../src/core/index.ts';
 import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry, encodeCreateOrder } from '../../src/exec/index.ts';
-import type { ExecListener, NewOrder } from '../../src/exec/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { SimChild } from '../../src/runtime/sim-child.ts';
@@ -55,6 +54,7 @@ import { createLogger } from '../../src/telemetry/index.ts';
 import { BenchChild } from '../child-process.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
+import type { ExecListener, NewOrder } from '../../src/oms/index.ts';
 
 const SUITE = 'tick-to-trade';
 const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -13,3 +13,4 @@ export * from './clock.ts';
 export * from './request-signing.ts'; // written by the exec/rest helper
 export * from './seeded-random.ts';
 export * from './token-bucket.ts';
+export * from './intent.ts';

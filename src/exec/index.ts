@@ -1,30 +1,10 @@
 /**
- * The exec folder's public surface: the OrderEntry contract the OMS drives and its REST V2
- * implementation (RestOrderEntry, with worker-thread presigning and the raw hot-path HTTP client).
+ * The exec folder's public surface: the REST V2 route behind the OMS's order-entry port
+ * (src/oms/order-route.ts) (RestOrderEntry, with worker-thread presigning and the raw hot-path HTTP client).
  * Other folders import exec only through this file. Exec encodes and transports orders; it never bypasses the risk gate and never
  * keeps order state.
  */
 
-export {
-  EXEC_ERROR_CODES,
-  ExecError,
-} from './order-entry.ts';
-export type {
-  ExecErrorCode,
-  ExecListener,
-  ExecReject,
-  FillsQuery,
-  NewOrder,
-  OrderEntry,
-  OrderStatus,
-  OrdersQuery,
-  PositionsQuery,
-  SelfTradePrevention,
-  TimeInForce,
-  WireFill,
-  WireOrder,
-  WirePosition,
-} from './order-entry.ts';
 export {
   REST_ORDER_ENTRY_DEFAULTS,
   RestOrderEntry,

@@ -21,3 +21,20 @@ export { reconcileRound } from './reconciler.ts';
 export type { ReconcileHost, ReconcileRoundResult } from './reconciler.ts';
 export { SILENT_LOGGER } from './oms-inputs.ts';
 export type { FillInput, UserOrderInput, MarketPositionInput, OrderGroupUpdateInput, OmsLogger } from './oms-inputs.ts';
+export { EXEC_ERROR_CODES, ExecError } from './order-route.ts';
+export type {
+  ExecErrorCode,
+  ExecListener,
+  ExecReject,
+  FillsQuery,
+  NewOrder,
+  OrderEntry,
+  OrderStatus,
+  OrdersQuery,
+  PositionsQuery,
+  SelfTradePrevention,
+  TimeInForce,
+  WireFill,
+  WireOrder,
+  WirePosition,
+} from './order-route.ts';

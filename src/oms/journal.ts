@@ -19,8 +19,7 @@
  */
 
 import { closeSync, existsSync, fchmodSync, fsync, openSync, readFileSync, write, writeSync, fsyncSync } from 'node:fs';
-import type { BookSide, Price } from '../core/index.ts';
-import type { TimeInForce } from '../risk/index.ts';
+import type { BookSide, Price, TimeInForce } from '../core/index.ts';
 import { parseClientOrderId } from './client-order-ids.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderState } from './order-state.ts';
 import type { Order } from './order.ts';

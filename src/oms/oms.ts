@@ -14,20 +14,10 @@
  * runs from tick(), the runtime's coarse timer. It never chooses prices.
  */
 
-import { CENTICENTS_INVALID, COUNT_INVALID, InvariantError, PRICE_INVALID, asCount, assert } from '../core/index.ts';
-import type { BookSide, Clock, Count, Price } from '../core/index.ts';
-import type {
-  ExecErrorCode,
-  ExecListener,
-  ExecReject,
-  NewOrder,
-  OrderEntry,
-  SelfTradePrevention,
-  WireFill,
-  WireOrder,
-} from '../exec/index.ts';
-import { Deny, IntentKind, createIntent, resetIntent } from '../risk/index.ts';
-import type { OrderIntent, RiskGate } from '../risk/index.ts';
+import { asCount, assert, CENTICENTS_INVALID, COUNT_INVALID, createIntent, IntentKind, InvariantError, PRICE_INVALID, resetIntent } from '../core/index.ts';
+import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
+import { Deny } from '../risk/index.ts';
+import type { RiskGate } from '../risk/index.ts';
 import { ClientOrderIds, nextSessionEpoch } from './client-order-ids.ts';
 import { FillDedup } from './fill-dedup.ts';
 import { JournalKind } from './journal.ts';
@@ -41,6 +31,7 @@ import type { Position } from './positions.ts';
 import { reconcileRound } from './reconciler.ts';
 import type { ReconcileHost, ReconcileRoundResult } from './reconciler.ts';
 import { NO_TRANSITION, nextState } from './transitions.ts';
+import type { ExecErrorCode, ExecListener, ExecReject, NewOrder, OrderEntry, SelfTradePrevention, WireFill, WireOrder } from '../oms/index.ts';
 
 /** Outcome of cancel / amend / decrease (append-only). RISK_DENIED: see gate.lastDeny / gate.detail. */
 export const OmsResult = {

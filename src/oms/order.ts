@@ -14,9 +14,8 @@
  * what it adds beyond `filled`, so a fill already counted in an ack is never subtracted twice.
  */
 
-import type { BookSide, Price } from '../core/index.ts';
+import type { BookSide, Price, TimeInForce } from '../core/index.ts';
 import { OrderState } from './order-state.ts';
-import type { TimeInForce } from '../risk/index.ts';
 
 export class Order {
   readonly clientOrderId: string;

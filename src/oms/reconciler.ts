@@ -8,8 +8,8 @@
  * This file owns the round; the OMS (the host) owns every state change and the grace rule.
  */
 
-import type { OrderEntry, WireFill, WireOrder } from '../exec/index.ts';
 import type { Order } from './order.ts';
+import type { OrderEntry, WireFill, WireOrder } from '../oms/index.ts';
 
 export interface ReconcileHost {
   readonly entry: OrderEntry;

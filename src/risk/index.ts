@@ -5,8 +5,6 @@
  */
 
 export { Deny, DENY_NAMES, DENY_CODE_COUNT, CHECK_ORDER, OMS_DENIES, denyName } from './deny.ts';
-export { IntentKind, INTENT_KIND_COUNT, INTENT_TOKEN_COST, createIntent, resetIntent, usesCancelReserve } from './intent.ts';
-export type { OrderIntent, TimeInForce } from './intent.ts';
 export { DEFAULT_RISK_LIMITS, TIER_WRITE_BUDGETS, RiskLimitsError, riskLimits, riskLimitsFromConfig, validateRiskLimits, budgetOf } from './limits.ts';
 export type { RiskConfigSection, RiskLimits, RiskRateTier, TierWriteBudget } from './limits.ts';
 export { TradingState, tradingStateOf } from './trading-state.ts';

@@ -8,22 +8,10 @@
  */
 
 import type { BookSide, Count, Price } from '../core/index.ts';
-import type {
-  ExecErrorCode,
-  ExecListener,
-  ExecReject,
-  FillsQuery,
-  NewOrder,
-  OrderEntry,
-  OrdersQuery,
-  PositionsQuery,
-  WireFill,
-  WireOrder,
-  WirePosition,
-} from '../exec/index.ts';
 import type { OrderView } from '../strategy/index.ts';
 import type { OrderUpdates } from './order-updates.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
+import type { ExecErrorCode, ExecListener, ExecReject, FillsQuery, NewOrder, OrderEntry, OrdersQuery, PositionsQuery, WireFill, WireOrder, WirePosition } from '../oms/index.ts';
 
 /** How the wrapper finds the OMS's order behind an exec answer (the Oms satisfies it). */
 export interface OrderLookup {

@@ -8,10 +8,10 @@
  * Wiring only: this file decides nothing.
  */
 
-import { asCount } from '../core/index.ts';
-import type { Count } from '../core/index.ts';
-import { Deny, IntentKind } from '../risk/index.ts';
-import type { OrderIntent, RiskGate } from '../risk/index.ts';
+import { asCount, IntentKind } from '../core/index.ts';
+import type { Count, OrderIntent } from '../core/index.ts';
+import { Deny } from '../risk/index.ts';
+import type { RiskGate } from '../risk/index.ts';
 import { OmsResult } from '../oms/index.ts';
 import type { Oms } from '../oms/index.ts';
 import type { OrderPort, OrderView } from '../strategy/index.ts';

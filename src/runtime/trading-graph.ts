@@ -15,11 +15,10 @@
  */
 
 import type { Clock } from '../core/index.ts';
-import type { OrderEntry } from '../exec/index.ts';
 import { Feed } from '../feed/index.ts';
 import type { FeedOptions } from '../feed/index.ts';
 import { Journal, Oms } from '../oms/index.ts';
-import type { RecoveredJournal } from '../oms/index.ts';
+import type { OrderEntry, RecoveredJournal } from '../oms/index.ts';
 import { RiskGate, TradingState, riskLimits } from '../risk/index.ts';
 import type { RiskLimits } from '../risk/index.ts';
 import { StrategyHost } from '../strategy/index.ts';

@@ -6,8 +6,8 @@
  * This file owns the interfaces only.
  */
 
-import type { Clock, Count } from '../core/index.ts';
-import type { Deny, OrderIntent } from '../risk/index.ts';
+import type { Clock, Count, OrderIntent } from '../core/index.ts';
+import type { Deny } from '../risk/index.ts';
 import type { OrderBook } from '../book/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import type { OrderView } from './strategy.ts';

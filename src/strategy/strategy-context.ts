@@ -8,10 +8,9 @@
  * This file owns the context; it never decides what to trade and never talks to the network.
  */
 
-import { PRICE_INVALID, asCount } from '../core/index.ts';
-import type { BookSide, Clock, Count, Price } from '../core/index.ts';
-import { DENY_CODE_COUNT, Deny, IntentKind, createIntent } from '../risk/index.ts';
-import type { OrderIntent } from '../risk/index.ts';
+import { asCount, createIntent, IntentKind, PRICE_INVALID } from '../core/index.ts';
+import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
+import { DENY_CODE_COUNT, Deny } from '../risk/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import type { MarketPort, OrderPort } from './ports.ts';
 import { OrderFlags } from './strategy.ts';

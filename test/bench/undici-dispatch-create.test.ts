@@ -11,10 +11,10 @@ import { generateKeyPairSync } from 'node:crypto';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock, type Count, type Price } from '../../src/core/index.ts';
-import type { NewOrder } from '../../src/exec/index.ts';
 import { UNDICI_DISPATCH_CREATE_DEFAULTS, UndiciDispatchCreate } from '../../bench/order-entry/undici-dispatch-create.ts';
 import { RecordingListener } from '../exec/recording-listener.ts';
 import { ScriptedExchange, defaultScript } from '../exec/scripted-exchange.ts';
+import type { NewOrder } from '../../src/oms/index.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 let exchange: ScriptedExchange;

@@ -6,7 +6,6 @@
 
 import { describe, expect, it } from 'vitest';
 import { InvariantError, type Count, type Price } from '../../src/core/index.ts';
-import type { NewOrder } from '../../src/exec/index.ts';
 import {
   encodeAmend,
   encodeBatchCancel,
@@ -17,6 +16,7 @@ import {
   encodeOrderGroupLimit,
   jsonString,
 } from '../../src/exec/rest/order-body.ts';
+import type { NewOrder } from '../../src/oms/index.ts';
 
 function order(overrides: Partial<NewOrder> = {}): NewOrder {
   return {

@@ -14,9 +14,9 @@ import { createServer as createNetServer, Socket, type AddressInfo, type Server 
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvariantError } from '../../src/core/index.ts';
-import type { ExecErrorCode } from '../../src/exec/index.ts';
 import { RawHttpPool, SendResult, type RawHttpPoolOptions } from '../../src/exec/rest/raw-http-pool.ts';
 import type { RawExchangeHandler } from '../../src/exec/rest/raw-http-connection.ts';
+import type { ExecErrorCode } from '../../src/oms/index.ts';
 
 type Outcome = { status: number; body: string } | { code: ExecErrorCode; sent: boolean };
 

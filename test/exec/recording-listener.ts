@@ -3,8 +3,8 @@
  * without the optional amend/decrease "unknown" callbacks (to test the status-0 reject fallback)
  * and one with them, plus a bounded wait for an operation's first outcome.
  */
+import type { ExecListener } from '../../src/oms/index.ts';
 
-import type { ExecListener } from '../../src/exec/index.ts';
 
 export type Event = [string, ...unknown[]];
 

@@ -18,9 +18,9 @@ import { loadPrivateKey, systemClock, type Count, type Price } from '../../src/c
 import {
   REST_ORDER_ENTRY_DEFAULTS,
   RestOrderEntry,
-  type NewOrder,
   type RestOrderEntryOptions,
 } from '../../src/exec/index.ts';
+import type { NewOrder } from '../../src/oms/index.ts';
 import { startSim, type SimHandle } from '../../src/sim/index.ts';
 import { ListenerWithUnknowns } from './recording-listener.ts';
 

@@ -14,20 +14,14 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { COUNT_INVALID, InvariantError, systemClock, type Count, type Price } from '../../src/core/index.ts';
-import {
-  EXEC_ERROR_CODES,
-  ExecError,
-  REST_ORDER_ENTRY_DEFAULTS,
-  RestOrderEntry,
-  RestOrderEntryConfigError,
-  type NewOrder,
-  type RestOrderEntryOptions,
-} from '../../src/exec/index.ts';
+import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry, RestOrderEntryConfigError, type RestOrderEntryOptions } from '../../src/exec/index.ts';
+import type { NewOrder } from '../../src/oms/index.ts';
 import { RAW_HTTP_WRITE_CHANNEL } from '../../src/exec/rest/raw-http-connection.ts';
 import { Socket } from 'node:net';
 import { selfSignedCertificate } from './self-signed-certificate.ts';
 import { ListenerWithUnknowns, RecordingListener, type Event } from './recording-listener.ts';
 import { ScriptedExchange, defaultScript, type RecordedRequest, type ScriptAction } from './scripted-exchange.ts';
+import { EXEC_ERROR_CODES, ExecError } from '../../src/oms/index.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 

@@ -2,23 +2,12 @@
 // from arrays the test fills (the exec contract, src/exec/order-entry.ts), a book (the gate's
 // BookView), a logger that keeps warnings, and a world builder wiring gate + OMS over a ManualClock.
 
-import { CENTICENTS_INVALID, COUNT_INVALID, ManualClock, PRICE_INVALID, PriceGrid, parsePrice, parseSignedCount } from '../../src/core/index.ts';
-import type { BookSide, Centicents, Count, Price } from '../../src/core/index.ts';
-import type {
-  ExecListener,
-  FillsQuery,
-  NewOrder,
-  OrderEntry,
-  OrdersQuery,
-  PositionsQuery,
-  WireFill,
-  WireOrder,
-  WirePosition,
-} from '../../src/exec/index.ts';
+import { CENTICENTS_INVALID, COUNT_INVALID, createIntent, IntentKind, ManualClock, parsePrice, parseSignedCount, PRICE_INVALID, PriceGrid } from '../../src/core/index.ts';
+import type { BookSide, Centicents, Count, OrderIntent, Price } from '../../src/core/index.ts';
 import { Oms } from '../../src/oms/index.ts';
-import type { FillInput, Journal, OmsLogger, OmsOptions, RecoveredJournal, UserOrderInput } from '../../src/oms/index.ts';
-import { IntentKind, RiskGate, createIntent, riskLimits } from '../../src/risk/index.ts';
-import type { BookView, OrderIntent, RiskLimits } from '../../src/risk/index.ts';
+import type { ExecListener, FillInput, FillsQuery, Journal, NewOrder, OmsLogger, OmsOptions, OrderEntry, OrdersQuery, PositionsQuery, RecoveredJournal, UserOrderInput, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
+import { RiskGate, riskLimits } from '../../src/risk/index.ts';
+import type { BookView, RiskLimits } from '../../src/risk/index.ts';
 
 export const p = (text: string): Price => parsePrice(text);
 export const c = (text: string): Count => parseSignedCount(text);

@@ -6,21 +6,10 @@
 // every check at once and is repaired one check at a time, and direct reads of the reused records.
 
 import { describe, expect, it } from 'vitest';
-import { ManualClock, PRICE_INVALID, PriceGrid, parsePrice, parseSignedCount } from '../../src/core/index.ts';
-import type { Count, Price } from '../../src/core/index.ts';
-import {
-  CHECK_ORDER,
-  DENY_NAMES,
-  OMS_DENIES,
-  Deny,
-  IntentKind,
-  RiskGate,
-  TradingState,
-  createIntent,
-  denyName,
-  riskLimits,
-} from '../../src/risk/index.ts';
-import type { BookView, OrderIntent, RiskLimits } from '../../src/risk/index.ts';
+import { createIntent, IntentKind, ManualClock, parsePrice, parseSignedCount, PRICE_INVALID, PriceGrid } from '../../src/core/index.ts';
+import type { Count, OrderIntent, Price } from '../../src/core/index.ts';
+import { CHECK_ORDER, DENY_NAMES, OMS_DENIES, Deny, RiskGate, TradingState, denyName, riskLimits } from '../../src/risk/index.ts';
+import type { BookView, RiskLimits } from '../../src/risk/index.ts';
 
 class FakeBook implements BookView {
   synced = true;

@@ -8,10 +8,11 @@
 
 import { describe, expect, it } from 'vitest';
 import { OmsResult } from '../../src/oms/index.ts';
-import { Deny, IntentKind, createIntent } from '../../src/risk/index.ts';
+import { Deny } from '../../src/risk/index.ts';
 import { OmsOrderPort } from '../../src/runtime/oms-order-port.ts';
 import { TickToTradeProbe } from '../../src/runtime/tick-to-trade-probe.ts';
 import { c, p, world } from '../oms/fakes.ts';
+import { createIntent, IntentKind } from '../../src/core/index.ts';
 
 function setup() {
   const w = world();

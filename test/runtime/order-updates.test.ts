@@ -10,12 +10,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { OrderState } from '../../src/oms/index.ts';
-import { Deny, IntentKind, createIntent } from '../../src/risk/index.ts';
+import { Deny } from '../../src/risk/index.ts';
 import { OmsOrderPort } from '../../src/runtime/oms-order-port.ts';
 import { OrderUpdates } from '../../src/runtime/order-updates.ts';
 import { TickToTradeProbe } from '../../src/runtime/tick-to-trade-probe.ts';
 import type { OrderView } from '../../src/strategy/index.ts';
 import { PENDING_TIMEOUT_MS, c, p, world } from '../oms/fakes.ts';
+import { createIntent, IntentKind } from '../../src/core/index.ts';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 

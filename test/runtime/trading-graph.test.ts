@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createIntent } from '../../src/risk/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { TradingGraph } from '../../src/runtime/trading-graph.ts';
@@ -20,6 +19,7 @@ import { createLogger } from '../../src/telemetry/index.ts';
 import { makeFeedStream } from '../../bench/feed/delta-frames.ts';
 import { SinkOrderEntry } from '../../bench/hot-path/sink-order-entry.ts';
 import { buildHotPath } from '../../bench/hot-path/wiring.ts';
+import { createIntent } from '../../src/core/index.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'trading-graph-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -4,11 +4,11 @@
  * logger. Orders move only when a test says so (ack, fill, cancel), so tests drive every state.
  */
 
-import { ManualClock, PriceGrid, asCount, complementPrice, parseCount, parsePrice } from '../../src/core/index.ts';
-import type { BookSide, Count, Price } from '../../src/core/index.ts';
+import { asCount, complementPrice, IntentKind, ManualClock, parseCount, parsePrice, PriceGrid } from '../../src/core/index.ts';
+import type { BookSide, Count, OrderIntent, Price } from '../../src/core/index.ts';
 import { OrderBook } from '../../src/book/index.ts';
-import { Deny, IntentKind, RiskGate, riskLimits } from '../../src/risk/index.ts';
-import type { OrderIntent, RiskLimits } from '../../src/risk/index.ts';
+import { Deny, RiskGate, riskLimits } from '../../src/risk/index.ts';
+import type { RiskLimits } from '../../src/risk/index.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { OrderState } from '../../src/strategy/index.ts';
 import type { MarketPort, OrderGroupPort, OrderPort, OrderView, StrategyHostPorts } from '../../src/strategy/index.ts';

@@ -10,13 +10,13 @@
 
 import { describe, expect, it } from 'vitest';
 import { ApplyStatus } from '../../src/book/index.ts';
-import { IntentKind } from '../../src/risk/index.ts';
 import { BoundStrategyContext, validateParams } from '../../src/strategy/index.ts';
 import type { Strategy } from '../../src/strategy/index.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import plugin, { MarketMaker } from '../../strategies/market-maker.ts';
 import { FakeOrder, harness, setBook } from './fake-ports.ts';
 import { OrderState } from '../../src/strategy/index.ts';
+import { IntentKind } from '../../src/core/index.ts';
 
 const TICKER = 'KXMM-1';
 

@@ -6,9 +6,8 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { asCount, parsePrice } from '../../src/core/index.ts';
+import { asCount, IntentKind, parsePrice } from '../../src/core/index.ts';
 import { ApplyStatus } from '../../src/book/index.ts';
-import { IntentKind } from '../../src/risk/index.ts';
 import { BoundStrategyContext, Deny, OrderFlags, OrderState } from '../../src/strategy/index.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { harness, setBook } from './fake-ports.ts';

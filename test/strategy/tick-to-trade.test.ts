@@ -7,11 +7,11 @@
  */
 
 import { describe, expect, it } from 'vitest';
-import { IntentKind } from '../../src/risk/index.ts';
 import { BoundStrategyContext, validateParams } from '../../src/strategy/index.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import plugin, { TickToTrade } from '../../strategies/tick-to-trade.ts';
 import { harness, setBook } from './fake-ports.ts';
+import { IntentKind } from '../../src/core/index.ts';
 
 const TICKER = 'KXT2T-1';
 

@@ -11,7 +11,7 @@
  */
 
 import { assert, formatCount, formatPrice, type BookSide, type Count, type Price } from '../../core/index.ts';
-import type { NewOrder, SelfTradePrevention, TimeInForce } from '../order-entry.ts';
+import type { NewOrder, SelfTradePrevention, TimeInForce } from '../../oms/index.ts';
 
 const SUBACCOUNT_MAX = 63;
 

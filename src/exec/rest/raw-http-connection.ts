@@ -25,7 +25,7 @@ import { channel } from 'node:diagnostics_channel';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
-import type { ExecErrorCode } from '../order-entry.ts';
+import type { ExecErrorCode } from '../../oms/index.ts';
 import { HttpResponseParser, ParseState } from './http-response-parser.ts';
 
 /** What one exchange reports; exactly one call per request handed to a connection or pool. */

@@ -35,7 +35,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { InvariantError, assert } from '../../core/index.ts';
-import { ExecError } from '../order-entry.ts';
+import { ExecError } from '../../oms/index.ts';
 import {
   ConnectionState,
   DownReason,

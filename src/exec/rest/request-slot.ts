@@ -8,7 +8,7 @@
  * interprets a response (the owner's `finish` does) and never calls a listener itself.
  */
 
-import type { ExecErrorCode } from '../order-entry.ts';
+import type { ExecErrorCode } from '../../oms/index.ts';
 import type { RawExchangeHandler } from './raw-http-connection.ts';
 
 export const RequestKind = {

@@ -74,7 +74,7 @@ import {
   type WireFill,
   type WireOrder,
   type WirePosition,
-} from '../order-entry.ts';
+} from '../../oms/index.ts';
 import {
   encodeAmend,
   encodeBatchCancel,

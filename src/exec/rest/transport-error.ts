@@ -4,7 +4,7 @@
  * or unknown (rest-order-entry.ts does, by request kind).
  */
 
-import type { ExecErrorCode } from '../order-entry.ts';
+import type { ExecErrorCode } from '../../oms/index.ts';
 
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   'UND_ERR_HEADERS_TIMEOUT', // no response headers within headersTimeoutMs

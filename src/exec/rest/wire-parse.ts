@@ -27,7 +27,7 @@ import {
   type WireFill,
   type WireOrder,
   type WirePosition,
-} from '../order-entry.ts';
+} from '../../oms/index.ts';
 
 type JsonObject = Record<string, unknown>;
 

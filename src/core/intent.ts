@@ -1,12 +1,13 @@
 /**
- * The intent record: what a strategy (through the OMS) asks the risk gate to allow. One record is
- * allocated per caller at start-up and reused for every intent (STYLE §5): the gate reads it
- * synchronously and keeps nothing of it. This file owns the record's shape, the closed set of
- * kinds and the token cost of each kind; it never checks anything.
+ * The intent record: the one record a strategy fills and the router, the risk gate and the OMS
+ * each read in turn (one per caller, allocated at start-up and reused, STYLE §5; nobody keeps it).
+ * It lives in core because every hop reads it and none owns it. This file owns the record's shape,
+ * the closed set of kinds and the token cost of each kind; it never checks anything.
  */
 
-import { PRICE_INVALID, asCount } from '../core/index.ts';
-import type { BookSide, Count, Price } from '../core/index.ts';
+import { PRICE_INVALID, asCount } from './units.ts';
+import type { Count, Price } from './units.ts';
+import type { BookSide } from './sides.ts';
 
 /** Append-only numbering, like Deny. */
 export const IntentKind = {
@@ -22,7 +23,7 @@ export const INTENT_KIND_COUNT = 6;
 
 const COUNT_ZERO: Count = asCount(0);
 
-/** Same strings as exec's TimeInForce (contracts.md); declared here so risk does not import exec. */
+/** The wire's time_in_force strings (rest.md). */
 export type TimeInForce = 'good_till_canceled' | 'immediate_or_cancel' | 'fill_or_kill';
 
 /**
@@ -39,7 +40,7 @@ export function usesCancelReserve(kind: IntentKind): boolean {
 
 export interface OrderIntent {
   kind: IntentKind;
-  /** Market handle from RiskGate.addMarket (index, O(1)); -1 for CANCEL_ALL and GROUP_CREATE. */
+  /** Market index (RiskGate.addMarket's handle); -1 for CANCEL_ALL and GROUP_CREATE. */
   market: number;
   /** bid = buy YES, ask = sell YES (V2 book side). */
   side: BookSide;
@@ -50,7 +51,7 @@ export interface OrderIntent {
    * "new total"). DECREASE: reduce by. GROUP_CREATE: the group's contracts limit. CANCEL: unused.
    */
   count: Count;
-  /** AMEND / DECREASE / CANCEL: the order's current price and resting count (the OMS fills them). */
+  /** AMEND / DECREASE / CANCEL: the order's current price and resting count (the router fills them from the OMS's order). */
   prevPrice: Price;
   prevCount: Count;
   postOnly: boolean;

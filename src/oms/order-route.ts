@@ -1,9 +1,9 @@
 /**
- * The order-entry contract between the OMS and a transport (REST today, FIX later): the reused
- * NewOrder record, the listener that receives acks, rejects and unknown outcomes, the reads used
- * for reconciliation, and the exchange objects those reads return with prices and counts already in
- * core units. This file owns types and the coded ExecError only; it never does I/O and never holds
- * order state (the OMS does).
+ * The order-entry port: the contract every route (REST, FIX) implements and the OMS knows routes
+ * by. It owns the record a route encodes (NewOrder, which the OMS's Order satisfies), the listener
+ * that receives acks, rejects and unknown outcomes, the reads used for reconciliation, and the
+ * exchange objects those reads return with prices and counts already in core units, plus the coded
+ * ExecError. Types only: it never does I/O and never holds order state (the OMS does).
  *
  * Outcome rules every implementation keeps:
  * - A reject (onXxxReject) means the exchange answered "no" and nothing was applied: an HTTP 4xx
@@ -14,9 +14,9 @@
  *   status 429 and code EXEC_RATE_LIMITED, since the exchange's 429 body carries no code.
  */
 
-import type { BookSide, Centicents, Count, Price } from '../core/index.ts';
+import type { BookSide, Centicents, Count, Price, TimeInForce } from '../core/index.ts';
 
-export type TimeInForce = 'good_till_canceled' | 'immediate_or_cancel' | 'fill_or_kill';
+export type { TimeInForce };
 export type SelfTradePrevention = 'taker_at_cross' | 'maker';
 
 /** A reused record: the exec layer copies what it needs synchronously inside create(). */
