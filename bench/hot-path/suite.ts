@@ -2,11 +2,11 @@
  * Hot-path suite: the whole in-process tick-to-trade path with no sockets, hop by hop.
  *
  *   Feed.handleBytes(bytes) (the entry WsSession calls) -> byte scanner -> BookStore apply
- *     -> RuntimeFeedListener -> StrategyHost -> tick-to-trade onBook -> ctx.place -> OmsOrderPort
- *     -> Oms.submit -> RiskGate.check -> ObservedOrderEntry -> SinkOrderEntry.create (encode, take
- *     a signature, assemble the request, copy it into a byte buffer: bytes "out")
+ *     -> RuntimeFeedListener -> StrategyHost -> tick-to-trade onBook -> ctx.place -> Router
+ *     -> RiskGate.check -> Oms.accept -> SinkOrderEntry.create (encode, take a signature, assemble
+ *     the request, copy it into a byte buffer: bytes "out")
  *
- * wired by wiring.ts exactly as src/runtime/runtime.ts wires it, fed recorded orderbook_delta frames
+ * wired by wiring.ts through the runtime's one graph builder (src/runtime/trading-graph.ts), fed recorded orderbook_delta frames
  * as the socket hands them over, UTF-8 bytes (bench/feed/delta-frames.ts, one market). Each frame is followed by one order: the driver
  * delivers the sink's acks between frames (never inside a timed frame), so the replace-mode
  * strategy always has its last bid acknowledged, and the previous bid's cancel goes out from the

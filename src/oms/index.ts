@@ -38,3 +38,6 @@ export type {
   WireOrder,
   WirePosition,
 } from './order-route.ts';
+export type { OrderReads } from './order-route.ts';
+export { NO_LISTENER, NO_SENDER } from './oms-ports.ts';
+export type { OmsListener, OmsSender, OrderUpdateSink } from './oms-ports.ts';

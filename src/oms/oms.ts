@@ -1,39 +1,43 @@
 /**
- * The order management system: the only holder of OrderEntry and the only writer of order state.
- * Strategies submit intents; the OMS runs them through the risk gate, gives new orders their
- * client order id, journals them, sends them, and from then on applies every answer (ExecListener
- * callbacks from exec) and every private WS message (fill, user_order, market_position,
- * order_group_updates from the feed) to the order through transitions.ts. It keeps the gate's
- * exposure ledger in step (the seam: accept, ack, fill, cancel, reject, reconcile), positions with
- * realized PnL and fees, de-duplicates fills, reconciles orders of unknown fate until known, and
- * runs the kill switch (gate halted + cancel-all for every subaccount in use).
+ * The order management system: the only writer of order state. The router hands it each intent the
+ * gate allowed (accept: client order id, the Order record the route then encodes, the journal
+ * line); from then on it applies every answer (ExecListener callbacks from the route) and every
+ * private WS message (fill, user_order, market_position from the feed) to the order through
+ * transitions.ts, keeps positions with realized PnL and fees, de-duplicates fills, reconciles
+ * orders of unknown fate until known, and retries the cancels and cancel-alls it still owes.
  *
- * Hot path (submit, callbacks, WS messages): synchronous, reused intent and NewOrder records, Map
- * lookups by id; an order record and its id string are the only allocations, once per order.
- * Logging happens only for anomalies. Slow work (journal writes, reconciliation reads, pruning)
- * runs from tick(), the runtime's coarse timer. It never chooses prices.
+ * It emits, never calls into other hops: every change goes to its OmsListener (the gate keeps its
+ * exposure ledger from it) from the one place an order changes (#apply), and changes a strategy did
+ * not cause itself are queued for the OrderUpdateSink and delivered once the OMS has finished (a
+ * microtask later), so a strategy reacting to one never re-enters an update. It knows the route
+ * only by its port type (order-route.ts) and the gate not at all (oms-ports.ts).
+ *
+ * Hot path (accept, callbacks, WS messages): synchronous, Map lookups by id; an order record and
+ * its id string are the only allocations, once per order. Logging happens only for anomalies.
+ * Slow work (journal writes, reconciliation reads, pruning) runs from tick(), the runtime's coarse
+ * timer. It never chooses prices.
  */
 
-import { asCount, assert, CENTICENTS_INVALID, COUNT_INVALID, createIntent, IntentKind, InvariantError, PRICE_INVALID, resetIntent } from '../core/index.ts';
+import { CENTICENTS_INVALID, COUNT_INVALID, asCount } from '../core/index.ts';
 import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
-import { Deny } from '../risk/index.ts';
-import type { RiskGate } from '../risk/index.ts';
 import { ClientOrderIds, nextSessionEpoch } from './client-order-ids.ts';
 import { FillDedup } from './fill-dedup.ts';
 import { JournalKind } from './journal.ts';
 import type { Journal, RecoveredJournal, RecoveredKill } from './journal.ts';
-import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderEvent, OrderState, isLive, isTerminal } from './order-state.ts';
+import { NO_LISTENER, NO_SENDER } from './oms-ports.ts';
+import type { OmsListener, OmsSender, OrderUpdateSink } from './oms-ports.ts';
+import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderEvent, OrderState, isTerminal } from './order-state.ts';
 import { Order } from './order.ts';
+import type { ExecErrorCode, ExecListener, ExecReject, OrderReads, SelfTradePrevention, WireFill, WireOrder } from './order-route.ts';
 import { SILENT_LOGGER } from './oms-inputs.ts';
-import type { FillInput, MarketPositionInput, OmsLogger, OrderGroupUpdateInput, UserOrderInput } from './oms-inputs.ts';
+import type { FillInput, MarketPositionInput, OmsLogger, UserOrderInput } from './oms-inputs.ts';
 import { PositionBook } from './positions.ts';
 import type { Position } from './positions.ts';
 import { reconcileRound } from './reconciler.ts';
 import type { ReconcileHost, ReconcileRoundResult } from './reconciler.ts';
 import { NO_TRANSITION, nextState } from './transitions.ts';
-import type { ExecErrorCode, ExecListener, ExecReject, NewOrder, OrderEntry, SelfTradePrevention, WireFill, WireOrder } from '../oms/index.ts';
 
-/** Outcome of cancel / amend / decrease (append-only). RISK_DENIED: see gate.lastDeny / gate.detail. */
+/** Outcome of cancel / amend / decrease (append-only). RISK_DENIED: the router's gate said no (gate.detail says why). */
 export const OmsResult = {
   OK: 0,
   RISK_DENIED: 1,
@@ -41,12 +45,15 @@ export const OmsResult = {
   ORDER_NOT_LIVE: 3, // filled, cancelled or rejected
   ORDER_BUSY: 4, //    another request for it is in flight, or its fate is unknown
   QUEUED: 5, //        cancel remembered; sent as soon as the order id is known / the pending request ends
+  READY: 6, //         the request may go out now (readyToCancel / readyToChange); never a strategy's answer
 } as const;
 export type OmsResult = (typeof OmsResult)[keyof typeof OmsResult];
 
 export interface OmsOptions {
-  gate: RiskGate;
-  entry: OrderEntry;
+  /** The venue reads reconciliation uses (the account client). */
+  reads: OrderReads;
+  /** Hears of every order change, fill and venue position (the gate keeps its ledger from them). */
+  listener?: OmsListener;
   clock: Clock;
   /** Client order id prefix: [A-Za-z0-9_]{1,16} (the instance name). */
   clientOrderIdPrefix: string;
@@ -66,12 +73,6 @@ export interface OmsOptions {
   /** Subaccounts always included in the kill switch, besides those orders and positions show. */
   subaccounts?: readonly number[];
   fillDedupCapacity?: number;
-  /**
-   * Called after every event applied to an order (state or counts may have changed; not at creation
-   * by submit, which the caller sees), including
-   * those from tick() and reconciliation; bound once at wiring, never allocated per call.
-   */
-  onOrderChange?: ((order: Readonly<Order>) => void) | null;
 }
 
 export interface OmsStats {
@@ -87,14 +88,10 @@ export interface OmsStats {
   restoredOrders: number;
 }
 
-const READ_TOKEN_COST = 10; // rest.md §9: default cost of a GET
 const ORPHAN_FILLS_MAX = 10_000;
-/** How often tick() checks that the exposure ledger equals the live orders, ms. */
-const LEDGER_CHECK_INTERVAL_MS = 1_000;
 
 export class Oms implements ExecListener {
-  readonly gate: RiskGate;
-  readonly entry: OrderEntry;
+  readonly reads: OrderReads;
   readonly positions = new PositionBook();
   readonly clientOrderIds: ClientOrderIds;
   readonly stats: OmsStats = {
@@ -144,18 +141,24 @@ export class Oms implements ExecListener {
   readonly #subaccountsUsed = new Uint8Array(64);
   readonly #pendingKill = new Set<number>();
   readonly #killInFlight = new Set<number>();
-  readonly #intent: OrderIntent = createIntent();
-  readonly #newOrder: NewOrder;
   readonly #reconcileHost: ReconcileHost;
-  readonly #onOrderChange: ((order: Readonly<Order>) => void) | null;
+  readonly #listener: OmsListener;
+  #sender: OmsSender = NO_SENDER;
+  #updates: OrderUpdateSink | null = null;
+  readonly #changed: Order[] = [];
+  #changesScheduled = false;
+  readonly #flushChangesBound = (): void => this.#flushChanges();
+  /** Slots of forgotten orders, handed to the next ones (the gate books by slot). */
+  readonly #freeSlots: number[] = [];
+  #slotNext = 0;
+  #target: Order | null = null;
   #reconciling: Promise<ReconcileRoundResult> | null = null;
   #killState: RecoveredKill | null = null;
-  #ledgerCheckedMs = 0;
   #lastReconcileMs = -Infinity;
 
   constructor(options: OmsOptions) {
-    this.gate = options.gate;
-    this.entry = options.entry;
+    this.reads = options.reads;
+    this.#listener = options.listener ?? NO_LISTENER;
     this.#clock = options.clock;
     this.#journal = options.journal ?? null;
     this.#log = options.logger ?? SILENT_LOGGER;
@@ -165,30 +168,24 @@ export class Oms implements ExecListener {
     this.#reconcileIntervalMs = options.reconcileIntervalMs ?? 1_000;
     this.#terminalRetentionMs = options.terminalRetentionMs ?? 300_000;
     this.#dedup = new FillDedup(options.fillDedupCapacity);
-    this.#onOrderChange = options.onOrderChange ?? null;
     for (const subaccount of options.subaccounts ?? []) this.#subaccountsUsed[subaccount] = 1;
     const recovered = options.recovered ?? null;
     const nowMs = this.#clock.nowMs();
     const epoch = nextSessionEpoch(nowMs, recovered === null ? 0 : recovered.sessionEpochMsMax);
     this.clientOrderIds = new ClientOrderIds(options.clientOrderIdPrefix, epoch, recovered === null ? 0 : recovered.counterMax);
     this.#journal?.writeSessionSync(nowMs, options.clientOrderIdPrefix, epoch, this.clientOrderIds.counter);
-    this.#newOrder = {
-      clientOrderId: '',
-      ticker: '',
-      side: 'bid',
-      price: PRICE_INVALID,
-      count: asCount(0),
-      timeInForce: 'good_till_canceled',
-      postOnly: false,
-      reduceOnly: false,
-      selfTradePrevention: this.#selfTradePrevention,
-      subaccount: 0,
-      orderGroupId: null,
-      expirationTs: 0,
-    };
     this.#reconcileHost = this.#makeReconcileHost();
-    this.entry.setListener(this);
     if (recovered !== null) this.#restore(recovered);
+  }
+
+  /** Wiring: the router, which sends the cancels the OMS decides on through the gate. */
+  setSender(sender: OmsSender): void {
+    this.#sender = sender;
+  }
+
+  /** Wiring: who hears of order changes a strategy did not cause (the strategy host); null: nobody. */
+  setUpdateSink(sink: OrderUpdateSink | null): void {
+    this.#updates = sink;
   }
 
   // ---- queries ---------------------------------------------------------------------------------
@@ -217,23 +214,17 @@ export class Oms implements ExecListener {
   // ---- commands --------------------------------------------------------------------------------
 
   /**
-   * Sends a new order if the risk gate allows it. Returns Deny.NONE (and sets lastClientOrderId)
-   * or the gate's deny code (gate.detail says why). `intent` is read, never kept.
+   * A NEW intent the gate allowed: gives it a client order id and the one Order record the route
+   * encodes, tracks and journals it. The router sends it next; `intent` is read, never kept.
    */
-  submit(intent: Readonly<OrderIntent>): Deny {
-    if (intent.kind !== IntentKind.NEW) throw new InvariantError('Oms.submit takes NEW intents; use cancel / amend / decrease');
-    const gate = this.gate;
-    const deny = gate.check(intent);
-    if (deny !== Deny.NONE) return deny;
-    const market = gate.markets.at(intent.market);
-    if (market === undefined) throw new InvariantError('Oms.submit: the gate passed an unknown market');
-    const group = intent.orderGroup >= 0 ? gate.groups.at(intent.orderGroup) : undefined;
+  accept(intent: Readonly<OrderIntent>, ticker: string, orderGroupId: string | null): Order {
     const nowMs = this.#clock.nowMs();
     const clientOrderId = this.clientOrderIds.next();
     const order = new Order(
+      this.#takeSlot(),
       clientOrderId,
       this.clientOrderIds.counter,
-      market.ticker,
+      ticker,
       intent.market,
       intent.side,
       intent.price,
@@ -241,9 +232,10 @@ export class Oms implements ExecListener {
       intent.timeInForce,
       intent.postOnly,
       intent.reduceOnly,
+      this.#selfTradePrevention,
       intent.subaccount,
-      group === undefined ? null : group.id,
-      group === undefined ? -1 : group.handle,
+      orderGroupId,
+      orderGroupId === null ? -1 : intent.orderGroup,
       intent.strategyId,
       nowMs,
     );
@@ -253,33 +245,23 @@ export class Oms implements ExecListener {
     this.#journal?.appendIntent(order, nowMs);
     this.lastClientOrderId = clientOrderId;
     this.stats.ordersSent++;
-    const wire = this.#newOrder;
-    wire.clientOrderId = clientOrderId;
-    wire.ticker = market.ticker;
-    wire.side = intent.side;
-    wire.price = intent.price;
-    wire.count = intent.count;
-    wire.timeInForce = intent.timeInForce;
-    wire.postOnly = intent.postOnly;
-    wire.reduceOnly = intent.reduceOnly;
-    wire.subaccount = intent.subaccount;
-    wire.orderGroupId = order.orderGroupId;
-    try {
-      this.entry.create(wire);
-    } catch (error) {
-      // The bytes may or may not have left: never resend, reconcile.
-      this.#log.error({ clientOrderId, error: String(error) }, 'oms: OrderEntry.create threw');
-      this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, 'CREATE_THREW', 0);
-    }
-    // Exposure is booked after the bytes are out (STYLE §5: slow work after the write); nothing
-    // checks the gate in between, and the ledger moves by differences, so an answer applied
-    // synchronously inside create() (a refused send) leaves it exactly as booking first would.
-    this.#syncLedger(order);
-    return Deny.NONE;
+    return order;
   }
 
-  cancel(clientOrderId: string): OmsResult {
+  /** The route threw while sending `order`: the bytes may or may not have left, so never resend, reconcile. */
+  createFailed(order: Order, error: unknown): void {
+    this.#log.error({ clientOrderId: order.clientOrderId, error: String(error) }, 'oms: the route threw on create');
+    this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, 'CREATE_THREW', 0, false);
+  }
+
+  /**
+   * Whether a strategy's cancel can go out now. READY (the order is in `target`), or the answer to
+   * give: OK (one is in flight), QUEUED (remembered, sent once it can be: no order id yet, or
+   * another request pending), ORDER_UNKNOWN, ORDER_NOT_LIVE.
+   */
+  readyToCancel(clientOrderId: string): OmsResult {
     const order = this.#byClientId.get(clientOrderId);
+    this.#target = order ?? null;
     if (order === undefined) return OmsResult.ORDER_UNKNOWN;
     if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
     if (order.state === OrderState.PENDING_CANCEL) return OmsResult.OK;
@@ -287,63 +269,60 @@ export class Oms implements ExecListener {
       order.cancelWanted = true;
       return OmsResult.QUEUED;
     }
-    return this.#sendCancel(order);
+    return OmsResult.READY;
   }
 
-  /** Moves a resting order to `price` with `restingCount` left resting (the wire's new total adds the filled count). */
-  amend(clientOrderId: string, price: Price, restingCount: Count): OmsResult {
+  /** Whether an amend or decrease can go out now: READY (order in `target`), ORDER_UNKNOWN, ORDER_NOT_LIVE or ORDER_BUSY. */
+  readyToChange(clientOrderId: string): OmsResult {
     const order = this.#byClientId.get(clientOrderId);
+    this.#target = order ?? null;
     if (order === undefined) return OmsResult.ORDER_UNKNOWN;
     if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
     if (order.state !== OrderState.RESTING || order.orderId === '') return OmsResult.ORDER_BUSY;
-    const intent = this.#intentFor(order, IntentKind.AMEND);
-    intent.price = price;
-    intent.count = restingCount;
-    if (this.gate.check(intent) !== Deny.NONE) return OmsResult.RISK_DENIED;
+    return OmsResult.READY;
+  }
+
+  /** The order the last readyToCancel / readyToChange found (null when unknown). */
+  get target(): Order | null {
+    return this.#target;
+  }
+
+  /** The router is sending a cancel of `order` (the gate allowed it). */
+  cancelSent(order: Order): void {
+    order.cancelWanted = false;
+    order.sentAtMs = this.#clock.nowMs();
+    this.#apply(order, OrderEvent.CANCEL_SENT, JournalKind.SENT, '', 0, true);
+  }
+
+  /** The gate refused a cancel the OMS wanted sent: kept wanted, the tick retries. */
+  cancelDeferred(order: Order): void {
+    order.cancelWanted = true;
+  }
+
+  /** The router is sending an amend of `order` to `price` with `restingCount` left resting. */
+  amendSent(order: Order, price: Price, restingCount: Count): void {
     order.pendingPrice = price;
     order.pendingCount = restingCount;
     order.pendingTotal = order.filledCount + restingCount;
     order.sentAtMs = this.#clock.nowMs();
-    this.#apply(order, OrderEvent.AMEND_SENT, JournalKind.SENT, '', 0);
-    this.entry.amend(order.orderId, order.ticker, order.side, price, asCount(order.filledCount + restingCount), order.subaccount);
-    return OmsResult.OK;
+    this.#apply(order, OrderEvent.AMEND_SENT, JournalKind.SENT, '', 0, true);
   }
 
-  decrease(clientOrderId: string, reduceBy: Count): OmsResult {
-    const order = this.#byClientId.get(clientOrderId);
-    if (order === undefined) return OmsResult.ORDER_UNKNOWN;
-    if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
-    if (order.state !== OrderState.RESTING || order.orderId === '') return OmsResult.ORDER_BUSY;
-    const intent = this.#intentFor(order, IntentKind.DECREASE);
-    intent.count = reduceBy;
-    if (this.gate.check(intent) !== Deny.NONE) return OmsResult.RISK_DENIED;
+  /** The router is sending a decrease of `order`. */
+  decreaseSent(order: Order): void {
     order.sentAtMs = this.#clock.nowMs();
-    this.#apply(order, OrderEvent.DECREASE_SENT, JournalKind.SENT, '', 0);
-    this.entry.decrease(order.orderId, reduceBy, order.subaccount);
-    return OmsResult.OK;
+    this.#apply(order, OrderEvent.DECREASE_SENT, JournalKind.SENT, '', 0, true);
   }
 
   /**
-   * Kill switch (an operator or a risk breach): halts the gate (only cancels pass from now on),
-   * journals it durably so a restart stays halted until the operator releases it, and cancels
-   * every order of every subaccount in use with OrderEntry.cancelAll. A cancel-all the gate or the
-   * venue refuses is retried from tick(). Orders are then reconciled to confirm they are closed.
+   * Kill switch (an operator or a risk breach; the router halts the gate): journaled durably, so a
+   * restart stays halted until the operator releases it.
    */
-  async killSwitch(reason: string, source = 'operator'): Promise<void> {
+  recordKill(reason: string, source: string): void {
     const nowMs = this.#clock.nowMs();
     this.#killState = { reason, source, tsMs: nowMs };
     this.#journal?.writeKillSync(nowMs, reason, source);
     this.#log.error({ reason, source }, 'oms: kill switch engaged');
-    await this.#haltAndCancelAll();
-  }
-
-  /**
-   * The stop path: halts the gate for the rest of this process and cancels everything like the
-   * kill switch, but journals no kill, so the next start trades (a stop is not a kill switch).
-   */
-  async cancelAllForStop(reason: string): Promise<void> {
-    this.#log.info({ reason }, 'oms: stopping: cancelling every order');
-    await this.#haltAndCancelAll();
   }
 
   /** The engaged kill switch (this run's or one recovered from the journal), or null. */
@@ -351,18 +330,21 @@ export class Oms implements ExecListener {
     return this.#killState;
   }
 
-  /** The operator's release of the kill switch (journaled with `by`); the caller sets the trading state again. */
-  releaseKillSwitch(by: string): void {
-    if (this.#killState === null) return;
+  /** The operator's release of the kill switch (journaled with `by`). False when none was engaged. */
+  releaseKill(by: string): boolean {
+    if (this.#killState === null) return false;
     const nowMs = this.#clock.nowMs();
     this.#log.warn({ by, engaged: this.#killState }, 'oms: kill switch released');
     this.#killState = null;
     this.#journal?.writeReleaseSync(nowMs, by);
-    this.gate.releaseKillSwitch();
+    return true;
   }
 
-  async #haltAndCancelAll(): Promise<void> {
-    this.gate.kill();
+  /**
+   * Cancel-all for every subaccount in use (kill switch and stop path), through the sender. One
+   * that is refused or fails is retried from tick(); orders are then reconciled to confirm they closed.
+   */
+  async cancelEverything(): Promise<void> {
     const subaccounts = this.subaccountsInUse();
     await Promise.all(subaccounts.map((subaccount) => this.#cancelAll(subaccount)));
   }
@@ -384,17 +366,13 @@ export class Oms implements ExecListener {
    */
   tick(): Promise<ReconcileRoundResult> | null {
     const nowMs = this.#clock.nowMs();
-    if (nowMs - this.#ledgerCheckedMs >= LEDGER_CHECK_INTERVAL_MS) {
-      this.#ledgerCheckedMs = nowMs;
-      this.assertLedger();
-    }
     for (const order of this.#live) {
       const state = order.state;
       const pending = state === OrderState.PENDING_NEW || state === OrderState.PENDING_CANCEL || state === OrderState.PENDING_AMEND || state === OrderState.PENDING_DECREASE;
       if (pending && nowMs - order.sentAtMs >= this.#pendingTimeoutMs) {
-        this.#apply(order, OrderEvent.PENDING_TIMEOUT, JournalKind.STATE, 'PENDING_TIMEOUT', 0);
+        this.#apply(order, OrderEvent.PENDING_TIMEOUT, JournalKind.STATE, 'PENDING_TIMEOUT', 0, false);
       } else if (order.cancelWanted && order.orderId !== '' && (state === OrderState.RESTING || state === OrderState.UNKNOWN)) {
-        this.#sendCancel(order);
+        this.#sender.sendCancel(order);
       }
     }
     for (const subaccount of this.#pendingKill) if (!this.#killInFlight.has(subaccount)) void this.#cancelAll(subaccount);
@@ -446,7 +424,7 @@ export class Oms implements ExecListener {
     this.#restFillSubaccounts.clear();
     for (const subaccount of subaccounts) {
       try {
-        const positions = await this.entry.listPositions({ subaccount });
+        const positions = await this.reads.listPositions({ subaccount });
         for (const wire of positions) this.#adoptPosition(wire.subaccount >= 0 ? wire.subaccount : subaccount, wire.ticker, wire.position);
       } catch (error) {
         this.#restFillSubaccounts.add(subaccount); // asked again after the next round
@@ -459,7 +437,7 @@ export class Oms implements ExecListener {
   /** Adopts the venue's positions (start-up, after a reconnect): listPositions per subaccount in use. */
   async reconcilePositions(): Promise<void> {
     for (const subaccount of this.subaccountsInUse()) {
-      const positions = await this.entry.listPositions({ subaccount });
+      const positions = await this.reads.listPositions({ subaccount });
       for (const wire of positions) this.#adoptPosition(wire.subaccount >= 0 ? wire.subaccount : subaccount, wire.ticker, wire.position);
     }
   }
@@ -479,7 +457,7 @@ export class Oms implements ExecListener {
     const closed = remainingCount === 0 && fillCount < order.totalCount;
     order.applyAggregate(fillCount, remainingCount, closed);
     const event = remainingCount > 0 ? OrderEvent.CREATE_ACK_OPEN : order.complete ? OrderEvent.CREATE_ACK_FILLED : OrderEvent.CREATE_ACK_DONE;
-    this.#apply(order, event, JournalKind.ACK, '', 0);
+    this.#apply(order, event, JournalKind.ACK, '', 0, false);
     this.#afterEvent(order);
   }
 
@@ -490,24 +468,24 @@ export class Oms implements ExecListener {
       // status 0: a transport failure reported as a reject (fate unknown). 409: an order with this id
       // exists at the venue - ours, from a request we think failed. Either way: reconcile, never resend.
       if (reject.status !== 0) this.#log.error({ clientOrderId, code: reject.code }, 'oms: venue says this client order id exists');
-      this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, reject.code, reject.status);
+      this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, reject.code, reject.status, false);
       return;
     }
-    if (reject.status === 429) this.gate.budget.onVenueRateLimited(this.#clock.nowMs());
-    this.#apply(order, OrderEvent.CREATE_REJECT, JournalKind.REJECT, reject.code, reject.status);
+    if (reject.status === 429) this.#listener.onVenueRateLimited(this.#clock.nowMs());
+    this.#apply(order, OrderEvent.CREATE_REJECT, JournalKind.REJECT, reject.code, reject.status, false);
   }
 
   onCreateUnknown(clientOrderId: string, code: ExecErrorCode): void {
     const order = this.#byClientId.get(clientOrderId);
     if (order === undefined) return this.#late('create unknown', clientOrderId);
-    this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, code, 0);
+    this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, code, 0, false);
   }
 
   onCancelAck(orderId: string, _reducedBy: Count, _tsMs: number): void {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('cancel ack', orderId);
     order.applyAggregate(order.filledCount, 0, true);
-    this.#apply(order, OrderEvent.CANCEL_ACK, JournalKind.ACK, '', 0);
+    this.#apply(order, OrderEvent.CANCEL_ACK, JournalKind.ACK, '', 0, false);
   }
 
   onCancelReject(orderId: string, reject: ExecReject): void {
@@ -515,20 +493,20 @@ export class Oms implements ExecListener {
     if (order === undefined) return this.#late('cancel reject', orderId);
     if (reject.status === 0) return this.onCancelUnknown(orderId, reject.code as ExecErrorCode);
     if (reject.status === 404 || reject.code.startsWith('not_found')) {
-      this.#apply(order, OrderEvent.CANCEL_GONE, JournalKind.REJECT, reject.code, reject.status);
+      this.#apply(order, OrderEvent.CANCEL_GONE, JournalKind.REJECT, reject.code, reject.status, false);
       return;
     }
     if (reject.status === 429) {
-      this.gate.budget.onVenueRateLimited(this.#clock.nowMs());
+      this.#listener.onVenueRateLimited(this.#clock.nowMs());
       order.cancelWanted = true; // still wanted: the tick retries
     }
-    this.#apply(order, OrderEvent.CANCEL_REJECT, JournalKind.REJECT, reject.code, reject.status);
+    this.#apply(order, OrderEvent.CANCEL_REJECT, JournalKind.REJECT, reject.code, reject.status, false);
   }
 
   onCancelUnknown(orderId: string, code: ExecErrorCode): void {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('cancel unknown', orderId);
-    this.#apply(order, OrderEvent.CANCEL_UNKNOWN, JournalKind.UNKNOWN, code, 0);
+    this.#apply(order, OrderEvent.CANCEL_UNKNOWN, JournalKind.UNKNOWN, code, 0, false);
   }
 
   onAmendAck(orderId: string, fillCount: Count, remainingCount: Count, _tsMs: number): void {
@@ -546,7 +524,7 @@ export class Oms implements ExecListener {
       order.totalCount = order.filledCount + order.remainingCount; // size unchanged, only the price moved
     }
     const event = remainingCount !== 0 ? OrderEvent.AMEND_ACK_OPEN : order.complete ? OrderEvent.AMEND_ACK_FILLED : OrderEvent.AMEND_ACK_DONE;
-    this.#apply(order, event, JournalKind.ACK, '', 0);
+    this.#apply(order, event, JournalKind.ACK, '', 0, false);
     this.#afterEvent(order);
   }
 
@@ -554,22 +532,22 @@ export class Oms implements ExecListener {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('amend reject', orderId);
     if (reject.status === 0 || reject.status === 404) return this.onAmendUnknown(orderId, reject.code as ExecErrorCode);
-    if (reject.status === 429) this.gate.budget.onVenueRateLimited(this.#clock.nowMs());
-    this.#apply(order, OrderEvent.AMEND_REJECT, JournalKind.REJECT, reject.code, reject.status);
+    if (reject.status === 429) this.#listener.onVenueRateLimited(this.#clock.nowMs());
+    this.#apply(order, OrderEvent.AMEND_REJECT, JournalKind.REJECT, reject.code, reject.status, false);
     this.#afterEvent(order);
   }
 
   onAmendUnknown(orderId: string, code: ExecErrorCode): void {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('amend unknown', orderId);
-    this.#apply(order, OrderEvent.AMEND_UNKNOWN, JournalKind.UNKNOWN, code, 0);
+    this.#apply(order, OrderEvent.AMEND_UNKNOWN, JournalKind.UNKNOWN, code, 0, false);
   }
 
   onDecreaseAck(orderId: string, remainingCount: Count, _tsMs: number): void {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('decrease ack', orderId);
     order.applyAggregate(order.filledCount, remainingCount, remainingCount === 0);
-    this.#apply(order, remainingCount === 0 ? OrderEvent.DECREASE_ACK_DONE : OrderEvent.DECREASE_ACK_OPEN, JournalKind.ACK, '', 0);
+    this.#apply(order, remainingCount === 0 ? OrderEvent.DECREASE_ACK_DONE : OrderEvent.DECREASE_ACK_OPEN, JournalKind.ACK, '', 0, false);
     this.#afterEvent(order);
   }
 
@@ -577,15 +555,15 @@ export class Oms implements ExecListener {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('decrease reject', orderId);
     if (reject.status === 0 || reject.status === 404) return this.onDecreaseUnknown(orderId, reject.code as ExecErrorCode);
-    if (reject.status === 429) this.gate.budget.onVenueRateLimited(this.#clock.nowMs());
-    this.#apply(order, OrderEvent.DECREASE_REJECT, JournalKind.REJECT, reject.code, reject.status);
+    if (reject.status === 429) this.#listener.onVenueRateLimited(this.#clock.nowMs());
+    this.#apply(order, OrderEvent.DECREASE_REJECT, JournalKind.REJECT, reject.code, reject.status, false);
     this.#afterEvent(order);
   }
 
   onDecreaseUnknown(orderId: string, code: ExecErrorCode): void {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('decrease unknown', orderId);
-    this.#apply(order, OrderEvent.DECREASE_UNKNOWN, JournalKind.UNKNOWN, code, 0);
+    this.#apply(order, OrderEvent.DECREASE_UNKNOWN, JournalKind.UNKNOWN, code, 0, false);
   }
 
   // ---- WebSocket private channels (called by the feed) ----------------------------------------
@@ -604,7 +582,7 @@ export class Oms implements ExecListener {
       order.applyAggregate(message.fillCount, status === 'resting' ? message.remainingCount : 0, status === 'canceled');
     }
     const event = status === 'resting' ? OrderEvent.WS_RESTING : status === 'canceled' ? OrderEvent.WS_CANCELED : OrderEvent.WS_EXECUTED;
-    this.#apply(order, event, JournalKind.STATE, message.lastUpdateReason, 0);
+    this.#apply(order, event, JournalKind.STATE, message.lastUpdateReason, 0, false);
     this.#afterEvent(order);
   }
 
@@ -628,34 +606,14 @@ export class Oms implements ExecListener {
     if (message.position !== COUNT_INVALID) this.#adoptPosition(subaccount, message.marketTicker, message.position);
   }
 
-  onOrderGroupUpdate(message: OrderGroupUpdateInput): void {
-    const gate = this.gate;
-    let handle = gate.groupHandle(message.orderGroupId);
-    const limit = message.contractsLimit !== COUNT_INVALID ? message.contractsLimit : -1;
-    switch (message.eventType) {
-      case 'created':
-        if (handle === -1) handle = gate.addOrderGroup(message.orderGroupId, 0, limit > 0 ? limit : 0);
-        else if (limit >= 0) gate.groups.at(handle)!.contractsLimit = limit;
-        return;
-      case 'triggered':
-        if (handle !== -1) gate.groups.at(handle)!.triggered = true;
-        return;
-      case 'reset':
-        if (handle !== -1) gate.groups.at(handle)!.reset();
-        return;
-      case 'deleted':
-        if (handle !== -1) gate.groups.delete(handle);
-        return;
-      case 'limit_updated':
-        if (handle !== -1 && limit >= 0) gate.groups.at(handle)!.contractsLimit = limit;
-        return;
-    }
-  }
-
   // ---- internals -------------------------------------------------------------------------------
 
-  /** The one place an order changes state: table lookup, anomaly handling, ledger sync, journal. */
-  #apply(order: Order, event: OrderEvent, kind: JournalKind, code: string, status: number): void {
+  /**
+   * The one place an order changes state: table lookup, anomaly handling, journal, then the
+   * listener (the gate's ledger) and, unless the change is the strategy's own request (`own`), the
+   * queue of changes its strategy hears of.
+   */
+  #apply(order: Order, event: OrderEvent, kind: JournalKind, code: string, status: number, own: boolean): void {
     const nowMs = this.#clock.nowMs();
     const before = order.state;
     const next = nextState(before, event);
@@ -681,7 +639,7 @@ export class Oms implements ExecListener {
         order.needsReconcile = false;
       }
     }
-    this.#syncLedger(order);
+    this.#listener.onOrderChange(order);
     if (isTerminal(order.state)) {
       if (this.#live.delete(order)) {
         order.cancelWanted = false;
@@ -692,64 +650,54 @@ export class Oms implements ExecListener {
       this.#live.add(order); // resurrected by a late venue message
     }
     this.#journal?.appendOrderEvent(kind, order, event, nowMs, code, status);
-    if (this.#onOrderChange !== null) this.#onOrderChange(order);
+    if (!own) this.#noteChange(order);
+  }
+
+  #noteChange(order: Order): void {
+    if (this.#updates === null || order.updateQueued) return;
+    order.updateQueued = true;
+    this.#changed.push(order);
+    if (this.#changesScheduled) return;
+    this.#changesScheduled = true;
+    queueMicrotask(this.#flushChangesBound);
+  }
+
+  /** Reports the queued changes; those a strategy's reaction adds are reported in the next round. */
+  #flushChanges(): void {
+    this.#changesScheduled = false;
+    const changed = this.#changed;
+    const count = changed.length;
+    for (let i = 0; i < count; i++) {
+      const order = changed[i];
+      order.updateQueued = false;
+      this.#updates?.onOrderUpdate(order);
+    }
+    changed.copyWithin(0, count);
+    changed.length -= count;
+    if (changed.length > 0 && !this.#changesScheduled) {
+      this.#changesScheduled = true;
+      queueMicrotask(this.#flushChangesBound);
+    }
+  }
+
+  #takeSlot(): number {
+    return this.#freeSlots.length > 0 ? this.#freeSlots.pop()! : this.#slotNext++;
   }
 
   /** After an event that may have given the order an id or ended a pending request: send a queued cancel. */
   #afterEvent(order: Order): void {
-    if (order.cancelWanted && order.orderId !== '' && order.state === OrderState.RESTING) this.#sendCancel(order);
-  }
-
-  #sendCancel(order: Order): OmsResult {
-    const intent = this.#intentFor(order, IntentKind.CANCEL);
-    if (this.gate.check(intent) !== Deny.NONE) {
-      order.cancelWanted = true; // retried from the tick
-      return OmsResult.RISK_DENIED;
-    }
-    order.cancelWanted = false;
-    order.sentAtMs = this.#clock.nowMs();
-    this.#apply(order, OrderEvent.CANCEL_SENT, JournalKind.SENT, '', 0);
-    this.entry.cancel(order.orderId, order.subaccount);
-    return OmsResult.OK;
-  }
-
-  #intentFor(order: Order, kind: IntentKind): OrderIntent {
-    const intent = resetIntent(this.#intent);
-    intent.kind = kind;
-    intent.market = order.market;
-    intent.side = order.side;
-    intent.price = order.price;
-    intent.count = asCount(order.remainingCount);
-    intent.prevPrice = order.price;
-    intent.prevCount = asCount(order.remainingCount);
-    intent.postOnly = order.postOnly;
-    intent.reduceOnly = order.reduceOnly;
-    intent.timeInForce = order.timeInForce;
-    intent.subaccount = order.subaccount;
-    intent.orderGroup = order.groupHandle;
-    intent.strategyId = order.strategyId;
-    intent.clientOrderId = order.clientOrderId;
-    return intent;
+    if (order.cancelWanted && order.orderId !== '' && order.state === OrderState.RESTING) this.#sender.sendCancel(order);
   }
 
   async #cancelAll(subaccount: number): Promise<void> {
-    const intent = resetIntent(this.#intent);
-    intent.kind = IntentKind.CANCEL_ALL;
-    intent.subaccount = subaccount;
-    const deny = this.gate.check(intent);
-    if (deny !== Deny.NONE) {
-      this.#pendingKill.add(subaccount);
-      this.#log.warn({ subaccount, deny }, 'oms: cancel-all refused by the gate; retried on the next tick');
-      return;
-    }
     this.#killInFlight.add(subaccount);
     try {
-      await this.entry.cancelAll(subaccount);
+      await this.#sender.cancelAll(subaccount);
       this.#pendingKill.delete(subaccount);
       for (const order of this.#live) if (order.subaccount === subaccount) order.needsReconcile = true;
     } catch (error) {
       this.#pendingKill.add(subaccount);
-      this.#log.error({ subaccount, error: String(error) }, 'oms: cancel-all failed; retried on the next tick');
+      this.#log.error({ subaccount, error: String(error) }, 'oms: cancel-all refused or failed; retried on the next tick');
     } finally {
       this.#killInFlight.delete(subaccount);
     }
@@ -789,9 +737,9 @@ export class Oms implements ExecListener {
     this.#journal?.appendFill(tradeId, orderId, order === undefined ? '' : order.clientOrderId, ticker, side, price, count, feeCenticents, postPosition, subaccount, isTaker, tsMs > 0 ? tsMs : nowMs);
     const position = this.positions.at(subaccount, ticker);
     position.applyFill(side, price, count, feeCenticents);
-    let market = order !== undefined ? order.market : -1;
-    if (market < 0) market = this.gate.marketHandle(ticker);
-    if (market >= 0) this.gate.exposure.applyFill(market, subaccount, side, count);
+    const fillMs = tsMs > 0 ? tsMs : nowMs;
+    if (order === undefined) this.#listener.onFill(-1, ticker, subaccount, side, count, -1, null, fillMs);
+    else this.#listener.onFill(order.market, ticker, subaccount, side, count, order.groupHandle, order.orderGroupId, fillMs);
     if (postPosition !== COUNT_INVALID) this.#adoptPosition(subaccount, ticker, postPosition);
     if (order === undefined) {
       this.stats.orphanFills++;
@@ -802,10 +750,9 @@ export class Oms implements ExecListener {
       return;
     }
     order.fees += feeCenticents;
-    if (order.groupHandle >= 0) this.gate.groups.at(order.groupHandle)?.addMatched(count, tsMs > 0 ? tsMs : nowMs);
     this.#setOrderId(order, orderId);
     order.applyFill(count);
-    this.#apply(order, order.complete ? OrderEvent.FILL_FULL : OrderEvent.FILL_PARTIAL, JournalKind.STATE, tradeId, 0);
+    this.#apply(order, order.complete ? OrderEvent.FILL_FULL : OrderEvent.FILL_PARTIAL, JournalKind.STATE, tradeId, 0, false);
     this.#afterEvent(order);
   }
 
@@ -816,72 +763,7 @@ export class Oms implements ExecListener {
       this.stats.positionMismatches++;
       this.#log.warn({ subaccount, ticker, ours, venue: venuePosition }, 'oms: venue position differs from ours; adopted');
     }
-    const market = this.gate.marketHandle(ticker);
-    if (market >= 0) this.gate.exposure.setPosition(market, subaccount, venuePosition);
-  }
-
-  /**
-   * Moves the gate's exposure ledger by the exact difference between what it holds for this order
-   * and what the order now is: its remainder at its price while live, plus the amend target while
-   * an amend is in flight (both count: either may trade), nothing once terminal.
-   */
-  #syncLedger(order: Order): void {
-    if (order.market < 0) {
-      order.market = this.gate.marketHandle(order.ticker);
-      if (order.market < 0) return; // a market the gate does not know: nothing to book
-    }
-    const ledger = this.gate.exposure;
-    const live = isLive(order.state);
-    const wantCount = live ? order.remainingCount : 0;
-    if (order.ledgerCount !== wantCount || order.ledgerPrice !== order.price) {
-      if (order.ledgerCount > 0) ledger.removeResting(order.market, order.subaccount, order.side, order.ledgerPrice, order.ledgerCount, 0);
-      if (wantCount > 0) ledger.addResting(order.market, order.subaccount, order.side, order.price, wantCount, 0);
-      order.ledgerCount = wantCount;
-      order.ledgerPrice = order.price;
-    }
-    const wantPending = order.state === OrderState.PENDING_AMEND ? order.pendingCount : 0;
-    if (order.ledgerPendingCount !== wantPending || order.ledgerPendingPrice !== order.pendingPrice) {
-      if (order.ledgerPendingCount > 0) ledger.removeResting(order.market, order.subaccount, order.side, order.ledgerPendingPrice, order.ledgerPendingCount, 0);
-      if (wantPending > 0) ledger.addResting(order.market, order.subaccount, order.side, order.pendingPrice, wantPending, 0);
-      order.ledgerPendingCount = wantPending;
-      order.ledgerPendingPrice = order.pendingPrice;
-    }
-    if (live !== order.ledgerOpen) {
-      ledger.adjustOpenOrders(live ? 1 : -1);
-      order.ledgerOpen = live;
-    }
-  }
-
-  /**
-   * The gate's exposure ledger equals the sum of the live orders (STYLE §4: a broken invariant is
-   * a bug, so it throws): per market and subaccount, resting bids and asks are what the live
-   * orders book (their remainder, plus an amend target in flight), each booked at its current
-   * remainder and price, and the open-order count is the number of live orders. Off the hot path:
-   * tick() runs it about once a second; O(live orders).
-   */
-  assertLedger(): void {
-    const ledger = this.gate.exposure;
-    const sums = new Map<number, { bid: number; ask: number; market: number; subaccount: number }>();
-    let open = 0;
-    for (const order of this.#live) {
-      if (order.market < 0) continue;
-      open++;
-      assert(order.ledgerCount === order.remainingCount, 'Oms.assertLedger: an order is booked at another remainder');
-      assert(order.ledgerCount === 0 || order.ledgerPrice === order.price, 'Oms.assertLedger: an order is booked at another price');
-      const key = order.market * 64 + order.subaccount;
-      let sum = sums.get(key);
-      if (sum === undefined) sums.set(key, (sum = { bid: 0, ask: 0, market: order.market, subaccount: order.subaccount }));
-      const booked = order.ledgerCount + order.ledgerPendingCount;
-      if (order.side === 'bid') sum.bid += booked;
-      else sum.ask += booked;
-    }
-    assert(ledger.openOrders === open, 'Oms.assertLedger: open orders differ from the live orders');
-    for (const sum of sums.values()) {
-      const slot = ledger.slot(sum.market, sum.subaccount);
-      assert(slot !== null, 'Oms.assertLedger: a live order has no ledger slot');
-      assert(slot.restingBid === sum.bid, 'Oms.assertLedger: resting bids differ from the live orders');
-      assert(slot.restingAsk === sum.ask, 'Oms.assertLedger: resting asks differ from the live orders');
-    }
+    this.#listener.onPosition(ticker, subaccount, venuePosition);
   }
 
   #late(what: string, id: string): void {
@@ -905,9 +787,10 @@ export class Oms implements ExecListener {
       const order = queue[head];
       const since = this.#terminalAtMs.get(order) ?? 0;
       if (nowMs - since < this.#terminalRetentionMs) break;
-      if (isTerminal(order.state)) {
+      if (isTerminal(order.state) && this.#byClientId.get(order.clientOrderId) === order) {
         this.#byClientId.delete(order.clientOrderId);
         if (order.orderId !== '') this.#byOrderId.delete(order.orderId);
+        this.#freeSlots.push(order.slot);
       }
       head++;
     }
@@ -931,27 +814,26 @@ export class Oms implements ExecListener {
       position.applyFill(fill.side, fill.price, fill.count, fill.feeCenticents);
       if (fill.postPosition !== null) position.adopt(fill.postPosition);
     }
-    for (const position of this.positions.all()) {
-      const market = this.gate.marketHandle(position.ticker);
-      if (market >= 0) this.gate.exposure.setPosition(market, position.subaccount, position.position);
-    }
+    for (const position of this.positions.all()) this.#listener.onPosition(position.ticker, position.subaccount, position.position);
     for (const saved of recovered.orders) {
       if (isTerminal(saved.state)) continue;
-      const groupHandle = saved.orderGroupId === null ? -1 : this.gate.groupHandle(saved.orderGroupId);
+      // Market and group are found by ticker and id where needed: handles are this run's.
       const order = new Order(
+        this.#takeSlot(),
         saved.clientOrderId,
         saved.counter,
         saved.ticker,
-        this.gate.marketHandle(saved.ticker),
+        -1,
         saved.side,
         saved.price,
         saved.totalCount,
         saved.timeInForce,
         saved.postOnly,
         saved.reduceOnly,
+        this.#selfTradePrevention,
         saved.subaccount,
         saved.orderGroupId,
-        groupHandle,
+        -1,
         saved.strategyId,
         saved.createdAtMs,
       );
@@ -966,21 +848,20 @@ export class Oms implements ExecListener {
       if (saved.orderId !== '') this.#setOrderId(order, saved.orderId);
       this.#live.add(order);
       this.#subaccountsUsed[order.subaccount] = 1;
-      this.#syncLedger(order);
+      this.#listener.onOrderChange(order);
       this.#journal?.appendOrderEvent(JournalKind.RECONCILE, order, -1, nowMs, 'RESTORED', 0);
       this.stats.restoredOrders++;
     }
     if (recovered.kill !== null) {
       // A restart never releases the kill switch by itself.
-      this.#killState = { ...recovered.kill };
-      this.gate.kill();
+      this.#killState = { ...recovered.kill }; // the router halts the gate when it sees it
     }
     if (recovered.badLines > 0) this.#log.warn({ path: recovered.path, badLines: recovered.badLines }, 'oms: journal lines skipped (torn by a crash?)');
   }
 
   #makeReconcileHost(): ReconcileHost {
     return {
-      entry: this.entry,
+      entry: this.reads,
       ordersToReconcile: (): Order[] => {
         const out: Order[] = [];
         for (const order of this.#live) if (order.needsReconcile) out.push(order);
@@ -989,7 +870,7 @@ export class Oms implements ExecListener {
         return out;
       },
       stillNeedsReconcile: (order: Order): boolean => order.needsReconcile,
-      takeReadToken: (): boolean => this.gate.budget.tryTakeRead(READ_TOKEN_COST, this.#clock.nowMs()),
+      takeReadToken: (): boolean => this.#sender.takeReadToken(),
       applyFound: (order: Order, wire: WireOrder): void => this.#applyFound(order, wire),
       applyMissing: (order: Order): void => this.#applyMissing(order),
       applyWireFill: (order: Order, fill: WireFill): void => {
@@ -1014,7 +895,7 @@ export class Oms implements ExecListener {
     order.applyAggregate(wire.fillCount, status === 'resting' ? wire.remainingCount : 0, status === 'canceled');
     const event = status === 'resting' ? OrderEvent.RECONCILE_RESTING : status === 'canceled' ? OrderEvent.RECONCILE_CANCELED : OrderEvent.RECONCILE_EXECUTED;
     order.needsReconcile = false;
-    this.#apply(order, event, JournalKind.RECONCILE, status, 0);
+    this.#apply(order, event, JournalKind.RECONCILE, status, 0, false);
     this.#afterEvent(order);
   }
 
@@ -1028,6 +909,6 @@ export class Oms implements ExecListener {
     const expired = this.#clock.nowMs() - order.unknownSinceMs >= this.#unknownGraceMs;
     const event = !expired ? OrderEvent.RECONCILE_MISSING : order.orderId === '' ? OrderEvent.RECONCILE_MISSING_EXPIRED : OrderEvent.RECONCILE_GONE_EXPIRED;
     if (expired) order.applyAggregate(order.filledCount, 0, true);
-    this.#apply(order, event, JournalKind.RECONCILE, 'MISSING', 0);
+    this.#apply(order, event, JournalKind.RECONCILE, 'MISSING', 0, false);
   }
 }

@@ -139,17 +139,20 @@ export interface WirePosition {
   subaccount: number; // the query's subaccount (the exchange does not echo it), 0 when not given
 }
 
-export interface OrderEntry {
+/** The venue reads the OMS reconciles with (off the hot path). */
+export interface OrderReads {
+  listOrders(query: OrdersQuery): Promise<WireOrder[]>;
+  listFills(query: FillsQuery): Promise<WireFill[]>;
+  listPositions(query: PositionsQuery): Promise<WirePosition[]>;
+}
+
+export interface OrderEntry extends OrderReads {
   setListener(listener: ExecListener): void;
   create(order: Readonly<NewOrder>): void; // synchronous: encoded, signed and queued on the socket before return (REST: written in the same loop turn, see rest-order-entry.ts)
   cancel(orderId: string, subaccount: number): void;
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void;
   decrease(orderId: string, reduceBy: Count, subaccount: number): void;
   cancelAll(subaccount: number | null): Promise<void>; // kill switch, DELETE /portfolio/events/orders
-  // reads for reconciliation (off the hot path)
-  listOrders(query: OrdersQuery): Promise<WireOrder[]>;
-  listFills(query: FillsQuery): Promise<WireFill[]>;
-  listPositions(query: PositionsQuery): Promise<WirePosition[]>;
 }
 
 /** A failure of a promise-returning exec call (reads, cancel-all, order groups, connect). */

@@ -1,8 +1,8 @@
 /**
  * One order as the OMS tracks it: identity, the immutable request, the venue-reported counts and
- * the mutable state (changed only through transitions.ts), plus the part of it currently booked in
- * the risk gate's exposure ledger so the ledger can always be moved by an exact difference. Every
- * field is assigned in the constructor (one hidden class). This file owns the record and the fill
+ * the mutable state (changed only through transitions.ts). It is also the record a route encodes
+ * (it satisfies the port's NewOrder), so an intent is copied into exactly one record. Every field
+ * is assigned in the constructor (one hidden class). This file owns the record and the fill
  * arithmetic on it; it never sends, journals or decides a state.
  *
  * Fill arithmetic. Fill messages and aggregate reports (create/amend acks, user_order, listOrders)
@@ -14,15 +14,18 @@
  * what it adds beyond `filled`, so a fill already counted in an ack is never subtracted twice.
  */
 
-import type { BookSide, Price, TimeInForce } from '../core/index.ts';
+import type { BookSide, Count, Price, TimeInForce } from '../core/index.ts';
 import { OrderState } from './order-state.ts';
+import type { SelfTradePrevention } from './order-route.ts';
 
 export class Order {
+  /** Dense number among the orders the OMS tracks (reused once one is forgotten); the gate books by it. */
+  readonly slot: number;
   readonly clientOrderId: string;
   readonly counter: number;
   orderId = '';
   readonly ticker: string;
-  /** Risk-gate market handle; -1 when the gate does not know the market (recovered orders). */
+  /** Market index; -1 for an order recovered from the journal (the gate finds it by ticker). */
   market: number;
   readonly side: BookSide;
   price: Price;
@@ -36,9 +39,12 @@ export class Order {
   readonly timeInForce: TimeInForce;
   readonly postOnly: boolean;
   readonly reduceOnly: boolean;
+  readonly selfTradePrevention: SelfTradePrevention;
+  /** Unix seconds, 0 = none (the wire's expiration_ts). */
+  readonly expirationTs = 0;
   readonly subaccount: number;
   readonly orderGroupId: string | null;
-  /** Risk-gate group handle, -1 when none. */
+  /** The intent's order-group handle, -1 when none or recovered (the gate finds it by id). */
   groupHandle: number;
   readonly strategyId: number;
   readonly createdAtMs: number;
@@ -59,14 +65,11 @@ export class Order {
   /** Table pairs that were missing for this order (logged). */
   anomalies = 0;
   fees = 0;
-  // What the risk gate's ledger currently holds for this order (see Oms.#syncLedger).
-  ledgerPrice: Price;
-  ledgerCount = 0;
-  ledgerPendingPrice: Price;
-  ledgerPendingCount = 0;
-  ledgerOpen = false;
+  /** Waiting in the OMS's queue of changes to report to its strategy. */
+  updateQueued = false;
 
   constructor(
+    slot: number,
     clientOrderId: string,
     counter: number,
     ticker: string,
@@ -77,12 +80,14 @@ export class Order {
     timeInForce: TimeInForce,
     postOnly: boolean,
     reduceOnly: boolean,
+    selfTradePrevention: SelfTradePrevention,
     subaccount: number,
     orderGroupId: string | null,
     groupHandle: number,
     strategyId: number,
     nowMs: number,
   ) {
+    this.slot = slot;
     this.clientOrderId = clientOrderId;
     this.counter = counter;
     this.ticker = ticker;
@@ -94,6 +99,7 @@ export class Order {
     this.timeInForce = timeInForce;
     this.postOnly = postOnly;
     this.reduceOnly = reduceOnly;
+    this.selfTradePrevention = selfTradePrevention;
     this.subaccount = subaccount;
     this.orderGroupId = orderGroupId;
     this.groupHandle = groupHandle;
@@ -102,8 +108,6 @@ export class Order {
     this.sentAtMs = nowMs;
     this.lastEventMs = nowMs;
     this.pendingPrice = price;
-    this.ledgerPrice = price;
-    this.ledgerPendingPrice = price;
   }
 
   /**
@@ -132,6 +136,11 @@ export class Order {
     this.remainingCount = left > 0 ? left : 0;
     if (this.filledCount > this.totalCount) this.totalCount = this.filledCount;
     return added;
+  }
+
+  /** The count a create sends (the port's NewOrder.count): the total, which is the initial count until an answer arrives. */
+  get count(): Count {
+    return this.totalCount as Count;
   }
 
   /** Complete: every contract of the current total is filled. */

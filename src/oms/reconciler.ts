@@ -1,7 +1,7 @@
 /**
  * Reconciliation: asks the venue about orders whose fate we do not know (UNKNOWN: timeout, 5xx,
  * disconnect, a 404 on cancel, a restart) or whose messages contradicted the state table, by
- * client order id through OrderEntry.listOrders, and pulls their fills through listFills so
+ * client order id through OrderReads.listOrders, and pulls their fills through listFills so
  * positions and fill counts are exact. Off the hot path: one round at a time, driven by the OMS's
  * tick, each read paid from the risk gate's read-token bucket. An order is looked up again after
  * every await, because WS messages may have settled it meanwhile (then the read, older, is dropped).
@@ -9,10 +9,10 @@
  */
 
 import type { Order } from './order.ts';
-import type { OrderEntry, WireFill, WireOrder } from '../oms/index.ts';
+import type { OrderReads, WireFill, WireOrder } from './order-route.ts';
 
 export interface ReconcileHost {
-  readonly entry: OrderEntry;
+  readonly entry: OrderReads;
   /** Orders flagged for reconciliation now. */
   ordersToReconcile(): Order[];
   /** Still flagged (WS may have settled it during an await). */

@@ -15,4 +15,6 @@ export type { BookView, RiskMarketOptions } from './risk-markets.ts';
 export { ExposureLedger, ExposureSlot, SUBACCOUNT_COUNT, costMicro, worstOf } from './exposure-ledger.ts';
 export { OrderGroup, OrderGroups } from './order-groups.ts';
 export { DenyDetail, RiskGate } from './risk-gate.ts';
-export type { RiskGateOptions, VerdictProbe } from './risk-gate.ts';
+export type { OrderGroupUpdate, RiskGateOptions, VerdictProbe } from './risk-gate.ts';
+export { OrderBookings } from './order-bookings.ts';
+export type { BookedOrder } from './order-bookings.ts';

@@ -17,12 +17,12 @@
  * subaccount, count (the contracts limit), group cap and rate.
  *
  * State the gate reads but does not decide: markets (risk-markets.ts), exposure (exposure-ledger.ts,
- * written by the OMS), order groups (order-groups.ts, written by the OMS from fills and
- * order_group_updates), rate budget (rate-budget.ts).
+ * kept by the gate itself from the OMS's order events: onOrderChange, onFill, onPosition), order
+ * groups (order-groups.ts, from fills and order_group_updates), rate budget (rate-budget.ts).
  */
 
-import { PRICE_INVALID, PRICE_ONE } from '../core/index.ts';
-import type { Clock, PriceGrid } from '../core/index.ts';
+import { COUNT_INVALID, PRICE_INVALID, PRICE_ONE } from '../core/index.ts';
+import type { BookSide, Clock, Count, PriceGrid } from '../core/index.ts';
 import { Deny } from './deny.ts';
 import { costMicro, ExposureLedger, worstOf } from './exposure-ledger.ts';
 import type { ExposureSlot } from './exposure-ledger.ts';
@@ -30,6 +30,8 @@ import { INTENT_TOKEN_COST, IntentKind } from '../core/index.ts';
 import type { OrderIntent } from '../core/index.ts';
 import { budgetOf } from './limits.ts';
 import type { RiskLimits } from './limits.ts';
+import { OrderBookings } from './order-bookings.ts';
+import type { BookedOrder } from './order-bookings.ts';
 import { OrderGroups } from './order-groups.ts';
 import { RateBudget } from './rate-budget.ts';
 import { RiskMarkets } from './risk-markets.ts';
@@ -49,6 +51,13 @@ export class DenyDetail {
   limit = 0;
   /** The intent's value that broke it (same units). */
   actual = 0;
+}
+
+/** `order_group_updates` as the feed decodes it (its OrderGroupUpdateRecord satisfies it). */
+export interface OrderGroupUpdate {
+  readonly eventType: 'created' | 'triggered' | 'reset' | 'deleted' | 'limit_updated';
+  readonly orderGroupId: string;
+  readonly contractsLimit: Count; // COUNT_INVALID unless created / limit_updated
 }
 
 export interface RiskGateOptions {
@@ -75,6 +84,7 @@ export class RiskGate {
   readonly markets = new RiskMarkets();
   readonly exposure: ExposureLedger;
   readonly groups = new OrderGroups();
+  readonly #bookings = new OrderBookings();
   readonly budget: RateBudget;
   /** The reused detail record of the last deny. */
   readonly detail = new DenyDetail();
@@ -154,6 +164,61 @@ export class RiskGate {
 
   groupHandle(id: string): number {
     return this.groups.handleOf(id);
+  }
+
+  /** `order_group_updates` (websocket.md §6.7): the group caps the gate checks follow the venue's. */
+  applyOrderGroupUpdate(update: OrderGroupUpdate): void {
+    let handle = this.groups.handleOf(update.orderGroupId);
+    const limit = update.contractsLimit !== COUNT_INVALID ? update.contractsLimit : -1;
+    switch (update.eventType) {
+      case 'created':
+        if (handle === -1) handle = this.groups.add(update.orderGroupId, 0, limit > 0 ? limit : 0);
+        else if (limit >= 0) this.groups.at(handle)!.contractsLimit = limit;
+        return;
+      case 'triggered':
+        if (handle !== -1) this.groups.at(handle)!.triggered = true;
+        return;
+      case 'reset':
+        if (handle !== -1) this.groups.at(handle)!.reset();
+        return;
+      case 'deleted':
+        if (handle !== -1) this.groups.delete(handle);
+        return;
+      case 'limit_updated':
+        if (handle !== -1 && limit >= 0) this.groups.at(handle)!.contractsLimit = limit;
+        return;
+    }
+  }
+
+  // ---- the OMS's order events: the gate keeps its own ledger from them -----------------------
+
+  /** An order was sent or changed (state, remainder, price, amend target): the ledger follows by difference. */
+  onOrderChange(order: BookedOrder): void {
+    this.#bookings.sync(order, this.exposure, this.markets);
+  }
+
+  /** A new (de-duplicated) fill: the position moves, and the order group's matched window. */
+  onFill(market: number, ticker: string, subaccount: number, side: BookSide, count: number, groupHandle: number, groupId: string | null, tsMs: number): void {
+    const handle = market >= 0 ? market : this.markets.handleOf(ticker);
+    if (handle >= 0) this.exposure.applyFill(handle, subaccount, side, count);
+    const group = groupHandle >= 0 ? groupHandle : groupId !== null ? this.groups.handleOf(groupId) : -1;
+    if (group >= 0) this.groups.at(group)?.addMatched(count, tsMs);
+  }
+
+  /** The venue's position replaces ours (market_position, post_position, reconciliation, the journal). */
+  onPosition(ticker: string, subaccount: number, position: number): void {
+    const handle = this.markets.handleOf(ticker);
+    if (handle >= 0) this.exposure.setPosition(handle, subaccount, position);
+  }
+
+  /** The venue answered 429: the write budget backs off. */
+  onVenueRateLimited(nowMs: number): void {
+    this.budget.onVenueRateLimited(nowMs);
+  }
+
+  /** Throws when the ledger is not the sum of `orders` (the OMS's live orders); about once a second. */
+  assertLedger(orders: Iterable<BookedOrder>): void {
+    this.#bookings.assertMatches(orders, this.exposure);
   }
 
   // ---- trading state and kill switch -----------------------------------------------------------

@@ -1,7 +1,8 @@
 /**
  * Routes what the feed decodes: book changes to the strategy host (timed by the tick-to-trade
- * probe), private order/fill/position/group messages to the OMS first and then, for fills and
- * order changes, to the owning strategy; lifecycle to the gate's market-open flag and to the
+ * probe), private order/fill/position messages to the OMS (which tells the gate and, for order
+ * changes, the owning strategy) and fills then to the owning strategy, order-group updates to the
+ * gate; lifecycle to the gate's market-open flag and to the
  * strategies; connection changes to logs and, after a reconnect, to a reconciliation. Runs on the
  * hot path synchronously; logs only on errors and connection changes.
  * Wiring only: it decides nothing beyond which component hears which message.
@@ -23,7 +24,6 @@ import type { Oms } from '../oms/index.ts';
 import type { RiskGate } from '../risk/index.ts';
 import type { StrategyHost } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
-import type { OrderUpdates } from './order-updates.ts';
 import type { FrameStamps, TickToTradeProbe } from './tick-to-trade-probe.ts';
 
 /** Bound on back-to-back reconciliation rounds after a reconnect (each is one listOrders per market). */
@@ -43,19 +43,17 @@ export class RuntimeFeedListener implements FeedListener {
   readonly #oms: Oms;
   readonly #gate: RiskGate;
   readonly #probe: TickToTradeProbe;
-  readonly #updates: OrderUpdates;
   readonly #log: Logger;
   #host: StrategyHost | null = null;
   #everOpen = false;
   #reconciling = false;
   #reconcileAgain = false;
 
-  constructor(hop: FrameStamps, oms: Oms, gate: RiskGate, probe: TickToTradeProbe, updates: OrderUpdates, log: Logger) {
+  constructor(hop: FrameStamps, oms: Oms, gate: RiskGate, probe: TickToTradeProbe, log: Logger) {
     this.#hop = hop;
     this.#oms = oms;
     this.#gate = gate;
     this.#probe = probe;
-    this.#updates = updates;
     this.#log = log;
   }
 
@@ -86,24 +84,17 @@ export class RuntimeFeedListener implements FeedListener {
   onFill(record: FillRecord): void {
     this.stats.fillMessages++;
     const oms = this.#oms;
-    const order = (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined) ?? (record.clientOrderId !== '' ? oms.order(record.clientOrderId) : undefined);
     const duplicatesBefore = oms.stats.duplicateFills;
-    this.#updates.before(order);
     oms.onFill(record);
     if (oms.stats.duplicateFills !== duplicatesBefore) return; // already applied and reported
     const host = this.#host;
     if (host === null) return;
-    const after = order ?? (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined);
-    host.onFill(record, after === undefined ? -1 : after.strategyId);
-    this.#updates.after(after);
+    const order = (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined) ?? (record.clientOrderId !== '' ? oms.order(record.clientOrderId) : undefined);
+    host.onFill(record, order === undefined ? -1 : order.strategyId);
   }
 
   onUserOrder(record: UserOrderRecord): void {
-    const oms = this.#oms;
-    const order = (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined) ?? (record.clientOrderId !== '' ? oms.order(record.clientOrderId) : undefined);
-    this.#updates.before(order);
-    oms.onUserOrder(record);
-    this.#updates.after(order ?? (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined));
+    this.#oms.onUserOrder(record);
   }
 
   onMarketPosition(record: MarketPositionRecord): void {
@@ -111,7 +102,7 @@ export class RuntimeFeedListener implements FeedListener {
   }
 
   onOrderGroupUpdate(record: OrderGroupUpdateRecord): void {
-    this.#oms.onOrderGroupUpdate(record);
+    this.#gate.applyOrderGroupUpdate(record);
   }
 
   onLifecycle(record: LifecycleRecord): void {

@@ -24,12 +24,11 @@ import { recover } from '../oms/index.ts';
 import type { ExecListener, Journal, Oms, RecoveredJournal, RecoveredKill } from '../oms/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES, Deny } from '../risk/index.ts';
 import type { RiskGate } from '../risk/index.ts';
+import type { Router } from '../router/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry, StrategyHost } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
 import { fetchMarket } from './market-directory.ts';
-import type { ObservedOrderEntry } from './observed-order-entry.ts';
-import type { OmsOrderPort } from './oms-order-port.ts';
 import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 import { TradingGraph, configuredTradingState } from './trading-graph.ts';
@@ -120,12 +119,12 @@ export class Runtime {
   readonly gate: RiskGate;
   readonly feed: Feed;
   readonly rest: RestOrderEntry;
-  readonly entry: ObservedOrderEntry;
   readonly oms: Oms;
   readonly journal: Journal;
   readonly recovered: RecoveredJournal;
   readonly probe: TickToTradeProbe;
-  readonly port: OmsOrderPort;
+  /** The one way from an intent to the wire (gate, OMS, route); also the strategies' OrderPort. */
+  readonly router: Router;
   readonly host: StrategyHost;
   readonly listener: RuntimeFeedListener;
   /** Every component of the trading path, built by the one graph builder. */
@@ -182,16 +181,15 @@ export class Runtime {
     const graph = this.graph;
     this.gate = graph.gate;
     this.feed = graph.feed;
-    this.entry = graph.entry;
     this.journal = graph.journal;
     this.oms = graph.oms;
     this.probe = graph.probe;
-    this.port = graph.port;
+    this.router = graph.router;
     this.listener = graph.listener;
     this.host = graph.host;
     const releaseBy = options.releaseKillSwitchBy ?? null;
     if (releaseBy !== null && this.oms.killSwitchState !== null) {
-      this.oms.releaseKillSwitch(releaseBy);
+      this.router.releaseKillSwitch(releaseBy);
       this.gate.setTradingState(configuredTradingState(config));
     }
   }
@@ -231,7 +229,7 @@ export class Runtime {
       log.warn({ err: error }, 'reading the venue positions failed; continuing from fills');
     }
     this.#omsTimer = setInterval(() => {
-      this.oms.tick()?.catch((error: unknown) => log.warn({ err: error }, 'reconciliation round failed'));
+      this.router.tick()?.catch((error: unknown) => log.warn({ err: error }, 'reconciliation round failed'));
     }, this.#options.omsTickMs ?? 100);
     this.#omsTimer.unref();
     await this.host.start(this.#options.strategies ?? this.config.strategies);
@@ -243,7 +241,7 @@ export class Runtime {
    * Strategies keep running and hear KILL_SWITCH denies.
    */
   async engageKillSwitch(reason: string, source = 'operator'): Promise<void> {
-    await this.oms.killSwitch(reason, source);
+    await this.router.killSwitch(reason, source);
   }
 
   /**
@@ -261,7 +259,8 @@ export class Runtime {
       log.error({ err: error }, 'stopping strategies failed');
     }
     try {
-      await this.oms.cancelAllForStop(reason);
+      log.info({ reason }, 'stopping: cancelling every order');
+      await this.router.cancelAllForStop(reason);
       await this.oms.reconcile();
     } catch (error) {
       log.error({ err: error }, 'cancel-all or final reconcile failed');

@@ -126,22 +126,22 @@ export class TickToTradeProbe {
     this.#frame = null;
   }
 
-  /** Order port: a strategy asked for an order. Only the first intent of a frame is timed. */
+  /** Router: a strategy asked for an order. Only the first intent of a frame is timed. */
   onIntent(): void {
     if (this.#frame !== null && this.#intentNs === 0) this.#intentNs = nowNs();
   }
 
-  /** Gate wrapper: the verdict of the timed intent. */
+  /** Gate: the verdict of the timed intent. */
   onVerdict(): void {
     if (this.#intentNs !== 0 && this.#verdictNs === 0) this.#verdictNs = nowNs();
   }
 
-  /** OrderEntry wrapper: the OMS calls exec for the timed intent. */
+  /** Router: the OMS has accepted the timed intent and the route is called. */
   onExecCall(): void {
     if (this.#verdictNs !== 0 && this.#callNs === 0) this.#callNs = nowNs();
   }
 
-  /** OrderEntry wrapper: exec returned; buffers the frame's stamps once per frame. */
+  /** Router: the route returned; buffers the frame's stamps once per frame. */
   onExecReturn(): void {
     const frame = this.#frame;
     if (frame === null || this.#callNs === 0 || this.#done) return;

@@ -2,32 +2,30 @@
  * The one graph builder: every component of the trading path, built and connected once, the same
  * way for the main job (runtime.ts), the integration tests (through Runtime) and every bench that
  * measures the runtime (bench/hot-path, bench/tick-to-trade). What differs between them comes in
- * as options, never as a second wiring: the order entry the OMS drives (REST, or a sink), the feed
- * session (the exchange's WebSocket, or a stub fed by a driver), the clock, and how a market is
- * looked up when a strategy asks for it.
+ * as options, never as a second wiring: the order-entry route (REST, or a sink), the reads the OMS
+ * reconciles with, the feed session (the exchange's WebSocket, or a stub fed by a driver), the
+ * clock, and how a market is looked up when a strategy asks for it.
  *
  *   WS frame -> feed decode -> book apply -> RuntimeFeedListener -> StrategyHost -> strategy
- *     -> OmsOrderPort -> Oms -> RiskGate.check -> ObservedOrderEntry -> OrderEntry (bytes out)
+ *     -> Router: RiskGate.check -> Oms.accept -> route (bytes out) ; route answers -> Oms -> gate
  *
- * The probe is handed to the components that stamp it (the gate's verdict, the feed's hop record);
- * nothing is wrapped after construction. Wiring only: every decision lives in the component that
- * owns it.
+ * The probe is handed to the components that stamp it (the router, the gate's verdict, the feed's
+ * hop record); nothing is wrapped after construction. Wiring only: every decision lives in the
+ * component that owns it.
  */
 
 import type { Clock } from '../core/index.ts';
 import { Feed } from '../feed/index.ts';
 import type { FeedOptions } from '../feed/index.ts';
 import { Journal, Oms } from '../oms/index.ts';
-import type { OrderEntry, RecoveredJournal } from '../oms/index.ts';
+import type { OrderEntry, OrderReads, RecoveredJournal } from '../oms/index.ts';
 import { RiskGate, TradingState, riskLimits } from '../risk/index.ts';
 import type { RiskLimits } from '../risk/index.ts';
+import { Router } from '../router/index.ts';
 import { StrategyHost } from '../strategy/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
-import { ObservedOrderEntry } from './observed-order-entry.ts';
-import { OmsOrderPort } from './oms-order-port.ts';
-import { OrderUpdates } from './order-updates.ts';
 import { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import { TickToTradeProbe } from './tick-to-trade-probe.ts';
 
@@ -35,8 +33,10 @@ export interface TradingGraphOptions {
   config: DeepReadonly<RuntimeConfig>;
   clock: Clock;
   logger: Logger;
-  /** The order entry the OMS drives: RestOrderEntry in production, a sink in the hot-path bench. */
+  /** The order-entry route: RestOrderEntry in production, a sink in the hot-path bench. */
   entry: OrderEntry;
+  /** The venue reads reconciliation uses (default: the route's own). */
+  reads?: OrderReads;
   /** The feed: the exchange's URL and key, or `createSession` for a driver-fed stub. */
   feed: Pick<FeedOptions, 'url' | 'auth' | 'createSession'>;
   journalPath: string;
@@ -85,20 +85,18 @@ export function configuredTradingState(config: DeepReadonly<RuntimeConfig>): Tra
 
 export class TradingGraph {
   readonly probe = new TickToTradeProbe();
-  readonly updates = new OrderUpdates();
   readonly gate: RiskGate;
   readonly feed: Feed;
-  readonly entry: ObservedOrderEntry;
+  readonly entry: OrderEntry;
   readonly journal: Journal;
   readonly oms: Oms;
-  readonly port: OmsOrderPort;
+  readonly router: Router;
   readonly listener: RuntimeFeedListener;
   readonly host: StrategyHost;
 
   constructor(options: TradingGraphOptions) {
     const { config, clock, logger: log } = options;
     const probe = this.probe;
-    const updates = this.updates;
     this.gate = new RiskGate({
       limits: limitsFromConfig(config, options.restrictedSubaccount),
       clock,
@@ -114,11 +112,11 @@ export class TradingGraph {
       reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
       commandsPerSec: config.feed.commandsPerSecond,
     });
-    this.entry = new ObservedOrderEntry(options.entry, probe, updates);
+    this.entry = options.entry;
     this.journal = new Journal(options.journalPath);
     this.oms = new Oms({
-      gate: this.gate,
-      entry: this.entry,
+      reads: options.reads ?? options.entry,
+      listener: this.gate,
       clock,
       clientOrderIdPrefix: options.clientOrderIdPrefix,
       journal: this.journal,
@@ -129,15 +127,13 @@ export class TradingGraph {
       pendingTimeoutMs: options.pendingTimeoutMs,
       unknownGraceMs: options.unknownGraceMs,
       reconcileIntervalMs: options.reconcileIntervalMs,
-      onOrderChange: (order) => updates.noteChange(order),
     });
-    this.entry.setOrderLookup(this.oms);
-    this.port = new OmsOrderPort(this.oms, this.gate, probe, updates);
-    this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, probe, updates, log.child({ component: 'feed-listener' }));
+    this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, clock, probe });
+    this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, probe, log.child({ component: 'feed-listener' }));
     this.feed.setListener(this.listener);
     this.host = new StrategyHost({
       ports: {
-        orders: this.port,
+        orders: this.router,
         markets: options.markets({ gate: this.gate, feed: this.feed }),
         orderGroups: options.orderGroups === null ? null : options.orderGroups({ gate: this.gate }),
         clock,
@@ -146,7 +142,7 @@ export class TradingGraph {
       rootDir: options.rootDir,
       drainTimeoutMs: options.drainTimeoutMs,
     });
-    updates.setSink(this.host);
+    this.oms.setUpdateSink(this.host);
     this.listener.setHost(this.host);
   }
 }

@@ -128,7 +128,7 @@ describe('faults leave orders and books consistent', () => {
     await counterparty('ask', '0.31', '1.00', 'immediate_or_cancel');
     place('0.29');
     await waitUntil(() => rt.oms.order(first)?.state === OrderState.FILLED, 10_000, 'the fill seen (message or reconciliation)');
-    await waitUntil(() => rt.port.position(SUB, MARKET) === before + 100, 5_000, 'position +1');
+    await waitUntil(() => rt.router.position(SUB, MARKET) === before + 100, 5_000, 'position +1');
     expect(await venuePosition()).toBe(before + 100);
     await expectConsistent();
   });
@@ -140,7 +140,7 @@ describe('faults leave orders and books consistent', () => {
     expect(sim.faults.closeConnections({})).toBeGreaterThan(0);
     await counterparty('ask', '0.32', '1.00', 'immediate_or_cancel');
     await waitUntil(() => rt.oms.order(first)?.state === OrderState.FILLED, 10_000, 'the missed fill reconciled');
-    await waitUntil(() => rt.port.position(SUB, MARKET) === before + 100, 5_000, 'position +1');
+    await waitUntil(() => rt.router.position(SUB, MARKET) === before + 100, 5_000, 'position +1');
     expect(await venuePosition()).toBe(before + 100);
     place('0.28');
     await expectConsistent();

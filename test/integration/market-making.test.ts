@@ -60,7 +60,7 @@ describe('runtime against the simulator', () => {
     const fill = await rest(sim, counterpartyKey(sim), 'POST', '/portfolio/events/orders', orderBody('ask', '0.4800', '2.00', 'immediate_or_cancel'));
     expect(fill.status).toBe(201);
     expect(fill.body.fill_count).toBe('2.00');
-    await waitUntil(() => rt.port.position(1, MARKET) === 200, 5_000, 'position +2.00 from the fill');
+    await waitUntil(() => rt.router.position(1, MARKET) === 200, 5_000, 'position +2.00 from the fill');
     const positions = await rest(sim, demoKey(sim), 'GET', `/portfolio/positions?subaccount=1&ticker=${MARKET}`);
     const venuePosition = (positions.body.market_positions as { ticker: string; position_fp: string }[]).find((p) => p.ticker === MARKET);
     expect(venuePosition?.position_fp).toBe('2.00');

@@ -79,7 +79,7 @@ describe('order group trigger against the simulator', () => {
 
     // 3 matched: at the limit, not above it; the venue keeps the group.
     expect(await take('ask', '0.4800', '3.00')).toBe('3.00');
-    await waitUntil(() => rt.port.position(SUB, MARKET) === 300, 5_000, 'position +3 from the bid fill');
+    await waitUntil(() => rt.router.position(SUB, MARKET) === 300, 5_000, 'position +3 from the bid fill');
     expect(group.triggered).toBe(false);
 
     // 2 more from the ask (3 resting): 5 matched > 4, the venue triggers the group and cancels the rest.

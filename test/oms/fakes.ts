@@ -5,6 +5,7 @@
 import { CENTICENTS_INVALID, COUNT_INVALID, createIntent, IntentKind, ManualClock, parsePrice, parseSignedCount, PRICE_INVALID, PriceGrid } from '../../src/core/index.ts';
 import type { BookSide, Centicents, Count, OrderIntent, Price } from '../../src/core/index.ts';
 import { Oms } from '../../src/oms/index.ts';
+import { Router } from '../../src/router/index.ts';
 import type { ExecListener, FillInput, FillsQuery, Journal, NewOrder, OmsLogger, OmsOptions, OrderEntry, OrdersQuery, PositionsQuery, RecoveredJournal, UserOrderInput, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
 import { RiskGate, riskLimits } from '../../src/risk/index.ts';
 import type { BookView, RiskLimits } from '../../src/risk/index.ts';
@@ -44,7 +45,21 @@ export class FakeEntry implements OrderEntry {
     this.listener = listener;
   }
   create(order: Readonly<NewOrder>): void {
-    this.creates.push({ ...order });
+    // Field by field: the OMS hands its Order record, whose count is a getter a spread would miss.
+    this.creates.push({
+      clientOrderId: order.clientOrderId,
+      ticker: order.ticker,
+      side: order.side,
+      price: order.price,
+      count: order.count,
+      timeInForce: order.timeInForce,
+      postOnly: order.postOnly,
+      reduceOnly: order.reduceOnly,
+      selfTradePrevention: order.selfTradePrevention,
+      subaccount: order.subaccount,
+      orderGroupId: order.orderGroupId,
+      expirationTs: order.expirationTs,
+    });
   }
   cancel(orderId: string, subaccount: number): void {
     this.cancels.push({ orderId, subaccount });
@@ -93,6 +108,7 @@ export interface World {
   gate: RiskGate;
   entry: FakeEntry;
   oms: Oms;
+  router: Router;
   book: FakeBook;
   market: number;
   logger: MemoryLogger;
@@ -114,8 +130,8 @@ export function world(
   const entry = new FakeEntry();
   const logger = new MemoryLogger();
   const oms = new Oms({
-    gate,
-    entry,
+    reads: entry,
+    listener: gate,
     clock,
     clientOrderIdPrefix: 'tst',
     journal: options.journal ?? null,
@@ -127,13 +143,14 @@ export function world(
     fillDedupCapacity: 1024,
     ...options.oms,
   });
+  const router = new Router({ gate, oms, route: entry, clock });
   const intent = createIntent();
   intent.kind = IntentKind.NEW;
   intent.market = market;
   intent.side = 'bid';
   intent.price = p('0.40');
   intent.count = c('10');
-  return { clock, gate, entry, oms, book, market, logger, intent };
+  return { clock, gate, entry, oms, router, book, market, logger, intent };
 }
 
 let tradeSeq = 0;

@@ -36,7 +36,7 @@ describe('Journal', () => {
     const journal = new Journal(path);
     const w = world({ journal });
     expect(lines(path).map((l) => l.k)).toEqual(['session']);
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
     w.oms.onFill(fill('o-1', coid, 'bid', p('0.40'), c('10'), { tradeId: 't-1' }));
@@ -55,7 +55,7 @@ describe('Journal', () => {
     const path = join(dir, 'j.jsonl');
     const journal = new Journal(path, { capacity: 4 });
     const w = world({ journal });
-    for (let i = 0; i < 10; i++) w.oms.submit(w.intent);
+    for (let i = 0; i < 10; i++) w.router.submit(w.intent);
     await journal.close();
     const written = lines(path);
     expect(written.filter((l) => l.k === 'intent').map((l) => l.n)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
@@ -76,7 +76,7 @@ describe('restart from the journal', () => {
     const path = join(dir, 'j.jsonl');
     const journal = new Journal(path);
     const first = world({ journal });
-    first.oms.submit(first.intent);
+    first.router.submit(first.intent);
     const coid = first.oms.lastClientOrderId;
     first.oms.tick(); // the tick starts the journal flush without awaiting it...
     await journal.flush(); // ...so wait for the write to land before measuring the file
@@ -106,9 +106,9 @@ describe('restart from the journal', () => {
   it('closes a recovered order the venue never got once the grace period has passed, and rejects nothing acked', async () => {
     const path = join(dir, 'j.jsonl');
     const first = world({ journal: new Journal(path) });
-    first.oms.submit(first.intent);
+    first.router.submit(first.intent);
     const lost = first.oms.lastClientOrderId;
-    first.oms.submit(first.intent);
+    first.router.submit(first.intent);
     const acked = first.oms.lastClientOrderId;
     first.entry.listener!.onCreateAck(acked, 'o-2', c('0'), c('10'), 0);
     await first.oms.stop();
@@ -126,7 +126,7 @@ describe('restart from the journal', () => {
   it('continues the client order id counter across restarts, with a later epoch even if the clock stepped back', async () => {
     const path = join(dir, 'j.jsonl');
     const first = world({ journal: new Journal(path) });
-    for (let i = 0; i < 3; i++) first.oms.submit(first.intent);
+    for (let i = 0; i < 3; i++) first.router.submit(first.intent);
     const last = parseClientOrderId(first.oms.lastClientOrderId)!;
     expect(last.counter).toBe(3);
     await first.oms.stop();
@@ -134,7 +134,7 @@ describe('restart from the journal', () => {
     const recovered = recover(path);
     expect(recovered.counterMax).toBe(3);
     const second = world({ journal: new Journal(path), recovered, clock: new ManualClock(START_MS - 60_000) });
-    expect(second.oms.submit(second.intent)).toBe(Deny.NONE);
+    expect(second.router.submit(second.intent)).toBe(Deny.NONE);
     const next = parseClientOrderId(second.oms.lastClientOrderId)!;
     expect(next.counter).toBe(4);
     expect(next.sessionEpochMs).toBeGreaterThan(last.sessionEpochMs);
@@ -142,7 +142,7 @@ describe('restart from the journal', () => {
 
     // A journal whose intent lines were all lost still carries the session line's epoch and counter.
     const third = world({ recovered: recover(path), clock: new ManualClock(START_MS - 120_000) });
-    third.oms.submit(third.intent);
+    third.router.submit(third.intent);
     expect(parseClientOrderId(third.oms.lastClientOrderId)!.counter).toBe(5);
   });
 
@@ -151,7 +151,7 @@ describe('restart from the journal', () => {
     const first = world({ journal: new Journal(path) });
     first.oms.onFill(fill('o-x', '', 'bid', p('0.40'), c('3'), { tradeId: 't-1' }));
     first.oms.onFill(fill('o-x', '', 'ask', p('0.50'), c('1'), { tradeId: 't-2' }));
-    await first.oms.killSwitch('position breach', 'risk');
+    await first.router.killSwitch('position breach', 'risk');
     await first.oms.stop();
 
     const second = world({ recovered: recover(path) });
@@ -162,7 +162,7 @@ describe('restart from the journal', () => {
     expect(second.oms.position(0, TICKER)!.position).toBe(c('2'));
     expect(second.gate.killed).toBe(true);
     expect(second.oms.killSwitchState).toMatchObject({ reason: 'position breach', source: 'risk' });
-    expect(second.oms.submit(second.intent)).toBe(Deny.KILL_SWITCH);
+    expect(second.router.submit(second.intent)).toBe(Deny.KILL_SWITCH);
   });
 });
 
@@ -170,30 +170,30 @@ describe('Journal: the kill switch persists until released; a stop is not a kill
   it('a normal stop leaves the next start trading', async () => {
     const path = join(dir, 'stop.jsonl');
     const first = world({ journal: new Journal(path) });
-    await first.oms.cancelAllForStop('SIGINT');
+    await first.router.cancelAllForStop('SIGINT');
     expect(first.gate.killed).toBe(true); // no new orders while this process stops
     await first.oms.stop();
     const second = world({ recovered: recover(path) });
     expect(second.oms.killSwitchState).toBeNull();
-    expect(second.oms.submit(second.intent)).toBe(Deny.NONE);
+    expect(second.router.submit(second.intent)).toBe(Deny.NONE);
   });
 
   it('an engaged kill survives session lines and restarts; a release is journaled and clears it', async () => {
     const path = join(dir, 'kill.jsonl');
     const first = world({ journal: new Journal(path) });
-    await first.oms.killSwitch('operator SIGUSR2');
+    await first.router.killSwitch('operator SIGUSR2');
     await first.oms.stop();
     // A second run that never released it writes its own session line: still engaged.
     const second = world({ recovered: recover(path), journal: new Journal(path) });
     expect(second.oms.killSwitchState?.reason).toBe('operator SIGUSR2');
-    second.oms.releaseKillSwitch('--release-kill-switch');
+    second.router.releaseKillSwitch('--release-kill-switch');
     expect(second.gate.killed).toBe(false);
     await second.oms.stop();
     const lines = readFileSync(path, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { k: string; by?: string });
     expect(lines.filter((line) => line.k === 'release')).toEqual([expect.objectContaining({ by: '--release-kill-switch' })]);
     const third = world({ recovered: recover(path) });
     expect(third.oms.killSwitchState).toBeNull();
-    expect(third.oms.submit(third.intent)).toBe(Deny.NONE);
+    expect(third.router.submit(third.intent)).toBe(Deny.NONE);
   });
 
   it('reads a kill line without a source (written by stops before this fix) as no kill', () => {

@@ -15,10 +15,10 @@ const UNLIMITED_RATE = { rateTier: 'custom' as const, writeTokensPerSecond: 1e9,
 
 /** Creates, acks and cancels one order; returns its client order id. */
 function closeOne(w: ReturnType<typeof world>, n: number): string {
-  expect(w.oms.submit(w.intent)).toBe(0); // Deny.NONE
+  expect(w.router.submit(w.intent)).toBe(0); // Deny.NONE
   const coid = w.oms.lastClientOrderId;
   w.entry.listener!.onCreateAck(coid, `o-${n}`, c('0'), c('10'), 0);
-  w.oms.cancel(coid);
+  w.router.cancel(coid);
   w.entry.listener!.onCancelAck(`o-${n}`, c('10'), 0);
   return coid;
 }

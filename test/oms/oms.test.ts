@@ -10,14 +10,15 @@ import { describe, expect, it } from 'vitest';
 import { COUNT_INVALID } from '../../src/core/index.ts';
 import type { Centicents } from '../../src/core/index.ts';
 import { OmsResult, OrderState as S, parseClientOrderId } from '../../src/oms/index.ts';
+import type { Order } from '../../src/oms/index.ts';
 import { Deny, TradingState } from '../../src/risk/index.ts';
 import { GRACE_MS, TICKER, c, fill, p, userOrder, wireFill, wireOrder, world } from './fakes.ts';
 
 describe('Oms: sending through the gate', () => {
   it('sends a new order with a fresh monotonic id and books its exposure in the gate', () => {
     const w = world();
-    expect(w.oms.submit(w.intent)).toBe(Deny.NONE);
-    expect(w.oms.submit(w.intent)).toBe(Deny.NONE);
+    expect(w.router.submit(w.intent)).toBe(Deny.NONE);
+    expect(w.router.submit(w.intent)).toBe(Deny.NONE);
     expect(w.entry.creates.map((o) => o.clientOrderId)).toEqual([w.oms.order(w.entry.creates[0].clientOrderId)!.clientOrderId, w.oms.lastClientOrderId]);
     const [first, second] = w.entry.creates.map((o) => parseClientOrderId(o.clientOrderId)!);
     expect(first.prefix).toBe('tst');
@@ -31,7 +32,7 @@ describe('Oms: sending through the gate', () => {
 
   it('returns the deny code and sends nothing when the gate refuses', () => {
     const w = world({ limits: { orderCountMax: c('5') } });
-    expect(w.oms.submit(w.intent)).toBe(Deny.COUNT_ABOVE_MAX);
+    expect(w.router.submit(w.intent)).toBe(Deny.COUNT_ABOVE_MAX);
     expect(w.entry.creates).toEqual([]);
     expect(w.oms.liveOrderCount).toBe(0);
   });
@@ -40,12 +41,12 @@ describe('Oms: sending through the gate', () => {
     const w = world();
     w.intent.side = 'ask';
     w.intent.price = p('0.45');
-    expect(w.oms.submit(w.intent)).toBe(Deny.NONE);
+    expect(w.router.submit(w.intent)).toBe(Deny.NONE);
     w.intent.side = 'bid';
     w.intent.price = p('0.45');
-    expect(w.oms.submit(w.intent)).toBe(Deny.SELF_CROSS);
+    expect(w.router.submit(w.intent)).toBe(Deny.SELF_CROSS);
     w.intent.price = p('0.44');
-    expect(w.oms.submit(w.intent)).toBe(Deny.NONE);
+    expect(w.router.submit(w.intent)).toBe(Deny.NONE);
   });
 
   it('treats a synchronous throw from OrderEntry.create as unknown fate (reconcile, never resend)', () => {
@@ -53,7 +54,7 @@ describe('Oms: sending through the gate', () => {
     w.entry.create = () => {
       throw new Error('socket gone');
     };
-    expect(w.oms.submit(w.intent)).toBe(Deny.NONE);
+    expect(w.router.submit(w.intent)).toBe(Deny.NONE);
     const order = w.oms.order(w.oms.lastClientOrderId)!;
     expect(order.state).toBe(S.UNKNOWN);
     expect(order.needsReconcile).toBe(true);
@@ -61,20 +62,20 @@ describe('Oms: sending through the gate', () => {
 
   it('keeps the ledger exact through ack, partial fill, amend and cancel', () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
     w.oms.onFill(fill('o-1', coid, 'bid', p('0.40'), c('3')));
     const slot = w.gate.exposure.slot(w.market, 0)!;
     expect(slot.restingBid).toBe(c('7'));
     expect(slot.position).toBe(c('3'));
-    expect(w.oms.amend(coid, p('0.38'), c('5'))).toBe(OmsResult.OK);
+    expect(w.router.amend(coid, p('0.38'), c('5'))).toBe(OmsResult.OK);
     expect(w.entry.amends[0]).toMatchObject({ orderId: 'o-1', price: p('0.38'), count: c('8') }); // new total = 3 filled + 5
     expect(slot.restingBid).toBe(c('12')); // old 7 and new 5 both count while the amend is in flight
     w.entry.listener!.onAmendAck('o-1', c('3'), c('5'), 0);
     expect(slot.restingBid).toBe(c('5'));
     expect(slot.grid.priceAt(slot.bidBestLevel)).toBe(p('0.38'));
-    expect(w.oms.cancel(coid)).toBe(OmsResult.OK);
+    expect(w.router.cancel(coid)).toBe(OmsResult.OK);
     w.entry.listener!.onCancelAck('o-1', c('5'), 0);
     expect(slot.restingBid).toBe(0);
     expect(w.gate.exposure.openOrders).toBe(0);
@@ -88,10 +89,10 @@ describe('Oms: an amend the venue answers with a post-only cross cancel', () => 
   // before or after that answer. Either way: canceled, never filled, no table pair missing.
   function amendedResting(): { w: ReturnType<typeof world>; coid: string } {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
-    expect(w.oms.amend(coid, p('0.45'), c('10'))).toBe(OmsResult.OK);
+    expect(w.router.amend(coid, p('0.45'), c('10'))).toBe(OmsResult.OK);
     return { w, coid };
   }
 
@@ -132,23 +133,23 @@ describe('Oms: an amend the venue answers with a post-only cross cancel', () => 
 describe('Oms: the ledger invariant', () => {
   it('holds through the order life and throws when the ledger and the live orders differ', () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
     w.oms.onFill(fill('o-1', coid, 'bid', p('0.40'), c('3')));
-    expect(() => w.oms.assertLedger()).not.toThrow();
+    expect(() => w.gate.assertLedger(w.oms.liveOrders())).not.toThrow();
     // Something books exposure behind the OMS's back: a bug, caught by the check.
     w.gate.exposure.addResting(w.market, 0, 'bid', p('0.40'), c('1'), 0);
-    expect(() => w.oms.assertLedger()).toThrow(/resting bids differ from the live orders/);
+    expect(() => w.gate.assertLedger(w.oms.liveOrders())).toThrow(/resting bids differ from the live orders/);
   });
 });
 
 describe('Oms: cancels', () => {
   it('queues a cancel asked before the ack and sends it when the order id arrives', () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
-    expect(w.oms.cancel(coid)).toBe(OmsResult.QUEUED);
+    expect(w.router.cancel(coid)).toBe(OmsResult.QUEUED);
     expect(w.entry.cancels).toEqual([]);
     w.entry.listener!.onCreateAck(coid, 'o-9', c('0'), c('10'), 0);
     expect(w.entry.cancels).toEqual([{ orderId: 'o-9', subaccount: 0 }]);
@@ -157,23 +158,23 @@ describe('Oms: cancels', () => {
 
   it('answers for unknown and closed orders', () => {
     const w = world();
-    expect(w.oms.cancel('nope')).toBe(OmsResult.ORDER_UNKNOWN);
-    w.oms.submit(w.intent);
+    expect(w.router.cancel('nope')).toBe(OmsResult.ORDER_UNKNOWN);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateReject(coid, { status: 400, code: 'invalid_price', message: '', details: '' });
-    expect(w.oms.cancel(coid)).toBe(OmsResult.ORDER_NOT_LIVE);
-    expect(w.oms.amend(coid, p('0.3'), c('1'))).toBe(OmsResult.ORDER_NOT_LIVE);
+    expect(w.router.cancel(coid)).toBe(OmsResult.ORDER_NOT_LIVE);
+    expect(w.router.amend(coid, p('0.3'), c('1'))).toBe(OmsResult.ORDER_NOT_LIVE);
   });
 
   it('retries a cancel the venue rate-limited, and drains the create budget', () => {
     const w = world({ limits: { rateTier: 'basic' } });
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
-    w.oms.cancel(coid);
+    w.router.cancel(coid);
     w.entry.listener!.onCancelReject('o-1', { status: 429, code: 'EXEC_RATE_LIMITED', message: '', details: '' });
     expect(w.oms.order(coid)!.state).toBe(S.RESTING);
-    expect(w.oms.submit(w.intent)).toBe(Deny.RATE_LIMITED); // creates wait for a refill
+    expect(w.router.submit(w.intent)).toBe(Deny.RATE_LIMITED); // creates wait for a refill
     void w.oms.tick(); // the reserve pays for the retried cancel
     expect(w.entry.cancels.length).toBe(2);
     expect(w.oms.order(coid)!.state).toBe(S.PENDING_CANCEL);
@@ -183,7 +184,7 @@ describe('Oms: cancels', () => {
 describe('Oms: fills', () => {
   it('counts a fill once whether it comes twice over WS or again from reconciliation', async () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
     const message = fill('o-1', coid, 'bid', p('0.40'), c('4'), { tradeId: 't-1', fee: 70 as Centicents });
@@ -207,7 +208,7 @@ describe('Oms: fills', () => {
 
   it('does not subtract a fill already included in the ack', () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('3'), c('7'), 0); // 3 filled at once
     w.oms.onFill(fill('o-1', coid, 'bid', p('0.40'), c('3')));
@@ -218,7 +219,7 @@ describe('Oms: fills', () => {
 
   it('books a fill that arrives before the ack, then attaches it to the order', () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.oms.onFill(fill('o-7', '', 'bid', p('0.40'), c('2'))); // no client order id on this fill
     expect(w.oms.stats.orphanFills).toBe(1);
@@ -268,7 +269,7 @@ describe('Oms: fills', () => {
 describe('Oms: orders of unknown fate', () => {
   it('reconciles an unknown order found resting at the venue', async () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateUnknown(coid, 'EXEC_TIMEOUT');
     expect(w.oms.order(coid)!.state).toBe(S.UNKNOWN);
@@ -283,7 +284,7 @@ describe('Oms: orders of unknown fate', () => {
 
   it('reconciles an unknown order found executed, pulling its fills into the position', async () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateUnknown(coid, 'EXEC_HTTP_5XX');
     w.entry.orders = [wireOrder('o-6', coid, 'executed', c('10'), c('0'))];
@@ -297,7 +298,7 @@ describe('Oms: orders of unknown fate', () => {
 
   it('never counts a fill twice when the venue position adopted before already includes fills then read over REST', async () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateUnknown(coid, 'EXEC_DISCONNECTED');
     // While we were disconnected the order filled; the venue's market_position (10) already counts it.
@@ -315,7 +316,7 @@ describe('Oms: orders of unknown fate', () => {
 
   it('keeps an order nobody lists UNKNOWN until the grace period, then REJECTED; its id is never reused', async () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateUnknown(coid, 'EXEC_DISCONNECTED');
     await w.oms.tick();
@@ -330,7 +331,7 @@ describe('Oms: orders of unknown fate', () => {
     expect(w.oms.order(coid)!.state).toBe(S.REJECTED);
     expect(w.gate.exposure.openOrders).toBe(0);
     expect(w.entry.listOrdersCalls).toBe(3);
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     expect(w.oms.lastClientOrderId).not.toBe(coid);
     expect(parseClientOrderId(w.oms.lastClientOrderId)!.counter).toBeGreaterThan(parseClientOrderId(coid)!.counter);
     expect(new Set(w.entry.creates.map((o) => o.clientOrderId)).size).toBe(2);
@@ -338,7 +339,7 @@ describe('Oms: orders of unknown fate', () => {
 
   it('treats 409 order_already_exists as unknown fate, not as a reject', () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateReject(coid, { status: 409, code: 'order_already_exists', message: '', details: '' });
     expect(w.oms.order(coid)!.state).toBe(S.UNKNOWN);
@@ -346,7 +347,7 @@ describe('Oms: orders of unknown fate', () => {
 
   it('turns a pending request without an answer into UNKNOWN at the pending timeout', async () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.clock.advance(9_999);
     expect(w.oms.tick()).toBeNull();
@@ -358,7 +359,7 @@ describe('Oms: orders of unknown fate', () => {
 
   it('skips a reconciliation read older than a WS message that settled the order meanwhile', async () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateUnknown(coid, 'EXEC_TIMEOUT');
     w.entry.orders = [wireOrder('o-1', coid, 'resting', c('0'), c('10'))];
@@ -372,50 +373,50 @@ describe('Oms: orders of unknown fate', () => {
 describe('Oms: order groups', () => {
   it('follows order_group_updates and counts group fills against the rolling limit', () => {
     const w = world();
-    w.oms.onOrderGroupUpdate({ eventType: 'created', orderGroupId: 'g-1', contractsLimit: c('15'), tsMs: 0 });
+    w.gate.applyOrderGroupUpdate({ eventType: 'created', orderGroupId: 'g-1', contractsLimit: c('15') });
     const group = w.gate.groupHandle('g-1');
     w.intent.orderGroup = group;
-    expect(w.oms.submit(w.intent)).toBe(Deny.NONE);
+    expect(w.router.submit(w.intent)).toBe(Deny.NONE);
     expect(w.entry.creates[0].orderGroupId).toBe('g-1');
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
     w.oms.onFill(fill('o-1', coid, 'bid', p('0.40'), c('8')));
-    expect(w.oms.submit(w.intent)).toBe(Deny.ORDER_GROUP_LIMIT); // 8 matched + 10 > 15
-    w.oms.onOrderGroupUpdate({ eventType: 'limit_updated', orderGroupId: 'g-1', contractsLimit: c('100'), tsMs: 0 });
-    w.oms.onOrderGroupUpdate({ eventType: 'triggered', orderGroupId: 'g-1', contractsLimit: COUNT_INVALID, tsMs: 0 });
-    expect(w.oms.submit(w.intent)).toBe(Deny.ORDER_GROUP_TRIGGERED);
-    w.oms.onOrderGroupUpdate({ eventType: 'reset', orderGroupId: 'g-1', contractsLimit: COUNT_INVALID, tsMs: 0 });
-    expect(w.oms.submit(w.intent)).toBe(Deny.NONE);
-    w.oms.onOrderGroupUpdate({ eventType: 'deleted', orderGroupId: 'g-1', contractsLimit: COUNT_INVALID, tsMs: 0 });
-    expect(w.oms.submit(w.intent)).toBe(Deny.ORDER_GROUP_UNKNOWN);
+    expect(w.router.submit(w.intent)).toBe(Deny.ORDER_GROUP_LIMIT); // 8 matched + 10 > 15
+    w.gate.applyOrderGroupUpdate({ eventType: 'limit_updated', orderGroupId: 'g-1', contractsLimit: c('100') });
+    w.gate.applyOrderGroupUpdate({ eventType: 'triggered', orderGroupId: 'g-1', contractsLimit: COUNT_INVALID });
+    expect(w.router.submit(w.intent)).toBe(Deny.ORDER_GROUP_TRIGGERED);
+    w.gate.applyOrderGroupUpdate({ eventType: 'reset', orderGroupId: 'g-1', contractsLimit: COUNT_INVALID });
+    expect(w.router.submit(w.intent)).toBe(Deny.NONE);
+    w.gate.applyOrderGroupUpdate({ eventType: 'deleted', orderGroupId: 'g-1', contractsLimit: COUNT_INVALID });
+    expect(w.router.submit(w.intent)).toBe(Deny.ORDER_GROUP_UNKNOWN);
   });
 });
 
 describe('Oms: kill switch', () => {
   it('halts the gate and calls cancelAll for every subaccount in use; cancels still pass', async () => {
     const w = world({ oms: { subaccounts: [5] } });
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
     w.intent.subaccount = 3;
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     w.oms.onFill(fill('z', '', 'bid', p('0.40'), c('1'), { subaccount: 7 }));
-    await w.oms.killSwitch('test');
+    await w.router.killSwitch('test');
     expect(w.oms.killSwitchState).toMatchObject({ reason: 'test', source: 'operator' });
     expect(w.entry.cancelAlls).toEqual([0, 3, 5, 7]);
     expect(w.gate.killed).toBe(true);
     expect(w.gate.tradingState).toBe(TradingState.HALTED);
     expect(w.oms.order(coid)!.needsReconcile).toBe(true); // confirmed closed by the next reconciliation
     w.intent.subaccount = 0;
-    expect(w.oms.submit(w.intent)).toBe(Deny.KILL_SWITCH);
-    expect(w.oms.cancel(coid)).toBe(OmsResult.OK);
+    expect(w.router.submit(w.intent)).toBe(Deny.KILL_SWITCH);
+    expect(w.router.cancel(coid)).toBe(OmsResult.OK);
   });
 
   it('retries a failed cancel-all from the tick until it succeeds', async () => {
     const w = world();
-    w.oms.submit(w.intent);
+    w.router.submit(w.intent);
     w.entry.cancelAllFailures = 1;
-    await w.oms.killSwitch('test');
+    await w.router.killSwitch('test');
     expect(w.oms.killSwitchState).toMatchObject({ reason: 'test', source: 'operator' });
     expect(w.entry.cancelAlls).toEqual([0]);
     w.oms.tick();
@@ -436,7 +437,7 @@ describe('Oms: reconciliation budget and change notifications', () => {
     for (const ticker of ['A', 'B']) {
       const market = w.gate.addMarket(ticker, w.gate.markets.at(w.market)!.grid, w.book);
       w.intent.market = market;
-      w.oms.submit(w.intent);
+      w.router.submit(w.intent);
       ids.push(w.oms.lastClientOrderId);
       w.entry.listener!.onCreateUnknown(w.oms.lastClientOrderId, 'EXEC_TIMEOUT');
     }
@@ -447,14 +448,20 @@ describe('Oms: reconciliation budget and change notifications', () => {
     expect(w.entry.listOrdersCalls).toBe(2);
   });
 
-  it('calls onOrderChange after every applied event, including tick-driven ones', async () => {
+  it('tells its listener after every applied event, including tick-driven ones', async () => {
     const changes: string[] = [];
-    const w = world({ oms: { onOrderChange: (order) => changes.push(`${order.clientOrderId}:${order.state}`) } });
-    w.oms.submit(w.intent);
+    const listener = {
+      onOrderChange: (order: Readonly<Order>): void => void changes.push(`${order.clientOrderId}:${order.state}`),
+      onFill: (): void => {},
+      onPosition: (): void => {},
+      onVenueRateLimited: (): void => {},
+    };
+    const w = world({ oms: { listener } });
+    w.router.submit(w.intent);
     const coid = w.oms.lastClientOrderId;
     w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
     w.clock.advance(1);
-    w.oms.cancel(coid);
+    w.router.cancel(coid);
     w.clock.advance(20_000);
     w.oms.tick(); // pending cancel times out
     expect(changes).toEqual([`${coid}:${S.RESTING}`, `${coid}:${S.PENDING_CANCEL}`, `${coid}:${S.UNKNOWN}`]);

@@ -233,7 +233,7 @@ describe('risk gate: one scenario per deny code', () => {
     expect(Object.keys(SCENARIOS).filter((name) => !(name in Deny))).toEqual([]);
     DENY_NAMES.forEach((name, code) => expect(Deny[name as keyof typeof Deny]).toBe(code));
     expect(Deny.NONE).toBe(0);
-    // Every code is the gate's (in CHECK_ORDER) or the OMS's (test/runtime/oms-order-port.test.ts), never both.
+    // Every code is the gate's (in CHECK_ORDER) or the OMS's (test/router/router-port.test.ts), never both.
     expect([...CHECK_ORDER, ...OMS_DENIES].sort((a, b) => a - b)).toEqual(DENY_NAMES.map((_, code) => code).slice(1));
   });
 

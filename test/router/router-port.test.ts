@@ -1,22 +1,21 @@
 /**
- * Goal: the order port tells a strategy why the OMS refused a cancel / amend / decrease with the
- * OMS's own codes (ORDER_UNKNOWN, ORDER_NOT_LIVE, ORDER_BUSY), passes the gate's code through for a
- * risk denial, and reports a queued cancel as accepted.
- * Method: the port over a real Oms and RiskGate (test/oms/fakes.ts world, fake OrderEntry); the
+ * Goal: the router, as the strategies' order port, tells a strategy why the OMS refused a cancel /
+ * amend / decrease with the OMS's own codes (ORDER_UNKNOWN, ORDER_NOT_LIVE, ORDER_BUSY), passes the
+ * gate's code through for a risk denial, and reports a queued cancel as accepted; a denied intent
+ * reaches neither the OMS nor the route.
+ * Method: the router over a real Oms and RiskGate (test/oms/fakes.ts world, fake route); the
  * OMS's answers are driven through its ExecListener as in production.
  */
 
 import { describe, expect, it } from 'vitest';
-import { OmsResult } from '../../src/oms/index.ts';
+import { OmsResult, OrderState } from '../../src/oms/index.ts';
 import { Deny } from '../../src/risk/index.ts';
-import { OmsOrderPort } from '../../src/runtime/oms-order-port.ts';
-import { TickToTradeProbe } from '../../src/runtime/tick-to-trade-probe.ts';
 import { c, p, world } from '../oms/fakes.ts';
 import { createIntent, IntentKind } from '../../src/core/index.ts';
 
 function setup() {
   const w = world();
-  const port = new OmsOrderPort(w.oms, w.gate, new TickToTradeProbe({ enabled: false }));
+  const port = w.router;
   const modify = createIntent();
   modify.market = w.market;
   const send = (kind: IntentKind, clientOrderId: string, price = p('0.38'), count = c('5')): Deny => {
@@ -29,7 +28,7 @@ function setup() {
   return { w, port, send };
 }
 
-describe('OmsOrderPort: the OMS verdicts a strategy sees', () => {
+describe('Router: the verdicts a strategy sees', () => {
   it('ORDER_UNKNOWN for an order the OMS never had', () => {
     const { port, send } = setup();
     for (const kind of [IntentKind.CANCEL, IntentKind.AMEND, IntentKind.DECREASE]) {
@@ -61,5 +60,30 @@ describe('OmsOrderPort: the OMS verdicts a strategy sees', () => {
     expect(send(IntentKind.CANCEL, id)).toBe(Deny.NONE);
     w.entry.listener!.onCancelAck('o-1', c('10'), 0);
     for (const kind of [IntentKind.CANCEL, IntentKind.AMEND]) expect(send(kind, id)).toBe(Deny.ORDER_NOT_LIVE);
+  });
+
+  it('a denied intent reaches neither the OMS nor the route; an allowed one is one Order the route gets as is', () => {
+    const { w, port } = setup();
+    w.intent.count = c('500000');
+    expect(port.submit(w.intent)).toBe(Deny.COUNT_ABOVE_MAX);
+    expect(w.entry.creates).toHaveLength(0);
+    expect(w.oms.liveOrderCount).toBe(0);
+    expect(w.oms.stats.ordersSent).toBe(0);
+    w.intent.count = c('10');
+    expect(port.submit(w.intent)).toBe(Deny.NONE);
+    expect(w.entry.creates).toHaveLength(1);
+    expect(w.intent.clientOrderId).toBe(w.oms.lastClientOrderId);
+    expect(w.entry.creates[0].clientOrderId).toBe(w.intent.clientOrderId);
+  });
+
+  it('a route that throws on create leaves the order UNKNOWN for reconciliation, never resent', () => {
+    const { w, port } = setup();
+    w.entry.create = () => {
+      throw new Error('socket gone');
+    };
+    expect(port.submit(w.intent)).toBe(Deny.NONE);
+    const order = w.oms.order(w.oms.lastClientOrderId)!;
+    expect(order.state).toBe(OrderState.UNKNOWN);
+    expect(order.needsReconcile).toBe(true);
   });
 });

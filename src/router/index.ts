@@ -1,0 +1,8 @@
+/**
+ * The router folder's public surface: the Router (strategy intent -> gate -> OMS -> route, and the
+ * OMS's sender and the kill switch) and the probe stamps it takes. Other folders import the router
+ * only through this file.
+ */
+
+export { Router } from './router.ts';
+export type { RouteProbe, RouterOptions } from './router.ts';
