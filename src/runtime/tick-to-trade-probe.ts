@@ -3,12 +3,12 @@
  * causes:
  *
  *   received ─decode─> decoded ─book─> applied ─strategy─> intent ─risk─> verdict ─oms─> exec called ─exec─> exec returned
- *   (feed HopRecord)                              (order port)    (gate.check)    (OrderEntry wrapper)
+ *   (feed HopRecord)                              (router)        (gate.check)    (router, around the route)
  *
  * The feed stamps received/decoded/applied in its HopRecord; wiring calls beginFrame/endFrame
- * around the strategy dispatch of a book update, the order port stamps the intent, the gate wrapper
- * the verdict and the OrderEntry wrapper the call into exec and its return (REST: the request is
- * encoded, signed and written to the socket inside the call: src/exec/rest/rest-order-entry.ts).
+ * around the strategy dispatch of a book update, the router stamps the intent, the gate the verdict
+ * and the router the call into the route and its return (REST: the request is encoded, signed and
+ * written to the socket inside the call: src/exec/rest/rest-order-entry.ts).
  * One record per hop (hdr-histogram, ns), no allocation per frame.
  *
  * The probe's own cost is kept off the frame: a timed frame's stamps (all from telemetry's nowNs,
