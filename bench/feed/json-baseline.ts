@@ -8,10 +8,11 @@
 
 import type { OrderBook } from '../../src/book/index.ts';
 import { ApplyStatus } from '../../src/book/index.ts';
-import { DecodeStatus, OrderbookDeltaRecord, decodeDeltaObject, type Feed, type TickerTable } from '../../src/feed/index.ts';
+import { DecodeStatus, OrderbookDeltaRecord, decodeDeltaObject, type Feed } from '../../src/feed/index.ts';
+import type { MarketRegistry } from '../../src/market/index.ts';
 
 /** JSON.parse + conversion: OK, NOT_DELTA or MALFORMED (the former src decodeDeltaJson). */
-export function decodeDeltaJson(text: string, out: OrderbookDeltaRecord, tickers: TickerTable): number {
+export function decodeDeltaJson(text: string, out: OrderbookDeltaRecord, tickers: MarketRegistry): number {
   let frame: unknown;
   try {
     frame = JSON.parse(text);
@@ -22,7 +23,7 @@ export function decodeDeltaJson(text: string, out: OrderbookDeltaRecord, tickers
 }
 
 /** The same from bytes: the frame made a UTF-8 string, then JSON.parse + conversion. */
-export function decodeDeltaJsonFromBytes(bytes: Buffer, start: number, end: number, out: OrderbookDeltaRecord, tickers: TickerTable): number {
+export function decodeDeltaJsonFromBytes(bytes: Buffer, start: number, end: number, out: OrderbookDeltaRecord, tickers: MarketRegistry): number {
   return decodeDeltaJson(bytes.toString('utf8', start, end), out, tickers);
 }
 
@@ -33,13 +34,13 @@ export function decodeDeltaJsonFromBytes(bytes: Buffer, start: number, end: numb
 export class JsonDeltaPath {
   readonly record = new OrderbookDeltaRecord();
   readonly #feed: Feed;
-  readonly #tickers: TickerTable;
+  readonly #tickers: MarketRegistry;
   readonly #books: OrderBook[];
   applied = 0;
   refused = 0;
 
   /** `books[i]` is the feed's book of `tickers.tickerAt(i)`. */
-  constructor(feed: Feed, tickers: TickerTable, books: OrderBook[]) {
+  constructor(feed: Feed, tickers: MarketRegistry, books: OrderBook[]) {
     this.#feed = feed;
     this.#tickers = tickers;
     this.#books = books;

@@ -30,7 +30,6 @@ import {
   MessageKind,
   NoopFeedListener,
   OrderbookDeltaRecord,
-  TickerTable,
   type FeedSession,
   type WsSessionOptions,
 } from '../../src/feed/index.ts';
@@ -49,6 +48,7 @@ import {
 } from '../harness.ts';
 import { makeLoopStream, type LoopStream } from './delta-frames.ts';
 import { JsonDeltaPath, decodeDeltaJson, decodeDeltaJsonFromBytes } from './json-baseline.ts';
+import { MarketRegistry } from '../../src/market/index.ts';
 
 const SUITE = 'feed';
 const OURS = 'delta decode from bytes: ours (FrameDecoder.decode, byte scanner)';
@@ -97,8 +97,8 @@ class DetachedSession implements FeedSession {
   onTick(): void {}
 }
 
-/** A feed holding the stream's books (snapshots applied), its books by ticker index, and a TickerTable in the same order. */
-function makeFeed(stream: LoopStream, listener: NoopFeedListener): { feed: Feed; tickers: TickerTable; books: OrderBook[] } {
+/** A feed holding the stream's books (snapshots applied) and its books by registry index. */
+function makeFeed(stream: LoopStream, listener: NoopFeedListener): { feed: Feed; tickers: MarketRegistry; books: OrderBook[] } {
   const feed = new Feed({
     url: 'ws://127.0.0.1:9/trade-api/ws/v2',
     auth: null,
@@ -106,10 +106,11 @@ function makeFeed(stream: LoopStream, listener: NoopFeedListener): { feed: Feed;
     staleBookMs: 0,
     createSession: (_options: WsSessionOptions) => new DetachedSession(),
   });
-  const tickers = new TickerTable();
+  const tickers = feed.markets;
   const books: OrderBook[] = [];
   for (const ticker of stream.tickers) {
-    books[tickers.add(ticker)] = feed.addMarket(ticker, stream.grid);
+    const book = feed.addMarket(ticker, stream.grid);
+    books[tickers.indexOf(ticker)] = book;
   }
   for (const snapshot of stream.snapshots) feed.handleFrame(snapshot);
   if (feed.books.get(stream.tickers[0])?.synced !== true) throw new Error('feed bench: snapshots did not sync the books');
@@ -203,7 +204,7 @@ function ratio(ours: ThroughputResult, baseline: ThroughputResult): number {
 async function run(options: { quick: boolean }): Promise<BenchRow[]> {
   const s = options.quick ? QUICK : FULL;
   const stream = makeLoopStream(s.markets, s.deltas, 7);
-  const tickers = new TickerTable();
+  const tickers = new MarketRegistry();
   for (const ticker of stream.tickers) tickers.add(ticker);
   const decoder = new FrameDecoder(tickers);
   const parsed = new OrderbookDeltaRecord();

@@ -86,7 +86,6 @@ export async function buildHotPath(options: HotPathOptions): Promise<HotPath> {
           if (ticker !== options.ticker) throw new Error(`hot-path bench: unknown market ${ticker}`);
           book = feed.addMarket(ticker, options.grid);
           gate.addMarket(ticker, options.grid, book, { open: true });
-          feed.setMarketOpen(ticker, true);
           feed.handleFrame(options.snapshotFrame);
           if (!book.synced) throw new Error('hot-path bench: the snapshot did not sync the book');
         }

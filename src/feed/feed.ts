@@ -32,8 +32,8 @@ import { HopRecord } from './hop-record.ts';
 import { MarketState } from './market-state.ts';
 import { ResyncManager } from './resync.ts';
 import { LostReason, SubscriptionManager, type CommandKind, type Subscription } from './subscriptions.ts';
-import { TickerTable } from './ticker-table.ts';
 import { WsSession, type ConnectionState, type FeedSession, type WsSessionOptions } from './ws-session.ts';
+import { MarketRegistry } from '../market/index.ts';
 
 export interface FeedOptions {
   /** wss://.../trade-api/ws/v2 (or the simulator's ws://127.0.0.1:PORT/trade-api/ws/v2). */
@@ -69,6 +69,8 @@ export interface FeedOptions {
   resyncTimeoutMs?: number; // default 5,000
   /** No message for this long on an open market's synced book makes it stale, ms; 0 disables. Default 60,000. */
   staleBookMs?: number;
+  /** The one market registry (shared with the gate); default a new one. */
+  markets?: MarketRegistry;
   /** Builds the session (default: a WsSession). Tests pass a scripted fake. */
   createSession?: (options: WsSessionOptions) => FeedSession;
 }
@@ -95,8 +97,9 @@ export class Feed {
   readonly subscriptions: SubscriptionManager;
   readonly resync: ResyncManager;
   readonly session: FeedSession;
-  readonly #tickers: TickerTable;
-  /** By TickerTable index. */
+  /** The one registry of markets: its index is the feed's, the book's and the gate's. */
+  readonly markets: MarketRegistry;
+  /** By registry index. */
   readonly #markets: MarketState[] = [];
   readonly #logger: FeedLogger;
   readonly #clock: Clock;
@@ -118,8 +121,8 @@ export class Feed {
     this.#tickMs = options.tickMs ?? 250;
     this.#coarseNowMs = this.#clock.nowMs();
     const nowMs = (): number => this.#clock.nowMs();
-    this.#tickers = new TickerTable();
-    this.decoder = new FrameDecoder(this.#tickers);
+    this.markets = options.markets ?? new MarketRegistry();
+    this.decoder = new FrameDecoder(this.markets);
     // The store stamps each book's updatedAtMs with the coarse time of the feed's tick (tickMs,
     // 250 ms by default; staleness is judged in seconds): reading the wall clock per delta boxed
     // its result, 16 bytes of garbage per frame (bench/feed counts the collections).
@@ -201,16 +204,18 @@ export class Feed {
   /** Registers a market and its book (grid from the market's price_ranges / price_level_structure). */
   addMarket(ticker: string, grid: PriceGrid): OrderBook {
     const book = this.books.add(ticker, grid);
-    const index = this.#tickers.add(ticker);
-    const market = this.#markets[index];
-    if (market === undefined) this.#markets[index] = new MarketState(ticker, index, book);
+    const info = this.markets.add(ticker);
+    if (info.grid === null) info.grid = grid;
+    else this.markets.regrid(info.index, grid);
+    const market = this.#markets[info.index];
+    if (market === undefined) this.#markets[info.index] = new MarketState(info, book);
     else market.book = book;
     return book;
   }
 
   /** The feed's state of a market (tests, status); undefined when not added. */
   market(ticker: string): MarketState | undefined {
-    const index = this.#tickers.indexOf(ticker);
+    const index = this.markets.indexOf(ticker);
     return index === -1 ? undefined : this.#markets[index];
   }
 
@@ -282,8 +287,8 @@ export class Feed {
 
   /** Tells the feed whether a market trades (staleness only applies to open markets). Lifecycle messages set it too. */
   setMarketOpen(ticker: string, open: boolean): void {
-    const market = this.market(ticker);
-    if (market !== undefined) market.open = open;
+    const index = this.markets.indexOf(ticker);
+    if (index !== -1) this.markets.setOpen(index, open);
   }
 
   /** Marks a book out of sync (RESYNC) and asks for a fresh snapshot. */
@@ -477,25 +482,19 @@ export class Feed {
   }
 
   #onMarketLifecycle(record: MarketLifecycleRecord): void {
+    // The market's facts are written here, once, in the registry every hop reads.
     const market = this.market(record.marketTicker);
     if (market !== undefined) {
-      switch (record.eventType) {
-        case 'activated':
-        case 'deactivated':
-          market.open = record.isDeactivated !== null ? !record.isDeactivated : record.eventType === 'activated';
-          break;
-        case 'created':
-        case 'close_date_updated':
-          if (record.closeTs >= 0) market.closeTsMs = record.closeTs * 1000;
-          break;
-        case 'determined':
-        case 'settled':
-          market.open = false;
-          break;
-        case 'price_level_structure_updated':
-          this.#regrid(market, record);
-          break;
-      }
+      const markets = this.markets;
+      const index = market.index;
+      const event = record.eventType;
+      if (record.isDeactivated !== null) markets.setOpen(index, !record.isDeactivated);
+      else if (event === 'activated') markets.setOpen(index, true);
+      else if (event === 'deactivated' || event === 'determined' || event === 'settled') markets.setOpen(index, false);
+      // A close time (created, close_date_updated; a venue closing a market early sends it as now):
+      // the gate denies new orders from then on, so a closed market is never flooded with orders.
+      if (record.closeTs >= 0) markets.setCloseMs(index, record.closeTs * 1000);
+      if (event === 'price_level_structure_updated') this.#regrid(market, record);
     }
     this.#listener.onLifecycle(record);
   }
@@ -513,6 +512,7 @@ export class Feed {
     }
     const status = this.books.regrid(market.ticker, grid); // OFF_GRID breaks the book: reported, resynced
     if (status !== ApplyStatus.OK) this.#logger.warn({ ticker: market.ticker, status: applyStatusName(status) }, 'feed: regrid lost levels');
+    this.markets.regrid(market.index, grid); // the gate's ledger follows through the registry
   }
 
   #logUnknownType(type: string): void {

@@ -19,7 +19,6 @@ export { SubscriptionManager, Subscription, SubscriptionState, LostReason, Comma
 export { ResyncManager } from './resync.ts';
 export { MarketState, ResyncState } from './market-state.ts';
 export { Backoff } from './backoff.ts';
-export { TickerTable } from './ticker-table.ts';
 export { FrameDecoder } from './decoders/frame-decoder.ts';
 export { DecodeStatus, MessageKind } from './decoders/decode-status.ts';
 export { OrderbookDeltaRecord, decodeDeltaObject } from './decoders/orderbook-delta.ts';

@@ -1,11 +1,12 @@
 /**
  * What the feed knows about one market besides its book: whether it is subscribed, open for
  * trading (lifecycle), when data last came, and where its resync stands. One object per market,
- * created when the market is added and indexed by its TickerTable index, so the delta path reaches
- * it by array index. Owns no behaviour.
+ * created when the market is added and indexed by its registry index, so the delta path reaches it
+ * by array index. Open and close time are the registry's shared Market (`info`). Owns no behaviour.
  */
 
 import type { OrderBook } from '../book/index.ts';
+import type { Market } from '../market/index.ts';
 
 export const ResyncState = {
   NONE: 0,
@@ -17,13 +18,11 @@ export type ResyncState = (typeof ResyncState)[keyof typeof ResyncState];
 export class MarketState {
   readonly ticker: string;
   readonly index: number;
+  /** The registry's record: open per lifecycle, close time. */
+  readonly info: Market;
   book: OrderBook;
   /** Wanted on the orderbook_delta channel. */
   subscribed = false;
-  /** Trading open per lifecycle (false while paused, determined, settled). Assumed open until told. */
-  open = true;
-  /** Close time from lifecycle, Unix ms; -1 when unknown. */
-  closeTsMs = -1;
   /** Coarse time of the last snapshot or delta for this market, Unix ms. */
   lastMessageMs = 0;
   resync: ResyncState = ResyncState.NONE;
@@ -37,9 +36,10 @@ export class MarketState {
   /** In the resync manager's queue for get_snapshot. */
   queued = false;
 
-  constructor(ticker: string, index: number, book: OrderBook) {
-    this.ticker = ticker;
-    this.index = index;
+  constructor(info: Market, book: OrderBook) {
+    this.ticker = info.ticker;
+    this.index = info.index;
+    this.info = info;
     this.book = book;
   }
 }

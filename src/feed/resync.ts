@@ -140,7 +140,7 @@ export class ResyncManager {
         }
         continue;
       }
-      if (staleMs > 0 && market.book.synced && market.open && (market.closeTsMs < 0 || nowMs < market.closeTsMs) && nowMs - market.lastMessageMs >= staleMs) {
+      if (staleMs > 0 && market.book.synced && market.info.open && nowMs < market.info.closeMs && nowMs - market.lastMessageMs >= staleMs) {
         this.#counters.staleBooks++;
         this.#books.markOutOfSync(market.ticker, ApplyStatus.STALE); // reported -> onOutOfSync -> request
       }

@@ -30,6 +30,7 @@ import { INTENT_TOKEN_COST, IntentKind } from '../core/index.ts';
 import type { OrderIntent } from '../core/index.ts';
 import { budgetOf } from './limits.ts';
 import type { RiskLimits } from './limits.ts';
+import type { MarketRegistry } from '../market/index.ts';
 import { OrderBookings } from './order-bookings.ts';
 import type { BookedOrder } from './order-bookings.ts';
 import { OrderGroups } from './order-groups.ts';
@@ -62,6 +63,8 @@ export interface OrderGroupUpdate {
 
 export interface RiskGateOptions {
   limits: RiskLimits;
+  /** The one market registry (shared with the feed); default a new one. */
+  markets?: MarketRegistry;
   /**
    * Read once per check. Production wiring passes core's CoarseClock (a field read, refreshed by a
    * 1 ms timer): bench/risk shows a wall-clock read per check costs more than the whole check.
@@ -81,7 +84,7 @@ export interface VerdictProbe {
 const NO_VERDICT_PROBE: VerdictProbe = { onVerdict: () => {} };
 
 export class RiskGate {
-  readonly markets = new RiskMarkets();
+  readonly markets: RiskMarkets;
   readonly exposure: ExposureLedger;
   readonly groups = new OrderGroups();
   readonly #bookings = new OrderBookings();
@@ -101,6 +104,9 @@ export class RiskGate {
   #killed = false;
 
   constructor(options: RiskGateOptions) {
+    this.markets = new RiskMarkets(options.markets);
+    // A regrid is written once, in the registry; the ledger moves its per-level counts when told.
+    this.markets.registry.onRegrid((handle, grid) => this.exposure.regrid(handle, grid));
     this.#limits = options.limits;
     this.#clock = options.clock;
     this.exposure = new ExposureLedger(this.markets);
@@ -130,8 +136,7 @@ export class RiskGate {
   }
 
   setMarketOpen(handle: number, open: boolean): void {
-    const market = this.markets.at(handle);
-    if (market !== undefined) market.open = open;
+    this.markets.registry.setOpen(handle, open);
   }
 
   /**
@@ -139,16 +144,12 @@ export class RiskGate {
    * exposure ledger moves the own resting levels the self-cross check reads.
    */
   setMarketGrid(handle: number, grid: PriceGrid): void {
-    const market = this.markets.at(handle);
-    if (market === undefined || market.grid === grid) return;
-    market.grid = grid;
-    this.exposure.regrid(handle, grid);
+    this.markets.registry.regrid(handle, grid); // the ledger hears of it through onRegrid
   }
 
   /** The market's close time (close_ts, Unix ms; Infinity: none): new orders at or after it are denied MARKET_NOT_OPEN. */
   setMarketCloseTime(handle: number, closeMs: number): void {
-    const market = this.markets.at(handle);
-    if (market !== undefined) market.closeMs = closeMs;
+    this.markets.registry.setCloseMs(handle, closeMs);
   }
 
   setBook(handle: number, book: BookView | null): void {

@@ -1,11 +1,13 @@
 /**
- * The markets the gate knows, indexed by a small integer handle so a check finds its market with
- * one array load instead of a Map lookup by ticker. Each entry holds the market's price grid, the
- * local book the gate reads (best bid/ask, synced, last update) and whether trading is open.
- * This file owns registration and those per-market facts; it never checks an intent.
+ * The markets the gate knows, indexed by the market registry's dense index (the handle) so a check
+ * finds its market with one array load. Each entry holds the local book the gate reads (best
+ * bid/ask, synced, last update) and the count increment, and reads grid, open and close time from
+ * the registry's shared Market. This file owns the gate's registration; it never checks an intent.
  */
 
 import type { PriceGrid, Price } from '../core/index.ts';
+import { MarketRegistry } from '../market/index.ts';
+import type { Market } from '../market/index.ts';
 
 /**
  * What the gate reads from a local book; src/book's OrderBook satisfies it structurally
@@ -25,59 +27,83 @@ export interface RiskMarketOptions {
   countIncrement?: number;
 }
 
+/**
+ * What the gate keeps of a market beside the registry's shared facts: the local book it reads and
+ * the count increment. Grid, open and close time are the registry's Market (one record every hop
+ * reads; a lifecycle message or a regrid is written there once).
+ */
 export class RiskMarket {
   readonly handle: number;
-  readonly ticker: string;
-  grid: PriceGrid;
+  readonly info: Market;
   book: BookView | null;
-  open: boolean;
   countIncrement: number;
-  /** Unix ms at which the market stops trading (close_ts); Infinity when unknown. New orders at or after it are denied. */
-  closeMs: number;
-  constructor(handle: number, ticker: string, grid: PriceGrid, book: BookView | null, open: boolean, countIncrement: number) {
-    this.handle = handle;
-    this.ticker = ticker;
-    this.grid = grid;
+  constructor(info: Market, book: BookView | null, countIncrement: number) {
+    this.handle = info.index;
+    this.info = info;
     this.book = book;
-    this.open = open;
     this.countIncrement = countIncrement;
-    this.closeMs = Infinity;
+  }
+
+  get ticker(): string {
+    return this.info.ticker;
+  }
+
+  get grid(): PriceGrid {
+    return this.info.grid!; // set before the gate registers the market
+  }
+
+  get open(): boolean {
+    return this.info.open;
+  }
+
+  /** Unix ms at which the market stops trading (close_ts); Infinity when unknown. New orders at or after it are denied. */
+  get closeMs(): number {
+    return this.info.closeMs;
   }
 }
 
+/** The markets the gate trades, by the registry's index (the handle intents carry). */
 export class RiskMarkets {
-  readonly #byHandle: RiskMarket[] = [];
-  readonly #handleByTicker = new Map<string, number>();
+  readonly registry: MarketRegistry;
+  readonly #byHandle: (RiskMarket | undefined)[] = [];
+  #size = 0;
+
+  constructor(registry: MarketRegistry = new MarketRegistry()) {
+    this.registry = registry;
+  }
 
   /** Registers a market (start-up or market discovery, never per order); returns its handle. Re-adding a ticker updates it. */
   add(ticker: string, grid: PriceGrid, book: BookView | null, open: boolean, countIncrement: number): number {
-    const known = this.#handleByTicker.get(ticker);
+    const registry = this.registry;
+    const info = registry.add(ticker);
+    const handle = info.index;
+    if (info.grid === null) info.grid = grid;
+    else registry.regrid(handle, grid);
+    registry.setOpen(handle, open);
+    const known = this.#byHandle[handle];
     if (known !== undefined) {
-      const market = this.#byHandle[known];
-      market.grid = grid;
-      market.book = book;
-      market.open = open;
-      market.countIncrement = countIncrement;
-      return known;
+      known.book = book;
+      known.countIncrement = countIncrement;
+      return handle;
     }
-    const handle = this.#byHandle.length;
-    this.#byHandle.push(new RiskMarket(handle, ticker, grid, book, open, countIncrement));
-    this.#handleByTicker.set(ticker, handle);
+    while (this.#byHandle.length < handle) this.#byHandle.push(undefined);
+    this.#byHandle[handle] = new RiskMarket(info, book, countIncrement);
+    this.#size++;
     return handle;
   }
 
-  /** Hot path: the market of a handle, or undefined when the handle is not registered. */
+  /** Hot path: the market of a handle, or undefined when the gate does not trade it. */
   at(handle: number): RiskMarket | undefined {
     return handle >= 0 && handle < this.#byHandle.length ? this.#byHandle[handle] : undefined;
   }
 
-  /** Off the hot path (OMS on fills and reconciliation): -1 when unknown. */
+  /** Off the hot path (fills of orders not ours, positions): -1 when unknown. */
   handleOf(ticker: string): number {
-    const handle = this.#handleByTicker.get(ticker);
-    return handle === undefined ? -1 : handle;
+    const handle = this.registry.indexOf(ticker);
+    return handle >= 0 && this.at(handle) !== undefined ? handle : -1;
   }
 
   get size(): number {
-    return this.#byHandle.length;
+    return this.#size;
   }
 }

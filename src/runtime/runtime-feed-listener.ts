@@ -2,8 +2,8 @@
  * Routes what the feed decodes: book changes to the strategy host (timed by the tick-to-trade
  * probe), private order/fill/position messages to the OMS (which tells the gate and, for order
  * changes, the owning strategy) and fills then to the owning strategy, order-group updates to the
- * gate; lifecycle to the gate's market-open flag and to the
- * strategies; connection changes to logs and, after a reconnect, to a reconciliation. Runs on the
+ * gate; lifecycle to the strategies (the feed has written the market's facts in the registry the
+ * gate reads); connection changes to logs and, after a reconnect, to a reconciliation. Runs on the
  * hot path synchronously; logs only on errors and connection changes.
  * Wiring only: it decides nothing beyond which component hears which message.
  */
@@ -106,23 +106,6 @@ export class RuntimeFeedListener implements FeedListener {
   }
 
   onLifecycle(record: LifecycleRecord): void {
-    if (record.type === 'market_lifecycle_v2') {
-      const handle = this.#gate.marketHandle(record.marketTicker);
-      if (handle >= 0) {
-        const event = record.eventType;
-        if (record.isDeactivated !== null) this.#gate.setMarketOpen(handle, !record.isDeactivated);
-        else if (event === 'activated') this.#gate.setMarketOpen(handle, true);
-        else if (event === 'deactivated' || event === 'determined' || event === 'settled') this.#gate.setMarketOpen(handle, false);
-        // A close time (created, close_date_updated; a venue closing a market early sends it as now):
-        // the gate denies new orders from then on, so a closed market is never flooded with orders.
-        if (record.closeTs >= 0) this.#gate.setMarketCloseTime(handle, record.closeTs * 1000);
-        // The feed regridded its book before this call: the gate checks prices on the same grid.
-        if (event === 'price_level_structure_updated') {
-          const book = this.#gate.markets.at(handle)?.book as OrderBook | null | undefined;
-          if (book !== null && book !== undefined) this.#gate.setMarketGrid(handle, book.grid);
-        }
-      }
-    }
     this.#host?.onLifecycle(record);
   }
 

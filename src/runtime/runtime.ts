@@ -339,9 +339,9 @@ export class Runtime {
           if (gate.marketHandle(ticker) >= 0) continue;
           const facts = await fetchMarket(restUrl, ticker);
           const book = feed.addMarket(ticker, facts.grid);
+          // One registry: the feed's book, the gate's market and the facts share one index and one record.
           const handle = gate.addMarket(ticker, facts.grid, book, { open: facts.open });
           gate.setMarketCloseTime(handle, facts.closeMs);
-          feed.setMarketOpen(ticker, facts.open);
           added.push(book);
         }
         if (added.length === 0) return;

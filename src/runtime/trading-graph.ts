@@ -21,6 +21,7 @@ import { Journal, Oms } from '../oms/index.ts';
 import type { OrderEntry, OrderReads, RecoveredJournal } from '../oms/index.ts';
 import { RiskGate, TradingState, riskLimits } from '../risk/index.ts';
 import type { RiskLimits } from '../risk/index.ts';
+import { MarketRegistry } from '../market/index.ts';
 import { Router } from '../router/index.ts';
 import { StrategyHost } from '../strategy/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
@@ -85,6 +86,8 @@ export function configuredTradingState(config: DeepReadonly<RuntimeConfig>): Tra
 
 export class TradingGraph {
   readonly probe = new TickToTradeProbe();
+  /** The one registry of markets: the feed, its books, the gate and the OMS share its indexes. */
+  readonly markets = new MarketRegistry();
   readonly gate: RiskGate;
   readonly feed: Feed;
   readonly entry: OrderEntry;
@@ -102,9 +105,11 @@ export class TradingGraph {
       clock,
       tradingState: configuredTradingState(config),
       verdictProbe: probe,
+      markets: this.markets,
     });
     this.feed = new Feed({
       ...options.feed,
+      markets: this.markets,
       logger: log.child({ component: 'feed' }),
       clock,
       staleBookMs: config.feed.staleBookMs,

@@ -128,9 +128,9 @@ describe('Feed message handler', () => {
     const h = setup({ staleBookMs: 1_000 });
     await syncA(h);
     h.feed.handleFrame(JSON.stringify({ type: 'market_lifecycle_v2', sid: 3, msg: { event_type: 'deactivated', market_ticker: 'A', is_deactivated: true } }));
-    expect(h.feed.market('A')!.open).toBe(false);
+    expect(h.feed.market('A')!.info.open).toBe(false);
     h.feed.handleFrame(JSON.stringify({ type: 'market_lifecycle_v2', sid: 3, msg: { event_type: 'activated', market_ticker: 'A', is_deactivated: false } }));
-    expect(h.feed.market('A')!.open).toBe(true);
+    expect(h.feed.market('A')!.info.open).toBe(true);
     h.feed.handleFrame(
       JSON.stringify({ type: 'market_lifecycle_v2', sid: 3, msg: { event_type: 'price_level_structure_updated', market_ticker: 'A', price_level_structure: 'deci_cent', price_ranges: [{ start: '0.0000', end: '1.0000', step: '0.0010' }] } }),
     );
@@ -140,7 +140,7 @@ describe('Feed message handler', () => {
     h.feed.handleFrame(deltaFrame(1, 2, 'A', 'yes', 4010, 100)); // a deci-cent price now on the grid
     expect(bookLevels(book)).toEqual({ yes: [[4000, 100], [4010, 100]], no: [[5000, 200]] });
     h.feed.handleFrame(JSON.stringify({ type: 'market_lifecycle_v2', sid: 3, msg: { event_type: 'settled', market_ticker: 'A', settled_ts: 5 } }));
-    expect(h.feed.market('A')!.open).toBe(false);
+    expect(h.feed.market('A')!.info.open).toBe(false);
   });
 
   it('converts use_yes_price NO levels back to NO prices for the store, and asks for use_yes_price', async () => {

@@ -46,7 +46,7 @@ import {
 } from './json-bytes.ts';
 import type { OrderbookDeltaRecord } from './orderbook-delta.ts';
 import { readOutcome, readTicker } from './scan-values.ts';
-import type { TickerBytes } from './ticker-bytes.ts';
+import type { MarketRegistry } from '../../market/index.ts';
 
 const KEY_TICKER = 1;
 const KEY_PRICE = 2;
@@ -112,7 +112,7 @@ const EXACT_THIRD = Int32Array.from(EXACT_LITERALS, (literal) => literal.bytes[2
  * with `out` filled (sid and seq included), false otherwise (`out` may hold partial values; the
  * caller goes on to the key-by-key path).
  */
-export function scanDeltaExact(state: ScanState, b: Buffer, start: number, end: number, out: OrderbookDeltaRecord, tickers: TickerBytes): boolean {
+export function scanDeltaExact(state: ScanState, b: Buffer, start: number, end: number, out: OrderbookDeltaRecord, tickers: MarketRegistry): boolean {
   out.setClientOrderId('');
   out.subaccount = -1;
   out.tsMs = -1;
@@ -191,7 +191,7 @@ function readClientOrderId(state: ScanState, b: Buffer, p: number, end: number, 
  * Reads the delta's msg object whose '{' is at p into `out` (all but sid and seq); the position
  * after its '}', or -1 to defer the frame to the JSON path.
  */
-export function scanDeltaMsg(state: ScanState, b: Buffer, p: number, end: number, out: OrderbookDeltaRecord, tickers: TickerBytes): number {
+export function scanDeltaMsg(state: ScanState, b: Buffer, p: number, end: number, out: OrderbookDeltaRecord, tickers: MarketRegistry): number {
   out.setClientOrderId('');
   out.subaccount = -1;
   out.tsMs = -1;

@@ -36,7 +36,7 @@ import {
   readTicker,
   settleSides,
 } from './scan-values.ts';
-import type { TickerBytes } from './ticker-bytes.ts';
+import type { MarketRegistry } from '../../market/index.ts';
 
 const KEY_TRADE_ID = 1;
 const KEY_ORDER_ID = 2;
@@ -99,7 +99,7 @@ function readAction(state: ScanState, out: FillRecord, b: Buffer, p: number, end
  * Reads the fill msg object whose '{' is at p into `out` (all but sid); the position after its
  * '}', or -1 to defer the frame to the JSON path.
  */
-export function scanFillMsg(state: ScanState, b: Buffer, p: number, end: number, out: FillRecord, tickers: TickerBytes): number {
+export function scanFillMsg(state: ScanState, b: Buffer, p: number, end: number, out: FillRecord, tickers: MarketRegistry): number {
   out.clientOrderId = '';
   out.exchangeIndex = -1;
   out.action = '';

@@ -17,7 +17,7 @@
  */
 
 import { isUtf8 } from 'node:buffer';
-import type { TickerTable } from '../ticker-table.ts';
+import type { MarketRegistry } from '../../market/index.ts';
 import { ControlRecord, controlRejectReason, readControl } from './control.ts';
 import { DecodeStatus, MessageKind } from './decode-status.ts';
 import { FieldReader, isIndex, isObject } from './field-reader.ts';
@@ -35,12 +35,11 @@ import { OrderGroupUpdateRecord, readOrderGroupUpdate } from './order-group-upda
 import { OrderbookDeltaRecord, decodeDeltaObject, deltaRejectReason } from './orderbook-delta.ts';
 import { OrderbookSnapshotRecord, decodeSnapshotObject, snapshotRejectReason } from './orderbook-snapshot.ts';
 import { FrameScanner, SCAN_DEFERRED } from './frame-scanner.ts';
-import { TickerBytes } from './ticker-bytes.ts';
 import { TradeRecord, readTrade } from './trade.ts';
 import { UserOrderRecord, readUserOrder } from './user-order.ts';
 
 export class FrameDecoder {
-  readonly tickers: TickerTable;
+  readonly tickers: MarketRegistry;
   readonly delta = new OrderbookDeltaRecord();
   readonly snapshot = new OrderbookSnapshotRecord();
   readonly trade = new TradeRecord();
@@ -65,9 +64,9 @@ export class FrameDecoder {
   readonly #reader = new FieldReader();
   readonly #scanner: FrameScanner;
 
-  constructor(tickers: TickerTable) {
+  constructor(tickers: MarketRegistry) {
     this.tickers = tickers;
-    this.#scanner = new FrameScanner(new TickerBytes(tickers), this.delta, this.userOrder, this.fill);
+    this.#scanner = new FrameScanner(tickers, this.delta, this.userOrder, this.fill);
   }
 
   /**

@@ -33,7 +33,7 @@ import {
   stringLiteral,
 } from './json-bytes.ts';
 import type { OrderbookDeltaRecord } from './orderbook-delta.ts';
-import type { TickerBytes } from './ticker-bytes.ts';
+import type { MarketRegistry } from '../../market/index.ts';
 import { scanUserOrderMsg } from './user-order-scanner.ts';
 import type { UserOrderRecord } from './user-order.ts';
 
@@ -59,12 +59,12 @@ const TYPE_FILL = stringLiteral('fill');
 export class FrameScanner {
   readonly #state = new ScanState();
   readonly #envelope = new ScanState();
-  readonly #tickers: TickerBytes;
+  readonly #tickers: MarketRegistry;
   readonly #delta: OrderbookDeltaRecord;
   readonly #userOrder: UserOrderRecord;
   readonly #fill: FillRecord;
 
-  constructor(tickers: TickerBytes, delta: OrderbookDeltaRecord, userOrder: UserOrderRecord, fill: FillRecord) {
+  constructor(tickers: MarketRegistry, delta: OrderbookDeltaRecord, userOrder: UserOrderRecord, fill: FillRecord) {
     this.#tickers = tickers;
     this.#delta = delta;
     this.#userOrder = userOrder;

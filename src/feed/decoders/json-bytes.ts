@@ -20,6 +20,10 @@
  * a socket chunk, and a typed-array read past the array's end would also deoptimise the caller.
  */
 
+import { wordAt } from '../../market/index.ts';
+// The ticker hash lives with the registry it indexes; the scanners take it from here with the rest.
+export { HASH_PRIME, HASH_SEED, hashBytes, hashFinish, wordAt } from '../../market/index.ts';
+
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 export const BRACE_OPEN = 0x7b;
@@ -220,11 +224,6 @@ export class Literal {
 /** The JSON string literal "text" (quotes included). */
 export function stringLiteral(text: string): Literal {
   return new Literal(`"${text}"`);
-}
-
-/** The 4 bytes at q as a little-endian int32 (the caller checked q + 4 <= end). */
-export function wordAt(b: Buffer, q: number): number {
-  return b[q] | (b[q + 1] << 8) | (b[q + 2] << 16) | (b[q + 3] << 24);
 }
 
 /**
@@ -471,35 +470,6 @@ export function nextKey(state: ScanState, b: Buffer, p: number, end: number, lay
   }
   p = skipWhitespace(b, p, end);
   return p < end && b[p] === COLON ? p + 1 : -1;
-}
-
-export const HASH_SEED = 0x811c9dc5 | 0;
-export const HASH_PRIME = 0x01000193;
-
-/**
- * Hash of b[start, end) for ticker lookups (ticker-bytes.ts): FNV-1a's step over little-endian
- * 32-bit words, then the tail bytes, then the length and a final mix (hashFinish). A word at a
- * time: one multiply per 4 bytes on a chain that otherwise costs one per byte. readTicker computes
- * the same hash while it looks for the closing quote.
- */
-export function hashBytes(b: Uint8Array, start: number, end: number): number {
-  let hash = HASH_SEED;
-  let q = start;
-  for (; q + 4 <= end; q += 4) hash = Math.imul(hash ^ (b[q] | (b[q + 1] << 8) | (b[q + 2] << 16) | (b[q + 3] << 24)), HASH_PRIME);
-  for (; q < end; q++) hash = Math.imul(hash ^ b[q], HASH_PRIME);
-  return hashFinish(hash, end - start);
-}
-
-/**
- * A multiply carries low bits up, never down: the high bits are folded back in (murmur3's final
- * mix), or a table slot (the low bits) would hang on the first byte of each word. Kept a signed
- * int32 (`| 0`): an unsigned result above 2^31 would be a double in V8.
- */
-export function hashFinish(hash: number, length: number): number {
-  hash ^= length;
-  hash = Math.imul(hash ^ (hash >>> 16), 0x85ebca6b);
-  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
-  return (hash ^ (hash >>> 16)) | 0;
 }
 
 /**

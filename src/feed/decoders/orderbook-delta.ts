@@ -15,7 +15,7 @@
  */
 
 import { COUNT_INVALID, PRICE_INVALID, parsePrice, parseSignedCount, type Count, type Price } from '../../core/index.ts';
-import type { TickerTable } from '../ticker-table.ts';
+import type { MarketRegistry } from '../../market/index.ts';
 import { DecodeStatus } from './decode-status.ts';
 import { isIndex, isObject } from './field-reader.ts';
 
@@ -79,7 +79,7 @@ function reject(reason: string): number {
 }
 
 /** Fills `out` from a parsed frame. OK, NOT_DELTA (another type) or MALFORMED. */
-export function decodeDeltaObject(frame: unknown, out: OrderbookDeltaRecord, tickers: TickerTable): number {
+export function decodeDeltaObject(frame: unknown, out: OrderbookDeltaRecord, tickers: MarketRegistry): number {
   if (!isObject(frame)) return reject('frame is not an object');
   const type = frame.type;
   if (typeof type !== 'string') return reject('type missing');

@@ -9,7 +9,7 @@
  */
 
 import { COUNT_INVALID, PRICE_INVALID, parseCount, parsePrice, type Count, type Price } from '../../core/index.ts';
-import type { TickerTable } from '../ticker-table.ts';
+import type { MarketRegistry } from '../../market/index.ts';
 import { DecodeStatus } from './decode-status.ts';
 import { isIndex, isObject } from './field-reader.ts';
 
@@ -85,7 +85,7 @@ function readLevels(levels: unknown, out: OrderbookSnapshotRecord, side: 0 | 1):
 }
 
 /** Fills `out` from a parsed `orderbook_snapshot` frame: OK or MALFORMED. */
-export function decodeSnapshotObject(frame: Record<string, unknown>, out: OrderbookSnapshotRecord, tickers: TickerTable): number {
+export function decodeSnapshotObject(frame: Record<string, unknown>, out: OrderbookSnapshotRecord, tickers: MarketRegistry): number {
   const sid = frame.sid;
   const seq = frame.seq;
   const msg = frame.msg;

@@ -27,7 +27,7 @@ import {
   type ScanState,
 } from './json-bytes.ts';
 import type { BookSide, OutcomeSide } from '../../core/index.ts';
-import type { TickerBytes } from './ticker-bytes.ts';
+import type { MarketRegistry } from '../../market/index.ts';
 
 /**
  * The ticker string whose opening quote is at p: `state.index` gets its TickerTable index (-1 when
@@ -35,7 +35,7 @@ import type { TickerBytes } from './ticker-bytes.ts';
  * Returns the position after the closing quote, or -1 (empty, broken, or unknown with non-ASCII
  * bytes: the JSON path decides).
  */
-export function readTicker(state: ScanState, b: Buffer, p: number, end: number, tickers: TickerBytes): number {
+export function readTicker(state: ScanState, b: Buffer, p: number, end: number, tickers: MarketRegistry): number {
   const start = p + 1;
   // A word at a time while no byte ends the run, hashing as hashBytes does; then byte by byte.
   let hash = HASH_SEED;
@@ -60,7 +60,7 @@ export function readTicker(state: ScanState, b: Buffer, p: number, end: number, 
   const index = tickers.find(b, start, q, hashFinish(hash, q - start));
   state.index = index;
   if (index !== -1) {
-    state.text = tickers.tickers.tickerAt(index);
+    state.text = tickers.tickerAt(index);
     return q + 1;
   }
   if ((high & 0x80808080) !== 0) return -1;
@@ -69,12 +69,12 @@ export function readTicker(state: ScanState, b: Buffer, p: number, end: number, 
   return q + 1;
 }
 
-function readEscapedTicker(state: ScanState, b: Buffer, p: number, end: number, tickers: TickerBytes): number {
+function readEscapedTicker(state: ScanState, b: Buffer, p: number, end: number, tickers: MarketRegistry): number {
   const close = skipString(b, p, end, false);
   if (close === -1) return -1;
   const text = JSON.parse(b.toString('latin1', p, close)) as string;
   if (text.length === 0) return -1;
-  const table = tickers.tickers;
+  const table = tickers;
   const index = table.indexOf(text);
   state.index = index;
   state.text = index === -1 ? text : table.tickerAt(index);

@@ -37,7 +37,7 @@ import {
   readTicker,
   settleSides,
 } from './scan-values.ts';
-import type { TickerBytes } from './ticker-bytes.ts';
+import type { MarketRegistry } from '../../market/index.ts';
 import type { UserOrderRecord, UserOrderStatus } from './user-order.ts';
 
 const KEY_ORDER_ID = 1;
@@ -140,7 +140,7 @@ function readSelfTradePrevention(state: ScanState, out: UserOrderRecord, b: Buff
  * Reads the user_order msg object whose '{' is at p into `out` (all but sid); the position after
  * its '}', or -1 to defer the frame to the JSON path.
  */
-export function scanUserOrderMsg(state: ScanState, b: Buffer, p: number, end: number, out: UserOrderRecord, tickers: TickerBytes): number {
+export function scanUserOrderMsg(state: ScanState, b: Buffer, p: number, end: number, out: UserOrderRecord, tickers: MarketRegistry): number {
   out.userId = '';
   out.initialCount = COUNT_INVALID;
   out.takerFillCost = CENTICENTS_INVALID;

@@ -18,12 +18,12 @@ import { seededRandom } from '../../../src/core/index.ts';
 import { MessageKind } from '../../../src/feed/decoders/decode-status.ts';
 import { FrameDecoder } from '../../../src/feed/decoders/frame-decoder.ts';
 import { OrderbookDeltaRecord } from '../../../src/feed/decoders/orderbook-delta.ts';
-import { TickerTable } from '../../../src/feed/ticker-table.ts';
+import { MarketRegistry } from '../../../src/market/index.ts';
 import { KNOWN_TICKERS, generateDeltaFrame, mutate, pick, type Rng } from './delta-frames.ts';
 import { generateExactDeltaFrame, generateFillFrame, generateUserOrderFrame, type PrivateFrame } from './private-frames.ts';
 
-function table(): TickerTable {
-  const tickers = new TickerTable(4);
+function table(): MarketRegistry {
+  const tickers = new MarketRegistry();
   for (const ticker of KNOWN_TICKERS) tickers.add(ticker);
   return tickers;
 }
@@ -181,7 +181,7 @@ describe('byte scanners agree with the JSON path', () => {
     expect(pair.check(Buffer.from(plain), plain).scanned).toBe(true);
     expect([delta.clientOrderId, delta.subaccount]).toEqual(['', -1]);
     // A market added after the decoder was made is found by its bytes too.
-    const index = pair.tickers.add('KXLATE-27JAN01-T1');
+    const index = pair.tickers.add('KXLATE-27JAN01-T1').index;
     const late = plain.replace('KXEXAMPLE-26DEC31-T100', 'KXLATE-27JAN01-T1');
     expect(pair.check(Buffer.from(late), late).scanned).toBe(true);
     expect([delta.marketIndex, delta.marketTicker]).toEqual([index, 'KXLATE-27JAN01-T1']);

@@ -11,10 +11,10 @@ import { describe, expect, it } from 'vitest';
 import { CENTICENTS_INVALID, COUNT_INVALID, PRICE_INVALID } from '../../../src/core/index.ts';
 import { MessageKind } from '../../../src/feed/decoders/decode-status.ts';
 import { FrameDecoder } from '../../../src/feed/decoders/frame-decoder.ts';
-import { TickerTable } from '../../../src/feed/ticker-table.ts';
+import { MarketRegistry } from '../../../src/market/index.ts';
 
 function decoder(): FrameDecoder {
-  const tickers = new TickerTable();
+  const tickers = new MarketRegistry();
   tickers.add('KXEXAMPLE-26DEC31-T100');
   return new FrameDecoder(tickers);
 }

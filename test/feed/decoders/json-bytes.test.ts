@@ -4,7 +4,7 @@
  * of the word would stop a byte-by-byte scan; readFixed reads unit text exactly as core's
  * parsePrice / parseCount / parseSignedCount / parseDollars do; readIndex accepts exactly the plain
  * integers JSON.parse would give as a safe non-negative integer; readTicker's running hash is
- * hashBytes (the key TickerBytes files tickers under); reads never pass `end`.
+ * hashBytes (the key the market registry files tickers' bytes under); reads never pass `end`.
  * Method: every byte value in every lane of a word against a reference predicate, plus seeded
  * random words; seeded random and edge-case unit texts against core's parsers; integer texts
  * against JSON.parse; tickers of every length and alignment.
@@ -14,8 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { CENTICENTS_INVALID, COUNT_INVALID, PRICE_INVALID, parseCount, parseDollars, parsePrice, parseSignedCount, seededRandom } from '../../../src/core/index.ts';
 import { ScanState, hashBytes, plainStops, readFixed, readIndex, tickerStops } from '../../../src/feed/decoders/json-bytes.ts';
 import { readTicker } from '../../../src/feed/decoders/scan-values.ts';
-import { TickerBytes } from '../../../src/feed/decoders/ticker-bytes.ts';
-import { TickerTable } from '../../../src/feed/ticker-table.ts';
+import { MarketRegistry } from '../../../src/market/index.ts';
 
 const stopsPlain = (byte: number): boolean => byte < 0x20 || byte === 0x22 || byte === 0x5c || byte >= 0x80;
 const stopsTicker = (byte: number): boolean => byte < 0x20 || byte === 0x22 || byte === 0x5c;
@@ -97,12 +96,12 @@ describe('json-bytes primitives', () => {
   });
 
   it('readTicker hashes as hashBytes and finds every ticker at any length and alignment', () => {
-    const tickers = new TickerTable();
+    const tickers = new MarketRegistry();
     const names: string[] = [];
     for (let length = 1; length <= 40; length++) names.push(`T${'abcdefghijklmnopqrstuvwxyz0123456789-_.'.slice(0, length - 1)}`);
     names.push('UNI-\u00e9\u4e2d-\ud83d\ude00');
     for (const name of names) tickers.add(name);
-    const table = new TickerBytes(tickers);
+    const table = tickers;
     const state = new ScanState();
     for (const name of names) {
       for (let pad = 0; pad < 4; pad++) {
