@@ -1,0 +1,303 @@
+/**
+ * The streaming FIX framer and parser. Bytes arrive in TCP chunks split anywhere or holding several
+ * messages; the framer copies them into one preallocated buffer (bounded by the largest message),
+ * finds each "8=FIX", checks BeginString, BodyLength, CheckSum and that MsgType is third, indexes
+ * the fields into a reused FixMessage and hands it to the handler. It never throws on input: every
+ * garbled frame becomes a FixError value passed to onError, with the action standard FIXT asks for
+ * (a bad length or checksum is dropped without consuming a sequence number; a wrong BeginString or
+ * an oversized message means disconnect). Field-level problems inside a well-framed message (a
+ * non-numeric tag, an empty value, a wrong data length) do not drop it: they are recorded on the
+ * message as a SessionRejectReason so the session can answer with Reject(35=3).
+ */
+
+import { FixError, type FixErrorCode } from './fix-error.ts';
+import { readInt } from './field-codec.ts';
+import { FixMessage, REJECT_NONE } from './message.ts';
+import { SessionRejectReason, Tag } from './tags.ts';
+
+const SOH = 0x01;
+const EQUALS = 0x3d;
+const PREFIX = Buffer.from('8=FIX', 'latin1');
+const BEGIN_STRING = Buffer.from('FIXT.1.1', 'latin1');
+const BEGIN_STRING_VALUE_MAX = 16;
+const BODY_LENGTH_DIGITS_MAX = 9;
+const TRAILER_LENGTH = 7; // "10=ddd|"
+
+/** Data fields whose value may hold any byte, so their length comes from the preceding field. */
+function dataTagOf(lengthTag: number): number {
+  switch (lengthTag) {
+    case Tag.RawDataLength: return Tag.RawData;
+    case 90: return 91; // SecureDataLen -> SecureData
+    case 93: return 94; // SignatureLength -> Signature
+    case 212: return 213; // XmlDataLen -> XmlData
+    case 354: return 355; // EncodedTextLen -> EncodedText
+    default: return 0;
+  }
+}
+
+export interface FixParserOptions {
+  /** Largest message accepted, in bytes from "8=" to the checksum's SOH (default 65536). */
+  messageBytesMax?: number;
+  /** Fields indexed per message (default 1024). */
+  fieldsMax?: number;
+}
+
+/** Outcome of scanning one frame (reused, never allocated per message). */
+class ScanResult {
+  code: FixErrorCode | null = null;
+  /** Bytes to drop before scanning again (noise, a bad frame) or the message length when ok. */
+  length = 0;
+  detail = '';
+}
+
+/**
+ * Scans one frame starting at `pos`. Returns 1 when a message was indexed into `message`
+ * (result.length is its size), 0 when more bytes are needed, -1 on a framing error (result.code,
+ * result.length bytes to skip).
+ */
+function scanFrame(bytes: Buffer, pos: number, end: number, message: FixMessage, messageBytesMax: number, result: ScanResult): number {
+  result.code = null;
+  result.length = 0;
+  // 1. Find "8=FIX"; what comes before it is noise. A partial prefix at the tail waits for more.
+  let start = bytes.indexOf(PREFIX, pos);
+  if (start === -1 || start >= end) {
+    let keep = 0;
+    for (let k = Math.min(PREFIX.length - 1, end - pos); k > 0; k--) {
+      if (bytes.compare(PREFIX, 0, k, end - k, end) === 0) {
+        keep = k;
+        break;
+      }
+    }
+    if (end - keep > pos) return fail(result, 'FIX_NOISE_SKIPPED', end - keep - pos, 'no message start');
+    return 0;
+  }
+  if (start > pos) return fail(result, 'FIX_NOISE_SKIPPED', start - pos, 'bytes before 8=FIX');
+
+  // 2. BeginString(8): must be FIXT.1.1.
+  const beginValue = start + 2;
+  const beginEnd = indexOfSoh(bytes, beginValue, Math.min(end, beginValue + BEGIN_STRING_VALUE_MAX + 1));
+  if (beginEnd === -1) {
+    if (end - beginValue <= BEGIN_STRING_VALUE_MAX) return 0;
+    return fail(result, 'FIX_BAD_BEGIN_STRING', 2, 'BeginString unterminated');
+  }
+  if (beginEnd - beginValue !== BEGIN_STRING.length || bytes.compare(BEGIN_STRING, 0, BEGIN_STRING.length, beginValue, beginEnd) !== 0) {
+    return fail(result, 'FIX_BAD_BEGIN_STRING', 2, 'BeginString is not FIXT.1.1');
+  }
+
+  // 3. BodyLength(9): digits, leading zeros allowed (some engines pad it), bounded.
+  let i = beginEnd + 1;
+  if (end - i < 2) return 0;
+  if (bytes[i] !== 0x39 || bytes[i + 1] !== EQUALS) return fail(result, 'FIX_BAD_BODY_LENGTH', 2, 'BodyLength is not the second field');
+  i += 2;
+  const lengthStart = i;
+  let bodyLength = 0;
+  for (; i < end && bytes[i] !== SOH; i++) {
+    const digit = bytes[i] - 0x30;
+    if (digit < 0 || digit > 9 || i - lengthStart >= BODY_LENGTH_DIGITS_MAX) {
+      return fail(result, 'FIX_BAD_BODY_LENGTH', 2, 'BodyLength malformed');
+    }
+    bodyLength = bodyLength * 10 + digit;
+  }
+  if (i === end) return 0;
+  if (i === lengthStart) return fail(result, 'FIX_BAD_BODY_LENGTH', 2, 'BodyLength empty');
+  const bodyStart = i + 1;
+  const bodyEnd = bodyStart + bodyLength;
+  const total = bodyEnd + TRAILER_LENGTH - start;
+  if (total > messageBytesMax) return fail(result, 'FIX_MESSAGE_TOO_LARGE', 2, 'BodyLength exceeds the bound');
+  if (end < bodyEnd + TRAILER_LENGTH) return 0;
+
+  // 4. The trailer must start exactly where BodyLength says, after the body's last SOH.
+  if (bodyLength === 0 || bytes[bodyEnd - 1] !== SOH || bytes[bodyEnd] !== 0x31 || bytes[bodyEnd + 1] !== 0x30
+    || bytes[bodyEnd + 2] !== EQUALS || bytes[bodyEnd + 6] !== SOH) {
+    return fail(result, 'FIX_BAD_BODY_LENGTH', 2, 'BodyLength does not end at CheckSum');
+  }
+  const declaredSum = readInt(bytes, bodyEnd + 3, bodyEnd + 6);
+  let sum = 0;
+  for (let k = start; k < bodyEnd; k++) sum += bytes[k];
+  if (declaredSum !== (sum & 0xff)) return fail(result, 'FIX_BAD_CHECKSUM', total, 'CheckSum mismatch');
+
+  // 5. Index the fields: 8 and 9, the body, then 10.
+  message.clear(bytes, start);
+  message.push(Tag.BeginString, beginValue, beginEnd);
+  message.push(Tag.BodyLength, lengthStart, bodyStart - 1);
+  if (!indexBody(bytes, bodyStart, bodyEnd, message)) return fail(result, 'FIX_TOO_MANY_FIELDS', total, 'too many fields');
+  if (message.fieldCount < 3 || message.tagAt(2) !== Tag.MsgType) {
+    return fail(result, 'FIX_MSG_TYPE_NOT_THIRD', total, 'MsgType is not the third field');
+  }
+  if (!message.push(Tag.CheckSum, bodyEnd + 3, bodyEnd + 6)) return fail(result, 'FIX_TOO_MANY_FIELDS', total, 'too many fields');
+  message.end = start + total;
+  result.length = total;
+  return 1;
+}
+
+function fail(result: ScanResult, code: FixErrorCode, skip: number, detail: string): number {
+  result.code = code;
+  result.length = skip;
+  result.detail = detail;
+  return -1;
+}
+
+function indexOfSoh(bytes: Buffer, from: number, to: number): number {
+  const i = bytes.indexOf(SOH, from);
+  return i === -1 || i >= to ? -1 : i;
+}
+
+/** Indexes tag=value pairs of [start, end) (end is after the body's last SOH); false when the index is full. */
+function indexBody(bytes: Buffer, start: number, end: number, message: FixMessage): boolean {
+  let i = start;
+  let dataLength = -1; // length announced by a data-length field for the next field
+  let dataTag = 0;
+  while (i < end) {
+    const tagStart = i;
+    let tag = 0;
+    let tagValid = true;
+    for (; i < end && bytes[i] !== EQUALS && bytes[i] !== SOH; i++) {
+      const digit = bytes[i] - 0x30;
+      if (digit < 0 || digit > 9 || i - tagStart >= 9) tagValid = false;
+      else tag = tag * 10 + digit;
+    }
+    if (i === tagStart || bytes[tagStart] === 0x30) tagValid = false; // empty or leading zero
+    if (bytes[i] === SOH) { // no '=' at all
+      noteReject(message, SessionRejectReason.INVALID_TAG_NUMBER, 0);
+      i++;
+      continue;
+    }
+    i++; // past '='
+    const valueStart = i;
+    let valueEnd: number;
+    if (tagValid && tag === dataTag && dataLength >= 0 && valueStart + dataLength < end && bytes[valueStart + dataLength] === SOH) {
+      valueEnd = valueStart + dataLength; // a data value may hold SOH: trust the announced length
+    } else {
+      if (tagValid && tag === dataTag && dataLength >= 0) noteReject(message, SessionRejectReason.VALUE_INCORRECT, lengthTagOf(tag));
+      valueEnd = bytes.indexOf(SOH, valueStart);
+    }
+    dataTag = 0;
+    dataLength = -1;
+    if (!tagValid) {
+      noteReject(message, SessionRejectReason.INVALID_TAG_NUMBER, 0);
+    } else if (valueEnd === valueStart) {
+      noteReject(message, SessionRejectReason.TAG_WITHOUT_VALUE, tag);
+    } else {
+      if (!message.push(tag, valueStart, valueEnd)) return false;
+      if (tag === Tag.MsgSeqNum && message.msgSeqNum === Number.MIN_SAFE_INTEGER) message.msgSeqNum = readInt(bytes, valueStart, valueEnd);
+      const next = dataTagOf(tag);
+      if (next !== 0) {
+        dataTag = next;
+        dataLength = readInt(bytes, valueStart, valueEnd);
+      }
+    }
+    i = valueEnd + 1;
+  }
+  return true;
+}
+
+function lengthTagOf(dataTag: number): number {
+  switch (dataTag) {
+    case Tag.RawData: return Tag.RawDataLength;
+    case 91: return 90;
+    case 94: return 93;
+    case 213: return 212;
+    case 355: return 354;
+    default: return 0;
+  }
+}
+
+function noteReject(message: FixMessage, reason: number, tag: number): void {
+  if (message.rejectReason !== REJECT_NONE) return; // the first problem is the one reported
+  message.rejectReason = reason;
+  message.rejectTag = tag;
+}
+
+export interface FixFramerHandler {
+  /** A well-framed message; check message.rejectReason. The view is valid only during the call. */
+  onMessage(message: FixMessage): void;
+  /** A framing problem; error.action says what the session should do. */
+  onError(error: FixError): void;
+}
+
+function actionOf(code: FixErrorCode): 'ignore' | 'disconnect' {
+  return code === 'FIX_BAD_BEGIN_STRING' || code === 'FIX_MESSAGE_TOO_LARGE' || code === 'FIX_TOO_MANY_FIELDS' ? 'disconnect' : 'ignore';
+}
+
+export class FixFramer {
+  readonly #handler: FixFramerHandler;
+  readonly #buffer: Buffer;
+  readonly #message: FixMessage;
+  readonly #result = new ScanResult();
+  readonly #messageBytesMax: number;
+  #read = 0;
+  #length = 0;
+  #generation = 0;
+
+  constructor(handler: FixFramerHandler, options: FixParserOptions = {}) {
+    this.#handler = handler;
+    this.#messageBytesMax = options.messageBytesMax ?? 65_536;
+    this.#buffer = Buffer.alloc(this.#messageBytesMax + 64);
+    this.#message = new FixMessage(options.fieldsMax ?? 1024);
+  }
+
+  /** Bytes held while waiting for the rest of a message. */
+  get bufferedBytes(): number {
+    return this.#length - this.#read;
+  }
+
+  /** Drops buffered bytes (a new connection, or after a disconnect). Safe to call from a handler. */
+  reset(): void {
+    this.#read = 0;
+    this.#length = 0;
+    this.#generation++;
+  }
+
+  /** Feeds a chunk. Handler calls happen synchronously, in order. */
+  push(chunk: Uint8Array): void {
+    let offset = 0;
+    while (offset < chunk.length) {
+      if (this.#read > 0) { // compact: keep the unread tail at the front
+        this.#buffer.copyWithin(0, this.#read, this.#length);
+        this.#length -= this.#read;
+        this.#read = 0;
+      }
+      const count = Math.min(this.#buffer.length - this.#length, chunk.length - offset);
+      this.#buffer.set(offset === 0 && count === chunk.length ? chunk : chunk.subarray(offset, offset + count), this.#length);
+      this.#length += count;
+      offset += count;
+      if (!this.#drain()) return;
+    }
+  }
+
+  /** Frames what the buffer holds; false when a handler reset the framer mid-way. */
+  #drain(): boolean {
+    const generation = this.#generation;
+    const result = this.#result;
+    for (;;) {
+      if (this.#read === this.#length) return true;
+      const status = scanFrame(this.#buffer, this.#read, this.#length, this.#message, this.#messageBytesMax, result);
+      if (status === 0) {
+        // A buffer full of one unfinished frame cannot complete (scanFrame bounds the size): drop a byte.
+        if (this.#read === 0 && this.#length === this.#buffer.length) this.#read = 1;
+        else return true;
+        continue;
+      }
+      this.#read += result.length;
+      if (status === 1) this.#handler.onMessage(this.#message);
+      else {
+        const code = result.code as FixErrorCode;
+        this.#handler.onError(new FixError(code, `${code}: ${result.detail}`, actionOf(code), result.length));
+      }
+      if (this.#generation !== generation) return false;
+    }
+  }
+}
+
+/**
+ * Parses one complete message held in `bytes` in place (a stored message for replay, a test
+ * vector). Returns the message, or the FixError of the first framing problem.
+ */
+export function parseMessage(bytes: Buffer, message: FixMessage = new FixMessage(), messageBytesMax = 65_536): FixMessage | FixError {
+  const result = new ScanResult();
+  const status = scanFrame(bytes, 0, bytes.length, message, messageBytesMax, result);
+  if (status === 1) return message;
+  if (status === 0) return new FixError('FIX_BAD_BODY_LENGTH', 'FIX_BAD_BODY_LENGTH: message truncated', 'ignore', bytes.length);
+  const code = result.code as FixErrorCode;
+  return new FixError(code, `${code}: ${result.detail}`, actionOf(code), result.length);
+}
