@@ -19,6 +19,7 @@ import {
 } from './auth/index.ts';
 import { loadCatalog, SimEngine, type Catalog, type SimEngineOptions } from './engine/index.ts';
 import { FaultController } from './faults/index.ts';
+import { SimHistory, type SimHistoryOptions } from './history/index.ts';
 import { RateLimiter, type RateLimitTier } from './rate-limit/index.ts';
 import { ActivityDriver } from './server/activity-driver.ts';
 import { WireProbe, type SimProbe } from './server/probe.ts';
@@ -66,6 +67,8 @@ export interface StartSimOptions {
   engineOptions?: Partial<SimEngineOptions>;
   /** Wire-to-wire probe (server/probe.ts, GET /_sim/probe); off costs nothing per message. Default false. */
   probe?: boolean;
+  /** Trade tape and historical cutoff (history/sim-history.ts HISTORY_DEFAULTS: 65,536 rows per market, cutoff 1 h behind the clock). */
+  history?: Partial<SimHistoryOptions>;
 }
 
 export interface CreateApiKeyOptions {
@@ -90,6 +93,8 @@ export interface SimHandle {
   rateLimiter: RateLimiter;
   /** The wire-to-wire probe (summary, reset); null unless started with probe: true. */
   probe: SimProbe | null;
+  /** Recorded trades, tops and open interest (candlestick and historical routes). */
+  history: SimHistory;
   close(): Promise<void>;
 }
 
@@ -119,6 +124,8 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     catalog,
     options: { ...options.engineOptions, postOnlyCrossReject400: options.postOnlyCrossReject400 ?? options.engineOptions?.postOnlyCrossReject400 ?? false },
   });
+  const history = new SimHistory(engine, options.history);
+  const detachHistory = history.attach(); // before anything can trade
   const keys = new ApiKeyStore('basic');
   const probe = options.probe === true ? new WireProbe() : null;
   const services = new SimServices({
@@ -132,6 +139,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     fundingPerSubaccount: asCenticents((options.fundingDollars ?? SIM_DEFAULTS.fundingDollars) * 10_000),
     maxBodyBytes: options.maxBodyBytes ?? SIM_DEFAULTS.maxBodyBytes,
     probe,
+    history,
   });
   const demo = loadOrCreateDemoKey(keys, options.keysDir ?? DEFAULT_KEYS_DIR, options.demoKeyTier ?? SIM_DEFAULTS.demoKeyTier, DEFAULT_USER_ID);
   services.ensureFunded(DEFAULT_USER_ID, 0);
@@ -165,11 +173,13 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     engine,
     rateLimiter: services.rateLimiter,
     probe,
+    history,
     async close() {
       if (closed) return;
       closed = true;
       activity?.stop();
       server.close();
+      detachHistory();
       // Let uWS run its close callbacks before the caller tears anything else down.
       await new Promise<void>((done) => setImmediate(done));
     },

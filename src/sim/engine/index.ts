@@ -15,3 +15,4 @@ export { loadCatalog, parseCatalog, CatalogError } from './catalog.ts';
 export * from './types.ts';
 export * from './render.ts';
 export { SeededRandom } from '../../core/index.ts';
+export { encodeCursor, decodeCursor } from './pagination.ts';

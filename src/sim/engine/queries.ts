@@ -112,7 +112,8 @@ export class Queries {
       (query.eventTicker === undefined || query.eventTicker === null || query.eventTicker === '' || p.eventTicker === query.eventTicker) &&
       (query.subaccount === undefined || query.subaccount === null || p.subaccount === query.subaccount) &&
       (query.exchangeIndex === undefined || query.exchangeIndex === null || p.exchangeIndex === query.exchangeIndex) &&
-      (query.countFilter === 'position' ? p.position !== 0 : query.countFilter === 'total_traded' ? p.volume !== 0 : p.position !== 0 || p.volume !== 0);
+      (query.countFilter === 'position' ? p.position !== 0 : query.countFilter === 'total_traded' ? p.volume !== 0 : p.position !== 0 || p.volume !== 0) &&
+      (query.archivedBeforeMs === undefined || query.archivedBeforeMs === null || this.#eventArchived(p.eventTicker, query.archivedBeforeMs));
     // Positions list oldest first (stable order as new ones are appended); seq = index in user.positions.
     const page = oldestFirst<PositionRecord>(user.positions, decodeCursor(query.cursor), limit, match, (p) => p.seq);
     const byEvent = new Map<string, EventPositionView>();
@@ -182,6 +183,14 @@ export class Queries {
     }
     no.reverse();
     return { ticker, yes, no };
+  }
+
+  /** True when every market of the event settled before `beforeMs` (its positions are archived together). */
+  #eventArchived(eventTicker: string, beforeMs: number): boolean {
+    const event = this.#venue.event(eventTicker);
+    if (event === undefined || event.markets.length === 0) return false;
+    for (const market of event.markets) if (market.settledMs === 0 || market.settledMs >= beforeMs) return false;
+    return true;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -481,6 +481,11 @@ export interface PositionQuery extends PageQuery {
   exchangeIndex?: number | null;
   /** 'position': non-zero positions only; 'total_traded': traded at all. Default: either. */
   countFilter?: 'position' | 'total_traded' | null;
+  /**
+   * Only positions archived to history (GET /historical/positions): those of events whose every
+   * market settled before this instant, Unix ms. Absent or null: no such filter.
+   */
+  archivedBeforeMs?: number | null;
 }
 
 export interface PositionsPage {

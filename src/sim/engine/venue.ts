@@ -148,6 +148,11 @@ export class Venue {
     return null;
   }
 
+  /** The trade id of trade sequence number `seq` (ids are a pure function of it): for tapes kept outside the engine. */
+  tradeId(seq: number): string {
+    return this.#tradeIds.format(seq);
+  }
+
   /** Records a public trade on `market`'s tape (a ring of tradeHistoryPerMarket) and returns its record. */
   recordTrade(market: MarketState, price: Price, count: number, takerSide: BookSide, nowMs: number): TradeRecord {
     market.recordTrade(price, count as Count, nowMs);

@@ -1,6 +1,6 @@
 /**
  * Everything the REST and WebSocket servers share for one simulator run: the engine, keys and
- * authentication, rate limits, faults, the clock and the account funding rule. Built once by
+ * authentication, rate limits, faults, the clock, the recorded history and the account funding rule. Built once by
  * startSim and passed down; nothing here is global. This file owns the funding rule: a user of
  * the simulator gets `fundingPerSubaccount` on every exchange index of every subaccount the first
  * time a request touches that subaccount ("a healthy balance on every subaccount used").
@@ -10,6 +10,7 @@ import type { Centicents } from '../../core/index.ts';
 import type { ApiKeyStore, Authenticator } from '../auth/index.ts';
 import { EXCHANGE_INDEXES, type SimEngine } from '../engine/index.ts';
 import type { FaultController } from '../faults/index.ts';
+import type { SimHistory } from '../history/index.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
 import type { WireProbe } from './probe.ts';
 import type { Logger } from 'pino';
@@ -27,6 +28,8 @@ export interface SimServicesOptions {
   maxBodyBytes: number;
   /** Wire-to-wire probe (probe.ts); null or absent when off. */
   probe?: WireProbe | null;
+  /** Recorded trades, tops and open interest for the candlestick and historical routes. */
+  history: SimHistory;
 }
 
 export class SimServices {
@@ -39,6 +42,7 @@ export class SimServices {
   readonly logger: Logger;
   readonly maxBodyBytes: number;
   readonly probe: WireProbe | null;
+  readonly history: SimHistory;
   readonly #fundingPerSubaccount: Centicents;
   readonly #funded = new Set<string>();
 
@@ -52,6 +56,7 @@ export class SimServices {
     this.logger = options.logger;
     this.maxBodyBytes = options.maxBodyBytes;
     this.probe = options.probe ?? null;
+    this.history = options.history;
     this.#fundingPerSubaccount = options.fundingPerSubaccount;
   }
 

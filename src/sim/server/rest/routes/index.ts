@@ -3,7 +3,9 @@
  */
 
 import type { RouteDef } from '../route.ts';
+import { CANDLESTICK_ROUTES } from './candlesticks.ts';
 import { EXCHANGE_ACCOUNT_ROUTES } from './exchange-account.ts';
+import { HISTORICAL_ROUTES } from './historical.ts';
 import { MARKET_DATA_ROUTES } from './market-data.ts';
 import { ORDER_GROUP_ROUTES } from './order-groups.ts';
 import { ORDER_ROUTES } from './orders.ts';
@@ -11,6 +13,8 @@ import { PORTFOLIO_ROUTES } from './portfolio.ts';
 
 export const ALL_ROUTES: readonly RouteDef[] = [
   ...MARKET_DATA_ROUTES,
+  ...CANDLESTICK_ROUTES,
+  ...HISTORICAL_ROUTES,
   ...EXCHANGE_ACCOUNT_ROUTES,
   ...ORDER_ROUTES,
   ...PORTFOLIO_ROUTES,
