@@ -14,7 +14,7 @@ import type { PriceGrid } from '../../src/core/index.ts';
 import type { OrderBook } from '../../src/book/index.ts';
 import { ConnectionState } from '../../src/feed/index.ts';
 import type { Feed, FeedSession } from '../../src/feed/index.ts';
-import type { Journal, Oms, OrderEntry } from '../../src/oms/index.ts';
+import type { Journal, Oms, OrderEntry, OrderReads } from '../../src/oms/index.ts';
 import type { RiskGate } from '../../src/risk/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import type { TickToTradeProbe } from '../../src/runtime/tick-to-trade-probe.ts';
@@ -29,7 +29,7 @@ export interface HotPathOptions {
   grid: PriceGrid;
   /** The market's orderbook_snapshot frame (sid 1): fed when the strategy asks for the market. */
   snapshotFrame: string;
-  entry: OrderEntry;
+  entry: OrderEntry & OrderReads;
   journalPath: string;
   mode: 'replace' | 'amend';
 }
@@ -70,6 +70,7 @@ export async function buildHotPath(options: HotPathOptions): Promise<HotPath> {
     clock,
     logger: createLogger({ level: 'silent', pretty: false }),
     entry: options.entry,
+    reads: options.entry,
     feed: { url: 'ws://127.0.0.1:1/unused', auth: null, createSession: stubSession },
     journalPath: options.journalPath,
     recovered: null,

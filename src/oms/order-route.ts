@@ -146,7 +146,8 @@ export interface OrderReads {
   listPositions(query: PositionsQuery): Promise<WirePosition[]>;
 }
 
-export interface OrderEntry extends OrderReads {
+/** The order-entry port: one implementation per route (REST today, FIX next). Reads live apart (OrderReads). */
+export interface OrderEntry {
   setListener(listener: ExecListener): void;
   create(order: Readonly<NewOrder>): void; // synchronous: encoded, signed and queued on the socket before return (REST: written in the same loop turn, see rest-order-entry.ts)
   cancel(orderId: string, subaccount: number): void;

@@ -164,6 +164,7 @@ export class Runtime {
       clock: this.clock,
       logger: options.logger,
       entry: this.rest,
+      reads: this.rest,
       feed: { url: venue.wsUrl, auth: { keyId: venue.keyId, privateKey: venue.privateKey } },
       journalPath: options.journalPath,
       recovered: this.recovered,

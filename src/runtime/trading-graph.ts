@@ -36,8 +36,8 @@ export interface TradingGraphOptions {
   logger: Logger;
   /** The order-entry route: RestOrderEntry in production, a sink in the hot-path bench. */
   entry: OrderEntry;
-  /** The venue reads reconciliation uses (default: the route's own). */
-  reads?: OrderReads;
+  /** The venue reads reconciliation uses (the account client; off the hot path). */
+  reads: OrderReads;
   /** The feed: the exchange's URL and key, or `createSession` for a driver-fed stub. */
   feed: Pick<FeedOptions, 'url' | 'auth' | 'createSession'>;
   journalPath: string;
@@ -120,7 +120,7 @@ export class TradingGraph {
     this.entry = options.entry;
     this.journal = new Journal(options.journalPath);
     this.oms = new Oms({
-      reads: options.reads ?? options.entry,
+      reads: options.reads,
       listener: this.gate,
       clock,
       clientOrderIdPrefix: options.clientOrderIdPrefix,
