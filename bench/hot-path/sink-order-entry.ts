@@ -7,7 +7,7 @@
  * then count the bytes instead of writing them to a socket. Answers are queued and delivered only
  * when the driver calls deliverAnswers() between frames, so they never run inside a timed frame.
  *
- * A model, not exec: the request assembly mirrors raw-http-pool.ts and may drift from it; the
+ * A model, not exec: the request assembly mirrors src/net/raw-http-pool.ts and may drift from it; the
  * syscall and the response side are left out on purpose (bench/tick-to-trade has them).
  * Owns the sink's counters only; never decides anything for the OMS.
  */

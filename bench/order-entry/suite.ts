@@ -43,15 +43,12 @@ import { Configuration, OrdersApi } from 'kalshi-typescript';
 import { Pool, type Dispatcher } from 'undici';
 import { formatCount, formatPrice, loadPrivateKey, signRequest, systemClock, type Count, type Price } from '../../src/core/index.ts';
 import {
-  RAW_HTTP_WRITE_CHANNEL,
-  RAW_HTTP_WRITE_START_CHANNEL,
   REST_ORDER_ENTRY_DEFAULTS,
-  RawHttpPool,
   RestOrderEntry,
   encodeCreateOrder,
-  type RawExchangeHandler,
 } from '../../src/exec/index.ts';
 import type { ExecErrorCode, ExecListener, NewOrder } from '../../src/oms/index.ts';
+import { RAW_HTTP_WRITE_CHANNEL, RAW_HTTP_WRITE_START_CHANNEL, RawHttpPool, type NetFailure, type RawExchangeHandler } from '../../src/net/index.ts';
 import { UNDICI_DISPATCH_CREATE_DEFAULTS, UndiciDispatchCreate } from './undici-dispatch-create.ts';
 import { consume, createHistogram, latencyRow, measureThroughput, nowNs, recordNs, throughputRow, type BenchRow, type BenchSuite } from '../harness.ts';
 
@@ -385,7 +382,7 @@ async function rawPoolCase(sim: SimProcess): Promise<Case> {
   let resolveDone: ((status: number) => void) | null = null;
   const handler: RawExchangeHandler = {
     onRawResponse(status: number, body: Buffer, bodyLength: number): void { consume(body[bodyLength - 1]); resolveDone?.(status); },
-    onRawFailure(_code: ExecErrorCode): void { resolveDone?.(0); },
+    onRawFailure(_failure: NetFailure): void { resolveDone?.(0); },
   };
   const histogram = createHistogram();
   const callOnly = createHistogram();

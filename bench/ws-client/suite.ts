@@ -1,7 +1,7 @@
 /**
  * WebSocket client suite: how long a text frame takes from a uWebSockets.js server in another
  * process (the simulator's server library) to the feed's frame callback, through our RFC 6455
- * client (src/feed/raw-websocket.ts, the feed's only one: the frame's bytes in place, with
+ * client (src/net/raw-websocket.ts, the feed's only one: the frame's bytes in place, with
  * `utf8: 'listener'` as the feed runs it) and through undici's WebSocket (the baseline, kept here
  * only: a MessageEvent with the frame as a string), one orderbook_delta-sized frame every 10 ms
  * (about the pace of the runtime's orders, so both clients meet a process that was idle) and
@@ -18,7 +18,7 @@
 
 import path from 'node:path';
 import { WebSocket } from 'undici';
-import { RawWebSocket } from '../../src/feed/raw-websocket.ts';
+import { RawWebSocket } from '../../src/net/index.ts';
 import { pinEventLoop, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
 import { BenchChild } from '../child-process.ts';
 import { createHistogram, latencyRow, recordNs } from '../harness.ts';

@@ -1,6 +1,6 @@
 /**
  * The exec folder's public surface: the REST V2 route behind the OMS's order-entry port
- * (src/oms/order-route.ts) (RestOrderEntry, with worker-thread presigning and the raw hot-path HTTP client).
+ * (src/oms/order-route.ts) (RestOrderEntry, with worker-thread presigning, over src/net's raw HTTP/1.1 client).
  * Other folders import exec only through this file. Exec encodes and transports orders; it never bypasses the risk gate and never
  * keeps order state.
  */
@@ -20,8 +20,4 @@ export type {
 export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/presigner.ts';
 export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';
 export { encodeCreateOrder, jsonString } from './rest/order-body.ts';
-export { RAW_HTTP_WRITE_CHANNEL, RAW_HTTP_WRITE_START_CHANNEL } from './rest/raw-http-connection.ts';
-export type { RawExchangeHandler } from './rest/raw-http-connection.ts';
-export { RawHttpPool, RawRequestHead, SendResult } from './rest/raw-http-pool.ts';
-export type { RawHttpPoolOptions, RawHttpPoolStats } from './rest/raw-http-pool.ts';
 export type { OrderPathSignaturesStats } from './rest/order-path-signatures.ts';

@@ -14,7 +14,6 @@ export { HopRecord } from './hop-record.ts';
 export { FeedCounters } from './feed-counters.ts';
 export { Channel, TERMINAL_ERROR_CODES } from './channels.ts';
 export { ConnectionState, WsSession, type WsSessionOptions, type WsSessionHandler, type HandshakeSigner, type FeedSession } from './ws-session.ts';
-export { RawWebSocket, CloseCode, type RawWebSocketOptions, type RawTextListener, type RawBinaryListener } from './raw-websocket.ts';
 export { SubscriptionManager, Subscription, SubscriptionState, LostReason, CommandKind, SubscriptionCommandError, type CommandSink } from './subscriptions.ts';
 export { ResyncManager } from './resync.ts';
 export { MarketState, ResyncState } from './market-state.ts';

@@ -1,5 +1,5 @@
 /**
- * One WebSocket session to the exchange over our RFC 6455 client (raw-websocket.ts; undici's
+ * One WebSocket session to the exchange over our RFC 6455 client (src/net/raw-websocket.ts; undici's
  * WebSocket, measured slower per frame, is bench/ws-client's baseline): a signed handshake
  * (KALSHI-ACCESS-* headers over `<ms>GET<path>`, the URL's path without its query,
  * spec/websocket.md §1.2), messages handed to the handler as the socket's bytes, reconnects with
@@ -21,7 +21,7 @@
  */
 
 import { Backoff } from './backoff.ts';
-import { RawWebSocket } from './raw-websocket.ts';
+import { RawWebSocket } from '../net/index.ts';
 import type { FeedLogger } from './feed-logger.ts';
 
 export const ConnectionState = {

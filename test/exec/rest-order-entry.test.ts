@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { COUNT_INVALID, InvariantError, systemClock, type Count, type Price } from '../../src/core/index.ts';
 import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry, RestOrderEntryConfigError, type RestOrderEntryOptions } from '../../src/exec/index.ts';
 import type { NewOrder } from '../../src/oms/index.ts';
-import { RAW_HTTP_WRITE_CHANNEL } from '../../src/exec/rest/raw-http-connection.ts';
+import { RAW_HTTP_WRITE_CHANNEL } from '../../src/net/index.ts';
 import { Socket } from 'node:net';
 import { selfSignedCertificate } from './self-signed-certificate.ts';
 import { ListenerWithUnknowns, RecordingListener, type Event } from './recording-listener.ts';

@@ -1,6 +1,6 @@
 /**
  * A preallocated request handler: one slot per hot-path request in flight, taken from a free list
- * and returned when the raw client (raw-http-pool.ts) reports the end of the exchange, so a
+ * and returned when the raw client (src/net/raw-http-pool.ts) reports the end of the exchange, so a
  * hot-path request allocates no handler of ours. The response body is read in place, in the
  * parser's buffer, before the slot is released, without a copy.
  *
@@ -9,7 +9,8 @@
  */
 
 import type { ExecErrorCode } from '../../oms/index.ts';
-import type { RawExchangeHandler } from './raw-http-connection.ts';
+import type { NetFailure, RawExchangeHandler } from '../../net/index.ts';
+import { netFailureCode } from './transport-error.ts';
 
 export const RequestKind = {
   CREATE: 0,
@@ -68,9 +69,9 @@ export class RequestSlot implements RawExchangeHandler {
     this.#owner.finish(this);
   }
 
-  onRawFailure(code: ExecErrorCode, sent: boolean): void {
+  onRawFailure(code: NetFailure, sent: boolean): void {
     if (!this.active) return;
     this.active = false;
-    this.#owner.failCode(this, code, sent);
+    this.#owner.failCode(this, netFailureCode(code), sent);
   }
 }

@@ -5,7 +5,7 @@
  *
  * One transport for order mutations: every create, amend, decrease, cancel (the batched DELETE
  * with cancelRoute 'batched', the per-order DELETE with 'single'), batch create and cancelBatch goes
- * through RawHttpPool (raw-http-pool.ts): `connections` persistent keep-alive sockets over node:net
+ * through RawHttpPool (src/net/raw-http-pool.ts): `connections` persistent keep-alive sockets over node:net
  * (TLS for https), TCP_NODELAY, one request per socket, the request written with ONE socket.write
  * inside the call, so the bytes are in the kernel when create()/amend()/... return. Per-order
  * paths (amend, decrease, single cancel) are written with RawHttpPool.sendTo: the request target
@@ -18,7 +18,7 @@
  * (GHSA-35p6-xmwp-9g52, client-h1.js scheduleIdleSocketValidation): one setImmediate so a FIN/RST
  * already pending on the idle socket is seen before writing, so the bytes leave in the check phase
  * of the loop turn, not inside the call. The raw client replaces that check by retiring idle
- * sockets before the server's idle limit (raw-http-connection.ts), and its CPU work before the
+ * sockets before the server's idle limit (src/net/raw-http-connection.ts), and its CPU work before the
  * write is under 1 us. undici Pool.dispatch with a preallocated handler stays as a baseline in
  * bench/order-entry (undici-dispatch-create.ts), measured beside ours (figures in the README and
  * bench/RESULTS.md, not here).
@@ -86,14 +86,13 @@ import {
 } from './order-body.ts';
 import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignedSignature } from './presigner.ts';
-import type { RawExchangeHandler } from './raw-http-connection.ts';
-import { RawHttpPool, SendResult, type RawRequestHead } from './raw-http-pool.ts';
+import { NetError, RawHttpPool, SendResult, type NetFailure, type RawExchangeHandler, type RawRequestHead } from '../../net/index.ts';
 import {
   RequestKind,
   RequestSlot,
   type SlotOwner,
 } from './request-slot.ts';
-import { statusErrorCode, transportErrorCode } from './transport-error.ts';
+import { netFailureCode, statusErrorCode, transportErrorCode } from './transport-error.ts';
 import {
   newAckRecord,
   parseErrorBody,
@@ -411,7 +410,13 @@ export class RestOrderEntry implements OrderEntry {
     }
     if (!this.#rawOpened) {
       this.#rawOpened = true; // a second connect() only warms again
-      await this.#raw.connect();
+      try {
+        await this.#raw.connect();
+      } catch (error) {
+        // The port's callers match ExecError codes; the net layer's failure is mapped, not leaked.
+        if (error instanceof NetError) throw new ExecError(netFailureCode(error.code), error.message);
+        throw error;
+      }
     }
     await Promise.all([
       this.#warm(this.#pool, this.#options.connections),
@@ -1011,7 +1016,8 @@ class WarmAnswer implements RawExchangeHandler {
     const reject = parseErrorBody(status, body.toString('utf8', 0, bodyLength));
     this.#reject(new ExecError(statusErrorCode(status), `GET ${this.#path}: HTTP ${status} ${reject.code}`, status, reject));
   }
-  onRawFailure(code: ExecErrorCode): void {
+  onRawFailure(failure: NetFailure): void {
+    const code = netFailureCode(failure);
     this.#reject(new ExecError(code, `GET ${this.#path}: ${code}`));
   }
 }

@@ -4,6 +4,7 @@
  * or unknown (rest-order-entry.ts does, by request kind).
  */
 
+import type { NetFailure } from '../../net/index.ts';
 import type { ExecErrorCode } from '../../oms/index.ts';
 
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([
@@ -30,4 +31,18 @@ export function statusErrorCode(status: number): ExecErrorCode {
   if (status >= 500) return 'EXEC_HTTP_5XX';
   if (status >= 400) return 'EXEC_REJECTED';
   return 'EXEC_BAD_RESPONSE';
+}
+
+/** The route's code for a raw HTTP failure: a full queue is refused like a 429 (never written). */
+export function netFailureCode(failure: NetFailure): ExecErrorCode {
+  switch (failure) {
+    case 'NET_TIMEOUT':
+      return 'EXEC_TIMEOUT';
+    case 'NET_BAD_RESPONSE':
+      return 'EXEC_BAD_RESPONSE';
+    case 'NET_QUEUE_FULL':
+      return 'EXEC_RATE_LIMITED';
+    default:
+      return 'EXEC_DISCONNECTED';
+  }
 }

@@ -14,7 +14,7 @@
  * idle socket before reusing it. Here an idle connection is retired before the server's idle limit
  * (`Keep-Alive: timeout=N` minus a margin, else keepAliveTimeoutMs), a FIN seen while idle takes
  * the connection out of use at once, and RestOrderEntry's keep-warm beat refreshes idle ones; a
- * request that still meets a close is reported as sent with fate unknown (EXEC_DISCONNECTED).
+ * request that still meets a close is reported as sent with fate unknown (NET_DISCONNECTED).
  *
  * Owns: the socket, its state, the exchange in flight, the parser. Never: retries a request (a
  * create is not idempotent), chooses which connection to use, reconnects by itself (the pool
@@ -25,7 +25,7 @@ import { channel } from 'node:diagnostics_channel';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
-import type { ExecErrorCode } from '../../oms/index.ts';
+import type { NetFailure } from './net-error.ts';
 import { HttpResponseParser, ParseState } from './http-response-parser.ts';
 
 /** What one exchange reports; exactly one call per request handed to a connection or pool. */
@@ -36,7 +36,7 @@ export interface RawExchangeHandler {
    * No full response. `sent` false: the request never reached a socket (queue full, queued too
    * long, pool closed): nothing was applied. `sent` true: it was written and may have been applied.
    */
-  onRawFailure(code: ExecErrorCode, sent: boolean): void;
+  onRawFailure(code: NetFailure, sent: boolean): void;
 }
 
 /**
@@ -161,7 +161,7 @@ export class RawHttpConnection {
     socket.on('close', () => {
       if (this.socket !== socket) return;
       const connected = this.state !== ConnectionState.CONNECTING;
-      this.#teardown(connected ? DownReason.CLOSED : DownReason.CONNECT_FAILED, 'EXEC_DISCONNECTED');
+      this.#teardown(connected ? DownReason.CLOSED : DownReason.CONNECT_FAILED, 'NET_DISCONNECTED');
     });
   }
 
@@ -181,12 +181,12 @@ export class RawHttpConnection {
 
   /** The pool's tick found the response late: the request is unknown, the socket spent. */
   timeOut(): void {
-    this.#teardown(DownReason.TIMEOUT, 'EXEC_TIMEOUT');
+    this.#teardown(DownReason.TIMEOUT, 'NET_TIMEOUT');
   }
 
   /** Idle past its lifetime, or the pool is closing: close without an outcome of our own. */
   retire(reason: DownReason): void {
-    this.#teardown(reason, 'EXEC_DISCONNECTED');
+    this.#teardown(reason, 'NET_DISCONNECTED');
   }
 
   /** Request bytes handed to sockets, over every socket this connection has had. */
@@ -203,7 +203,7 @@ export class RawHttpConnection {
     if (this.state !== ConnectionState.BUSY) {
       // Bytes with no request in flight (a 408 before an idle close, or garbage): never read them
       // as the answer to the next request.
-      this.#teardown(DownReason.PROTOCOL, 'EXEC_BAD_RESPONSE');
+      this.#teardown(DownReason.PROTOCOL, 'NET_BAD_RESPONSE');
       return;
     }
     this.lastDataMs = performance.now();
@@ -211,7 +211,7 @@ export class RawHttpConnection {
     const state = parser.execute(chunk, 0);
     if (state === ParseState.NEED_MORE) return;
     if (state === ParseState.ERROR) {
-      this.#teardown(DownReason.PROTOCOL, 'EXEC_BAD_RESPONSE');
+      this.#teardown(DownReason.PROTOCOL, 'NET_BAD_RESPONSE');
       return;
     }
     // Bytes after a complete response: the server answered something we did not ask; the response
@@ -226,7 +226,7 @@ export class RawHttpConnection {
       this.#deliver(false);
       return;
     }
-    this.#teardown(DownReason.CLOSED, 'EXEC_DISCONNECTED');
+    this.#teardown(DownReason.CLOSED, 'NET_DISCONNECTED');
   }
 
   /** A complete response: hand it over, then either take the next request or close. */
@@ -262,7 +262,7 @@ export class RawHttpConnection {
   }
 
   /** Ends the socket and the exchange in flight (reported with `code`, as sent). */
-  #teardown(reason: DownReason, code: ExecErrorCode): void {
+  #teardown(reason: DownReason, code: NetFailure): void {
     if (this.state === ConnectionState.DOWN) return;
     const handler = this.#handler;
     this.#handler = null;

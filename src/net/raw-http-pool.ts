@@ -19,12 +19,12 @@
  * fires between timeoutMs and timeoutMs + one tick period after it was written.
  *
  * Failures, as RawExchangeHandler.onRawFailure(code, sent):
- *   written, no full response: peer closed or reset   -> EXEC_DISCONNECTED, sent
- *   written, response late                           -> EXEC_TIMEOUT, sent
- *   written, response cannot be framed               -> EXEC_BAD_RESPONSE, sent
- *   queue full                                       -> EXEC_RATE_LIMITED, not sent
- *   queued longer than headersTimeoutMs              -> EXEC_TIMEOUT, not sent
- *   pool closed                                      -> EXEC_DISCONNECTED, not sent (queued) / sent (in flight)
+ *   written, no full response: peer closed or reset   -> NET_DISCONNECTED, sent
+ *   written, response late                           -> NET_TIMEOUT, sent
+ *   written, response cannot be framed               -> NET_BAD_RESPONSE, sent
+ *   queue full                                       -> NET_QUEUE_FULL, not sent
+ *   queued longer than headersTimeoutMs              -> NET_TIMEOUT, not sent
+ *   pool closed                                      -> NET_DISCONNECTED, not sent (queued) / sent (in flight)
  * A dropped connection is reopened: at once after a clean close of a used connection, else with
  * exponential backoff (reconnectMinMs doubling to reconnectMaxMs) while connects keep failing.
  *
@@ -34,8 +34,8 @@
 
 import type { ConnectionOptions } from 'node:tls';
 import { performance } from 'node:perf_hooks';
-import { InvariantError, assert } from '../../core/index.ts';
-import { ExecError } from '../../oms/index.ts';
+import { InvariantError, assert } from '../core/index.ts';
+import { NetError } from './net-error.ts';
 import {
   ConnectionState,
   DownReason,
@@ -48,7 +48,7 @@ export interface RawHttpPoolOptions {
   origin: string; // http://host:port or https://host:port
   keyId: string; // KALSHI-ACCESS-KEY, constant per pool
   connections: number;
-  queueMax: number; // requests waiting for a connection before send() refuses (EXEC_RATE_LIMITED)
+  queueMax: number; // requests waiting for a connection before send() refuses (NET_QUEUE_FULL)
   connectTimeoutMs: number;
   headersTimeoutMs: number; // written -> first response byte; also the longest wait in the queue
   bodyTimeoutMs: number; // longest gap between response reads once the response started
@@ -154,7 +154,7 @@ export class RawHttpPool implements ConnectionOwner {
     return new RawRequestHead(method, path, hasBody, this.#host, this.#options.keyId);
   }
 
-  /** Opens every connection; resolves when all are connected, rejects (ExecError) if one fails. */
+  /** Opens every connection; resolves when all are connected, rejects (NetError) if one fails. */
   connect(): Promise<void> {
     assert(!this.#closed, 'RawHttpPool.connect after close');
     assert(!this.#opened, 'RawHttpPool.connect twice');
@@ -198,7 +198,7 @@ export class RawHttpPool implements ConnectionOwner {
   send(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: string | null): SendResult {
     this.stats.requests++;
     if (this.#closed) {
-      handler.onRawFailure('EXEC_DISCONNECTED', false);
+      handler.onRawFailure('NET_DISCONNECTED', false);
       return SendResult.REFUSED;
     }
     return this.#dispatch(handler, assemble(head.prefix, timestampText, signature, body));
@@ -216,7 +216,7 @@ export class RawHttpPool implements ConnectionOwner {
     assert(isRequestTarget(target), 'RawHttpPool.sendTo: target must be visible ASCII starting with /');
     this.stats.requests++;
     if (this.#closed) {
-      handler.onRawFailure('EXEC_DISCONNECTED', false);
+      handler.onRawFailure('NET_DISCONNECTED', false);
       return SendResult.REFUSED;
     }
     const prefix = method + ' ' + target + (body === null ? this.#tailNoBody : this.#tailWithBody);
@@ -233,7 +233,7 @@ export class RawHttpPool implements ConnectionOwner {
     }
     if (this.#queueCount === this.#options.queueMax) {
       this.stats.queueFull++;
-      handler.onRawFailure('EXEC_RATE_LIMITED', false);
+      handler.onRawFailure('NET_QUEUE_FULL', false);
       return SendResult.REFUSED;
     }
     const tail = (this.#queueHead + this.#queueCount) % this.#options.queueMax;
@@ -305,11 +305,11 @@ export class RawHttpPool implements ConnectionOwner {
     while (this.#queueCount > 0 && nowMs - this.#queueSinceMs[this.#queueHead]! > options.headersTimeoutMs) {
       const handler = this.#dequeueHandler();
       this.stats.queueTimeouts++;
-      handler.onRawFailure('EXEC_TIMEOUT', false);
+      handler.onRawFailure('NET_TIMEOUT', false);
     }
   }
 
-  /** Closes every connection: in-flight requests fail as sent (EXEC_DISCONNECTED), queued ones as not sent. */
+  /** Closes every connection: in-flight requests fail as sent (NET_DISCONNECTED), queued ones as not sent. */
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -318,8 +318,8 @@ export class RawHttpPool implements ConnectionOwner {
       connection.reconnectTimer = null;
       connection.retire(DownReason.SHUTDOWN);
     }
-    while (this.#queueCount > 0) this.#dequeueHandler().onRawFailure('EXEC_DISCONNECTED', false);
-    this.#settleConnect(new ExecError('EXEC_DISCONNECTED', 'raw http: closed while connecting'));
+    while (this.#queueCount > 0) this.#dequeueHandler().onRawFailure('NET_DISCONNECTED', false);
+    this.#settleConnect(new NetError('NET_DISCONNECTED', 'raw http: closed while connecting'));
   }
 
   // ---- ConnectionOwner ----
@@ -340,7 +340,7 @@ export class RawHttpPool implements ConnectionOwner {
     if (this.#closed) return;
     if (this.#connectWait !== null) {
       // Before trading, a connection that cannot be opened is an error for the caller, not a retry loop.
-      this.#settleConnect(new ExecError('EXEC_DISCONNECTED', `raw http: connection ${connection.index} to ${this.#options.origin} failed while connecting`));
+      this.#settleConnect(new NetError('NET_DISCONNECTED', `raw http: connection ${connection.index} to ${this.#options.origin} failed while connecting`));
       this.close();
       return;
     }

@@ -1,7 +1,7 @@
 // Goal: the raw hot-path HTTP client writes each request with one synchronous socket.write on a
 // warm TCP_NODELAY connection, keeps one request per connection (queueing the rest, bounded and
 // counted), frames responses however the server splits them (Content-Length, chunked, until close),
-// reports every failure with the right ExecErrorCode and sent flag (timeout, close mid-response,
+// reports every failure with the right NetFailure and sent flag (timeout, close mid-response,
 // garbage, queue full, queued too long, closed pool), writes per-request targets (sendTo) only when
 // they cannot split the request line, and recovers: server-closed idle sockets,
 // dropped connections and refused reconnects come back with backoff.
@@ -14,18 +14,18 @@ import { createServer as createNetServer, Socket, type AddressInfo, type Server 
 import { performance } from 'node:perf_hooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InvariantError } from '../../src/core/index.ts';
-import { RawHttpPool, SendResult, type RawHttpPoolOptions } from '../../src/exec/rest/raw-http-pool.ts';
-import type { RawExchangeHandler } from '../../src/exec/rest/raw-http-connection.ts';
-import type { ExecErrorCode } from '../../src/oms/index.ts';
+import { RawHttpPool, SendResult, type RawHttpPoolOptions } from '../../src/net/index.ts';
+import type { RawExchangeHandler } from '../../src/net/index.ts';
+import { NET_FAILURES, type NetFailure } from '../../src/net/index.ts';
 
-type Outcome = { status: number; body: string } | { code: ExecErrorCode; sent: boolean };
+type Outcome = { status: number; body: string } | { code: NetFailure; sent: boolean };
 
 class Recorder implements RawExchangeHandler {
   readonly outcomes: Outcome[] = [];
   onRawResponse(status: number, body: Buffer, bodyLength: number): void {
     this.outcomes.push({ status, body: body.toString('utf8', 0, bodyLength) });
   }
-  onRawFailure(code: ExecErrorCode, sent: boolean): void {
+  onRawFailure(code: NetFailure, sent: boolean): void {
     this.outcomes.push({ code, sent });
   }
 }
@@ -204,7 +204,7 @@ describe('RawHttpPool: writing', () => {
     expect(pool.stats.requests).toBe(0);
     pool.close();
     expect(pool.sendTo(recorder, 'POST', '/x', '1', 's', '{}')).toBe(SendResult.REFUSED);
-    expect(recorder.outcomes).toEqual([{ code: 'EXEC_DISCONNECTED', sent: false }]);
+    expect(recorder.outcomes).toEqual([{ code: 'NET_DISCONNECTED', sent: false }]);
     expect(seen).toHaveLength(0);
   });
 
@@ -224,7 +224,7 @@ describe('RawHttpPool: writing', () => {
     expect(pool.stats.written).toBe(6);
   });
 
-  it('refuses beyond the bounded queue with EXEC_RATE_LIMITED (not sent)', async () => {
+  it('refuses beyond the bounded queue with NET_QUEUE_FULL (not sent)', async () => {
     const { port } = await httpServer(() => { /* never answers */ });
     const pool = await openPool(port, { connections: 1, queueMax: 2 });
     const recorder = new Recorder();
@@ -233,7 +233,7 @@ describe('RawHttpPool: writing', () => {
     expect(pool.send(recorder, head, '1', 's', '{}')).toBe(SendResult.QUEUED);
     expect(pool.send(recorder, head, '1', 's', '{}')).toBe(SendResult.QUEUED);
     expect(pool.send(recorder, head, '1', 's', '{}')).toBe(SendResult.REFUSED);
-    expect(recorder.outcomes).toEqual([{ code: 'EXEC_RATE_LIMITED', sent: false }]);
+    expect(recorder.outcomes).toEqual([{ code: 'NET_QUEUE_FULL', sent: false }]);
     expect(pool.stats.queueFull).toBe(1);
   });
 });
@@ -276,7 +276,7 @@ describe('RawHttpPool: responses over real sockets', () => {
     expect(pool.idleCount).toBe(1);
   });
 
-  it('a connection closed mid-response fails the request as sent (EXEC_DISCONNECTED) and reconnects', async () => {
+  it('a connection closed mid-response fails the request as sent (NET_DISCONNECTED) and reconnects', async () => {
     let mode: 'half' | 'full' = 'half';
     const server = track(createNetServer((socket) => {
       socket.on('data', () => {
@@ -294,7 +294,7 @@ describe('RawHttpPool: responses over real sockets', () => {
     const head = pool.head('POST', '/x', true);
     pool.send(recorder, head, '1', 's', '{}');
     await until(() => recorder.outcomes.length === 1);
-    expect(recorder.outcomes[0]).toEqual({ code: 'EXEC_DISCONNECTED', sent: true });
+    expect(recorder.outcomes[0]).toEqual({ code: 'NET_DISCONNECTED', sent: true });
     expect(pool.stats.disconnects).toBe(1);
     mode = 'full';
     await until(() => pool.idleCount === 1);
@@ -331,7 +331,7 @@ describe('RawHttpPool: responses over real sockets', () => {
     await until(() => pool.idleCount === 1 && pool.stats.connects === 2);
   });
 
-  it('garbage (an unframeable response) fails as EXEC_BAD_RESPONSE, sent; unsolicited bytes on an idle socket drop it', async () => {
+  it('garbage (an unframeable response) fails as NET_BAD_RESPONSE, sent; unsolicited bytes on an idle socket drop it', async () => {
     let garbage = true;
     const sockets: Socket[] = [];
     const server = track(createNetServer((socket) => {
@@ -343,7 +343,7 @@ describe('RawHttpPool: responses over real sockets', () => {
     const recorder = new Recorder();
     pool.send(recorder, pool.head('POST', '/x', true), '1', 's', '{}');
     await until(() => recorder.outcomes.length === 1);
-    expect(recorder.outcomes[0]).toEqual({ code: 'EXEC_BAD_RESPONSE', sent: true });
+    expect(recorder.outcomes[0]).toEqual({ code: 'NET_BAD_RESPONSE', sent: true });
     garbage = false;
     await until(() => pool.idleCount === 1);
     const before = pool.stats.badResponses;
@@ -355,7 +355,7 @@ describe('RawHttpPool: responses over real sockets', () => {
 });
 
 describe('RawHttpPool: time and recovery', () => {
-  it('a response later than headersTimeoutMs fails as EXEC_TIMEOUT (sent) on the tick; the socket is replaced', async () => {
+  it('a response later than headersTimeoutMs fails as NET_TIMEOUT (sent) on the tick; the socket is replaced', async () => {
     const { port } = await httpServer(() => { /* hang */ });
     const pool = await openPool(port, { connections: 1, headersTimeoutMs: 500 });
     const recorder = new Recorder();
@@ -363,7 +363,7 @@ describe('RawHttpPool: time and recovery', () => {
     pool.tick(performance.now() + 100);
     expect(recorder.outcomes).toEqual([]); // not late yet
     pool.tick(performance.now() + 501);
-    expect(recorder.outcomes).toEqual([{ code: 'EXEC_TIMEOUT', sent: true }]);
+    expect(recorder.outcomes).toEqual([{ code: 'NET_TIMEOUT', sent: true }]);
     expect(pool.stats.timeouts).toBe(1);
     await until(() => pool.idleCount === 1 && pool.stats.connects === 2);
   });
@@ -379,10 +379,10 @@ describe('RawHttpPool: time and recovery', () => {
     await until(() => pool.stats.requests === 1 && (pool as RawHttpPool).idleCount === 0);
     await new Promise((resolve) => setTimeout(resolve, 50)); // the partial response arrives
     pool.tick(performance.now() + 301);
-    expect(recorder.outcomes).toEqual([{ code: 'EXEC_TIMEOUT', sent: true }]);
+    expect(recorder.outcomes).toEqual([{ code: 'NET_TIMEOUT', sent: true }]);
   });
 
-  it('a request queued longer than headersTimeoutMs fails as EXEC_TIMEOUT, not sent', async () => {
+  it('a request queued longer than headersTimeoutMs fails as NET_TIMEOUT, not sent', async () => {
     const { port } = await httpServer(() => { /* hang */ });
     const pool = await openPool(port, { connections: 1, headersTimeoutMs: 500 });
     const first = new Recorder();
@@ -391,8 +391,8 @@ describe('RawHttpPool: time and recovery', () => {
     pool.send(first, head, '1', 's', '{}');
     expect(pool.send(queued, head, '1', 's', '{}')).toBe(SendResult.QUEUED);
     pool.tick(performance.now() + 501);
-    expect(queued.outcomes).toEqual([{ code: 'EXEC_TIMEOUT', sent: false }]);
-    expect(first.outcomes).toEqual([{ code: 'EXEC_TIMEOUT', sent: true }]);
+    expect(queued.outcomes).toEqual([{ code: 'NET_TIMEOUT', sent: false }]);
+    expect(first.outcomes).toEqual([{ code: 'NET_TIMEOUT', sent: true }]);
     expect(pool.stats.queueTimeouts).toBe(1);
   });
 
@@ -442,7 +442,7 @@ describe('RawHttpPool: time and recovery', () => {
     await until(() => pool.connectedCount === 2);
   });
 
-  it('connect() rejects with EXEC_DISCONNECTED when the server refuses', async () => {
+  it('connect() rejects with NET_DISCONNECTED when the server refuses', async () => {
     const probe = track(createNetServer());
     const port = await listen(probe);
     await new Promise<void>((resolve) => probe.close(() => resolve()));
@@ -450,7 +450,7 @@ describe('RawHttpPool: time and recovery', () => {
     const pool = new RawHttpPool(poolOptions(port));
     pools.push(pool);
     const error = await pool.connect().catch((caught: unknown) => caught);
-    expect((error as { code: string }).code).toBe('EXEC_DISCONNECTED');
+    expect((error as { code: string }).code).toBe('NET_DISCONNECTED');
   });
 
   it('close() fails the request in flight as sent and the queued ones as not sent', async () => {
@@ -461,7 +461,13 @@ describe('RawHttpPool: time and recovery', () => {
     pool.send(recorder, head, '1', 's', '{}');
     pool.send(recorder, head, '1', 's', '{}');
     pool.close();
-    expect(recorder.outcomes).toEqual([{ code: 'EXEC_DISCONNECTED', sent: true }, { code: 'EXEC_DISCONNECTED', sent: false }]);
+    expect(recorder.outcomes).toEqual([{ code: 'NET_DISCONNECTED', sent: true }, { code: 'NET_DISCONNECTED', sent: false }]);
     expect(pool.send(recorder, head, '1', 's', '{}')).toBe(SendResult.REFUSED);
+  });
+});
+
+describe('net failure codes', () => {
+  it('documents every code the pool reports', () => {
+    for (const code of ['NET_TIMEOUT', 'NET_DISCONNECTED', 'NET_BAD_RESPONSE', 'NET_QUEUE_FULL'] as NetFailure[]) expect(NET_FAILURES[code]).toMatch(/\w/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Goal: the feed's own WebSocket client (src/feed/raw-websocket.ts) frames exactly as RFC 6455 says:
+ * Goal: the feed's own WebSocket client (src/net/raw-websocket.ts) frames exactly as RFC 6455 says:
  * messages split across TCP reads or sharing a read with the handshake, 7/16/64-bit lengths,
  * fragmented messages, pings answered with the same payload, the closing handshake with code and
  * reason, masked client frames, and the failures a server can cause (refused or forged handshake,
@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CloseCode, RawWebSocket } from '../../src/feed/raw-websocket.ts';
+import { CloseCode, RawWebSocket } from '../../src/net/index.ts';
 import { selfSignedCertificate } from '../exec/self-signed-certificate.ts';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';

@@ -8,7 +8,7 @@
 // state without throwing.
 
 import { describe, expect, it } from 'vitest';
-import { HttpResponseParser, ParseState, PARSE_ERRORS, type HttpResponseParserLimits } from '../../src/exec/rest/http-response-parser.ts';
+import { HttpResponseParser, ParseState, PARSE_ERRORS, type HttpResponseParserLimits } from '../../src/net/http-response-parser.ts';
 
 interface Known {
   name: string;
