@@ -17,6 +17,8 @@ export type {
   RestOrderEntryStats,
   SigningMode,
 } from './rest/rest-order-entry.ts';
+export { ACCOUNT_CLIENT_DEFAULTS, AccountClient } from './rest/account-client.ts';
+export type { AccountBalance, AccountClientOptions } from './rest/account-client.ts';
 export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/presigner.ts';
 export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';
 export { encodeCreateOrder, jsonString } from './rest/order-body.ts';

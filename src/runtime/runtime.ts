@@ -19,7 +19,7 @@ import type { Clock, Count } from '../core/index.ts';
 import { Channel } from '../feed/index.ts';
 import type { Feed } from '../feed/index.ts';
 import type { OrderBook } from '../book/index.ts';
-import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
+import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
 import { recover } from '../oms/index.ts';
 import type { ExecListener, Journal, Oms, RecoveredJournal, RecoveredKill } from '../oms/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES, Deny } from '../risk/index.ts';
@@ -119,6 +119,8 @@ export class Runtime {
   readonly gate: RiskGate;
   readonly feed: Feed;
   readonly rest: RestOrderEntry;
+  /** Reads, order groups and balances off the hot path (its own undici pool, signed by the route's presigner). */
+  readonly account: AccountClient;
   readonly oms: Oms;
   readonly journal: Journal;
   readonly recovered: RecoveredJournal;
@@ -156,6 +158,16 @@ export class Runtime {
       // Creates and cancels (the batched DELETE route) both sign ahead; one pool size for both.
       presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize, batchCapacity: config.exec.presignPoolSize, workerNice: config.exec.presignWorkerNice === 0 ? null : config.exec.presignWorkerNice },
     });
+    this.account = new AccountClient({
+      ...ACCOUNT_CLIENT_DEFAULTS,
+      baseUrl: venue.restUrl,
+      keyId: venue.keyId,
+      privateKey: venue.privateKey,
+      clock: this.clock,
+      headersTimeoutMs: config.exec.requestTimeoutMs,
+      bodyTimeoutMs: config.exec.requestTimeoutMs,
+      presigner: () => this.rest.presigner,
+    });
 
     mkdirSync(dirname(options.journalPath), { recursive: true, mode: 0o700 });
     this.recovered = recover(options.journalPath);
@@ -164,7 +176,7 @@ export class Runtime {
       clock: this.clock,
       logger: options.logger,
       entry: this.rest,
-      reads: this.rest,
+      reads: this.account,
       feed: { url: venue.wsUrl, auth: { keyId: venue.keyId, privateKey: venue.privateKey } },
       journalPath: options.journalPath,
       recovered: this.recovered,
@@ -211,6 +223,7 @@ export class Runtime {
     }
     const timeoutMs = this.#options.startTimeoutMs ?? 10_000;
     await this.rest.connect();
+    await this.account.connect();
     log.info({ signing: this.config.exec.signing, connections: this.config.exec.connections }, 'order entry connected and warmed');
     this.feed.start();
     this.feed.subscribe(Channel.FILL);
@@ -270,6 +283,7 @@ export class Runtime {
     this.#omsTimer = null;
     this.feed.stop();
     await this.rest.close();
+    await this.account.close();
     await this.oms.stop();
   }
 
@@ -283,6 +297,7 @@ export class Runtime {
     this.#omsTimer = null;
     this.feed.stop();
     await this.rest.close();
+    await this.account.close();
     await this.journal.close();
   }
 
@@ -360,7 +375,7 @@ export class Runtime {
   }
 
   #groupPort(gate: RiskGate): OrderGroupPort {
-    const rest = this.rest;
+    const account = this.account;
     const intent = createIntent();
     return {
       create: async (subaccount, contractsLimit: Count) => {
@@ -369,7 +384,7 @@ export class Runtime {
         intent.count = contractsLimit;
         const deny = gate.check(intent);
         if (deny !== Deny.NONE) throw new Error(`risk gate denied the order group: ${DENY_NAMES[deny]}`);
-        const id = await rest.createOrderGroup(contractsLimit, subaccount);
+        const id = await account.createOrderGroup(contractsLimit, subaccount);
         // order_group_updates "created" may have registered it already.
         const known = gate.groupHandle(id);
         if (known >= 0) {
@@ -382,7 +397,7 @@ export class Runtime {
       release: async (handle, subaccount) => {
         const group = gate.groups.at(handle);
         if (group === undefined) return;
-        await rest.deleteOrderGroup(group.id, subaccount);
+        await account.deleteOrderGroup(group.id, subaccount);
         gate.groups.delete(handle);
       },
     };

@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPrivateKey, systemClock, type Count, type Price } from '../../src/core/index.ts';
 import {
+  ACCOUNT_CLIENT_DEFAULTS,
+  AccountClient,
   REST_ORDER_ENTRY_DEFAULTS,
   RestOrderEntry,
   type RestOrderEntryOptions,
@@ -68,7 +70,9 @@ afterAll(async () => {
 
 describe('RestOrderEntry against the simulator', () => {
   let entry: RestOrderEntry;
+  let account: AccountClient;
   let counterparty: RestOrderEntry;
+  let counterpartyAccount: AccountClient;
   const listener = new ListenerWithUnknowns();
   const counterpartyListener = new ListenerWithUnknowns();
 
@@ -77,14 +81,32 @@ describe('RestOrderEntry against the simulator', () => {
     entry = new RestOrderEntry(options(sim.demoKey.keyId, sim.demoKey.privateKeyPem));
     entry.setListener(listener);
     await entry.connect();
+    account = new AccountClient({
+      ...ACCOUNT_CLIENT_DEFAULTS,
+      baseUrl: sim.httpUrl,
+      keyId: sim.demoKey.keyId,
+      privateKey: loadPrivateKey(sim.demoKey.privateKeyPem),
+      clock: systemClock,
+      presigner: () => entry.presigner,
+    });
+    await account.connect();
     counterparty = new RestOrderEntry(options(counterpartyKey.keyId, counterpartyKey.privateKeyPem, { signing: 'inline', cancelRoute: 'single' }));
     counterparty.setListener(counterpartyListener);
     await counterparty.connect();
+    counterpartyAccount = new AccountClient({
+      ...ACCOUNT_CLIENT_DEFAULTS,
+      baseUrl: sim.httpUrl,
+      keyId: counterpartyKey.keyId,
+      privateKey: loadPrivateKey(counterpartyKey.privateKeyPem),
+      clock: systemClock,
+    });
   });
 
   afterAll(async () => {
     await entry?.close();
+    await account?.close();
     await counterparty?.close();
+    await counterpartyAccount?.close();
   });
 
   it('create -> amend -> decrease -> cancel, visible in listOrders at each step', async () => {
@@ -95,7 +117,7 @@ describe('RestOrderEntry against the simulator', () => {
     const orderId = ack[2] as string;
     expect(ack.slice(3, 5)).toEqual([0, 1000]);
 
-    let resting = await entry.listOrders({ ticker: TICKER, status: 'resting' });
+    let resting = await account.listOrders({ ticker: TICKER, status: 'resting' });
     const listed = resting.find((o) => o.orderId === orderId)!;
     expect(listed).toMatchObject({ clientOrderId: create.clientOrderId, side: 'bid', price: 3100, remainingCount: 1000, status: 'resting' });
 
@@ -104,12 +126,12 @@ describe('RestOrderEntry against the simulator', () => {
     entry.decrease(orderId, 300 as Count, 0);
     expect((await listener.outcome('decrease', orderId)).slice(0, 3)).toEqual(['decreaseAck', orderId, 500]);
 
-    const fetched = await entry.getOrder(orderId);
+    const fetched = await account.getOrder(orderId);
     expect(fetched).toMatchObject({ price: 3200, remainingCount: 500 });
 
     entry.cancel(orderId, 0); // batched route, presigned
     expect((await listener.outcome('cancel', orderId)).slice(0, 3)).toEqual(['cancelAck', orderId, 500]);
-    resting = await entry.listOrders({ ticker: TICKER, status: 'resting' });
+    resting = await account.listOrders({ ticker: TICKER, status: 'resting' });
     expect(resting.some((o) => o.orderId === orderId)).toBe(false);
     expect(entry.stats.presigned).toBeGreaterThanOrEqual(2);
 
@@ -134,10 +156,19 @@ describe('RestOrderEntry against the simulator', () => {
     expect(await listener.outcome('create', offGrid.clientOrderId)).toMatchObject(['createReject', offGrid.clientOrderId, { status: 400, code: 'invalid_price' }]);
   });
 
+  it('the account client reads the balance in centicents, the same figure the venue sends in cents', async () => {
+    const balance = await account.getBalance(0);
+    expect(balance.balance).toBeGreaterThan(0);
+    expect(Number.isSafeInteger(balance.balance)).toBe(true);
+    expect(balance.updatedTs).toBeGreaterThan(0);
+    const error = await account.getOrder('no-such-order');
+    expect(error).toBeNull();
+  });
+
   it('fills against a counterparty show in listFills and listPositions', async () => {
     const positionOf = (positions: { ticker: string; position: number }[]) => positions.find((p) => p.ticker === TICKER)?.position ?? 0;
-    const oursBefore = positionOf(await entry.listPositions({ ticker: TICKER }));
-    const theirsBefore = positionOf(await counterparty.listPositions({ ticker: TICKER }));
+    const oursBefore = positionOf(await account.listPositions({ ticker: TICKER }));
+    const theirsBefore = positionOf(await counterpartyAccount.listPositions({ ticker: TICKER }));
     const bid = order({ price: 4500 as Price, count: 300 as Count });
     entry.create(bid);
     const bidAck = await listener.outcome('create', bid.clientOrderId);
@@ -146,11 +177,11 @@ describe('RestOrderEntry against the simulator', () => {
     counterparty.create(take);
     expect((await counterpartyListener.outcome('create', take.clientOrderId)).slice(3, 5)).toEqual([200, 0]);
 
-    const fills = await entry.listFills({ orderId: bidId });
+    const fills = await account.listFills({ orderId: bidId });
     expect(fills).toHaveLength(1);
     expect(fills[0]).toMatchObject({ orderId: bidId, ticker: TICKER, side: 'bid', price: 4500, count: 200, isTaker: false });
-    expect(positionOf(await entry.listPositions({ ticker: TICKER })) - oursBefore).toBe(200);
-    expect(positionOf(await counterparty.listPositions({ ticker: TICKER })) - theirsBefore).toBe(-200);
+    expect(positionOf(await account.listPositions({ ticker: TICKER })) - oursBefore).toBe(200);
+    expect(positionOf(await counterpartyAccount.listPositions({ ticker: TICKER })) - theirsBefore).toBe(-200);
   });
 
   it('batch create and batch cancel report each order', async () => {
@@ -169,22 +200,22 @@ describe('RestOrderEntry against the simulator', () => {
     const orders = [order({ price: 500 as Price }), order({ price: 600 as Price, side: 'ask' })];
     for (const o of orders) entry.create(o);
     for (const o of orders) await listener.outcome('create', o.clientOrderId);
-    expect((await entry.listOrders({ status: 'resting' })).length).toBeGreaterThanOrEqual(2);
+    expect((await account.listOrders({ status: 'resting' })).length).toBeGreaterThanOrEqual(2);
     await entry.cancelAll(null);
-    expect(await entry.listOrders({ status: 'resting' })).toEqual([]);
+    expect(await account.listOrders({ status: 'resting' })).toEqual([]);
   });
 
   it('order groups: create, use, trigger cancels the group orders, reset, delete', async () => {
-    const groupId = await entry.createOrderGroup(1000 as Count, 0);
+    const groupId = await account.createOrderGroup(1000 as Count, 0);
     const grouped = order({ price: 700 as Price, orderGroupId: groupId });
     entry.create(grouped);
     const ack = await listener.outcome('create', grouped.clientOrderId);
     const orderId = ack[2] as string;
-    await entry.triggerOrderGroup(groupId, 0);
-    expect((await entry.getOrder(orderId))?.status).toBe('canceled');
-    await entry.resetOrderGroup(groupId, 0);
-    await entry.setOrderGroupLimit(groupId, 500 as Count, 0);
-    await entry.deleteOrderGroup(groupId, 0);
+    await account.triggerOrderGroup(groupId, 0);
+    expect((await account.getOrder(orderId))?.status).toBe('canceled');
+    await account.resetOrderGroup(groupId, 0);
+    await account.setOrderGroupLimit(groupId, 500 as Count, 0);
+    await account.deleteOrderGroup(groupId, 0);
   });
 
   it('an order applied but answered 500 is unknown, and reconciliation finds it resting', async () => {
@@ -193,7 +224,7 @@ describe('RestOrderEntry against the simulator', () => {
     entry.create(ambiguous);
     expect(await listener.outcome('create', ambiguous.clientOrderId)).toEqual(['createUnknown', ambiguous.clientOrderId, 'EXEC_HTTP_5XX']);
     sim.faults.remove(rule);
-    const resting = await entry.listOrders({ ticker: TICKER, status: 'resting' });
+    const resting = await account.listOrders({ ticker: TICKER, status: 'resting' });
     expect(resting.some((o) => o.clientOrderId === ambiguous.clientOrderId)).toBe(true);
   });
 
@@ -212,19 +243,19 @@ describe('RestOrderEntry against the simulator', () => {
       short.amend(orderId, TICKER, 'bid', 1300 as Price, 1000 as Count, 0);
       expect(await shortListener.outcome('amend', orderId)).toEqual(['amendUnknown', orderId, 'EXEC_HTTP_5XX']);
       sim.faults.remove(amendFault);
-      expect(await short.getOrder(orderId)).toMatchObject({ price: 1300, remainingCount: 1000, status: 'resting' });
+      expect(await account.getOrder(orderId)).toMatchObject({ price: 1300, remainingCount: 1000, status: 'resting' });
 
       const decreaseFault = sim.faults.add({ kind: 'ambiguous_order', mode: 'hang', target: { times: 1, method: 'POST', path: '/portfolio/events/orders/{order_id}/decrease' } });
       short.decrease(orderId, 400 as Count, 0);
       expect(await shortListener.outcome('decrease', orderId)).toEqual(['decreaseUnknown', orderId, 'EXEC_TIMEOUT']);
       sim.faults.remove(decreaseFault);
-      expect(await short.getOrder(orderId)).toMatchObject({ remainingCount: 600, status: 'resting' });
+      expect(await account.getOrder(orderId)).toMatchObject({ remainingCount: 600, status: 'resting' });
 
       const cancelFault = sim.faults.add({ kind: 'ambiguous_order', mode: 'close', target: { times: 1, method: 'DELETE', path: '/portfolio/events/orders/{order_id}' } });
       short.cancel(orderId, 0);
       expect(await shortListener.outcome('cancel', orderId)).toEqual(['cancelUnknown', orderId, 'EXEC_DISCONNECTED']);
       sim.faults.remove(cancelFault);
-      expect((await short.getOrder(orderId))?.status).toBe('canceled');
+      expect((await account.getOrder(orderId))?.status).toBe('canceled');
 
       // All three went out on the raw client, which ended the hung one on its tick.
       expect(short.rawStats.written - writtenBefore).toBe(3);

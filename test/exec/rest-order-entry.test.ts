@@ -14,7 +14,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { inspect } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { COUNT_INVALID, InvariantError, systemClock, type Count, type Price } from '../../src/core/index.ts';
-import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry, RestOrderEntryConfigError, type RestOrderEntryOptions } from '../../src/exec/index.ts';
+import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry, RestOrderEntryConfigError, type AccountClientOptions, type RestOrderEntryOptions } from '../../src/exec/index.ts';
 import type { NewOrder } from '../../src/oms/index.ts';
 import { RAW_HTTP_WRITE_CHANNEL } from '../../src/net/index.ts';
 import { Socket } from 'node:net';
@@ -52,6 +52,8 @@ afterAll(async () => {
 afterEach(async () => {
   await entry?.close();
   entry = null;
+  await account?.close();
+  account = null;
   exchange.script = defaultScript;
   exchange.requests.length = 0;
 });
@@ -70,6 +72,22 @@ function options(overrides: Partial<RestOrderEntryOptions> = {}): RestOrderEntry
     presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50 },
     ...overrides,
   };
+}
+
+/** The account client for the same exchange and key (reads, order groups): its own pool. */
+let account: AccountClient | null = null;
+function openAccount(overrides: Partial<AccountClientOptions> = {}): AccountClient {
+  account = new AccountClient({
+    ...ACCOUNT_CLIENT_DEFAULTS,
+    baseUrl: exchange.baseUrl,
+    keyId: 'key-123',
+    privateKey,
+    clock: systemClock,
+    headersTimeoutMs: 3_000,
+    bodyTimeoutMs: 3_000,
+    ...overrides,
+  });
+  return account;
 }
 
 async function open(overrides: Partial<RestOrderEntryOptions> = {}, listener: RecordingListener = new RecordingListener()) {
@@ -94,15 +112,15 @@ function expectRawWrites(opened: RestOrderEntry, writtenBefore: number, count: n
 }
 
 describe('RestOrderEntry: connect and signing', () => {
-  it('opens and warms every socket with one signed GET each before trading: 3 raw (orders) + 3 undici (cancel-all) + 1 read', async () => {
+  it('opens and warms every socket with one signed GET each before trading: 3 raw (orders) + 3 undici (cancel-all)', async () => {
     const before = exchange.socketsOpened;
-    const { entry: opened } = await open({ connections: 3, readConnections: 1 });
-    expect(exchange.socketsOpened - before).toBe(7);
-    expect(exchange.requests).toHaveLength(7);
-    expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(7);
+    const { entry: opened } = await open({ connections: 3 });
+    expect(exchange.socketsOpened - before).toBe(6);
+    expect(exchange.requests).toHaveLength(6);
+    expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(6);
     expect(opened.rawStats).toMatchObject({ connects: 3, responses: 3 });
     await opened.connect(); // again: warms the same sockets, opens nothing
-    expect(exchange.socketsOpened - before).toBe(7);
+    expect(exchange.socketsOpened - before).toBe(6);
     expect(opened.rawStats).toMatchObject({ connects: 3, responses: 6 });
     for (const request of exchange.requests) {
       expect(request.method).toBe('GET');
@@ -113,13 +131,13 @@ describe('RestOrderEntry: connect and signing', () => {
   });
 
   it('keeps the sockets warm with periodic signed GETs on the same connections (raw and undici cancel-all sockets)', async () => {
-    const { entry: opened } = await open({ connections: 2, readConnections: 1, keepAliveIntervalMs: 30 });
+    const { entry: opened } = await open({ connections: 2, keepAliveIntervalMs: 30 });
     const socketsAfterConnect = exchange.socketsOpened;
-    expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(5); // one GET per socket
+    expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(4); // one GET per socket
     // Each beat: 2 raw + 2 undici cancel-all sockets. Waits for both kinds: under load the beats of one
     // kind may run ahead of the other's, which is not what this test is about.
-    await until(() => exchange.requests.length >= 5 + 3 * 4 && opened.rawStats.written >= 2 + 3 * 2);
-    expect(opened.stats.warmRequests).toBeGreaterThanOrEqual(17);
+    await until(() => exchange.requests.length >= 4 + 3 * 4 && opened.rawStats.written >= 2 + 3 * 2);
+    expect(opened.stats.warmRequests).toBeGreaterThanOrEqual(16);
     expect(opened.rawStats.written).toBeGreaterThanOrEqual(2 + 3 * 2);
     expect(exchange.requests.every((request) => request.path === '/trade-api/v2/portfolio/balance' && request.signatureValid)).toBe(true);
     expect(exchange.socketsOpened).toBe(socketsAfterConnect); // reused, not reopened
@@ -680,7 +698,7 @@ describe('RestOrderEntry: cancel-all, order groups, reads', () => {
       if (request.path.includes('/order_groups/')) return json(200, {});
       return defaultScript(request);
     };
-    const { entry: opened } = await open();
+    const opened = openAccount();
     expect(await opened.createOrderGroup(1000 as Count, 2)).toBe('g-1');
     await opened.resetOrderGroup('g-1', 2);
     await opened.triggerOrderGroup('g-1', 0);
@@ -717,7 +735,7 @@ describe('RestOrderEntry: cancel-all, order groups, reads', () => {
       if (cursor === 'page2') return json(200, { orders: [wireOrder('o3', { status: 'executed', book_side: undefined, side: 'no', action: 'buy' })], cursor: '' });
       return json(400, { msg: 'bad cursor' });
     };
-    const { entry: opened } = await open();
+    const opened = openAccount();
     const orders = await opened.listOrders({ ticker: 'T', status: 'resting', subaccount: 3, minTs: 1781000000 });
     expect(orders.map((o) => o.orderId)).toEqual(['o1', 'o2', 'o3']);
     expect(orders[0]).toEqual({
@@ -735,7 +753,7 @@ describe('RestOrderEntry: cancel-all, order groups, reads', () => {
 
   it('listOrders stops on a repeated cursor and fails on a malformed order', async () => {
     exchange.script = (request) => (request.path.endsWith('/portfolio/orders') ? json(200, { orders: [wireOrder('o1')], cursor: 'same' }) : defaultScript(request));
-    const { entry: opened } = await open();
+    const opened = openAccount();
     expect((await opened.listOrders({})).length).toBe(2);
     exchange.script = (request) => (request.path.endsWith('/portfolio/orders') ? json(200, { orders: [wireOrder('o1', { fill_count_fp: 1 })], cursor: '' }) : defaultScript(request));
     const error = await opened.listOrders({}).catch((caught: unknown) => caught);
@@ -758,7 +776,7 @@ describe('RestOrderEntry: cancel-all, order groups, reads', () => {
       if (request.path.endsWith('/portfolio/orders/nope')) return json(404, { error: { code: 'not_found', message: 'x' } });
       return defaultScript(request);
     };
-    const { entry: opened } = await open();
+    const opened = openAccount();
     expect(await opened.listFills({ orderId: 'o1' })).toEqual([{
       fillId: 'f1', orderId: 'o1', ticker: 'T', side: 'bid', price: 5200, count: 100, isTaker: true,
       feeCenticents: 175, tsMs: Date.UTC(2026, 5, 11, 10, 0, 1), subaccount: 0,
@@ -776,7 +794,7 @@ describe('RestOrderEntry: cancel-all, order groups, reads', () => {
       if (request.path.endsWith('/portfolio/positions')) return json(502, {});
       return defaultScript(request);
     };
-    const { entry: opened } = await open({ headersTimeoutMs: 300 });
+    const opened = openAccount({ headersTimeoutMs: 300 });
     expect(((await opened.listFills({}).catch((caught: unknown) => caught)) as ExecError).code).toBe('EXEC_TIMEOUT');
     expect(((await opened.listPositions({}).catch((caught: unknown) => caught)) as ExecError).code).toBe('EXEC_HTTP_5XX');
   });

@@ -52,7 +52,6 @@
 
 import type { KeyObject } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Pool } from 'undici';
 import {
   assert,
   signRequest,
@@ -86,6 +85,7 @@ import {
 } from './order-body.ts';
 import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignedSignature } from './presigner.ts';
+import { SignedRestClient } from './signed-rest-client.ts';
 import { NetError, RawHttpPool, SendResult, type NetFailure, type RawExchangeHandler, type RawRequestHead } from '../../net/index.ts';
 import {
   RequestKind,
@@ -140,7 +140,6 @@ export interface RestOrderEntryOptions {
   privateKey: KeyObject;
   clock: Clock; // wall clock for signature timestamps
   connections: number; // raw hot-path sockets, and undici sockets kept warm for cancel-all; each carries one request at a time
-  readConnections: number; // sockets for reads, cancel-all excluded (it uses the warm order sockets)
   connectTimeoutMs: number;
   headersTimeoutMs: number; // no response headers within this: EXEC_TIMEOUT (create: unknown)
   bodyTimeoutMs: number; // gap between body chunks
@@ -154,8 +153,6 @@ export interface RestOrderEntryOptions {
   presign: PresignSettings;
   cancelRoute: CancelRoute; // 'batched' sends single cancels to the presignable batched DELETE
   slots: number; // request slots preallocated (requests in flight before the free list grows)
-  readPageLimit: number; // `limit` of list reads
-  readPagesMax: number; // bound on cursor paging per list call
   warmPath: string; // signed GET used to open and keep sockets warm (relative to the prefix)
   hotPathQueueMax: number; // requests waiting for a free connection before refusal (EXEC_RATE_LIMITED)
   tickMs: number; // housekeeping tick: raw timeouts fire within headersTimeoutMs + tickMs
@@ -168,7 +165,6 @@ export interface RestOrderEntryOptions {
 export const REST_ORDER_ENTRY_DEFAULTS: Readonly<Omit<RestOrderEntryOptions, 'baseUrl' | 'keyId' | 'privateKey' | 'clock'>> =
   Object.freeze({
     connections: 4,
-    readConnections: 1,
     connectTimeoutMs: 2_000,
     headersTimeoutMs: 2_000,
     bodyTimeoutMs: 2_000,
@@ -190,8 +186,6 @@ export const REST_ORDER_ENTRY_DEFAULTS: Readonly<Omit<RestOrderEntryOptions, 'ba
     }),
     cancelRoute: 'batched',
     slots: 64,
-    readPageLimit: 200,
-    readPagesMax: 1_000,
     warmPath: '/portfolio/balance',
     hotPathQueueMax: 256,
     tickMs: 50, // timeouts fire up to 50 ms late against 2 s limits; fewer wake-ups of the trading loop
@@ -252,8 +246,7 @@ export class RestOrderEntry implements OrderEntry {
   readonly #createPath: string;
   readonly #batchPath: string;
   readonly #cancelAllPath: string;
-  readonly #pool: Pool; // cancel-all, kept warm
-  readonly #readPool: Pool; // reads and order groups
+  readonly #cancelAllClient: SignedRestClient; // cancel-all on undici sockets kept warm
   readonly #raw: RawHttpPool; // every order mutation
   readonly #rawCreate: RawRequestHead;
   readonly #rawBatchCreate: RawRequestHead;
@@ -291,18 +284,19 @@ export class RestOrderEntry implements OrderEntry {
     this.#createPath = `${this.#prefix}/portfolio/events/orders`;
     this.#batchPath = `${this.#prefix}/portfolio/events/orders/batched`;
     this.#cancelAllPath = this.#createPath;
-    const poolOptions = {
-      pipelining: 1, // one request per socket at a time; 0 would mean "connection: close" in undici
-      connectTimeout: options.connectTimeoutMs,
-      headersTimeout: options.headersTimeoutMs,
-      bodyTimeout: options.bodyTimeoutMs,
-      keepAliveTimeout: options.keepAliveTimeoutMs,
-      keepAliveMaxTimeout: Math.max(options.keepAliveTimeoutMs, 600_000),
-      keepAliveTimeoutThreshold: 1_000, // close our side 1 s before the server's advertised idle limit
-      ...(options.tls !== null ? { connect: { ...options.tls } } : {}),
-    };
-    this.#pool = new Pool(this.#origin, { ...poolOptions, connections: options.connections });
-    this.#readPool = new Pool(this.#origin, { ...poolOptions, connections: options.readConnections });
+    this.#cancelAllClient = new SignedRestClient({
+      origin: this.#origin,
+      keyId: options.keyId,
+      privateKey: options.privateKey,
+      clock: options.clock,
+      connections: options.connections,
+      connectTimeoutMs: options.connectTimeoutMs,
+      headersTimeoutMs: options.headersTimeoutMs,
+      bodyTimeoutMs: options.bodyTimeoutMs,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
+      tls: options.tls,
+      presigner: () => this.#presigner,
+    });
     const raw = new RawHttpPool({
       origin: this.#origin,
       keyId: options.keyId,
@@ -360,7 +354,7 @@ export class RestOrderEntry implements OrderEntry {
 
   /**
    * Before trading: starts the presigner (signing 'presigned') and opens every socket (raw
-   * hot-path, undici cancel-all and read pools) with a signed GET of `warmPath`, so the first order pays
+   * hot-path and undici cancel-all pools) with a signed GET of `warmPath`, so the first order pays
    * no TCP (or TLS) handshake and a bad key fails here, not on the first order. Starts the
    * keep-warm timer and the housekeeping tick. Rejects with ExecError (a 401 carries the exchange's
    * reject) or PresignerError.
@@ -419,8 +413,7 @@ export class RestOrderEntry implements OrderEntry {
       }
     }
     await Promise.all([
-      this.#warm(this.#pool, this.#options.connections),
-      this.#warm(this.#readPool, this.#options.readConnections),
+      this.#warm(this.#options.connections),
       this.#warmRaw(0),
     ]);
     if (this.#options.keepAliveIntervalMs > 0 && this.#warmTimer === null) {
@@ -428,7 +421,7 @@ export class RestOrderEntry implements OrderEntry {
         if (this.#warming) return; // the previous beat is still out: never stack them
         this.#warming = true;
         // Raw sockets used within half a beat are warm already; only the others get a GET.
-        Promise.all([this.#warm(this.#pool, this.#options.connections), this.#warmRaw(this.#options.keepAliveIntervalMs / 2)])
+        Promise.all([this.#warm(this.#options.connections), this.#warmRaw(this.#options.keepAliveIntervalMs / 2)])
           .catch(() => {
             // A failed keep-warm GET is not an order outcome; the next order reports its own failure.
           })
@@ -449,7 +442,7 @@ export class RestOrderEntry implements OrderEntry {
     if (this.#tickTimer !== null) clearInterval(this.#tickTimer);
     this.#tickTimer = null;
     this.#raw.close();
-    await Promise.all([this.#pool.destroy(), this.#readPool.destroy(), this.#presigner?.close()]);
+    await Promise.all([this.#cancelAllClient.close(), this.#presigner?.close()]);
   }
 
   // ---- hot path ----
@@ -800,164 +793,10 @@ export class RestOrderEntry implements OrderEntry {
   /** Kill switch: DELETE /portfolio/events/orders (all subaccounts when null). Resolves on 204/200. */
   async cancelAll(subaccount: number | null): Promise<void> {
     if (subaccount !== null) checkSubaccount(subaccount);
+    if (this.#closed) throw new ExecError('EXEC_DISCONNECTED', 'RestOrderEntry is closed');
     const path = subaccount === null ? this.#cancelAllPath : `${this.#cancelAllPath}?subaccount=${subaccount}`;
     // Signed inline: the kill switch must not wait behind a refill batch in the presigner's worker.
-    await this.#call(this.#pool, 'DELETE', path, null, true);
-  }
-
-  /** POST /portfolio/order_groups/create; resolves with the new order_group_id. */
-  async createOrderGroup(contractsLimit: Count, subaccount: number): Promise<string> {
-    const body = await this.#call(this.#readPool, 'POST', `${this.#prefix}/portfolio/order_groups/create`, encodeOrderGroupCreate(contractsLimit, subaccount));
-    const id = body?.['order_group_id'];
-    if (typeof id !== 'string' || id === '') throw new ExecError('EXEC_BAD_RESPONSE', 'bad response: order_group_id missing');
-    return id;
-  }
-
-  /** PUT .../reset: the group's matched-contract counter back to 0, new orders allowed again. */
-  async resetOrderGroup(orderGroupId: string, subaccount: number): Promise<void> {
-    await this.#call(this.#readPool, 'PUT', this.#orderGroupPath(orderGroupId, '/reset', subaccount), '{}');
-  }
-
-  /** PUT .../trigger: cancels the group's orders and blocks new ones until reset. */
-  async triggerOrderGroup(orderGroupId: string, subaccount: number): Promise<void> {
-    await this.#call(this.#readPool, 'PUT', this.#orderGroupPath(orderGroupId, '/trigger', subaccount), '{}');
-  }
-
-  /** DELETE the group; its orders are cancelled. */
-  async deleteOrderGroup(orderGroupId: string, subaccount: number): Promise<void> {
-    await this.#call(this.#readPool, 'DELETE', this.#orderGroupPath(orderGroupId, '', subaccount), null);
-  }
-
-  /** PUT .../limit: a limit already breached triggers the group at once. */
-  async setOrderGroupLimit(orderGroupId: string, contractsLimit: Count, subaccount: number): Promise<void> {
-    await this.#call(this.#readPool, 'PUT', this.#orderGroupPath(orderGroupId, '/limit', subaccount), encodeOrderGroupLimit(contractsLimit));
-  }
-
-  /** GET /portfolio/orders/{id}; null when the exchange answers 404. */
-  async getOrder(orderId: string, subaccount: number | null = null): Promise<WireOrder | null> {
-    const path = `${this.#prefix}/portfolio/orders/${encodeURIComponent(orderId)}`;
-    try {
-      const body = await this.#call(this.#readPool, 'GET', subaccount === null ? path : `${path}?subaccount=${subaccount}`, null);
-      const order = body?.['order'];
-      if (typeof order !== 'object' || order === null || Array.isArray(order)) {
-        throw new ExecError('EXEC_BAD_RESPONSE', 'bad response: order missing');
-      }
-      return parseWireOrder(order as Record<string, unknown>);
-    } catch (error) {
-      if (error instanceof ExecError && error.status === 404) return null;
-      throw error;
-    }
-  }
-
-  async listOrders(query: OrdersQuery): Promise<WireOrder[]> {
-    const params = new URLSearchParams();
-    if (query.ticker !== undefined) params.set('ticker', query.ticker);
-    if (query.status !== undefined) params.set('status', query.status);
-    if (query.subaccount !== undefined) params.set('subaccount', String(query.subaccount));
-    if (query.minTs !== undefined) params.set('min_ts', String(query.minTs));
-    const items = await this.#pages('/portfolio/orders', params, 'orders');
-    return items.map(parseWireOrder);
-  }
-
-  async listFills(query: FillsQuery): Promise<WireFill[]> {
-    const params = new URLSearchParams();
-    if (query.ticker !== undefined) params.set('ticker', query.ticker);
-    if (query.orderId !== undefined) params.set('order_id', query.orderId);
-    if (query.subaccount !== undefined) params.set('subaccount', String(query.subaccount));
-    if (query.minTs !== undefined) params.set('min_ts', String(query.minTs));
-    const items = await this.#pages('/portfolio/fills', params, 'fills');
-    return items.map(parseWireFill);
-  }
-
-  async listPositions(query: PositionsQuery): Promise<WirePosition[]> {
-    const params = new URLSearchParams();
-    if (query.ticker !== undefined) params.set('ticker', query.ticker);
-    if (query.subaccount !== undefined) params.set('subaccount', String(query.subaccount));
-    const subaccount = query.subaccount ?? 0;
-    const items = await this.#pages('/portfolio/positions', params, 'market_positions');
-    return items.map((item) => parseWirePosition(item, subaccount));
-  }
-
-  #orderGroupPath(orderGroupId: string, suffix: string, subaccount: number): string {
-    checkSubaccount(subaccount);
-    return subaccountQuery(`${this.#prefix}/portfolio/order_groups/${encodeURIComponent(orderGroupId)}${suffix}`, subaccount);
-  }
-
-  /** Follows `cursor` until it is empty (or repeats), at most readPagesMax pages. */
-  async #pages(relativePath: string, params: URLSearchParams, listName: string): Promise<Record<string, unknown>[]> {
-    const all: Record<string, unknown>[] = [];
-    const seen = new Set<string>();
-    params.set('limit', String(this.#options.readPageLimit));
-    for (let page = 0; page < this.#options.readPagesMax; page++) {
-      const body = await this.#call(this.#readPool, 'GET', `${this.#prefix}${relativePath}?${params.toString()}`, null);
-      if (body === null) throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${relativePath} returned no body`);
-      const { items, cursor } = readPage(body, listName);
-      for (const item of items) all.push(item);
-      if (cursor === '' || seen.has(cursor)) return all;
-      seen.add(cursor);
-      params.set('cursor', cursor);
-    }
-    throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${relativePath} still paging after ${this.#options.readPagesMax} pages`);
-  }
-
-  /**
-   * One signed request off the hot path. Signs in the presigner's worker when it runs (no 1 ms
-   * stall of the event loop), else (or when `signInline`) on this thread. Resolves with the parsed JSON object (null for an empty
-   * body); rejects with ExecError for a transport failure or a non-2xx status.
-   */
-  async #call(pool: Pool, method: string, path: string, body: string | null, signInline = false): Promise<Record<string, unknown> | null> {
-    const signed = await this.#signOffPath(method, path, signInline);
-    return this.#callSigned(pool, method, path, body, signed);
-  }
-
-  /** Timestamp and signature for a request off the hot path (worker when running, else inline). */
-  async #signOffPath(method: string, path: string, signInline: boolean): Promise<PresignedSignature> {
-    if (this.#closed) throw new ExecError('EXEC_DISCONNECTED', 'RestOrderEntry is closed');
-    const query = path.indexOf('?');
-    const signedPath = query === -1 ? path : path.slice(0, query);
-    const presigner = this.#presigner;
-    if (!signInline && presigner !== null && presigner.alive) return presigner.signAsync(method, signedPath);
-    const timestampMs = this.#options.clock.nowMs();
-    return { timestampText: String(timestampMs), signature: signRequest(this.#options.privateKey, timestampMs, method, signedPath) };
-  }
-
-  async #callSigned(pool: Pool, method: string, path: string, body: string | null, signed: PresignedSignature): Promise<Record<string, unknown> | null> {
-    if (this.#closed) throw new ExecError('EXEC_DISCONNECTED', 'RestOrderEntry is closed');
-    const query = path.indexOf('?');
-    const signedPath = query === -1 ? path : path.slice(0, query);
-    const timestampText = signed.timestampText;
-    const signature = signed.signature;
-    const headers: Record<string, string> = {
-      'kalshi-access-key': this.#options.keyId,
-      'kalshi-access-timestamp': timestampText,
-      'kalshi-access-signature': signature,
-    };
-    if (body !== null) headers['content-type'] = 'application/json';
-    let status: number;
-    let text: string;
-    try {
-      const response = await pool.request({
-        method: method as 'GET',
-        path,
-        body,
-        headers,
-        headersTimeout: this.#options.headersTimeoutMs,
-        bodyTimeout: this.#options.bodyTimeoutMs,
-      });
-      status = response.statusCode;
-      text = await response.body.text();
-    } catch (error) {
-      const code = transportErrorCode(error);
-      throw new ExecError(code, `${method} ${signedPath}: ${code} (${(error as Error).message})`);
-    }
-    if (status < 200 || status >= 300) {
-      const reject = parseErrorBody(status, text);
-      throw new ExecError(statusErrorCode(status), `${method} ${signedPath}: HTTP ${status} ${reject.code}`, status, reject);
-    }
-    if (text === '') return null;
-    const parsed = parseJsonObject(text);
-    if (parsed === null) throw new ExecError('EXEC_BAD_RESPONSE', `${method} ${signedPath}: body is not a JSON object`, status);
-    return parsed;
+    await this.#cancelAllClient.call('DELETE', path, null, true);
   }
 
   /**
@@ -971,7 +810,7 @@ export class RestOrderEntry implements OrderEntry {
     const count = raw.idleLongerThan(minIdleMs);
     if (count === 0) return;
     const signatures: Promise<PresignedSignature>[] = [];
-    for (let i = 0; i < count; i++) signatures.push(this.#signOffPath('GET', head.path, false));
+    for (let i = 0; i < count; i++) signatures.push(this.#cancelAllClient.sign('GET', head.path, false));
     const signed = await Promise.all(signatures);
     const answers: Promise<void>[] = [];
     for (const one of signed) {
@@ -983,18 +822,10 @@ export class RestOrderEntry implements OrderEntry {
     await Promise.all(answers);
   }
 
-  /**
-   * `count` concurrent signed GETs, so the pool opens (or reuses) that many sockets. All are signed
-   * first and dispatched together: sent one by one as signatures arrive, a fast answer frees the
-   * first socket before the next GET and the pool would reuse it instead of opening another.
-   */
-  async #warm(pool: Pool, count: number): Promise<void> {
-    const path = `${this.#prefix}${this.#options.warmPath}`;
-    const signatures: Promise<PresignedSignature>[] = [];
-    for (let i = 0; i < count; i++) signatures.push(this.#signOffPath('GET', path, false));
-    const signed = await Promise.all(signatures);
+  /** `count` signed GETs of warmPath on the cancel-all pool, so it opens (or reuses) that many sockets. */
+  async #warm(count: number): Promise<void> {
     this.stats.warmRequests += count;
-    await Promise.all(signed.map((one) => this.#callSigned(pool, 'GET', path, null, one)));
+    await this.#cancelAllClient.warm(`${this.#prefix}${this.#options.warmPath}`, count);
   }
 }
 
@@ -1058,14 +889,11 @@ function validate(options: RestOrderEntryOptions): void {
   if (options.privateKey.type !== 'private') problems.push('privateKey must be a private KeyObject');
   const positive: [string, number][] = [
     ['connections', options.connections],
-    ['readConnections', options.readConnections],
     ['connectTimeoutMs', options.connectTimeoutMs],
     ['headersTimeoutMs', options.headersTimeoutMs],
     ['bodyTimeoutMs', options.bodyTimeoutMs],
     ['keepAliveTimeoutMs', options.keepAliveTimeoutMs],
     ['slots', options.slots],
-    ['readPageLimit', options.readPageLimit],
-    ['readPagesMax', options.readPagesMax],
   ];
   for (const [name, value] of positive) {
     if (!(Number.isInteger(value) && value > 0)) problems.push(`${name} must be a positive integer`);
