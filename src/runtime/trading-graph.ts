@@ -133,6 +133,7 @@ export class TradingGraph {
       unknownGraceMs: options.unknownGraceMs,
       reconcileIntervalMs: options.reconcileIntervalMs,
     });
+    probe.controlStamps(this.feed.hop);
     this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, clock, probe });
     this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, probe, log.child({ component: 'feed-listener' }));
     this.feed.setListener(this.listener);

@@ -68,4 +68,18 @@ describe('one graph builder', () => {
       await hotPath.stop();
     }
   });
+
+  it('the feed takes its per-frame stamps only while the probe is on', async () => {
+    const stream = makeFeedStream(1, 10, 7);
+    const hotPath = await buildHotPath({ ticker: stream.tickers[0], grid: stream.grid, snapshotFrame: stream.snapshots[0], entry: new SinkOrderEntry(), journalPath: join(work, 'stamps.jsonl'), mode: 'replace' });
+    try {
+      expect(hotPath.feed.hop.enabled).toBe(true);
+      hotPath.probe.setEnabled(false);
+      expect(hotPath.feed.hop.enabled).toBe(false);
+      hotPath.probe.setEnabled(true);
+      expect(hotPath.feed.hop.enabled).toBe(true);
+    } finally {
+      await hotPath.stop();
+    }
+  });
 });
