@@ -1,0 +1,33 @@
+/**
+ * Goal: the keep-warm dry run goes the whole decision path (frame decoded and applied to a shadow
+ * book, gate, OMS, request encoding) every time, is never denied by its own budget at its pace,
+ * keeps no order alive, and stays bounded however long it runs.
+ * Method: a KeepWarm on a manual clock advanced like a 10 ms timer would, runs driven directly.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/index.ts';
+import { DEFAULT_RISK_LIMITS } from '../../src/risk/index.ts';
+import { KeepWarm } from '../../src/runtime/keep-warm.ts';
+
+describe('KeepWarm', () => {
+  it('runs the whole dry path each time, closes every shadow order and stays bounded', () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const warm = new KeepWarm({ intervalMs: 10, limits: DEFAULT_RISK_LIMITS, clock });
+    const runs = 2_000;
+    let bytesPerRun = 0;
+    for (let i = 0; i < runs; i++) {
+      clock.advance(10);
+      const before = warm.stats.sentBytes;
+      warm.runOnce();
+      if (i === 0) bytesPerRun = warm.stats.sentBytes - before;
+      expect(warm.trackedOrders).toBe(0);
+    }
+    expect(warm.stats.runs).toBe(runs);
+    expect(warm.stats.denied).toBe(0);
+    expect(bytesPerRun).toBeGreaterThan(50); // a create body was encoded
+    expect(warm.stats.sentBytes).toBeGreaterThanOrEqual(bytesPerRun * runs); // ids grow a digit now and then
+    expect(warm.stats.busyUsTotal).toBeGreaterThan(0);
+    warm.stop();
+  });
+});
