@@ -73,8 +73,12 @@ export class KeepWarm {
     const clock = options.clock;
     const grid = PriceGrid.fromStructure('linear_cent');
     this.#feed = new Feed({ url: 'ws://127.0.0.1:1/keep-warm', auth: null, clock, staleBookMs: 0, createSession: closedSession });
-    // Every check the real gate makes, on the shadow's own budget: the top tier pays for the runs.
-    this.#gate = new RiskGate({ limits: riskLimits({ ...options.limits, rateTier: 'prime' }), clock });
+    // Every check the real gate makes, on the shadow's own budget, sized so no run is denied.
+    const writesPerSecond = Math.ceil((1_000 / Math.max(1, options.intervalMs)) * 10 * 2);
+    this.#gate = new RiskGate({
+      limits: riskLimits({ ...options.limits, rateTier: 'custom', writeTokensPerSecond: writesPerSecond, writeCapacityTokens: writesPerSecond, readTokensPerSecond: 100 }),
+      clock,
+    });
     const reads = { listOrders: () => Promise.resolve([]), listFills: () => Promise.resolve([]), listPositions: () => Promise.resolve([]) };
     this.#oms = new Oms({ reads, listener: this.#gate, clock, clientOrderIdPrefix: 'warm', journal: null, terminalRetentionMs: 0, reconcileIntervalMs: 1e12 });
     this.#router = new Router({ gate: this.#gate, oms: this.#oms, route: this.#route, clock });
