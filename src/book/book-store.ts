@@ -9,6 +9,7 @@
  */
 
 import type { Count, Price, PriceGrid } from '../core/index.ts';
+import { MarketRegistry } from '../market/index.ts';
 import { ApplyStatus } from './apply-status.ts';
 import { OrderBook } from './order-book.ts';
 
@@ -17,6 +18,8 @@ export interface BookStoreOptions {
   now: () => number;
   /** Called once per break of a book (until its next snapshot). Must not throw. */
   onOutOfSync: (book: OrderBook, reason: number) => void;
+  /** The one market registry: books are kept by its index (default a registry of the store's own). */
+  markets?: MarketRegistry;
 }
 
 /** Sequence state of one subscription. */
@@ -33,7 +36,10 @@ class Subscription {
 }
 
 export class BookStore {
-  readonly #books = new Map<string, OrderBook>();
+  /** By the registry's market index; undefined where the market has no book here. */
+  readonly #books: (OrderBook | undefined)[] = [];
+  readonly #markets: MarketRegistry;
+  #size = 0;
   readonly #subscriptions = new Map<number, Subscription>();
   // Deltas arrive in runs on one sid: remembering the last one skips a Map lookup per delta.
   #lastSubscription: Subscription | null = null;
@@ -42,41 +48,52 @@ export class BookStore {
 
   constructor(options: BookStoreOptions) {
     this.#now = options.now;
+    this.#markets = options.markets ?? new MarketRegistry();
     this.#onOutOfSync = options.onOutOfSync;
   }
 
   get size(): number {
-    return this.#books.size;
+    return this.#size;
   }
 
   /** Adds a market's book. Adding a known ticker returns its book, regridded when the grid differs. */
   add(ticker: string, grid: PriceGrid): OrderBook {
-    const existing = this.#books.get(ticker);
+    const index = this.#markets.add(ticker).index;
+    const existing = this.#books[index];
     if (existing !== undefined) {
       existing.regrid(grid);
       return existing;
     }
     const book = new OrderBook(ticker, grid, this.#onOutOfSync);
-    this.#books.set(ticker, book);
+    while (this.#books.length < index) this.#books.push(undefined);
+    this.#books[index] = book;
+    this.#size++;
     return book;
   }
 
   get(ticker: string): OrderBook | undefined {
-    return this.#books.get(ticker);
+    return this.#books[this.#markets.indexOf(ticker)];
+  }
+
+  /** The book of a market by its registry index (the hot path's way), undefined when none. */
+  at(index: number): OrderBook | undefined {
+    return index >= 0 ? this.#books[index] : undefined;
   }
 
   /** Forgets a market (settled, delisted). Returns false when unknown. */
   remove(ticker: string): boolean {
-    const book = this.#books.get(ticker);
+    const index = this.#markets.indexOf(ticker);
+    const book = this.at(index);
     if (book === undefined) return false;
     this.#unbind(book);
-    this.#books.delete(ticker);
+    this.#books[index] = undefined;
+    this.#size--;
     return true;
   }
 
   /** Iterates the books (off the hot path: allocates an iterator). */
-  books(): IterableIterator<OrderBook> {
-    return this.#books.values();
+  *books(): IterableIterator<OrderBook> {
+    for (const book of this.#books) if (book !== undefined) yield book;
   }
 
   /** Last seq seen on a sid; -1 when the sid is unknown. */
@@ -99,7 +116,7 @@ export class BookStore {
    */
   beginSnapshot(sid: number, seq: number, ticker: string): OrderBook | null {
     const status = this.#sequence(sid, seq);
-    const book = this.#books.get(ticker);
+    const book = this.get(ticker);
     if (book === undefined) return null;
     if (status !== ApplyStatus.OK) {
       book.breakSync(ApplyStatus.SEQ_GAP); // silent when the gap already broke it
@@ -137,7 +154,7 @@ export class BookStore {
       const status = this.#sequence(sid, seq);
       if (status !== ApplyStatus.OK) return status;
     }
-    const book = this.#books.get(ticker);
+    const book = this.get(ticker);
     if (book === undefined) return ApplyStatus.UNKNOWN_MARKET;
     if (book.sid !== sid) {
       // Its snapshot came on another subscription (or never): deltas here are not anchored to it.
@@ -170,7 +187,7 @@ export class BookStore {
 
   /** The feed's own verdicts (STALE, RESYNC): marks the book out of sync, reported once. */
   markOutOfSync(ticker: string, reason: number): void {
-    const book = this.#books.get(ticker);
+    const book = this.get(ticker);
     if (book !== undefined) book.breakSync(reason);
   }
 
@@ -191,7 +208,7 @@ export class BookStore {
 
   /** price_level_structure_updated: moves a live book to its new grid keeping its levels. Returns an ApplyStatus. */
   regrid(ticker: string, grid: PriceGrid): number {
-    const book = this.#books.get(ticker);
+    const book = this.get(ticker);
     if (book === undefined) return ApplyStatus.UNKNOWN_MARKET;
     return book.regrid(grid);
   }

@@ -126,7 +126,7 @@ export class Feed {
     // The store stamps each book's updatedAtMs with the coarse time of the feed's tick (tickMs,
     // 250 ms by default; staleness is judged in seconds): reading the wall clock per delta boxed
     // its result, 16 bytes of garbage per frame (bench/feed counts the collections).
-    this.books = new BookStore({ now: () => this.#coarseNowMs, onOutOfSync: (book, reason) => this.#onBookOutOfSync(book, reason) });
+    this.books = new BookStore({ now: () => this.#coarseNowMs, onOutOfSync: (book, reason) => this.#onBookOutOfSync(book, reason), markets: this.markets });
 
     const orderbookParams: Record<string, unknown> = {};
     if (this.#useYesPrice) orderbookParams.use_yes_price = true;
