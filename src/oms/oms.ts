@@ -135,7 +135,6 @@ export class Oms implements ExecListener {
    * ends by adopting the venue's positions again (the venue is the truth; never count twice).
    */
   readonly #restFillSubaccounts = new Set<number>();
-  readonly #terminalAtMs = new WeakMap<Order, number>();
   readonly #orphanFills = new Map<string, number>();
   readonly #dedup: FillDedup;
   readonly #subaccountsUsed = new Uint8Array(64);
@@ -643,7 +642,7 @@ export class Oms implements ExecListener {
     if (isTerminal(order.state)) {
       if (this.#live.delete(order)) {
         order.cancelWanted = false;
-        this.#terminalAtMs.set(order, nowMs);
+        order.terminalAtMs = nowMs;
         this.#terminalQueue.push(order);
       }
     } else if (!this.#live.has(order)) {
@@ -711,7 +710,8 @@ export class Oms implements ExecListener {
     }
     order.orderId = orderId;
     this.#byOrderId.set(orderId, order);
-    const orphan = this.#orphanFills.get(orderId);
+    // Fills that came before their order's id are rare: no hash of the new id unless there are any.
+    const orphan = this.#orphanFills.size === 0 ? undefined : this.#orphanFills.get(orderId);
     if (orphan !== undefined) {
       this.#orphanFills.delete(orderId);
       order.applyFill(orphan);
@@ -785,7 +785,7 @@ export class Oms implements ExecListener {
     let head = this.#terminalHead;
     while (head < queue.length) {
       const order = queue[head];
-      const since = this.#terminalAtMs.get(order) ?? 0;
+      const since = order.terminalAtMs;
       if (nowMs - since < this.#terminalRetentionMs) break;
       if (isTerminal(order.state) && this.#byClientId.get(order.clientOrderId) === order) {
         this.#byClientId.delete(order.clientOrderId);
