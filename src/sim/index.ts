@@ -3,7 +3,7 @@
  * drive through the handle. Other folders import the simulator only through this file.
  */
 
-export { startSim, SIM_DEFAULTS, type CreateApiKeyOptions, type SimHandle, type StartSimOptions } from './start-sim.ts';
+export { startSim, SIM_DEFAULTS, type CreateApiKeyOptions, type SimFixEndpoints, type SimHandle, type StartSimOptions } from './start-sim.ts';
 export { FaultController, FAULT_PROFILES, faultProfileNames, type FaultRule, type FaultTarget, type FaultKind, type WsActionFilter } from './faults/index.ts';
 export { SCOPES, type Scope } from './auth/index.ts';
 export { RATE_LIMIT_TIERS, type RateLimitTier } from './rate-limit/index.ts';

@@ -25,6 +25,7 @@ import { ActivityDriver } from './server/activity-driver.ts';
 import { WireProbe, type SimProbe } from './server/probe.ts';
 import { SimServer } from './server/sim-server.ts';
 import { SimServices } from './server/services.ts';
+import { FixAcceptor, type FixSessionKindServed } from './server/fix/index.ts';
 
 export interface StartSimOptions {
   /** 0 = any free port. Default 0. */
@@ -69,6 +70,19 @@ export interface StartSimOptions {
   probe?: boolean;
   /** Trade tape and historical cutoff (history/sim-history.ts HISTORY_DEFAULTS: 65,536 rows per market, cutoff 1 h behind the clock). */
   history?: Partial<SimHistoryOptions>;
+  /**
+   * FIX acceptor (server/fix): KalshiNR, KalshiRT and KalshiDC, each on its own free port of `host`
+   * (default the REST host), plain TCP unless `tls` gives a PEM certificate and key; KalshiRT
+   * sequence stores on file under `storeDir` (default in memory). Default off.
+   */
+  fix?: { enabled: boolean; host?: string; tls?: { cert: string | Buffer; key: string | Buffer } | null; storeDir?: string | null };
+}
+
+/** Where the FIX acceptor listens: one port per session kind (fix.md §1 kinds, offset to free ports). */
+export interface SimFixEndpoints {
+  host: string;
+  tls: boolean;
+  ports: Readonly<Record<FixSessionKindServed, number>>;
 }
 
 export interface CreateApiKeyOptions {
@@ -95,6 +109,8 @@ export interface SimHandle {
   probe: SimProbe | null;
   /** Recorded trades, tops and open interest (candlestick and historical routes). */
   history: SimHistory;
+  /** The FIX acceptor's host and ports; null unless started with fix.enabled. */
+  fix: SimFixEndpoints | null;
   close(): Promise<void>;
 }
 
@@ -153,6 +169,21 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
   });
   const host = options.host ?? SIM_DEFAULTS.host;
   const port = await server.listen(host, options.port ?? SIM_DEFAULTS.port);
+  let fix: FixAcceptor | null = null;
+  let fixEndpoints: SimFixEndpoints | null = null;
+  if (options.fix?.enabled === true) {
+    const fixHost = options.fix.host ?? host;
+    fix = new FixAcceptor({ services, clock, host: fixHost, tls: options.fix.tls ?? null, storeDir: options.fix.storeDir ?? null, logger });
+    try {
+      const ports = await fix.listen();
+      fixEndpoints = { host: fixHost, tls: (options.fix.tls ?? null) !== null, ports: { ...ports } };
+    } catch (error) {
+      server.close();
+      detachHistory();
+      await fix.close();
+      throw error;
+    }
+  }
   const activity = options.activity === undefined || options.activity === false ? null : new ActivityDriver(engine, seed, options.activity.updatesPerSec, now, logger);
   activity?.start();
 
@@ -174,10 +205,12 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     rateLimiter: services.rateLimiter,
     probe,
     history,
+    fix: fixEndpoints,
     async close() {
       if (closed) return;
       closed = true;
       activity?.stop();
+      await fix?.close();
       server.close();
       detachHistory();
       // Let uWS run its close callbacks before the caller tears anything else down.

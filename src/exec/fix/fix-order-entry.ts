@@ -1,0 +1,670 @@
+/**
+ * Order entry over the venue's FIX order-entry session (KalshiNR or KalshiRT, shared/spec/fix.md
+ * §5), behind the OMS's order-entry port (src/oms/order-route.ts). One persistent connection
+ * (node:tls against the venue, plain TCP against the local simulator) carries one FixSession
+ * (src/fix) as initiator: signed Logon with 21005=Y (dollar prices) and 21011=Y (no pending
+ * reports), heartbeats driven by one unref'd tick, the sequence store on file under var/ (mode
+ * 0600) or in memory, and reconnection with doubling backoff after the first connect().
+ *
+ * Hot path: create/cancel/amend/decrease encode into the session's reused buffer and write to the
+ * socket before they return; each request takes a pooled record keyed by its ClOrdID (a cancel or
+ * replace gets a fresh ClOrdID of ours; a create uses the OMS's client order id).
+ *
+ * Outcomes, by the port's rules:
+ * - ExecutionReport for the request's ClOrdID -> ack. Reports of one read chunk are folded first, so
+ *   an order that filled against several makers at once is acked with its final CumQty/LeavesQty
+ *   (as the REST route's single response would); a later chunk's fills come through the feed.
+ * - ExecutionReport 150=8, OrderCancelReject 35=9, BusinessMessageReject 35=j, session Reject 35=3
+ *   about the request -> reject (nothing applied), as ExecReject with the HTTP status and REST code
+ *   the REST route would have given for the same venue answer: Text ORDER_ALREADY_EXISTS -> 409
+ *   order_already_exists, CxlRejReason 0/1 (too late, unknown order) -> 404 not_found, 380=8 -> 429
+ *   EXEC_RATE_LIMITED, otherwise 400 with the Text lower-cased (insufficient_balance, invalid_price,
+ *   market_not_found, ...); `message` keeps the FIX Text and `details` the FIX reason codes.
+ * - Text EXCHANGE_UNAVAILABLE (fix.md §5: "the outcome is unknown") -> unknown with EXEC_HTTP_5XX,
+ *   the port's code for the same answer over REST (503).
+ * - No answer within requestTimeoutMs -> unknown EXEC_TIMEOUT; the connection lost with the request
+ *   in flight -> unknown EXEC_DISCONNECTED. A request made while the session is down is not sent:
+ *   reject with status 0 and a message starting "not sent" (the REST route's convention).
+ *
+ * What FIX needs that the port does not carry: 35=F needs OrigClOrdID, Side and Symbol, and 35=G
+ * the order's current total. The route learns them from the reports of the orders it placed (and
+ * replays on KalshiRT) and keeps one small record per live order; an order it never saw (placed by
+ * another process) cannot be cancelled here ("not sent", status 0: the OMS reconciles). A replace
+ * gives the order a new ClOrdID at the venue (standard FIX), so after an amend the venue's
+ * client_order_id is ours, not the OMS's: reconciliation then matches by order id. decrease() is a
+ * 35=G to the smaller total, or a 35=F when nothing would be left. cancelAll() is
+ * OrderMassCancelRequest (KalshiNR only; AllocAccount 79 narrows it to one subaccount, our
+ * extension, see the simulator's acceptor).
+ *
+ * Never: retries a request, logs key material, keeps order state beyond what FIX addressing needs.
+ */
+
+import type { KeyObject } from 'node:crypto';
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { assert, COUNT_INVALID, type BookSide, type Clock, type Count, type Price } from '../../core/index.ts';
+import {
+  FileSequenceStore, FixSession, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSessionEvent,
+  type SequenceStore,
+} from '../../fix/index.ts';
+import { ExecError, type ExecErrorCode, type ExecListener, type ExecReject, type NewOrder, type OrderEntry } from '../../oms/index.ts';
+
+export interface FixOrderEntryOptions {
+  host: string;
+  port: number;
+  /** TLS (the venue: TLS 1.2+ required, fix.md §1) or null for plain TCP (the local simulator). */
+  tls: { ca?: string | Buffer; servername?: string; rejectUnauthorized?: boolean } | null;
+  sessionName: 'KalshiNR' | 'KalshiRT';
+  keyId: string;
+  privateKey: KeyObject;
+  clock: Clock;
+  /** HeartBtInt(108), seconds, > 3 (fix.md §2). */
+  heartbeatIntervalS: number;
+  /** Sequence store files `<storePath>.seqnums` / `.messages` (mode 0600), e.g. var/fix/<key>-KalshiRT; null = memory. */
+  storePath: string | null;
+  /** 8013=Y: the venue cancels every open order of the session when it ends (fix.md §2). */
+  cancelOrdersOnDisconnect: boolean;
+  connectTimeoutMs: number; // TCP/TLS connect plus Logon answer
+  requestTimeoutMs: number; // no answer within this: unknown EXEC_TIMEOUT
+  reconnectMinMs: number; // first retry after a lost connection, doubling ...
+  reconnectMaxMs: number; // ... up to this
+  tickMs: number; // session heartbeats and request timeouts
+  /** Orders remembered for 35=F/35=G addressing, ended ones included (oldest dropped beyond this). */
+  ordersMax: number;
+}
+
+export const FIX_ORDER_ENTRY_DEFAULTS: Readonly<Omit<FixOrderEntryOptions, 'host' | 'port' | 'tls' | 'keyId' | 'privateKey' | 'clock' | 'storePath'>> =
+  Object.freeze({
+    sessionName: 'KalshiNR',
+    heartbeatIntervalS: 30,
+    cancelOrdersOnDisconnect: false,
+    connectTimeoutMs: 5_000,
+    requestTimeoutMs: 5_000,
+    reconnectMinMs: 100,
+    reconnectMaxMs: 5_000,
+    tickMs: 100,
+    ordersMax: 100_000,
+  });
+
+export interface FixOrderEntryStats {
+  requests: number;
+  notSent: number;
+  acks: number;
+  rejects: number;
+  unknowns: number;
+  timeouts: number;
+  connects: number; // successful logons
+  disconnects: number;
+  unsolicitedReports: number; // execution reports no request of ours was waiting for
+  resendRequests: number; // gaps we asked the venue to fill (KalshiRT)
+}
+
+export class FixOrderEntryConfigError extends Error {
+  readonly code = 'EXEC_CONFIG_INVALID' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'FixOrderEntryConfigError';
+  }
+}
+
+const enum Kind { CREATE, CANCEL, AMEND, DECREASE, MASS_CANCEL }
+
+/** One request in flight, pooled. */
+class Pending {
+  kind: Kind = Kind.CREATE;
+  clOrdId = ''; // ClOrdID(11) of the request
+  key = ''; // client order id (create) or order id (others)
+  seq = 0;
+  sentMs = 0;
+  answered = false; // an ack is folded until the end of the read chunk
+  orderId = '';
+  cumQty = 0;
+  leavesQty = 0;
+  reducedBy = 0;
+  tsMs = 0;
+  resolve: (() => void) | null = null;
+  reject: ((error: ExecError) => void) | null = null;
+  reset(): void {
+    this.clOrdId = '';
+    this.key = '';
+    this.seq = 0;
+    this.answered = false;
+    this.orderId = '';
+    this.cumQty = 0;
+    this.leavesQty = 0;
+    this.reducedBy = 0;
+    this.tsMs = 0;
+    this.resolve = null;
+    this.reject = null;
+  }
+}
+
+/** What FIX addressing needs about a live order. */
+interface OrderRef {
+  clOrdId: string;
+  symbol: string;
+  side: '1' | '2';
+  price: number;
+  cumQty: number;
+  leavesQty: number;
+  /** Ended (filled or cancelled): kept, bounded, so a late cancel still reaches the venue and is told "unknown order". */
+  done: boolean;
+}
+
+const NO_LISTENER: ExecListener = {
+  onCreateAck: notWired, onCreateReject: notWired, onCreateUnknown: notWired, onCancelAck: notWired, onCancelReject: notWired,
+  onCancelUnknown: notWired, onAmendAck: notWired, onAmendReject: notWired, onDecreaseAck: notWired, onDecreaseReject: notWired,
+};
+function notWired(): void {
+  assert(false, 'FixOrderEntry: setListener() was not called before trading');
+}
+
+export class FixOrderEntry implements OrderEntry {
+  readonly stats: FixOrderEntryStats = {
+    requests: 0, notSent: 0, acks: 0, rejects: 0, unknowns: 0, timeouts: 0, connects: 0, disconnects: 0, unsolicitedReports: 0, resendRequests: 0,
+  };
+  readonly #options: FixOrderEntryOptions;
+  readonly #session: FixSession;
+  readonly #store: SequenceStore;
+  readonly #pending = new Map<string, Pending>();
+  readonly #bySeq = new Map<number, Pending>();
+  readonly #free: Pending[] = [];
+  readonly #answered: Pending[] = [];
+  readonly #orders = new Map<string, OrderRef>();
+  readonly #idPrefix: string;
+  #idCounter = 0;
+  #listener: ExecListener = NO_LISTENER;
+  #socket: Socket | null = null;
+  #tickTimer: NodeJS.Timeout | null = null;
+  #reconnectTimer: NodeJS.Timeout | null = null;
+  #reconnectDelayMs: number;
+  #started = false; // true after the first logon: reconnect on loss
+  #closed = false;
+  #inChunk = false;
+  #logonWaiter: { resolve: () => void; reject: (error: ExecError) => void } | null = null;
+
+  constructor(options: FixOrderEntryOptions) {
+    validate(options);
+    this.#options = options;
+    this.#reconnectDelayMs = options.reconnectMinMs;
+    this.#store = options.storePath === null ? new MemorySequenceStore() : new FileSequenceStore(options.storePath);
+    const logonFields: [number, string][] = [[Tag.UseDollars, 'Y'], [Tag.SkipPendingExecReports, 'Y']];
+    if (options.cancelOrdersOnDisconnect) logonFields.push([Tag.CancelOrdersOnDisconnect, 'Y']);
+    this.#session = new FixSession({
+      role: 'initiator', sessionName: options.sessionName, keyId: options.keyId, privateKey: options.privateKey,
+      heartbeatIntervalS: options.heartbeatIntervalS, store: this.#store, clock: options.clock, logonFields,
+      handshakeTimeoutMs: options.connectTimeoutMs,
+    }, {
+      onMessage: (message) => this.#onMessage(message),
+      onEvent: (event) => this.#onEvent(event),
+    });
+    // ClOrdIDs of our cancels and replaces: unique per process start (random prefix) and per request.
+    this.#idPrefix = `fx${options.clock.nowMs().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}-`;
+  }
+
+  get sessionState(): string {
+    return this.#session.state;
+  }
+
+  setListener(listener: ExecListener): void {
+    this.#listener = listener;
+  }
+
+  /** Connects and logs on; resolves once active. Rejects with ExecError (refused logon, timeout, no route). */
+  connect(): Promise<void> {
+    assert(!this.#closed, 'FixOrderEntry.connect after close');
+    if (this.#session.state === 'active') return Promise.resolve();
+    if (this.#tickTimer === null) {
+      this.#tickTimer = setInterval(() => this.#tick(), this.#options.tickMs);
+      this.#tickTimer.unref();
+    }
+    return new Promise<void>((resolve, reject) => {
+      this.#logonWaiter = { resolve, reject };
+      this.#open();
+    });
+  }
+
+  /** Logs out, stops reconnecting and closes the store: requests in flight end as unknown (EXEC_DISCONNECTED). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#reconnectTimer !== null) clearTimeout(this.#reconnectTimer);
+    this.#reconnectTimer = null;
+    const socket = this.#socket;
+    if (this.#session.state === 'active' && socket !== null) {
+      this.#session.logout();
+      for (let i = 0; i < 50 && (this.#session.state as string) !== 'closed'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    socket?.destroy();
+    if (this.#session.state !== 'closed' && this.#session.state !== 'idle') this.#session.disconnected();
+    this.#failAll('EXEC_DISCONNECTED');
+    if (this.#tickTimer !== null) clearInterval(this.#tickTimer);
+    this.#tickTimer = null;
+    this.#store.close();
+  }
+
+  // ---- hot path ----
+
+  create(order: Readonly<NewOrder>): void {
+    if (!this.#ready()) return this.#notSent(Kind.CREATE, order.clientOrderId);
+    const encoder = this.#session.begin(MsgType.NewOrderSingle)
+      .string(Tag.ClOrdID, order.clientOrderId).string(Tag.Symbol, order.ticker).string(Tag.Side, order.side === 'bid' ? '1' : '2')
+      .count(Tag.OrderQty, order.count, 2).string(Tag.OrdType, '2').price(Tag.Price, order.price);
+    if (order.timeInForce === 'good_till_canceled') {
+      if (order.expirationTs > 0) encoder.string(Tag.TimeInForce, '6').timestamp(Tag.ExpireTime, order.expirationTs * 1000);
+      else encoder.string(Tag.TimeInForce, '1');
+    } else {
+      encoder.string(Tag.TimeInForce, order.timeInForce === 'immediate_or_cancel' ? '3' : '4');
+    }
+    if (order.postOnly) encoder.string(Tag.ExecInst, order.reduceOnly ? '6 E' : '6');
+    else if (order.reduceOnly) encoder.string(Tag.ExecInst, 'E');
+    encoder.int(Tag.ExDestination, -1);
+    if (order.subaccount !== 0) encoder.int(Tag.AllocAccount, order.subaccount);
+    if (order.orderGroupId !== null) encoder.string(Tag.SecondaryClOrdID, order.orderGroupId);
+    encoder.string(Tag.SelfTradePreventionType, order.selfTradePrevention === 'maker' ? '2' : '1');
+    this.#track(Kind.CREATE, order.clientOrderId, order.clientOrderId, this.#session.send());
+  }
+
+  cancel(orderId: string, subaccount: number): void {
+    this.#sendCancel(Kind.CANCEL, orderId, subaccount);
+  }
+
+  amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
+    if (!this.#ready()) return this.#notSent(Kind.AMEND, orderId);
+    const ref = this.#orders.get(orderId);
+    this.#sendReplace(Kind.AMEND, orderId, ref?.clOrdId ?? orderId, ticker, side === 'bid' ? '1' : '2', price, count, subaccount);
+  }
+
+  decrease(orderId: string, reduceBy: Count, subaccount: number): void {
+    if (!this.#ready()) return this.#notSent(Kind.DECREASE, orderId);
+    const ref = this.#orders.get(orderId);
+    if (ref === undefined) return this.#notSent(Kind.DECREASE, orderId, 'not sent: order unknown to this FIX session (35=G needs its total)');
+    // OrderQty on 35=G is the new total (CumQty + LeavesQty), which fills never change.
+    const total = ref.cumQty + ref.leavesQty - reduceBy;
+    if (total <= ref.cumQty) return this.#sendCancel(Kind.DECREASE, orderId, subaccount);
+    this.#sendReplace(Kind.DECREASE, orderId, ref.clOrdId, ref.symbol, ref.side, ref.price, total, subaccount);
+  }
+
+  /** Kill switch: OrderMassCancelRequest (KalshiNR only); resolves on OrderMassCancelReport 531=6. */
+  cancelAll(subaccount: number | null): Promise<void> {
+    if (this.#options.sessionName !== 'KalshiNR') {
+      return Promise.reject(new ExecError('EXEC_REJECTED', 'cancelAll: OrderMassCancelRequest (35=q) exists on KalshiNR only'));
+    }
+    if (!this.#ready()) return Promise.reject(new ExecError('EXEC_DISCONNECTED', 'cancelAll: not sent, FIX session not logged on'));
+    const clOrdId = this.#nextClOrdId();
+    const encoder = this.#session.begin(MsgType.OrderMassCancelRequest).string(Tag.ClOrdID, clOrdId).string(Tag.MassCancelRequestType, '6');
+    if (subaccount !== null) encoder.int(Tag.AllocAccount, subaccount);
+    const pending = this.#track(Kind.MASS_CANCEL, clOrdId, '', this.#session.send());
+    return new Promise<void>((resolve, reject) => {
+      pending.resolve = resolve;
+      pending.reject = reject;
+    });
+  }
+
+  #sendCancel(kind: Kind, orderId: string, subaccount: number): void {
+    if (!this.#ready()) return this.#notSent(kind, orderId);
+    const ref = this.#orders.get(orderId);
+    if (ref === undefined) return this.#notSent(kind, orderId, 'not sent: order unknown to this FIX session (35=F needs its Symbol and Side)');
+    const clOrdId = this.#nextClOrdId();
+    const encoder = this.#session.begin(MsgType.OrderCancelRequest).string(Tag.ClOrdID, clOrdId).string(Tag.OrigClOrdID, ref.clOrdId)
+      .string(Tag.OrderID, orderId).string(Tag.Side, ref.side).string(Tag.Symbol, ref.symbol);
+    if (subaccount !== 0) encoder.int(Tag.AllocAccount, subaccount);
+    const pending = this.#track(kind, clOrdId, orderId, this.#session.send());
+    pending.reducedBy = ref.leavesQty;
+  }
+
+  #sendReplace(kind: Kind, orderId: string, origClOrdId: string, symbol: string, side: '1' | '2', price: number, total: number, subaccount: number): void {
+    const clOrdId = this.#nextClOrdId();
+    const encoder = this.#session.begin(MsgType.OrderCancelReplaceRequest).string(Tag.ClOrdID, clOrdId).string(Tag.OrigClOrdID, origClOrdId)
+      .string(Tag.OrderID, orderId).count(Tag.OrderQty, total, 2).string(Tag.OrdType, '2').price(Tag.Price, price)
+      .string(Tag.Side, side).string(Tag.Symbol, symbol);
+    if (subaccount !== 0) encoder.int(Tag.AllocAccount, subaccount);
+    this.#track(kind, clOrdId, orderId, this.#session.send());
+  }
+
+  #ready(): boolean {
+    assert(!this.#closed, 'FixOrderEntry: request after close');
+    return this.#session.state === 'active';
+  }
+
+  #nextClOrdId(): string {
+    return this.#idPrefix + (++this.#idCounter).toString(36);
+  }
+
+  #track(kind: Kind, clOrdId: string, key: string, seq: number): Pending {
+    const pending = this.#free.pop() ?? new Pending();
+    pending.kind = kind;
+    pending.clOrdId = clOrdId;
+    pending.key = key;
+    pending.seq = seq;
+    pending.sentMs = this.#options.clock.nowMs();
+    this.#pending.set(clOrdId, pending);
+    this.#bySeq.set(seq, pending);
+    this.stats.requests++;
+    return pending;
+  }
+
+  #release(pending: Pending): void {
+    if (this.#pending.get(pending.clOrdId) === pending) this.#pending.delete(pending.clOrdId);
+    if (this.#bySeq.get(pending.seq) === pending) this.#bySeq.delete(pending.seq);
+    pending.reset();
+    this.#free.push(pending);
+  }
+
+  #notSent(kind: Kind, key: string, message = 'not sent: FIX session not logged on'): void {
+    this.stats.notSent++;
+    const reject: ExecReject = { status: 0, code: 'EXEC_DISCONNECTED', message, details: '' };
+    const listener = this.#listener;
+    switch (kind) {
+      case Kind.CREATE: return listener.onCreateReject(key, reject);
+      case Kind.CANCEL: return listener.onCancelReject(key, reject);
+      case Kind.AMEND: return listener.onAmendReject(key, reject);
+      case Kind.DECREASE: return listener.onDecreaseReject(key, reject);
+      default: return;
+    }
+  }
+
+  // ---- inbound ----
+
+  #onMessage(message: FixMessage): void {
+    switch (message.msgType()) {
+      case MsgType.ExecutionReport: return this.#onExecutionReport(message);
+      case MsgType.OrderCancelReject: return this.#onCancelReject(message);
+      case MsgType.BusinessMessageReject: return this.#onBusinessReject(message);
+      case MsgType.OrderMassCancelReport: return this.#onMassCancelReport(message);
+      default: return; // OrderGroupResponse and others: not this port's business
+    }
+  }
+
+  #onExecutionReport(message: FixMessage): void {
+    const clOrdId = message.getString(Tag.ClOrdID) ?? '';
+    const orderId = message.getString(Tag.OrderID) ?? 'NONE';
+    const execType = message.getString(Tag.ExecType) ?? '';
+    const cumQty = message.getCount(Tag.CumQty);
+    const leavesQty = message.getCount(Tag.LeavesQty);
+    const tsMs = message.getTimestamp(Tag.TransactTime);
+    const previousLeaves = this.#orders.get(orderId)?.leavesQty ?? 0;
+    if (orderId !== 'NONE' && execType !== '8') this.#noteOrder(orderId, clOrdId, message, cumQty, leavesQty);
+    if (execType === 'A' || execType === '6' || execType === 'E') return; // pending reports (21011=Y asks for none)
+    const pending = this.#pending.get(clOrdId);
+    if (pending === undefined || pending.kind === Kind.MASS_CANCEL) {
+      this.stats.unsolicitedReports++;
+      return;
+    }
+    if (execType === '8') return this.#rejected(pending, message, false);
+    if (cumQty === INT_INVALID || leavesQty === INT_INVALID) return this.#unknown(pending, 'EXEC_BAD_RESPONSE');
+    if (!pending.answered) {
+      pending.answered = true;
+      pending.orderId = orderId;
+      if ((pending.kind === Kind.CANCEL || pending.kind === Kind.DECREASE) && execType === '4' && previousLeaves > 0) pending.reducedBy = previousLeaves;
+      this.#answered.push(pending);
+    }
+    pending.cumQty = cumQty;
+    pending.leavesQty = leavesQty;
+    pending.tsMs = tsMs < 0 ? this.#options.clock.nowMs() : tsMs;
+    if (!this.#inChunk) this.#flushAnswered();
+  }
+
+  /** Keeps what 35=F/35=G need about an order (ended ones marked done, kept within ordersMax). */
+  #noteOrder(orderId: string, clOrdId: string, message: FixMessage, cumQty: number, leavesQty: number): void {
+    const status = message.getString(Tag.OrdStatus);
+    const done = leavesQty === 0 && (status === '2' || status === '4' || status === 'C' || status === '8');
+    let ref = this.#orders.get(orderId);
+    if (ref === undefined) {
+      const side = message.valueEquals(Tag.Side, '2') ? '2' : '1';
+      ref = { clOrdId, symbol: message.getString(Tag.Symbol) ?? '', side, price: 0, cumQty: 0, leavesQty: 0, done: false };
+      this.#orders.set(orderId, ref);
+      if (this.#orders.size > this.#options.ordersMax) this.#orders.delete(this.#orders.keys().next().value as string);
+    }
+    if (clOrdId !== '') ref.clOrdId = clOrdId;
+    const price = message.getPrice(Tag.Price);
+    if (price !== INT_INVALID) ref.price = price;
+    if (cumQty !== INT_INVALID) ref.cumQty = cumQty;
+    if (leavesQty !== INT_INVALID) ref.leavesQty = leavesQty;
+    if (done) ref.done = true;
+  }
+
+  #onCancelReject(message: FixMessage): void {
+    const pending = this.#pending.get(message.getString(Tag.ClOrdID) ?? '');
+    if (pending === undefined) return;
+    this.#rejected(pending, message, true);
+  }
+
+  #onBusinessReject(message: FixMessage): void {
+    const refId = message.getString(Tag.BusinessRejectRefID);
+    const pending = (refId !== null ? this.#pending.get(refId) : undefined) ?? this.#bySeq.get(message.getInt(Tag.RefSeqNum));
+    if (pending === undefined) return;
+    const reason = message.getInt(Tag.BusinessRejectReason);
+    const text = message.getString(Tag.Text) ?? '';
+    const reject: ExecReject = reason === 8
+      ? { status: 429, code: 'EXEC_RATE_LIMITED', message: text, details: '380=8' }
+      : { status: 400, code: text !== '' ? text.toLowerCase() : 'EXEC_REJECTED', message: text, details: `380=${reason}` };
+    this.#reject(pending, reject);
+  }
+
+  #onMassCancelReport(message: FixMessage): void {
+    const pending = this.#pending.get(message.getString(Tag.ClOrdID) ?? '');
+    if (pending === undefined || pending.kind !== Kind.MASS_CANCEL) return;
+    const resolve = pending.resolve;
+    const reject = pending.reject;
+    const ok = message.valueEquals(Tag.MassCancelResponse, '6');
+    const text = message.getString(Tag.Text) ?? '';
+    this.#release(pending);
+    if (ok) {
+      this.stats.acks++;
+      resolve?.();
+    } else {
+      this.stats.rejects++;
+      reject?.(new ExecError('EXEC_REJECTED', `OrderMassCancelRequest rejected: ${text}`, 400,
+        { status: 400, code: 'mass_cancel_rejected', message: text, details: `532=${message.getString(Tag.MassCancelRejectReason) ?? ''}` }));
+    }
+  }
+
+  /** An ExecutionReport 150=8 or an OrderCancelReject about `pending`. */
+  #rejected(pending: Pending, message: FixMessage, cancelReject: boolean): void {
+    const text = message.getString(Tag.Text) ?? '';
+    if (text === 'EXCHANGE_UNAVAILABLE') return this.#unknown(pending, 'EXEC_HTTP_5XX'); // fix.md §5: outcome unknown
+    const reason = message.getInt(cancelReject ? Tag.CxlRejReason : Tag.OrdRejReason);
+    let status = 400;
+    let code = text !== '' ? text.toLowerCase() : 'EXEC_REJECTED';
+    if (text === 'ORDER_ALREADY_EXISTS') {
+      status = 409;
+      code = 'order_already_exists';
+    } else if (cancelReject && (reason === 0 || reason === 1)) {
+      status = 404; // too late to cancel, or unknown order: the order is gone
+      code = 'not_found';
+    } else if (text === 'MARKET_NOT_FOUND') {
+      status = 404;
+    }
+    this.#reject(pending, { status, code, message: text, details: `${cancelReject ? '102' : '103'}=${reason === INT_INVALID ? '' : reason}` });
+  }
+
+  #reject(pending: Pending, reject: ExecReject): void {
+    const kind = pending.kind;
+    const key = pending.key;
+    const promiseReject = pending.reject;
+    this.#dropAnswered(pending);
+    this.#release(pending);
+    this.stats.rejects++;
+    const listener = this.#listener;
+    switch (kind) {
+      case Kind.CREATE: return listener.onCreateReject(key, reject);
+      case Kind.CANCEL: return listener.onCancelReject(key, reject);
+      case Kind.AMEND: return listener.onAmendReject(key, reject);
+      case Kind.DECREASE: return listener.onDecreaseReject(key, reject);
+      case Kind.MASS_CANCEL:
+        promiseReject?.(new ExecError(reject.status === 429 ? 'EXEC_RATE_LIMITED' : 'EXEC_REJECTED', `cancelAll rejected: ${reject.message}`, reject.status, reject));
+        return;
+    }
+  }
+
+  #unknown(pending: Pending, code: ExecErrorCode): void {
+    const kind = pending.kind;
+    const key = pending.key;
+    const promiseReject = pending.reject;
+    this.#dropAnswered(pending);
+    this.#release(pending);
+    this.stats.unknowns++;
+    const listener = this.#listener;
+    switch (kind) {
+      case Kind.CREATE: return listener.onCreateUnknown(key, code);
+      case Kind.CANCEL: return listener.onCancelUnknown(key, code);
+      case Kind.AMEND:
+        if (listener.onAmendUnknown !== undefined) return listener.onAmendUnknown(key, code);
+        return listener.onAmendReject(key, { status: 0, code, message: 'fate unknown: reconcile', details: '' });
+      case Kind.DECREASE:
+        if (listener.onDecreaseUnknown !== undefined) return listener.onDecreaseUnknown(key, code);
+        return listener.onDecreaseReject(key, { status: 0, code, message: 'fate unknown: reconcile', details: '' });
+      case Kind.MASS_CANCEL:
+        promiseReject?.(new ExecError(code, 'cancelAll: outcome unknown'));
+        return;
+    }
+  }
+
+  #dropAnswered(pending: Pending): void {
+    const at = this.#answered.indexOf(pending);
+    if (at !== -1) this.#answered.splice(at, 1);
+  }
+
+  /** Acks of the reports of one read chunk, each with the last state its reports gave. */
+  #flushAnswered(): void {
+    const answered = this.#answered;
+    while (answered.length > 0) {
+      const pending = answered.shift() as Pending;
+      const { kind, key, orderId, cumQty, leavesQty, reducedBy, tsMs } = pending;
+      this.#release(pending);
+      this.stats.acks++;
+      const listener = this.#listener;
+      switch (kind) {
+        case Kind.CREATE: listener.onCreateAck(key, orderId, cumQty as Count, leavesQty as Count, tsMs); break;
+        case Kind.CANCEL: listener.onCancelAck(key, reducedBy as Count, tsMs); break;
+        case Kind.AMEND: listener.onAmendAck(key, cumQty as Count, leavesQty as Count, tsMs); break;
+        case Kind.DECREASE: listener.onDecreaseAck(key, (leavesQty === INT_INVALID ? COUNT_INVALID : leavesQty) as Count, tsMs); break;
+        default: break;
+      }
+    }
+  }
+
+  #onEvent(event: FixSessionEvent): void {
+    switch (event.type) {
+      case 'logon':
+        this.stats.connects++;
+        this.#started = true; // from now on a lost connection is re-established
+        this.#reconnectDelayMs = this.#options.reconnectMinMs;
+        this.#logonWaiter?.resolve();
+        this.#logonWaiter = null;
+        return;
+      case 'logon-refused':
+        this.#logonWaiter?.reject(new ExecError('EXEC_REJECTED', `FIX logon refused: ${event.text}`));
+        this.#logonWaiter = null;
+        return;
+      case 'reject-received': {
+        const pending = this.#bySeq.get(event.seq);
+        if (pending !== undefined) this.#reject(pending, { status: 400, code: 'EXEC_REJECTED', message: event.text, details: '35=3' });
+        return;
+      }
+      case 'closed':
+        this.#onClosed();
+        return;
+      case 'resend-requested':
+        this.stats.resendRequests++;
+        return;
+      default:
+        return;
+    }
+  }
+
+  #onClosed(): void {
+    this.stats.disconnects++;
+    this.#socket?.destroy();
+    this.#socket = null;
+    this.#failAll('EXEC_DISCONNECTED');
+    if (this.#logonWaiter !== null) {
+      this.#logonWaiter.reject(new ExecError('EXEC_DISCONNECTED', 'FIX connection closed before logon'));
+      this.#logonWaiter = null;
+    }
+    if (this.#closed || !this.#started) return;
+    const delay = this.#reconnectDelayMs;
+    this.#reconnectDelayMs = Math.min(this.#reconnectDelayMs * 2, this.#options.reconnectMaxMs);
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = null;
+      if (!this.#closed) this.#open();
+    }, delay);
+    this.#reconnectTimer.unref();
+  }
+
+  /** Every request in flight: fate unknown (the connection went away with them). */
+  #failAll(code: ExecErrorCode): void {
+    this.#flushAnswered(); // answers already read are acks, not unknowns
+    for (const pending of [...this.#pending.values()]) this.#unknown(pending, code);
+  }
+
+  #tick(): void {
+    this.#session.tick();
+    const now = this.#options.clock.nowMs();
+    const limit = this.#options.requestTimeoutMs;
+    for (const pending of this.#pending.values()) {
+      if (now - pending.sentMs < limit || pending.answered) continue;
+      this.stats.timeouts++;
+      this.#unknown(pending, 'EXEC_TIMEOUT');
+    }
+  }
+
+  #open(): void {
+    const options = this.#options;
+    const socket = options.tls === null
+      ? netConnect({ host: options.host, port: options.port })
+      : tlsConnect({ host: options.host, port: options.port, minVersion: 'TLSv1.2', ...options.tls });
+    this.#socket = socket;
+    socket.setNoDelay(true);
+    const connectTimer = setTimeout(() => socket.destroy(), options.connectTimeoutMs);
+    connectTimer.unref();
+    const session = this.#session;
+    let linked = false;
+    socket.once(options.tls === null ? 'connect' : 'secureConnect', () => {
+      clearTimeout(connectTimer);
+      linked = true;
+      session.connect({
+        write(bytes: Uint8Array): void {
+          if (!socket.destroyed) socket.write(Buffer.from(bytes));
+        },
+        end(): void {
+          socket.end();
+          setTimeout(() => socket.destroy(), 1_000).unref();
+        },
+      });
+    });
+    socket.on('data', (chunk: Buffer) => {
+      this.#inChunk = true;
+      try {
+        session.receive(chunk);
+      } finally {
+        this.#inChunk = false;
+        this.#flushAnswered();
+      }
+    });
+    socket.on('error', () => { /* 'close' follows */ });
+    socket.on('close', () => {
+      clearTimeout(connectTimer);
+      if (this.#socket === socket) this.#socket = null;
+      if (linked) session.disconnected();
+      else this.#onClosed(); // never reached the session: retry (or fail connect())
+    });
+  }
+}
+
+function validate(options: FixOrderEntryOptions): void {
+  const problems: string[] = [];
+  if (options.host === '') problems.push('host must not be empty');
+  if (!(Number.isInteger(options.port) && options.port > 0 && options.port < 65_536)) problems.push('port must be 1-65535');
+  if (options.sessionName !== 'KalshiNR' && options.sessionName !== 'KalshiRT') problems.push("sessionName must be 'KalshiNR' or 'KalshiRT'");
+  if (!/^[\x21-\x7e]+$/.test(options.keyId)) problems.push('keyId must be visible ASCII');
+  if (options.privateKey.type !== 'private') problems.push('privateKey must be a private KeyObject');
+  if (!(Number.isInteger(options.heartbeatIntervalS) && options.heartbeatIntervalS > 3)) problems.push('heartbeatIntervalS must be an integer > 3');
+  for (const [name, value] of [['connectTimeoutMs', options.connectTimeoutMs], ['requestTimeoutMs', options.requestTimeoutMs],
+    ['reconnectMinMs', options.reconnectMinMs], ['reconnectMaxMs', options.reconnectMaxMs], ['tickMs', options.tickMs], ['ordersMax', options.ordersMax]] as const) {
+    if (!(Number.isInteger(value) && value > 0)) problems.push(`${name} must be a positive integer`);
+  }
+  if (options.reconnectMaxMs < options.reconnectMinMs) problems.push('reconnectMaxMs must be >= reconnectMinMs');
+  if (problems.length > 0) throw new FixOrderEntryConfigError(`FixOrderEntry options: ${problems.join('; ')}`);
+}

@@ -1,0 +1,215 @@
+/**
+ * What every simulator FIX connection shares: the acceptor context (engine, keys, limits, faults,
+ * the report hub), the key-level Logon rules of fix.md §11 step 9 (subaccount-restricted keys may
+ * not open DC, RT or listener sessions; listener needs 21011=Y and forbids 8013=Y; Logon is billed
+ * to the read bucket), the Logon flags kept for the life of the session (§2), per-connection bounds
+ * on message rate and garbled input, the "undefined tag" check (§3: 373=3, or 373=2 for a known tag
+ * on the wrong message), and the session-level Reject and BusinessMessageReject writers.
+ */
+
+import type { Logger } from 'pino';
+import {
+  BusinessRejectReason, MsgType, SessionRejectReason, Tag, type FixApplication, type FixMessage, type FixSession,
+  type FixSessionEvent, type SessionKind,
+} from '../../../fix/index.ts';
+import type { ApiKeyRecord, ApiKeyStore } from '../../auth/index.ts';
+import type { SimEngine } from '../../engine/index.ts';
+import type { FaultController } from '../../faults/index.ts';
+import { bucketOf, costOf, type RateLimiter } from '../../rate-limit/index.ts';
+import type { ReportFlags } from './execution-report.ts';
+import type { ReportHub } from './report-hub.ts';
+
+export interface AcceptorContext {
+  engine: SimEngine;
+  keys: ApiKeyStore;
+  rateLimiter: RateLimiter;
+  faults: FaultController;
+  logger: Logger;
+  hub: ReportHub;
+  now: () => number;
+  ensureFunded(userId: string, subaccount: number): void;
+  ensureUser(userId: string): void;
+  /** Application messages per connection per second before the connection is logged out. */
+  messagesPerSecondMax: number;
+  /** Framing errors per connection before it is closed. */
+  framingErrorsMax: number;
+  /** OrderMassCancelRequest spacing, ms (fix.md §1: 1 per second). */
+  massCancelIntervalMs: number;
+}
+
+/** Header and trailer tags any message may carry. */
+const HEADER_TAGS: readonly number[] = [
+  Tag.BeginString, Tag.BodyLength, Tag.MsgType, Tag.SenderCompID, Tag.TargetCompID, Tag.MsgSeqNum, Tag.SendingTime,
+  Tag.PossDupFlag, Tag.PossResend, Tag.OrigSendingTime, Tag.SenderSubID, Tag.TargetSubID, Tag.ApplVerID, Tag.CheckSum,
+  115, 128, // OnBehalfOfCompID, DeliverToCompID: tolerated, ignored
+];
+const KNOWN_TAGS: ReadonlySet<number> = new Set<number>([...Object.values(Tag), 1, 15, 447]);
+
+/** The allowed tags of one message type: the header plus `body`. */
+export function allowedTags(body: readonly number[]): ReadonlySet<number> {
+  return new Set<number>([...HEADER_TAGS, ...body]);
+}
+
+export abstract class ConnectionBase implements FixApplication {
+  readonly ctx: AcceptorContext;
+  readonly sessionName: string;
+  readonly flags: ReportFlags = { dollars: false, preserveOriginalQty: false, splitCollateral: false, expiredStatus: false };
+  session: FixSession | null = null;
+  key: ApiKeyRecord | null = null;
+  keyId = '';
+  userId = '';
+  listener = false;
+  skipPending = false;
+  newBeforeTrade = false;
+  iocCancelReport = false;
+  cancelOnDisconnect = false;
+  #windowStartMs = 0;
+  #windowCount = 0;
+  #framingErrors = 0;
+  /** Called by onEvent after a successful Logon (the acceptor tracks RT keys with it). */
+  afterLogon: (() => void) | null = null;
+  /** Set once the peer must be dropped (rate bound); later messages are ignored. */
+  protected dropped = false;
+
+  constructor(ctx: AcceptorContext, sessionName: string) {
+    this.ctx = ctx;
+    this.sessionName = sessionName;
+  }
+
+  /** fix.md §11 step 9 and the flags of §2; a refusal Text, or null to accept. */
+  authorize(logon: FixMessage, keyId: string, kind: SessionKind): string | null {
+    const key = this.ctx.keys.get(keyId);
+    if (key === undefined) return 'Unknown API key';
+    const restricted = key.subaccount !== null;
+    const listener = logon.getFlag(Tag.ListenerSession);
+    if (restricted && (kind.name === 'KalshiDC' || kind.name === 'KalshiRT')) return `A subaccount-restricted API key may not open ${kind.name}`;
+    if (listener) {
+      if (kind.name !== 'KalshiNR' && kind.name !== 'KalshiRT') return 'ListenerSession(20126) is allowed on KalshiNR and KalshiRT only';
+      if (restricted) return 'A subaccount-restricted API key may not open a listener session';
+      if (!logon.getFlag(Tag.SkipPendingExecReports) && !logon.getFlag(21003)) return 'ListenerSession(20126)=Y requires SkipPendingExecReports(21011)=Y';
+      if (logon.getFlag(Tag.CancelOrdersOnDisconnect)) return 'CancelOrdersOnDisconnect(8013)=Y is not allowed on a listener session';
+    }
+    // fix.md §1: Logon is rate-limited (the read bucket, default cost; ours).
+    if (!this.ctx.rateLimiter.admit(keyId, key.tier, 'read', costOf('GET', '/fix/logon').cost)) return 'Rate limit exceeded';
+    this.key = key;
+    this.keyId = keyId;
+    this.userId = key.userId;
+    this.listener = listener;
+    this.flags.dollars = logon.getFlag(Tag.UseDollars);
+    this.flags.preserveOriginalQty = logon.getFlag(Tag.PreserveOriginalOrderQty);
+    this.flags.splitCollateral = logon.getFlag(Tag.SplitCollateralReturn);
+    this.flags.expiredStatus = logon.getFlag(Tag.UseExpiredOrdStatus);
+    this.skipPending = logon.getFlag(Tag.SkipPendingExecReports) || (kind.name !== 'KalshiDC' && logon.getFlag(21003));
+    this.newBeforeTrade = logon.getFlag(Tag.AlwaysEmitNewBeforeTrade);
+    this.iocCancelReport = logon.getFlag(Tag.EnableIocCancelReport);
+    this.cancelOnDisconnect = logon.getFlag(Tag.CancelOrdersOnDisconnect);
+    this.ctx.ensureUser(key.userId);
+    return null;
+  }
+
+  onEvent(event: FixSessionEvent, session: FixSession): void {
+    this.session = session;
+    if (event.type === 'framing-error') {
+      this.#framingErrors++;
+      if (this.#framingErrors > this.ctx.framingErrorsMax) {
+        this.ctx.logger.debug({ keyId: this.keyId, code: event.code }, 'fix: too much garbled input, closing');
+        session.logout('Too many garbled messages');
+      }
+      return;
+    }
+    if (event.type === 'logon') {
+      this.onLogon();
+      this.afterLogon?.();
+    }
+    else if (event.type === 'closed') this.onClosed();
+  }
+
+  onMessage(message: FixMessage, session: FixSession): void {
+    this.session = session;
+    if (this.dropped) return;
+    const now = this.ctx.now();
+    if (now - this.#windowStartMs >= 1000) {
+      this.#windowStartMs = now;
+      this.#windowCount = 0;
+    }
+    if (++this.#windowCount > this.ctx.messagesPerSecondMax) {
+      this.dropped = true;
+      session.logout('Message rate exceeded');
+      return;
+    }
+    try {
+      this.handle(message, message.msgType());
+    } catch (error) {
+      // A bug in a handler must not take the simulator down: log it and answer what we can.
+      this.ctx.logger.error({ err: error, keyId: this.keyId }, 'fix: handler failed');
+      this.businessReject(message, BusinessRejectReason.OTHER, 'INTERNAL_ERROR', '');
+    }
+  }
+
+  protected abstract handle(message: FixMessage, msgType: string): void;
+  protected onLogon(): void {}
+  protected onClosed(): void {}
+
+  /** True when the message carries only `allowed` tags; otherwise answers Reject 373=3/2 and returns false. */
+  protected checkTags(message: FixMessage, msgType: string, allowed: ReadonlySet<number>): boolean {
+    for (let i = 0; i < message.fieldCount; i++) {
+      const tag = message.tagAt(i);
+      if (allowed.has(tag)) continue;
+      if (KNOWN_TAGS.has(tag)) this.sessionReject(message, SessionRejectReason.TAG_NOT_DEFINED_FOR_MSG_TYPE, tag, msgType, 'Tag not defined for this message type');
+      else this.sessionReject(message, SessionRejectReason.UNDEFINED_TAG, tag, msgType, 'Undefined tag received');
+      return false;
+    }
+    return true;
+  }
+
+  /** True when every tag of `required` is present; otherwise answers Reject 373=1. */
+  protected checkRequired(message: FixMessage, msgType: string, required: readonly number[]): boolean {
+    for (const tag of required) {
+      if (message.has(tag)) continue;
+      this.sessionReject(message, SessionRejectReason.REQUIRED_TAG_MISSING, tag, msgType, 'Required tag missing');
+      return false;
+    }
+    return true;
+  }
+
+  /** Reject(35=3), fix.md §3: 45, 58, 371, 372, 373. */
+  protected sessionReject(message: FixMessage, reason: number, tag: number, msgType: string, text: string): void {
+    const session = this.session;
+    if (session === null || session.state !== 'active') return;
+    const encoder = session.begin(MsgType.Reject).int(Tag.RefSeqNum, Math.max(0, message.msgSeqNum)).string(Tag.Text, text);
+    if (tag > 0) encoder.int(Tag.RefTagID, tag);
+    if (/^[\x21-\x7e]{1,8}$/.test(msgType)) encoder.string(Tag.RefMsgType, msgType);
+    encoder.int(Tag.SessionRejectReason, reason);
+    session.send();
+  }
+
+  /** BusinessMessageReject(35=j), fix.md §3: 45, 372, 380, 379, 58. */
+  protected businessReject(message: FixMessage, reason: number, text: string, refId: string): void {
+    const session = this.session;
+    if (session === null || session.state !== 'active') return;
+    const msgType = message.msgType();
+    const encoder = session.begin(MsgType.BusinessMessageReject).int(Tag.RefSeqNum, Math.max(0, message.msgSeqNum));
+    if (/^[\x21-\x7e]{1,8}$/.test(msgType)) encoder.string(Tag.RefMsgType, msgType);
+    encoder.int(Tag.BusinessRejectReason, reason);
+    if (refId !== '') encoder.string(Tag.BusinessRejectRefID, refId);
+    if (text !== '') encoder.string(Tag.Text, text);
+    session.send();
+  }
+
+  /** Bills the REST-equivalent route (fix.md §1 "same token buckets and costs"); false = refused (380=8 sent). */
+  protected admit(message: FixMessage, method: string, template: string, refId: string): boolean {
+    const key = this.key;
+    if (key === null) return false;
+    const { cost } = costOf(method, template);
+    if (this.ctx.rateLimiter.admit(key.keyId, key.tier, bucketOf(method, template), cost)) return true;
+    this.businessReject(message, BusinessRejectReason.RATE_LIMIT_EXCEEDED, 'Rate limit exceeded', refId);
+    return false;
+  }
+
+  /** A printable string value of at most `max` characters, or null. */
+  protected text(message: FixMessage, tag: number, max: number): string | null {
+    const value = message.getString(tag);
+    if (value === null || value.length === 0 || value.length > max || !/^[\x20-\x7e]+$/.test(value)) return null;
+    return value;
+  }
+}

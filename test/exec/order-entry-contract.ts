@@ -1,0 +1,159 @@
+/**
+ * The order-entry port's contract (src/oms/order-route.ts) as a reusable suite (not a test file):
+ * orderEntryContract(name, makeRoute) starts its own simulator and checks what every route must
+ * do, over real sockets: create -> ack with the venue's order id; a filled IOC acked with its fill
+ * count; rejects with a code for an invalid order (off-grid price, duplicate client order id), and
+ * nothing applied; cancel -> ack with the count removed; cancel of an order already gone -> reject
+ * that the OMS reads as "gone" (404 or code not_found); amend and decrease acked with the new
+ * counts; cancelAll leaves nothing resting; a connection lost with a create in flight -> unknown
+ * (EXEC_DISCONNECTED), and the route trades again afterwards. The venue's state is checked through
+ * the simulator's engine after each step. Waits are bounded polls.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Count, Price } from '../../src/core/index.ts';
+import type { NewOrder, OrderEntry } from '../../src/oms/index.ts';
+import { startSim, type SimHandle, type StartSimOptions } from '../../src/sim/index.ts';
+import { ListenerWithUnknowns } from './recording-listener.ts';
+
+export const CONTRACT_TICKER = 'KXDEMO-26DEC31-T50'; // linear_cent grid
+
+export interface ContractRoute {
+  route: OrderEntry;
+  connect(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type MakeRoute = (sim: SimHandle, key: { keyId: string; privateKeyPem: string }) => ContractRoute;
+
+function order(overrides: Partial<NewOrder> = {}): NewOrder {
+  return {
+    clientOrderId: randomUUID(), ticker: CONTRACT_TICKER, side: 'bid', price: 1000 as Price, count: 500 as Count,
+    timeInForce: 'good_till_canceled', postOnly: false, reduceOnly: false, selfTradePrevention: 'taker_at_cross',
+    subaccount: 0, orderGroupId: null, expirationTs: 0, ...overrides,
+  };
+}
+
+export function orderEntryContract(name: string, makeRoute: MakeRoute, simOptions: Partial<StartSimOptions> = {}): void {
+  describe(`order-entry contract: ${name}`, () => {
+    let sim: SimHandle;
+    let workDir: string;
+    let made: ContractRoute;
+    let route: OrderEntry;
+    const listener = new ListenerWithUnknowns();
+    const counterpartyUser = 'contract-counterparty';
+
+    const resting = (): { orderId: string; remainingCount: number; price: number }[] =>
+      sim.engine.restingOrders(sim.userId).map((o) => ({ orderId: o.orderId, remainingCount: o.remainingCount, price: o.price }));
+
+    beforeAll(async () => {
+      workDir = mkdtempSync(join(tmpdir(), 'contract-'));
+      sim = await startSim({ keysDir: join(workDir, 'keys'), logger: pino({ level: 'silent' }), rateLimits: false, ...simOptions });
+      sim.createApiKey({ scopes: ['read', 'write'], userId: counterpartyUser, subaccount: 0, tier: 'prime' }); // funds the counterparty
+      made = makeRoute(sim, { keyId: sim.demoKey.keyId, privateKeyPem: sim.demoKey.privateKeyPem });
+      route = made.route;
+      route.setListener(listener);
+      await made.connect();
+    });
+
+    afterAll(async () => {
+      await made?.close();
+      await sim?.close();
+      rmSync(workDir, { recursive: true, force: true });
+    });
+
+    it('create -> ack with the venue order id, resting at the venue', async () => {
+      const create = order({ price: 1100 as Price });
+      route.create(create);
+      const ack = await listener.outcome('create', create.clientOrderId);
+      expect(ack[0]).toBe('createAck');
+      const orderId = ack[2] as string;
+      expect(ack.slice(3, 5)).toEqual([0, 500]);
+      expect(resting().find((o) => o.orderId === orderId)).toMatchObject({ remainingCount: 500, price: 1100 });
+    });
+
+    it('an IOC that fills against resting liquidity -> ack with its fill count and nothing remaining', async () => {
+      const maker = sim.engine.createOrder(counterpartyUser, {
+        ticker: CONTRACT_TICKER, side: 'ask', price: 8000 as Price, count: 300 as Count, timeInForce: 'good_till_canceled', selfTradePrevention: 'taker_at_cross',
+      });
+      expect('isError' in maker && maker.isError).toBe(false);
+      const taker = order({ price: 8000 as Price, count: 300 as Count, timeInForce: 'immediate_or_cancel' });
+      route.create(taker);
+      const ack = await listener.outcome('create', taker.clientOrderId);
+      expect([ack[0], ack[3], ack[4]]).toEqual(['createAck', 300, 0]);
+    });
+
+    it('rejects an invalid order with a code, applying nothing: off-grid price, duplicate client order id', async () => {
+      const before = resting().length;
+      const offGrid = order({ price: 1150 as Price });
+      route.create(offGrid);
+      expect(await listener.outcome('create', offGrid.clientOrderId)).toMatchObject(['createReject', offGrid.clientOrderId, { status: 400, code: 'invalid_price' }]);
+      const first = order({ price: 1200 as Price });
+      route.create(first);
+      expect((await listener.outcome('create', first.clientOrderId))[0]).toBe('createAck');
+      listener.events.length = 0;
+      route.create({ ...first, price: 1300 as Price });
+      expect(await listener.outcome('create', first.clientOrderId)).toMatchObject(['createReject', first.clientOrderId, { status: 409, code: 'order_already_exists' }]);
+      expect(resting().length).toBe(before + 1);
+      expect(resting().some((o) => o.price === 1300)).toBe(false);
+    });
+
+    it('cancel -> ack with the count removed; cancelling it again -> a reject the OMS reads as gone', async () => {
+      const create = order({ price: 1400 as Price, count: 700 as Count });
+      route.create(create);
+      const orderId = (await listener.outcome('create', create.clientOrderId))[2] as string;
+      route.cancel(orderId, 0);
+      expect((await listener.outcome('cancel', orderId)).slice(0, 3)).toEqual(['cancelAck', orderId, 700]);
+      expect(resting().some((o) => o.orderId === orderId)).toBe(false);
+      listener.events.length = 0;
+      route.cancel(orderId, 0);
+      const gone = await listener.outcome('cancel', orderId);
+      expect(gone[0]).toBe('cancelReject');
+      const reject = gone[2] as { status: number; code: string };
+      expect(reject.status === 404 || reject.code.startsWith('not_found')).toBe(true);
+    });
+
+    it('amend -> ack with the new counts; decrease -> ack with the remaining count', async () => {
+      const create = order({ price: 1500 as Price, count: 1000 as Count });
+      route.create(create);
+      const orderId = (await listener.outcome('create', create.clientOrderId))[2] as string;
+      route.amend(orderId, CONTRACT_TICKER, 'bid', 1600 as Price, 800 as Count, 0);
+      expect((await listener.outcome('amend', orderId)).slice(0, 4)).toEqual(['amendAck', orderId, 0, 800]);
+      expect(resting().find((o) => o.orderId === orderId)).toMatchObject({ price: 1600, remainingCount: 800 });
+      route.decrease(orderId, 300 as Count, 0);
+      expect((await listener.outcome('decrease', orderId)).slice(0, 3)).toEqual(['decreaseAck', orderId, 500]);
+      expect(resting().find((o) => o.orderId === orderId)).toMatchObject({ remainingCount: 500 });
+    });
+
+    it('cancelAll leaves nothing resting', async () => {
+      const create = order({ price: 1700 as Price });
+      route.create(create);
+      await listener.outcome('create', create.clientOrderId);
+      expect(resting().length).toBeGreaterThan(0);
+      await route.cancelAll(null);
+      expect(resting()).toEqual([]);
+    });
+
+    it('a connection lost with a create in flight -> unknown (EXEC_DISCONNECTED); the route trades again afterwards', async () => {
+      const rule = sim.faults.add({ kind: 'rest_close', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
+      const lost = order({ price: 1800 as Price });
+      route.create(lost);
+      expect(await listener.outcome('create', lost.clientOrderId)).toEqual(['createUnknown', lost.clientOrderId, 'EXEC_DISCONNECTED']);
+      sim.faults.remove(rule);
+      let acked = false;
+      for (let attempt = 0; attempt < 50 && !acked; attempt++) { // the route reconnects on its own (bounded)
+        const retry = order({ price: 1900 as Price });
+        route.create(retry);
+        const outcome = await listener.outcome('create', retry.clientOrderId);
+        acked = outcome[0] === 'createAck';
+        if (!acked) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(acked).toBe(true);
+    });
+  });
+}
