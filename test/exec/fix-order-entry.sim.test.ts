@@ -43,8 +43,10 @@ function route(userId: string, overrides: Partial<FixOrderEntryOptions> = {}, ti
   return { entry, listener, keyId: key.keyId };
 }
 
+/** Waits for `predicate`, bounded by 15 s of wall time (a loaded CI machine stretches reconnects). */
 async function until(predicate: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !predicate(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  const deadline = Date.now() + 15_000;
+  for (let i = 0; i < 3_000 && !predicate() && Date.now() < deadline; i++) await new Promise((resolve) => setTimeout(resolve, 10));
   if (!predicate()) throw new Error(`timed out waiting for ${what}`);
 }
 
