@@ -41,6 +41,10 @@ export const Deny = {
   ORDER_UNKNOWN: 30, //            no such order in the OMS, or another strategy's
   ORDER_NOT_LIVE: 31, //           the order is already filled, cancelled or rejected
   ORDER_BUSY: 32, //               a request on the order is in flight or its fate is unknown: try again once it settles
+  // Portfolio risk (issue 16): figures the worker pool publishes (src/workers/portfolio), read by the gate without waiting.
+  PORTFOLIO_RISK_STALE: 33, //     the last portfolio risk snapshot is older than limits.portfolioStaleMs (or none yet): no order that adds risk
+  WORST_LOSS_SUBACCOUNT_LIMIT: 34, // subaccount's worst-case loss (snapshot + risk added since + this order) above limits.worstLossSubaccountMax
+  WORST_LOSS_EVENT_LIMIT: 35, //   event's worst-case loss over every outcome (snapshot + added since + this order) above limits.worstLossEventMax
 } as const;
 export type Deny = (typeof Deny)[keyof typeof Deny];
 
@@ -90,6 +94,9 @@ export const CHECK_ORDER: readonly Deny[] = Object.freeze([
   Deny.SUBACCOUNT_POSITION_LIMIT,
   Deny.SUBACCOUNT_NOTIONAL_LIMIT,
   Deny.OPEN_ORDERS_LIMIT,
+  Deny.PORTFOLIO_RISK_STALE,
+  Deny.WORST_LOSS_SUBACCOUNT_LIMIT,
+  Deny.WORST_LOSS_EVENT_LIMIT,
   Deny.POST_ONLY_CROSS,
   Deny.SELF_CROSS,
   Deny.ORDER_GROUP_UNKNOWN,

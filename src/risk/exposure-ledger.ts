@@ -10,6 +10,12 @@
  * and venue positions. The gate only reads. Nothing here allocates after a slot exists; a slot is
  * allocated on the first write for its (market, subaccount), never during a check.
  *
+ * For the portfolio risk workers (src/workers/portfolio) it also keeps, per slot, the cost of the
+ * resting orders of each side (what each loses if filled and the outcome goes against it), a list
+ * of the slots in use, a version bumped on every change of position or resting count, and per
+ * subaccount the cost ever added by resting orders (monotone): the gate bounds what changed
+ * since a snapshot by the difference of that counter.
+ *
  * Money is held exactly in micro-dollars (price 1/10,000 $ x count 1/100 contract = 1e-6 $) so that
  * adding and removing parts of orders never drifts by rounding; limits in centicents are compared
  * as centicents x 100.
@@ -22,6 +28,8 @@ import type { RiskMarkets } from './risk-markets.ts';
 export const SUBACCOUNT_COUNT = 64;
 
 export class ExposureSlot {
+  readonly market: number;
+  readonly subaccount: number;
   /** The market's grid; replaced (with the level arrays) only by ExposureLedger.regrid. */
   grid: PriceGrid;
   /** Signed, 1/100 contract, + long YES. */
@@ -30,12 +38,18 @@ export class ExposureSlot {
   restingAsk = 0;
   /** max(|position + restingBid|, |position - restingAsk|). */
   worst = 0;
+  /** Cost of the resting bids (YES price x count), micro-dollars: lost if they fill and the market settles NO. */
+  bidCostMicro = 0;
+  /** Cost of the resting asks (NO price x count), micro-dollars: lost if they fill and the market settles YES. */
+  askCostMicro = 0;
   /** Highest level with an own resting bid / lowest with an own resting ask; -1 when none. */
   bidBestLevel = -1;
   askBestLevel = -1;
   bidAtLevel: Float64Array;
   askAtLevel: Float64Array;
-  constructor(grid: PriceGrid) {
+  constructor(grid: PriceGrid, market = -1, subaccount = -1) {
+    this.market = market;
+    this.subaccount = subaccount;
     this.grid = grid;
     this.bidAtLevel = new Float64Array(grid.levelCount);
     this.askAtLevel = new Float64Array(grid.levelCount);
@@ -60,7 +74,13 @@ export class ExposureLedger {
   readonly #slots: (ExposureSlot | null)[] = [];
   readonly #worstSum = new Float64Array(SUBACCOUNT_COUNT);
   readonly #restingMicro = new Float64Array(SUBACCOUNT_COUNT);
+  /** Cost ever added by resting orders, per subaccount (monotone; never decreases). */
+  readonly #addedMicro = new Float64Array(SUBACCOUNT_COUNT);
+  /** Every slot allocated, in allocation order (for the portfolio snapshot's packing). */
+  readonly #slotList: ExposureSlot[] = [];
+  #addedMicroTotal = 0;
   #openOrders = 0;
+  #version = 0;
 
   constructor(markets: RiskMarkets) {
     this.#markets = markets;
@@ -84,6 +104,30 @@ export class ExposureLedger {
     return this.#openOrders;
   }
 
+  /** Bumped on every change of a position or a resting count. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Cost ever added by resting orders of `subaccount`, micro-dollars (monotone). */
+  addedMicro(subaccount: number): number {
+    return this.#addedMicro[subaccount];
+  }
+
+  /** The same over every subaccount. */
+  get addedMicroTotal(): number {
+    return this.#addedMicroTotal;
+  }
+
+  /** Slots allocated so far; slotAt(0..slotCount-1) reads them (off the hot path). */
+  get slotCount(): number {
+    return this.#slotList.length;
+  }
+
+  slotAt(index: number): ExposureSlot {
+    return this.#slotList[index];
+  }
+
   /**
    * Adds `count` resting at `price` on `side`. `orders` is +1 when this is a new live order (the
    * user's open-order count), 0 when it adds to an order already counted.
@@ -91,20 +135,25 @@ export class ExposureLedger {
   addResting(market: number, subaccount: number, side: BookSide, price: Price, count: number, orders: number): void {
     const slot = this.#slotFor(market, subaccount);
     const level = slot.grid.levelOf(price);
+    const cost = costMicro(side, price, count);
     if (side === 'bid') {
       slot.restingBid += count;
+      slot.bidCostMicro += cost;
       if (level >= 0) {
         slot.bidAtLevel[level] += count;
         if (level > slot.bidBestLevel) slot.bidBestLevel = level;
       }
     } else {
       slot.restingAsk += count;
+      slot.askCostMicro += cost;
       if (level >= 0) {
         slot.askAtLevel[level] += count;
         if (slot.askBestLevel === -1 || level < slot.askBestLevel) slot.askBestLevel = level;
       }
     }
-    this.#restingMicro[subaccount] += costMicro(side, price, count);
+    this.#restingMicro[subaccount] += cost;
+    this.#addedMicro[subaccount] += cost;
+    this.#addedMicroTotal += cost;
     this.#openOrders += orders;
     this.#rework(slot, subaccount);
   }
@@ -114,9 +163,11 @@ export class ExposureLedger {
     const slot = this.slot(market, subaccount);
     assert(slot !== null, 'ExposureLedger.removeResting: no slot');
     const level = slot.grid.levelOf(price);
+    const cost = costMicro(side, price, count);
     if (side === 'bid') {
       assert(slot.restingBid >= count, 'ExposureLedger.removeResting: bid count below zero');
       slot.restingBid -= count;
+      slot.bidCostMicro -= cost;
       if (level >= 0) {
         const left = (slot.bidAtLevel[level] -= count);
         assert(left >= 0, 'ExposureLedger.removeResting: bid level below zero');
@@ -125,13 +176,14 @@ export class ExposureLedger {
     } else {
       assert(slot.restingAsk >= count, 'ExposureLedger.removeResting: ask count below zero');
       slot.restingAsk -= count;
+      slot.askCostMicro -= cost;
       if (level >= 0) {
         const left = (slot.askAtLevel[level] -= count);
         assert(left >= 0, 'ExposureLedger.removeResting: ask level below zero');
         if (left === 0 && level === slot.askBestLevel) slot.askBestLevel = nextAskLevel(slot.askAtLevel, level);
       }
     }
-    this.#restingMicro[subaccount] -= costMicro(side, price, count);
+    this.#restingMicro[subaccount] -= cost;
     this.#openOrders += orders;
     assert(this.#openOrders >= 0, 'ExposureLedger.removeResting: open orders below zero');
     this.#rework(slot, subaccount);
@@ -196,6 +248,7 @@ export class ExposureLedger {
   }
 
   #rework(slot: ExposureSlot, subaccount: number): void {
+    this.#version++;
     const worst = worstOf(slot.position, slot.restingBid, slot.restingAsk);
     this.#worstSum[subaccount] += worst - slot.worst;
     slot.worst = worst;
@@ -211,8 +264,9 @@ export class ExposureLedger {
     const entry = this.#markets.at(market);
     assert(entry !== undefined, 'ExposureLedger: unknown market handle');
     while (this.#slots.length <= index) this.#slots.push(null);
-    const slot = new ExposureSlot(entry.grid);
+    const slot = new ExposureSlot(entry.grid, market, subaccount);
     this.#slots[index] = slot;
+    this.#slotList.push(slot);
     return slot;
   }
 }

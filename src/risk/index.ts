@@ -18,3 +18,4 @@ export { DenyDetail, RiskGate } from './risk-gate.ts';
 export type { OrderGroupUpdate, RiskGateOptions, VerdictProbe } from './risk-gate.ts';
 export { OrderBookings } from './order-bookings.ts';
 export type { BookedOrder } from './order-bookings.ts';
+export { PortfolioField, PortfolioView, portfolioSnapshotLength } from './portfolio-view.ts';

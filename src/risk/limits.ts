@@ -59,6 +59,18 @@ export interface RiskLimits {
   readonly readTokensPerSecond: number;
   /** Share of the write bucket (0..1) only cancels and cancel-all may spend, so they are never starved. */
   readonly cancelReserveShare: number;
+  /**
+   * Worst-case loss of one subaccount over every outcome (positions at cost plus every resting
+   * order that would lose filled), centicents; 0: no limit. Read from the portfolio snapshot.
+   */
+  readonly worstLossSubaccountMax: Centicents;
+  /** Worst-case loss on one event over its outcomes, all subaccounts together, centicents; 0: no limit. */
+  readonly worstLossEventMax: Centicents;
+  /**
+   * A portfolio snapshot older than this denies orders that add risk (PORTFOLIO_RISK_STALE), ms;
+   * 0: never stale. Only checked while a portfolio view is attached to the gate.
+   */
+  readonly portfolioStaleMs: number;
 }
 
 export const DEFAULT_RISK_LIMITS: RiskLimits = Object.freeze({
@@ -77,6 +89,9 @@ export const DEFAULT_RISK_LIMITS: RiskLimits = Object.freeze({
   writeCapacityTokens: 0,
   readTokensPerSecond: 0,
   cancelReserveShare: 0.2,
+  worstLossSubaccountMax: asCenticents(0),
+  worstLossEventMax: asCenticents(0),
+  portfolioStaleMs: 0,
 });
 
 /** Merges `overrides` onto the defaults and validates; throws RiskLimitsError listing every violation. */
@@ -144,6 +159,9 @@ export function validateRiskLimits(limits: RiskLimits): string[] {
   nonNegativeInteger(problems, 'openOrdersMax', limits.openOrdersMax);
   nonNegativeInteger(problems, 'orderGroupsMax', limits.orderGroupsMax);
   nonNegativeInteger(problems, 'bookStaleMs', limits.bookStaleMs);
+  nonNegativeInteger(problems, 'worstLossSubaccountMax', limits.worstLossSubaccountMax);
+  nonNegativeInteger(problems, 'worstLossEventMax', limits.worstLossEventMax);
+  nonNegativeInteger(problems, 'portfolioStaleMs', limits.portfolioStaleMs);
   if (typeof limits.wholeContractsOnly !== 'boolean') problems.push('wholeContractsOnly: expected a boolean');
   const sub = limits.restrictedSubaccount;
   if (!Number.isSafeInteger(sub) || sub < -1 || sub > 63) problems.push(`restrictedSubaccount: expected -1 or 0-63, got ${String(sub)}`);

@@ -10,7 +10,7 @@
  *   -> subaccount (0-63, restricted key's lock) -> market known, open -> book synced, not stale
  *   -> price (range, band, tick) -> count (positive, increment, max) -> order notional
  *   -> reduce-only -> worst-case position (market, subaccount) -> resting notional -> open orders
- *   -> post-only cross vs local book -> self-cross vs own resting -> order group -> rate tokens.
+ *   -> portfolio snapshot age -> worst-case loss (subaccount, event) -> post-only cross vs local book -> self-cross vs own resting -> order group -> rate tokens.
  * NEW and AMEND run all of them. CANCEL and CANCEL_ALL run shape, subaccount and rate (they may
  * spend the cancel reserve and pass the kill switch: they only ever reduce risk). DECREASE runs
  * shape, subaccount, count and rate (no reserve). GROUP_CREATE runs kill switch, halted,
@@ -18,7 +18,8 @@
  *
  * State the gate reads but does not decide: markets (risk-markets.ts), exposure (exposure-ledger.ts,
  * kept by the gate itself from the OMS's order events: onOrderChange, onFill, onPosition), order
- * groups (order-groups.ts, from fills and order_group_updates), rate budget (rate-budget.ts).
+ * groups (order-groups.ts, from fills and order_group_updates), rate budget (rate-budget.ts), and
+ * the portfolio risk snapshot the worker pool publishes (portfolio-view.ts; only while attached).
  */
 
 import { COUNT_INVALID, PRICE_INVALID, PRICE_ONE } from '../core/index.ts';
@@ -34,6 +35,7 @@ import type { MarketRegistry } from '../market/index.ts';
 import { OrderBookings } from './order-bookings.ts';
 import type { BookedOrder } from './order-bookings.ts';
 import { OrderGroups } from './order-groups.ts';
+import type { PortfolioView } from './portfolio-view.ts';
 import { RateBudget } from './rate-budget.ts';
 import { RiskMarkets } from './risk-markets.ts';
 import type { BookView, RiskMarket, RiskMarketOptions } from './risk-markets.ts';
@@ -74,6 +76,8 @@ export interface RiskGateOptions {
   tradingState?: TradingState;
   /** Told after every verdict (the tick-to-trade probe stamps it); none by default. */
   verdictProbe?: VerdictProbe | null;
+  /** The portfolio risk snapshot (worker pool); null (default): no portfolio checks. */
+  portfolio?: PortfolioView | null;
 }
 
 /** What the gate tells a latency probe: one call per check, after the verdict. */
@@ -100,6 +104,9 @@ export class RiskGate {
   readonly #notionalSubMaxMicro: number;
   readonly #defaultIncrement: number;
   readonly #probe: VerdictProbe;
+  readonly #lossSubMaxMicro: number;
+  readonly #lossEventMaxMicro: number;
+  #portfolio: PortfolioView | null;
   #state: TradingState = TradingState.ACTIVE;
   #killed = false;
 
@@ -117,6 +124,19 @@ export class RiskGate {
     this.#defaultIncrement = options.limits.wholeContractsOnly ? 100 : 1;
     this.#state = options.tradingState ?? TradingState.ACTIVE;
     this.#probe = options.verdictProbe ?? NO_VERDICT_PROBE;
+    this.#lossSubMaxMicro = options.limits.worstLossSubaccountMax * 100;
+    this.#lossEventMaxMicro = options.limits.worstLossEventMax * 100;
+    this.#portfolio = options.portfolio ?? null;
+  }
+
+  /** The portfolio snapshot the gate reads (null: none, the portfolio checks are skipped). */
+  get portfolio(): PortfolioView | null {
+    return this.#portfolio;
+  }
+
+  /** Attaches (or detaches) the portfolio snapshot; from then on a stale one denies orders that add risk. */
+  setPortfolio(view: PortfolioView | null): void {
+    this.#portfolio = view;
   }
 
   get limits(): RiskLimits {
@@ -303,6 +323,10 @@ export class RiskGate {
     if (denyPrice !== Deny.NONE) return denyPrice;
     const denyExposure = this.#checkExposure(intent, slot, isAmend);
     if (denyExposure !== Deny.NONE) return denyExposure;
+    if (this.#portfolio !== null) {
+      const denyPortfolio = this.#checkPortfolio(this.#portfolio, intent, isAmend, nowMs);
+      if (denyPortfolio !== Deny.NONE) return denyPortfolio;
+    }
     const denyCross = this.#checkCross(intent, book, slot);
     if (denyCross !== Deny.NONE) return denyCross;
     if (intent.orderGroup !== -1) {
@@ -364,6 +388,44 @@ export class RiskGate {
     }
     if (!isAmend && this.exposure.openOrders >= limits.openOrdersMax) {
       return this.#deny(Deny.OPEN_ORDERS_LIMIT, 'limits.openOrdersMax', limits.openOrdersMax, this.exposure.openOrders + 1);
+    }
+    return Deny.NONE;
+  }
+
+  /**
+   * Portfolio risk from the last published snapshot, never waiting for a newer one. What the
+   * order may lose is its cost (a bid loses its YES cost if the market settles NO, an ask its NO
+   * cost if YES); what changed since the snapshot is bounded by the resting cost added since it
+   * was packed (ExposureLedger.addedMicro: fills only move cost from resting orders to positions,
+   * cancels only lower it). A reduce-only order, or an amend that does not raise the cost, adds
+   * no risk and skips these checks, so a stale snapshot never blocks reducing.
+   */
+  #checkPortfolio(view: PortfolioView, intent: Readonly<OrderIntent>, isAmend: boolean, nowMs: number): Deny {
+    if (intent.reduceOnly) return Deny.NONE;
+    const side = intent.side;
+    const costNew = costMicro(side, intent.price, intent.count);
+    const added = isAmend ? costNew - costMicro(side, intent.prevPrice, intent.prevCount) : costNew;
+    if (added <= 0) return Deny.NONE;
+    const limits = this.#limits;
+    const staleMs = limits.portfolioStaleMs;
+    const ageMs = nowMs - view.packedAtMs;
+    if (view.generation === 0 || (staleMs > 0 && ageMs > staleMs)) return this.#deny(Deny.PORTFOLIO_RISK_STALE, 'limits.portfolioStaleMs', staleMs, ageMs);
+    const subaccount = intent.subaccount;
+    const exposure = this.exposure;
+    const subMax = this.#lossSubMaxMicro;
+    if (subMax > 0) {
+      const since = exposure.addedMicro(subaccount) - view.addedAtPackMicro(subaccount);
+      const loss = view.subaccountLossMicro(subaccount) + (since > 0 ? since : 0) + added;
+      if (loss > subMax) return this.#deny(Deny.WORST_LOSS_SUBACCOUNT_LIMIT, 'limits.worstLossSubaccountMax', subMax, loss);
+    }
+    const eventMax = this.#lossEventMaxMicro;
+    const event = view.eventOf(intent.market);
+    // A market of no known event is bounded by its subaccount's figure only.
+    if (eventMax > 0 && event >= 0) {
+      // Added since the snapshot by any subaccount on any event: conservative, bounded by the debounce.
+      const since = exposure.addedMicroTotal - view.addedTotalAtPackMicro;
+      const loss = view.eventLossMicro(event) + (since > 0 ? since : 0) + added;
+      if (loss > eventMax) return this.#deny(Deny.WORST_LOSS_EVENT_LIMIT, 'limits.worstLossEventMax', eventMax, loss);
     }
     return Deny.NONE;
   }

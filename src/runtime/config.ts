@@ -61,6 +61,11 @@ export interface RiskConfig {
   maxRestingExposureDollars: Centicents;
   rateLimitTier: RateLimitTier;
   cancelReserveFraction: number;
+  /** From dollars: Centicents; 0: no limit. */
+  maxWorstCaseLossPerSubaccountDollars: Centicents;
+  maxWorstCaseLossPerEventDollars: Centicents;
+  /** 0: the portfolio snapshot never goes stale. */
+  portfolioSnapshotMaxAgeMs: number;
 }
 
 export interface StrategyConfig {
@@ -77,6 +82,23 @@ export interface TelemetryConfig {
   logLevel: ConfigLogLevel;
   pretty: 'auto' | boolean;
   statusIntervalMs: number;
+  eventLoopStallSampleMs: number;
+}
+
+export interface WorkersConfig {
+  enabled: boolean;
+  threads: number;
+  maxQueue: number;
+  candles: boolean;
+  candleIntervalsMinutes: number[];
+  candlesKept: number;
+  candleMarketsMax: number;
+  candleFlushMs: number;
+  candleBatchRows: number;
+  candleBackfill: boolean;
+  portfolioRisk: boolean;
+  portfolioDebounceMs: number;
+  portfolioRefreshMs: number;
 }
 
 export interface ExecConfig {
@@ -119,6 +141,7 @@ export interface RuntimeConfig {
   exec: ExecConfig;
   feed: FeedConfig;
   process: ProcessConfig;
+  workers: WorkersConfig;
   /** venue: null in embedded mode, where wiring registers an ephemeral key with the simulator. */
   credentials: { venue: VenueCredentials | null };
 }
@@ -413,6 +436,13 @@ function checkAcrossKeys(data: Record<string, unknown>, issues: ConfigIssue[]): 
   if (isObject(feed) && typeof feed.reconnectBackoffMinMs === 'number' && typeof feed.reconnectBackoffMaxMs === 'number'
     && feed.reconnectBackoffMinMs > feed.reconnectBackoffMaxMs) {
     issues.push(issue('INCONSISTENT_VALUES', '/feed/reconnectBackoffMinMs', `must be <= /feed/reconnectBackoffMaxMs (${feed.reconnectBackoffMaxMs})`));
+  }
+  const risk = data.risk;
+  const workers = data.workers;
+  if (isObject(risk) && isObject(workers) && workers.enabled === true && workers.portfolioRisk === true
+    && typeof risk.portfolioSnapshotMaxAgeMs === 'number' && typeof workers.portfolioRefreshMs === 'number'
+    && risk.portfolioSnapshotMaxAgeMs > 0 && risk.portfolioSnapshotMaxAgeMs <= workers.portfolioRefreshMs) {
+    issues.push(issue('INCONSISTENT_VALUES', '/risk/portfolioSnapshotMaxAgeMs', `must be greater than /workers/portfolioRefreshMs (${workers.portfolioRefreshMs}), or every snapshot would be stale before the next one`));
   }
   if (Array.isArray(data.strategies)) {
     const firstIndexById = new Map<string, number>();

@@ -34,7 +34,7 @@ import type { DeepReadonly, RuntimeConfig } from './config.ts';
 import { USAGE, UsageError, parseCliArgs } from './cli-args.ts';
 import type { CliArgs } from './cli-args.ts';
 import { Runtime } from './runtime.ts';
-import type { VenueEndpoint } from './runtime.ts';
+import type { VenueEndpoint, WorkersStatus } from './runtime.ts';
 import { SimChild } from './sim-child.ts';
 import { OrderWatchdog } from './order-watchdog.ts';
 import { RuntimeError } from './runtime.ts';
@@ -166,9 +166,11 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`trading: ${config.strategies.map((s) => `${s.id} (${s.plugin} on ${s.markets.join(',')})`).join('; ') || 'no strategies'}; Ctrl-C to stop\n`);
     const reason = await runUntilStopped(runtime, args, logger, stop, watchdog);
     process.stderr.write(`\nstopping (${reason}): cancelling every order...\n`);
+    // The pool's figures before stop closes it, for the summary.
+    const workersAtStop = runtime.status().workers ?? null;
     await runtime.stop(reason);
     watchdog?.disarm();
-    printSummary(runtime, reason, loopDelay);
+    printSummary(runtime, reason, loopDelay, workersAtStop);
     return stop.exitCode;
   } catch (error) {
     if (error instanceof RuntimeError && error.code === 'RUNTIME_KILL_SWITCH_ENGAGED') {
@@ -308,7 +310,7 @@ async function reloadStrategies(runtime: Runtime, args: CliArgs, logger: Logger)
   process.stderr.write(`\nSIGHUP: redeployed [${result.redeployed.join(', ')}], deployed [${result.deployed.join(', ')}], stopped [${result.stopped.join(', ')}]${failed.length > 0 ? `, failed ${JSON.stringify(failed)}` : ''}\n`);
 }
 
-function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDelay): void {
+function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDelay, workers: WorkersStatus | null): void {
   const status = runtime.status();
   const hops: Record<string, { count: number; p50Us: number; p99Us: number; p999Us: number; maxUs: number }> = {};
   for (const name of HOP_NAMES) {
@@ -327,6 +329,9 @@ function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDela
     tickToTradeHopsUs: hops,
     oms: runtime.oms.stats,
     eventLoopDelay: loopDelay.summary(),
+    // setImmediate round trips: the stalls below monitorEventLoopDelay's 1 ms resolution.
+    eventLoopStallUs: runtime.stall.summary(),
+    workers,
     rssMb: Math.round(process.memoryUsage().rss / 1_048_576),
     journal: relative(process.cwd(), runtime.journal.path),
   };

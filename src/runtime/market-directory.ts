@@ -18,6 +18,8 @@ export interface MarketFacts {
   grid: PriceGrid;
   /** close_time as Unix ms; Infinity when absent or unreadable (orders are then never refused for time). */
   closeMs: number;
+  /** event_ticker; '' when absent. */
+  eventTicker: string;
 }
 
 export type MarketLookupErrorCode = 'MARKET_NOT_FOUND' | 'MARKET_LOOKUP_FAILED' | 'MARKET_GRID_INVALID';
@@ -72,5 +74,21 @@ export function marketFacts(ticker: string, market: Record<string, unknown>): Ma
   }
   const status = typeof market.status === 'string' ? market.status : '';
   const closeMs = typeof market.close_time === 'string' ? Date.parse(market.close_time) : NaN;
-  return { ticker, status, open: status === 'active' || status === 'open', grid, closeMs: Number.isFinite(closeMs) ? closeMs : Infinity };
+  const eventTicker = typeof market.event_ticker === 'string' ? market.event_ticker : '';
+  return { ticker, status, open: status === 'active' || status === 'open', grid, closeMs: Number.isFinite(closeMs) ? closeMs : Infinity, eventTicker };
+}
+
+/**
+ * GET /events/{event_ticker} (public): whether the event's markets are mutually exclusive outcomes
+ * (EventData.mutually_exclusive). Off the hot path, for portfolio risk. The caller treats a failed
+ * read as "not exclusive": markets settling each on its own is never a smaller worst case than
+ * mutually exclusive outcomes (workers/portfolio/portfolio-risk.ts), so the error is conservative.
+ */
+export async function fetchEventExclusive(restUrl: string, eventTicker: string, timeoutMs = 5_000): Promise<boolean> {
+  const url = `${restUrl.replace(/\/+$/, '')}/events/${encodeURIComponent(eventTicker)}`;
+  const response = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  const text = await response.body.text();
+  if (response.statusCode !== 200) throw new MarketLookupError('MARKET_LOOKUP_FAILED', eventTicker, `GET ${url} answered ${response.statusCode}`);
+  const body = JSON.parse(text) as { event?: { mutually_exclusive?: unknown } };
+  return body.event?.mutually_exclusive === true;
 }

@@ -2,7 +2,8 @@
  * Routes what the feed decodes: book changes to the strategy host (timed by the tick-to-trade
  * probe), private order/fill/position messages to the OMS (which tells the gate and, for order
  * changes, the owning strategy) and fills then to the owning strategy, order-group updates to the
- * gate; lifecycle to the strategies (the feed has written the market's facts in the registry the
+ * gate; trades and book-top changes, after the strategies, to the live candles' batch (a typed-array
+ * row, no waiting); lifecycle to the strategies (the feed has written the market's facts in the registry the
  * gate reads); connection changes to logs and, after a reconnect, to a reconciliation. Runs on the
  * hot path synchronously; logs only on errors and connection changes.
  * Wiring only: it decides nothing beyond which component hears which message.
@@ -24,6 +25,7 @@ import type { Oms } from '../oms/index.ts';
 import type { RiskGate } from '../risk/index.ts';
 import type { StrategyHost } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
+import type { CandleFeed } from '../workers/index.ts';
 import type { FrameStamps, TickToTradeProbe } from './tick-to-trade-probe.ts';
 
 /** Bound on back-to-back reconciliation rounds after a reconnect (each is one listOrders per market). */
@@ -45,6 +47,7 @@ export class RuntimeFeedListener implements FeedListener {
   readonly #probe: TickToTradeProbe;
   readonly #log: Logger;
   #host: StrategyHost | null = null;
+  #candles: CandleFeed | null = null;
   #everOpen = false;
   #reconciling = false;
   #reconcileAgain = false;
@@ -61,12 +64,19 @@ export class RuntimeFeedListener implements FeedListener {
     this.#host = host;
   }
 
+  setCandles(candles: CandleFeed | null): void {
+    this.#candles = candles;
+  }
+
   onBookUpdate(book: OrderBook): void {
     const host = this.#host;
-    if (host === null) return;
-    this.#probe.beginFrame(this.#hop);
-    host.onBookUpdate(book);
-    this.#probe.endFrame();
+    if (host !== null) {
+      this.#probe.beginFrame(this.#hop);
+      host.onBookUpdate(book);
+      this.#probe.endFrame();
+    }
+    // After the strategies (and outside tick-to-trade): a row only when the top moved.
+    this.#candles?.onTop(book.ticker, book.bestBid(), book.bestAsk());
   }
 
   onBookOutOfSync(book: OrderBook, _reason: number): void {
@@ -79,6 +89,7 @@ export class RuntimeFeedListener implements FeedListener {
 
   onTrade(record: TradeRecord): void {
     this.#host?.onTrade(record);
+    this.#candles?.onTrade(record.marketTicker, record.yesPrice, record.count, record.tsMs);
   }
 
   onFill(record: FillRecord): void {

@@ -8,7 +8,10 @@
  * Private channels (fill, user_order, market_position, order_group_updates) go to the OMS first
  * and then, for fills and order changes, to the owning strategy. Slow work runs beside the hot
  * path: the OMS tick (timeouts, journal flush, reconciliation), the host's coarse timer,
- * presigning workers.
+ * presigning workers, and the worker pool (config.workers): live candlesticks (backfilled from the
+ * venue when a market is added, then kept from the trade feed) and portfolio risk (the gate waits
+ * for the first snapshot before strategies start). The event-loop stall sampler runs from start
+ * to stop; the status reports it with the pool's queue depth.
  */
 
 import type { KeyObject } from 'node:crypto';
@@ -27,8 +30,13 @@ import type { RiskGate } from '../risk/index.ts';
 import type { Router } from '../router/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry, StrategyHost } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
+import { CandlePool } from '../workers/index.ts';
+import type { CandleFeed, CandlePoolError, PortfolioRiskPublisher } from '../workers/index.ts';
+import { fetchCandles } from './candle-backfill.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
-import { fetchMarket } from './market-directory.ts';
+import { EventLoopStall } from './event-loop-stall.ts';
+import type { EventLoopStallSummary } from './event-loop-stall.ts';
+import { fetchEventExclusive, fetchMarket } from './market-directory.ts';
 import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 import { TradingGraph, configuredTradingState } from './trading-graph.ts';
@@ -110,6 +118,25 @@ export interface RuntimeStatus {
   strategies: { id: string; status: string }[];
   /** The engaged kill switch, or null. */
   killSwitch: { reason: string; source: string; sinceMs: number } | null;
+  /** Event-loop stall from setImmediate round trips (absent when not sampled). */
+  eventLoopStall?: EventLoopStallSummary;
+  /** The worker pool (absent or null when off). */
+  workers?: WorkersStatus | null;
+}
+
+export interface WorkersStatus {
+  /** Tasks waiting for a worker, and submitted but not settled. */
+  queueDepth: number;
+  inFlight: number;
+  completed: number;
+  failed: number;
+  /** Workers lost mid-task (each replaced). */
+  workerExits: number;
+  /** Candle batches waiting for a task; -1 when candles are off. */
+  candleBatchesQueued: number;
+  candleRowsDropped: number;
+  /** Age of the portfolio snapshot the gate reads, ms; -1 when portfolio risk is off or none yet. */
+  portfolioAgeMs: number;
 }
 
 export class Runtime {
@@ -132,7 +159,15 @@ export class Runtime {
   /** Every component of the trading path, built by the one graph builder. */
   readonly graph: TradingGraph;
   readonly #options: RuntimeOptions;
+  /** Live candlesticks and portfolio risk (null when config.workers turns them off). */
+  readonly candles: CandleFeed | null;
+  readonly portfolio: PortfolioRiskPublisher | null;
+  /** Event-loop stall by setImmediate round trips, sampled from start to stop. */
+  readonly stall: EventLoopStall;
   readonly #denyScratch = new Float64Array(DENY_CODE_COUNT);
+  /** Whether each event's markets are mutually exclusive, as read from the venue (portfolio risk). */
+  readonly #eventExclusive = new Map<string, Promise<boolean>>();
+  #pool: CandlePool | null = null;
   #omsTimer: NodeJS.Timeout | null = null;
   #stopped = false;
 
@@ -190,8 +225,12 @@ export class Runtime {
       unknownGraceMs: options.unknownGraceMs,
       reconcileIntervalMs: options.reconcileIntervalMs,
       drainTimeoutMs: options.drainTimeoutMs,
+      workers: true,
     });
     const graph = this.graph;
+    this.candles = graph.candles;
+    this.portfolio = graph.portfolio;
+    this.stall = new EventLoopStall(config.telemetry.eventLoopStallSampleMs);
     this.gate = graph.gate;
     this.feed = graph.feed;
     this.journal = graph.journal;
@@ -246,7 +285,79 @@ export class Runtime {
       this.router.tick()?.catch((error: unknown) => log.warn({ err: error }, 'reconciliation round failed'));
     }, this.#options.omsTickMs ?? 100);
     this.#omsTimer.unref();
+    this.stall.start();
+    await this.#startWorkers(timeoutMs);
     await this.host.start(this.#options.strategies ?? this.config.strategies);
+  }
+
+  /** The pool, then candles and portfolio risk on it; waits (bounded) for the first portfolio snapshot. */
+  async #startWorkers(timeoutMs: number): Promise<void> {
+    if (this.candles === null && this.portfolio === null) return;
+    const workers = this.config.workers;
+    const log = this.logger;
+    const pool = new CandlePool({
+      threads: workers.threads,
+      maxQueue: workers.maxQueue,
+      // A worker that died is replaced by piscina; the task is retried (candles) or recomputed at
+      // the next tick (portfolio). Reported here and in the status; trading goes on.
+      onFailure: (error: CandlePoolError) => log.warn({ err: error, code: error.code }, 'worker pool task failed'),
+    });
+    this.#pool = pool;
+    this.candles?.start(pool, workers.candleFlushMs);
+    const portfolio = this.portfolio;
+    if (portfolio === null) return;
+    portfolio.start(pool);
+    const first = portfolio.published(0);
+    let timer: NodeJS.Timeout | null = null;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), timeoutMs);
+    });
+    const late = await Promise.race([first.then(() => false), timedOut]);
+    if (timer !== null) clearTimeout(timer);
+    // Not fatal: the gate denies orders that add risk (PORTFOLIO_RISK_STALE) until it arrives.
+    if (late) log.warn({ timeoutMs }, 'no portfolio risk snapshot yet; orders adding risk are denied until one is published');
+  }
+
+  /** Portfolio events and candle backfill for markets just added (off the hot path; failures are logged, not fatal). */
+  async #onMarketsAdded(added: readonly { ticker: string; handle: number; eventTicker: string }[]): Promise<void> {
+    const log = this.logger;
+    const restUrl = this.#options.venue.restUrl;
+    const portfolio = this.portfolio;
+    if (portfolio !== null) {
+      for (const market of added) {
+        if (market.eventTicker === '') continue;
+        let exclusive = this.#eventExclusive.get(market.eventTicker);
+        if (exclusive === undefined) {
+          exclusive = fetchEventExclusive(restUrl, market.eventTicker).catch((error: unknown) => {
+            log.warn({ err: error, event: market.eventTicker }, 'event lookup failed; its markets are treated as settling independently (the larger worst case)');
+            return false;
+          });
+          this.#eventExclusive.set(market.eventTicker, exclusive);
+        }
+        portfolio.setEvent(market.handle, market.eventTicker, await exclusive);
+      }
+    }
+    const candles = this.candles;
+    if (candles === null) return;
+    const tracked = added.filter((market) => candles.track(market.ticker) >= 0).map((market) => market.ticker);
+    if (tracked.length === 0 || !this.config.workers.candleBackfill) return;
+    for (const minutes of candles.intervals) {
+      try {
+        const fetched = await fetchCandles(restUrl, tracked, minutes, this.config.workers.candlesKept, this.clock.nowMs());
+        for (const [ticker, list] of fetched) candles.backfill(ticker, minutes, list);
+      } catch (error) {
+        log.warn({ err: error, intervalMinutes: minutes, markets: tracked }, 'candlestick backfill failed; candles start from the trade feed');
+      }
+    }
+  }
+
+  async #stopWorkers(): Promise<void> {
+    this.stall.stop();
+    this.candles?.stop();
+    this.portfolio?.stop();
+    const pool = this.#pool;
+    this.#pool = null;
+    if (pool !== null) await pool.close();
   }
 
   /**
@@ -337,6 +448,24 @@ export class Runtime {
       feedState: this.feed.state,
       strategies: this.host.summaries().map((s) => ({ id: s.id, status: s.status })),
       killSwitch: killSwitchStatus(this.oms.killSwitchState),
+      eventLoopStall: this.stall.summary(),
+      workers: this.#workersStatus(),
+    };
+  }
+
+  #workersStatus(): WorkersStatus | null {
+    const pool = this.#pool;
+    if (pool === null) return null;
+    const view = this.portfolio?.view ?? null;
+    return {
+      queueDepth: pool.queueDepth,
+      inFlight: pool.inFlight,
+      completed: pool.completed,
+      failed: pool.failed,
+      workerExits: pool.workerExits,
+      candleBatchesQueued: this.candles === null ? -1 : this.candles.batchesQueued,
+      candleRowsDropped: this.candles === null ? 0 : this.candles.stats.rowsDropped,
+      portfolioAgeMs: view === null || view.generation === 0 ? -1 : this.clock.nowMs() - view.packedAtMs,
     };
   }
 
@@ -351,6 +480,7 @@ export class Runtime {
       book: (ticker) => feed.books.get(ticker),
       ensureMarkets: async (tickers) => {
         const added: OrderBook[] = [];
+        const learnt: { ticker: string; handle: number; eventTicker: string }[] = [];
         for (const ticker of tickers) {
           if (gate.marketHandle(ticker) >= 0) continue;
           const facts = await fetchMarket(restUrl, ticker);
@@ -359,11 +489,14 @@ export class Runtime {
           const handle = gate.addMarket(ticker, facts.grid, book, { open: facts.open });
           gate.setMarketCloseTime(handle, facts.closeMs);
           added.push(book);
+          learnt.push({ ticker, handle, eventTicker: facts.eventTicker });
         }
         if (added.length === 0) return;
         const newTickers = added.map((book) => book.ticker);
         feed.subscribeOrderbooks(newTickers);
         feed.subscribe(Channel.TRADE, newTickers);
+        // Trades are subscribed first, so the backfill and the feed overlap rather than leave a gap.
+        await this.#onMarketsAdded(learnt);
         try {
           await waitFor(() => added.every((book) => book.synced), timeoutMs(), 'RUNTIME_START_FAILED', 'no snapshot');
         } catch {

@@ -24,7 +24,24 @@ export function statusText(status: RuntimeStatus, elapsedSec: number): string {
   const deniesText = denies.length === 0 ? 'none' : denies.map(([name, n]) => `${name}=${n}`).join(' ');
   const t2t = status.tickToTradeCount === 0 ? 'n/a' : `p50 ${microseconds(status.tickToTradeUsP50)}µs p99 ${microseconds(status.tickToTradeUsP99)}µs`;
   const kill = status.killSwitch === null ? '' : `KILL SWITCH (${status.killSwitch.source}: ${status.killSwitch.reason}) | `;
-  return `${kill}${elapsedSec}s | books ${status.booksSynced}/${status.booksTotal} | open ${status.openOrders} | sent ${status.ordersSent} | fills ${status.fills} | pos ${positions} | PnL ${formatMicroDollars(status.pnlMicro)} | t2t ${t2t} | denies ${deniesText}`;
+  return `${kill}${elapsedSec}s | books ${status.booksSynced}/${status.booksTotal} | open ${status.openOrders} | sent ${status.ordersSent} | fills ${status.fills} | pos ${positions} | PnL ${formatMicroDollars(status.pnlMicro)} | t2t ${t2t} | denies ${deniesText}${loopText(status)}${poolText(status)}`;
+}
+
+/** " | loop p99 12.3µs max 850µs": event-loop stall by setImmediate round trips; '' when not sampled. */
+function loopText(status: RuntimeStatus): string {
+  const stall = status.eventLoopStall;
+  if (stall === undefined) return '';
+  if (stall.samples === 0) return ' | loop n/a';
+  return ` | loop p99 ${microseconds(stall.p99Us)}µs max ${microseconds(stall.maxUs)}µs`;
+}
+
+/** " | pool q 0 run 1 fail 0": the worker pool's queue depth, tasks in flight and failures; '' when off. */
+function poolText(status: RuntimeStatus): string {
+  const workers = status.workers;
+  if (workers === undefined || workers === null) return '';
+  const exits = workers.workerExits === 0 ? '' : ` exits ${workers.workerExits}`;
+  const risk = workers.portfolioAgeMs < 0 ? '' : ` risk age ${workers.portfolioAgeMs}ms`;
+  return ` | pool q ${workers.queueDepth} run ${workers.inFlight} fail ${workers.failed}${exits}${risk}`;
 }
 
 export function statusJson(status: RuntimeStatus, elapsedSec: number): string {
@@ -42,6 +59,8 @@ export function statusJson(status: RuntimeStatus, elapsedSec: number): string {
     feed: status.feedState,
     strategies: status.strategies,
     killSwitch: status.killSwitch === null ? null : { reason: status.killSwitch.reason, source: status.killSwitch.source, since: new Date(status.killSwitch.sinceMs).toISOString() },
+    ...(status.eventLoopStall === undefined ? {} : { eventLoopStallUs: status.eventLoopStall }),
+    ...(status.workers === undefined ? {} : { workers: status.workers }),
   });
 }
 

@@ -9,23 +9,31 @@
  *   WS frame -> feed decode -> book apply -> RuntimeFeedListener -> StrategyHost -> strategy
  *     -> Router: RiskGate.check -> Oms.accept -> route (bytes out) ; route answers -> Oms -> gate
  *
+ * With `workers` (the main job and the integration tests, through Runtime) it also builds the
+ * main-thread halves of the worker pool's work, wired in at construction: the CandleFeed (the
+ * feed listener appends trades and top changes; strategies read ctx.candles) and the
+ * PortfolioRiskPublisher (reads the gate's ledger and the OMS's cost basis; publishes the
+ * PortfolioView the gate checks). The pool itself is started by Runtime.start().
+ *
  * The probe is handed to the components that stamp it (the router, the gate's verdict, the feed's
  * hop record); nothing is wrapped after construction. Wiring only: every decision lives in the
  * component that owns it.
  */
 
+import { PRICE_ONE } from '../core/index.ts';
 import type { Clock } from '../core/index.ts';
 import { Feed } from '../feed/index.ts';
 import type { FeedOptions } from '../feed/index.ts';
 import { Journal, Oms } from '../oms/index.ts';
 import type { OrderEntry, OrderReads, RecoveredJournal } from '../oms/index.ts';
-import { RiskGate, TradingState, riskLimits } from '../risk/index.ts';
+import { PortfolioView, RiskGate, TradingState, riskLimits } from '../risk/index.ts';
 import type { RiskLimits } from '../risk/index.ts';
 import { MarketRegistry } from '../market/index.ts';
 import { Router } from '../router/index.ts';
 import { StrategyHost } from '../strategy/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
+import { CandleFeed, PortfolioRiskPublisher } from '../workers/index.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
 import { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import { TickToTradeProbe } from './tick-to-trade-probe.ts';
@@ -59,6 +67,11 @@ export interface TradingGraphOptions {
   unknownGraceMs?: number;
   reconcileIntervalMs?: number;
   drainTimeoutMs?: number;
+  /**
+   * Build the worker pool's main-thread halves as config.workers says (default false: the benches,
+   * which measure the hot path alone and start no pool).
+   */
+  workers?: boolean;
 }
 
 /** The risk limits the gate enforces, from the validated config's `risk` section. */
@@ -75,6 +88,9 @@ export function limitsFromConfig(config: DeepReadonly<RuntimeConfig>, restricted
     restrictedSubaccount,
     // Staleness is the feed's job (feed.staleBookMs marks a silent book out of sync).
     bookStaleMs: 0,
+    worstLossSubaccountMax: risk.maxWorstCaseLossPerSubaccountDollars,
+    worstLossEventMax: risk.maxWorstCaseLossPerEventDollars,
+    portfolioStaleMs: risk.portfolioSnapshotMaxAgeMs,
   });
 }
 
@@ -96,16 +112,23 @@ export class TradingGraph {
   readonly router: Router;
   readonly listener: RuntimeFeedListener;
   readonly host: StrategyHost;
+  /** Live candlesticks (null: workers or candles off). */
+  readonly candles: CandleFeed | null;
+  /** Portfolio risk for the gate (null: workers or portfolio risk off). */
+  readonly portfolio: PortfolioRiskPublisher | null;
 
   constructor(options: TradingGraphOptions) {
     const { config, clock, logger: log } = options;
     const probe = this.probe;
+    const workers = options.workers === true && config.workers.enabled ? config.workers : null;
+    const portfolioView = workers !== null && workers.portfolioRisk ? new PortfolioView() : null;
     this.gate = new RiskGate({
       limits: limitsFromConfig(config, options.restrictedSubaccount),
       clock,
       tradingState: configuredTradingState(config),
       verdictProbe: probe,
       markets: this.markets,
+      portfolio: portfolioView,
     });
     this.feed = new Feed({
       ...options.feed,
@@ -137,10 +160,34 @@ export class TradingGraph {
     this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, clock, probe });
     this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, probe, log.child({ component: 'feed-listener' }));
     this.feed.setListener(this.listener);
+    const candles = workers !== null && workers.candles
+      ? new CandleFeed({
+          intervals: workers.candleIntervalsMinutes,
+          kept: workers.candlesKept,
+          marketsMax: workers.candleMarketsMax,
+          batchRows: workers.candleBatchRows,
+          batchCount: 4,
+          nowMs: () => clock.nowMs(),
+        })
+      : null;
+    this.candles = candles;
+    this.listener.setCandles(candles);
+    this.portfolio = portfolioView === null || workers === null
+      ? null
+      : new PortfolioRiskPublisher({
+          ledger: this.gate.exposure,
+          view: portfolioView,
+          costMicro: (subaccount, market, position) => this.#costMicro(subaccount, market, position),
+          nowMs: () => clock.nowMs(),
+          debounceMs: workers.portfolioDebounceMs,
+          refreshMs: workers.portfolioRefreshMs,
+          onFailure: (error) => log.warn({ err: error, component: 'portfolio-risk' }, 'portfolio risk recompute failed; retried at the next tick (the snapshot ages meanwhile)'),
+        });
     this.host = new StrategyHost({
       ports: {
         orders: this.router,
         markets: options.markets({ gate: this.gate, feed: this.feed }),
+        candles: candles === null ? null : { candles: (ticker, intervalMinutes) => candles.view(ticker, intervalMinutes) },
         orderGroups: options.orderGroups === null ? null : options.orderGroups({ gate: this.gate }),
         clock,
         logger: log.child({ component: 'strategy' }),
@@ -150,5 +197,19 @@ export class TradingGraph {
     });
     this.oms.setUpdateSink(this.host);
     this.listener.setHost(this.host);
+  }
+
+  /**
+   * The OMS's cost basis of `position` (the gate's count) in YES terms, micro-dollars; scaled to
+   * the average price when the counts differ (a venue position adopted), and the worst cost when
+   * unknown: $1 a contract long, nothing received short.
+   */
+  #costMicro(subaccount: number, market: number, position: number): number {
+    const entry = this.markets.at(market);
+    const known = entry === undefined ? undefined : this.oms.position(subaccount, entry.ticker);
+    if (known !== undefined && known.position !== 0 && (known.position > 0) === (position > 0)) {
+      return known.position === position ? known.costMicro : Math.round((known.costMicro * position) / known.position);
+    }
+    return position > 0 ? position * PRICE_ONE : 0;
   }
 }

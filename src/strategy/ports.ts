@@ -10,7 +10,7 @@ import type { Clock, Count, OrderIntent } from '../core/index.ts';
 import type { Deny } from '../risk/index.ts';
 import type { OrderBook } from '../book/index.ts';
 import type { Logger } from '../telemetry/index.ts';
-import type { OrderView } from './strategy.ts';
+import type { CandleSeriesView, OrderView } from './strategy.ts';
 
 export interface OrderPort {
   /**
@@ -48,9 +48,17 @@ export interface OrderGroupPort {
   release(handle: number, subaccount: number): Promise<void>;
 }
 
+/** Live candlesticks (the runtime's CandleFeed); synchronous reads of the last published snapshot. */
+export interface CandlePort {
+  /** Candles of a market at an interval the runtime keeps; null when it keeps none for them. */
+  candles(ticker: string, intervalMinutes: number): CandleSeriesView | null;
+}
+
 export interface StrategyHostPorts {
   orders: OrderPort;
   markets: MarketPort;
+  /** null or absent: ctx.candles answers null (candles off). */
+  candles?: CandlePort | null;
   /** null: order groups configured for a strategy are an error at start. */
   orderGroups: OrderGroupPort | null;
   clock: Clock;

@@ -12,9 +12,9 @@ import { asCount, createIntent, IntentKind, PRICE_INVALID } from '../core/index.
 import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
 import { DENY_CODE_COUNT, Deny } from '../risk/index.ts';
 import type { Logger } from '../telemetry/index.ts';
-import type { MarketPort, OrderPort } from './ports.ts';
+import type { CandlePort, MarketPort, OrderPort } from './ports.ts';
 import { OrderFlags } from './strategy.ts';
-import type { OrderView, StrategyBook } from './strategy.ts';
+import type { CandleSeriesView, OrderView, StrategyBook } from './strategy.ts';
 
 const COUNT_ZERO: Count = asCount(0);
 
@@ -37,6 +37,12 @@ export interface StrategyContext {
   nowMs(): number;
   /** Local book of one of this strategy's markets; undefined for other tickers. */
   book(ticker: string): StrategyBook | undefined;
+  /**
+   * Live candlesticks of one of this strategy's markets at `intervalMinutes` (runtime config
+   * workers.candleIntervalsMinutes), from the last snapshot the worker pool published: never waits.
+   * null for other tickers, intervals not kept, or candles off.
+   */
+  candles(ticker: string, intervalMinutes: number): CandleSeriesView | null;
   /** Net signed position of this strategy's subaccount in a market (positive YES, negative NO). */
   position(ticker: string): Count;
   /** Writes this strategy's live orders (of one market, or all with null) into `out`; returns how many. */
@@ -80,6 +86,7 @@ export class BoundStrategyContext implements StrategyContext {
 
   readonly #orders: OrderPort;
   readonly #marketPort: MarketPort;
+  readonly #candlePort: CandlePort | null;
   readonly #clock: Clock;
   readonly #orderGroup: number;
   readonly #intent: OrderIntent = createIntent();
@@ -89,7 +96,7 @@ export class BoundStrategyContext implements StrategyContext {
   readonly #scratch: OrderView[] = [];
   #active = false;
 
-  constructor(binding: ContextBinding, orders: OrderPort, marketPort: MarketPort, clock: Clock) {
+  constructor(binding: ContextBinding, orders: OrderPort, marketPort: MarketPort, clock: Clock, candlePort: CandlePort | null = null) {
     this.id = binding.id;
     this.strategyId = binding.strategyId;
     this.subaccount = binding.subaccount;
@@ -98,6 +105,7 @@ export class BoundStrategyContext implements StrategyContext {
     this.log = binding.log;
     this.#orders = orders;
     this.#marketPort = marketPort;
+    this.#candlePort = candlePort;
     this.#clock = clock;
     this.#orderGroup = binding.orderGroup;
     for (const ticker of binding.markets) this.#handles.set(ticker, marketPort.marketHandle(ticker));
@@ -122,6 +130,11 @@ export class BoundStrategyContext implements StrategyContext {
 
   book(ticker: string): StrategyBook | undefined {
     return this.#handles.has(ticker) ? this.#marketPort.book(ticker) : undefined;
+  }
+
+  candles(ticker: string, intervalMinutes: number): CandleSeriesView | null {
+    const port = this.#candlePort;
+    return port !== null && this.#handles.has(ticker) ? port.candles(ticker, intervalMinutes) : null;
   }
 
   position(ticker: string): Count {

@@ -406,7 +406,7 @@ export class StrategyHost {
       params: loaded.params,
       log: ports.logger.child({ strategy: entry.id }),
     };
-    const ctx = new BoundStrategyContext(binding, ports.orders, ports.markets, ports.clock);
+    const ctx = new BoundStrategyContext(binding, ports.orders, ports.markets, ports.clock, ports.candles ?? null);
     const interval = loaded.timerIntervalMs > 0 ? Math.max(loaded.timerIntervalMs, this.#tickMs) : 0;
     const deployment = new Deployment(entry, loaded, strategy, ctx, group, interval);
     // Active before onStart so a strategy may place its first quotes there.

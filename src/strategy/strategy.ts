@@ -75,6 +75,50 @@ export interface LifecycleView {
 }
 
 /**
+ * One candlestick as a record (LiveCandles.candle(i)); prices in 1/10,000 dollar, -1 when the
+ * period had no trade (PRICE_INVALID), counts in 1/100 contract, endTs in Unix seconds.
+ */
+export interface CandleView {
+  readonly endTs: number;
+  readonly open: number;
+  readonly high: number;
+  readonly low: number;
+  readonly close: number;
+  readonly mean: number;
+  /** Last trade price before the period; -1 when none. */
+  readonly previous: number;
+  readonly volume: number;
+  readonly trades: number;
+  readonly yesBid: { readonly open: number; readonly high: number; readonly low: number; readonly close: number };
+  readonly yesAsk: { readonly open: number; readonly high: number; readonly low: number; readonly close: number };
+  readonly openInterest: number;
+}
+
+/**
+ * Live candlesticks of one market at one interval (ctx.candles), read from the last snapshot the
+ * worker pool published: index 0 is the oldest candle kept, length - 1 the period in progress.
+ * Reads never wait and never allocate (except candle(i)); the values move under the view when the
+ * pool publishes, so read what you need within one callback. Price getters answer -1 when the
+ * period had no trade (or the index is out of range).
+ */
+export interface CandleSeriesView {
+  readonly ticker: string;
+  readonly intervalMinutes: number;
+  readonly length: number;
+  endTs(index: number): number;
+  open(index: number): number;
+  high(index: number): number;
+  low(index: number): number;
+  close(index: number): number;
+  /** Volume-weighted mean trade price of the period. */
+  mean(index: number): number;
+  volume(index: number): number;
+  yesBidClose(index: number): number;
+  yesAskClose(index: number): number;
+  candle(index: number): CandleView | null;
+}
+
+/**
  * A running strategy. Every callback is synchronous and runs on the hot path's event loop: no
  * awaiting, no blocking I/O, no allocation per call where a reused record serves. A callback that
  * throws faults the strategy: the host stops it and cancels its orders (a broken strategy must

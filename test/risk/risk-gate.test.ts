@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIntent, IntentKind, ManualClock, parsePrice, parseSignedCount, PRICE_INVALID, PriceGrid } from '../../src/core/index.ts';
 import type { Count, OrderIntent, Price } from '../../src/core/index.ts';
-import { CHECK_ORDER, DENY_NAMES, OMS_DENIES, Deny, RiskGate, TradingState, denyName, riskLimits } from '../../src/risk/index.ts';
+import { CHECK_ORDER, DENY_NAMES, OMS_DENIES, Deny, PortfolioField, PortfolioView, RiskGate, TradingState, denyName, portfolioSnapshotLength, riskLimits } from '../../src/risk/index.ts';
 import type { BookView, RiskLimits } from '../../src/risk/index.ts';
 
 class FakeBook implements BookView {
@@ -49,6 +49,19 @@ function world(overrides: Partial<RiskLimits> = {}, grid = PriceGrid.fromStructu
   intent.price = p('0.50');
   intent.count = c('10');
   return { gate, clock, book, market, intent };
+}
+
+/** A published portfolio snapshot: subaccount 0's and event 0's worst-case loss (micro-dollars), packed at `packedAtMs`, with the gate's added-cost counters as they are now. */
+function portfolioSnapshot(gate: RiskGate, packedAtMs: number, subLossMicro: number, eventLossMicro: number): Float64Array {
+  const values = new Float64Array(portfolioSnapshotLength(1));
+  values[PortfolioField.GENERATION] = 1;
+  values[PortfolioField.PACKED_AT_MS] = packedAtMs;
+  values[PortfolioField.EVENT_COUNT] = 1;
+  values[PortfolioField.ADDED_TOTAL_AT_PACK] = gate.exposure.addedMicroTotal;
+  for (let s = 0; s < 64; s++) values[PortfolioField.SUB_ADDED + s] = gate.exposure.addedMicro(s);
+  values[PortfolioField.SUB_LOSS] = subLossMicro;
+  values[PortfolioField.EVENTS] = eventLossMicro;
+  return values;
 }
 
 /** One scenario per deny code: builds a world, breaks exactly the check the code names, returns the verdict. */
@@ -219,6 +232,34 @@ const SCENARIOS: Record<string, () => { code: Deny; w: World }> = {
     w.intent.count = c('100');
     return { code: w.gate.check(w.intent), w };
   },
+  PORTFOLIO_RISK_STALE: () => {
+    const w = world({ portfolioStaleMs: 1_000 });
+    const view = new PortfolioView();
+    w.gate.setPortfolio(view);
+    expect(w.gate.check(w.intent)).toBe(Deny.PORTFOLIO_RISK_STALE); // none published yet
+    view.publish(portfolioSnapshot(w.gate, START_MS, 0, 0));
+    expect(w.gate.check(w.intent)).toBe(Deny.NONE);
+    w.clock.advance(1_001);
+    w.book.updatedAtMs = w.clock.nowMs();
+    return { code: w.gate.check(w.intent), w };
+  },
+  WORST_LOSS_SUBACCOUNT_LIMIT: () => {
+    const w = world({ worstLossSubaccountMax: 100_000 as never }); // $10
+    const view = new PortfolioView();
+    w.gate.setPortfolio(view);
+    view.publish(portfolioSnapshot(w.gate, START_MS, 4_000_000, 0)); // $4 at risk already
+    expect(w.gate.check(w.intent)).toBe(Deny.NONE); // + 10 x $0.50 = $9
+    view.publish(portfolioSnapshot(w.gate, START_MS, 6_000_000, 0)); // $6 + $5 > $10
+    return { code: w.gate.check(w.intent), w };
+  },
+  WORST_LOSS_EVENT_LIMIT: () => {
+    const w = world({ worstLossEventMax: 100_000 as never }); // $10
+    const view = new PortfolioView();
+    view.setEventOf(w.market, 0);
+    w.gate.setPortfolio(view);
+    view.publish(portfolioSnapshot(w.gate, START_MS, 0, 6_000_000));
+    return { code: w.gate.check(w.intent), w };
+  },
   RATE_LIMITED: () => {
     const w = world({ rateTier: 'basic', cancelReserveShare: 0.2 }); // 100 tokens, 20 reserved
     for (let i = 0; i < 8; i++) expect(w.gate.check(w.intent)).toBe(Deny.NONE); // 80 tokens
@@ -272,8 +313,12 @@ describe('risk gate: fixed check order', () => {
         subaccountPositionMax: c('1000'),
         subaccountNotionalMax: 5_000_000 as never, // $500
         openOrdersMax: 1,
+        worstLossSubaccountMax: 5_000_000 as never, // $500
+        worstLossEventMax: 5_000_000 as never, // $500
+        portfolioStaleMs: 1_000,
       }),
     });
+    const portfolio = new PortfolioView(); // nothing published: stale
     const book = new FakeBook();
     book.synced = false;
     book.updatedAtMs = START_MS - 5_000; // stale
@@ -281,6 +326,8 @@ describe('risk gate: fixed check order', () => {
     const banded = PriceGrid.fromPriceRanges([{ start: '0.1000', end: '0.9000', step: '0.0100' }]);
     const market = gate.addMarket('KX-A', banded, book, { open: false });
     const other = gate.addMarket('KX-B', banded, new FakeBook());
+    portfolio.setEventOf(market, 0);
+    gate.setPortfolio(portfolio);
     gate.exposure.setPosition(other, 0, c('700'));
     gate.exposure.addResting(other, 0, 'ask', p('0.50'), c('300'), 1); // $150 resting, one open order
     const group = gate.addOrderGroup('g-1', 0, c('500'));
@@ -330,6 +377,10 @@ describe('risk gate: fixed check order', () => {
     // resting $150 + $400 > $500
     expectNext(Deny.SUBACCOUNT_NOTIONAL_LIMIT, () => gate.exposure.removeResting(other, 0, 'ask', p('0.50'), c('200'), 0));
     expectNext(Deny.OPEN_ORDERS_LIMIT, () => gate.exposure.removeResting(other, 0, 'ask', p('0.50'), c('100'), -1));
+    // $200 at risk in the subaccount + $400 > $500
+    expectNext(Deny.PORTFOLIO_RISK_STALE, () => portfolio.publish(portfolioSnapshot(gate, START_MS, 200_000_000, 200_000_000)));
+    expectNext(Deny.WORST_LOSS_SUBACCOUNT_LIMIT, () => portfolio.publish(portfolioSnapshot(gate, START_MS, 0, 200_000_000)));
+    expectNext(Deny.WORST_LOSS_EVENT_LIMIT, () => portfolio.publish(portfolioSnapshot(gate, START_MS, 0, 0)));
     expectNext(Deny.POST_ONLY_CROSS, () => {
       intent.postOnly = false;
       gate.exposure.addResting(market, 0, 'ask', p('0.50'), c('1'), 0); // own ask at our bid price

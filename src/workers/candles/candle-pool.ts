@@ -155,14 +155,41 @@ export class CandlePool {
         };
       },
       (error: unknown) => {
+        throw this.#onTaskError(error);
+      },
+    );
+  }
+
+  /** Books a failed task (worker exit or task error), reports it and returns the error to throw. */
+  #onTaskError(error: unknown): CandlePoolError {
+    this.#inFlight--;
+    const exited = messageOf(error).startsWith('worker exited');
+    if (exited) this.#workerExits++;
+    const failure = exited
+      ? new CandlePoolError('CANDLE_WORKER_EXITED', `candle worker exited during a task: ${messageOf(error)}`, error)
+      : new CandlePoolError('CANDLE_TASK_FAILED', `candle task failed: ${messageOf(error)}`, error);
+    this.#report(failure);
+    return failure;
+  }
+
+  /**
+   * Runs another named export of the task module (the loader exports `candleSeries` and
+   * `portfolioRisk` beside the default), with the same accounting, failure reports and
+   * backpressure as submit: null when `maxQueue` tasks already wait; never blocks.
+   */
+  run<I, O>(name: string, input: I, transferList: ArrayBuffer[] = []): Promise<O> | null {
+    if (this.#closed) return Promise.reject(new CandlePoolError('CANDLE_POOL_CLOSED', 'candle pool is closed'));
+    if (this.#inFlight >= this.#threads + this.#maxQueue) return null;
+    this.#inFlight++;
+    const piscina = this.#piscina as unknown as Piscina<I, O>;
+    return piscina.run(input, { name, transferList: transferList as never }).then(
+      (output) => {
         this.#inFlight--;
-        const exited = messageOf(error).startsWith('worker exited');
-        if (exited) this.#workerExits++;
-        const failure = exited
-          ? new CandlePoolError('CANDLE_WORKER_EXITED', `candle worker exited during a task: ${messageOf(error)}`, error)
-          : new CandlePoolError('CANDLE_TASK_FAILED', `candle task failed: ${messageOf(error)}`, error);
-        this.#report(failure);
-        throw failure;
+        this.#completed++;
+        return output;
+      },
+      (error: unknown) => {
+        throw this.#onTaskError(error);
       },
     );
   }

@@ -20,3 +20,6 @@ export {
 export { CANDLE_STRIDE, CandleField, CandleTable, NULL_PRICE, SEED_STRIDE, SeedField, createSeeds, type Candle } from './candle-table.ts';
 export { runCandleTask, type CandleTaskInput, type CandleTaskOutput } from './candle-task.ts';
 export { CandlePool, CandlePoolError, CANDLE_POOL_DEFAULTS, type CandlePoolErrorCode, type CandlePoolOptions, type CandleRequest, type CandleResult } from './candle-pool.ts';
+export { SERIES_INTERVALS_MAX, advanceSeries, createSeries, intervalIndex, readCandle, ringOffset, seriesAsOfMs, seriesGeneration, seriesLength, writeBackfill } from './candle-series.ts';
+export { runCandleSeriesTask, type CandleSeriesTaskInput, type CandleSeriesTaskOutput } from './candle-series-task.ts';
+export { CandleFeed, CandleFeedStats, LiveCandles, type CandleFeedOptions } from './candle-feed.ts';
