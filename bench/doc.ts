@@ -1,27 +1,33 @@
 /**
  * `npm run bench:doc`: renders bench/RESULTS.md from bench/results/*.json. For each suite it shows
  * the latest full run (the latest --quick run only when no full run exists) with its machine, Node
- * version, command and commit, then lists every result file. RESULTS.md is generated, never edited
- * by hand. This file never runs a benchmark.
+ * version, command and commit, then lists every result file. It also draws the latency percentile
+ * curves of that same run (ours beside the baselines) to bench/plots/<suite>.svg (plots/percentile-svg.ts)
+ * and embeds them. RESULTS.md and the plots are generated, never edited by hand; the same result files
+ * give the same bytes. This file never runs a benchmark.
  */
 
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { rowCells, TABLE_COLUMNS } from './harness.ts';
+import { isLatencyRow, renderPercentileSvg } from './plots/percentile-svg.ts';
 import type { BenchResultFile } from './run.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
 const RESULTS_DIR = path.join(BENCH_DIR, 'results');
+const PLOTS_DIR = path.join(BENCH_DIR, 'plots');
 const OUTPUT = path.join(BENCH_DIR, 'RESULTS.md');
+
+export type LoadedResult = { file: string; result: BenchResultFile };
 
 function escapeCell(text: string): string {
   return text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 
-function load(): Array<{ file: string; result: BenchResultFile }> {
+function load(): LoadedResult[] {
   const files = readdirSync(RESULTS_DIR).filter((name) => name.endsWith('.json')).sort();
-  const loaded: Array<{ file: string; result: BenchResultFile }> = [];
+  const loaded: LoadedResult[] = [];
   for (const file of files) {
     try {
       const result = JSON.parse(readFileSync(path.join(RESULTS_DIR, file), 'utf8')) as BenchResultFile;
@@ -34,7 +40,44 @@ function load(): Array<{ file: string; result: BenchResultFile }> {
   return loaded;
 }
 
-export function render(results: ReadonlyArray<{ file: string; result: BenchResultFile }>): string {
+/** The runs of each suite, oldest first, by suite name. */
+function runsBySuite(results: readonly LoadedResult[]): Map<string, LoadedResult[]> {
+  const suites = [...new Set(results.map((entry) => entry.result.suite))].sort();
+  const bySuite = new Map<string, LoadedResult[]>();
+  for (const suite of suites) {
+    bySuite.set(suite, results.filter((entry) => entry.result.suite === suite).sort((a, b) => a.result.startedAt.localeCompare(b.result.startedAt)));
+  }
+  return bySuite;
+}
+
+/** The run RESULTS.md shows for a suite: the latest full run, the latest quick one when none is full. */
+function latestRun(runs: readonly LoadedResult[]): LoadedResult {
+  const full = runs.filter((entry) => !entry.result.quick);
+  const chosen = full.length > 0 ? full : runs;
+  return chosen[chosen.length - 1];
+}
+
+/** The plot's file name, relative to bench/plots: the suite name with anything unsafe replaced. */
+export function plotFileName(suite: string): string {
+  return `${suite.replace(/[^A-Za-z0-9._-]/g, '-')}.svg`;
+}
+
+/** One SVG per suite whose shown run has latency rows, drawn from that run. */
+export function renderPlots(results: readonly LoadedResult[]): Array<{ suite: string; file: string; svg: string }> {
+  const plots: Array<{ suite: string; file: string; svg: string }> = [];
+  for (const [suite, runs] of runsBySuite(results)) {
+    const r = latestRun(runs).result;
+    if (!r.rows.some(isLatencyRow)) continue;
+    const svg = renderPercentileSvg(r.rows, {
+      title: `${suite}: latency by percentile`,
+      subtitle: `${r.quick ? 'quick ' : ''}run ${r.startedAt}, commit ${r.git.commit.slice(0, 12)}${r.git.dirty ? ' (dirty tree)' : ''}, Node ${r.node}, ${r.machine.cpuModel} x${r.machine.cpuCount}`,
+    });
+    plots.push({ suite, file: plotFileName(suite), svg });
+  }
+  return plots;
+}
+
+export function render(results: readonly LoadedResult[]): string {
   const lines: string[] = [
     '# Benchmark results',
     '',
@@ -45,11 +88,9 @@ export function render(results: ReadonlyArray<{ file: string; result: BenchResul
     'when other processes took the core). "vs base" uses the CPU-time rate when both rows have one.',
     '',
   ];
-  const suites = [...new Set(results.map((entry) => entry.result.suite))].sort();
-  for (const suite of suites) {
-    const runs = results.filter((entry) => entry.result.suite === suite).sort((a, b) => a.result.startedAt.localeCompare(b.result.startedAt));
-    const full = runs.filter((entry) => !entry.result.quick);
-    const latest = (full.length > 0 ? full : runs)[(full.length > 0 ? full : runs).length - 1];
+  const bySuite = runsBySuite(results);
+  for (const [suite, runs] of bySuite) {
+    const latest = latestRun(runs);
     const r = latest.result;
     lines.push(`## ${suite}`, '');
     lines.push(`Latest${r.quick ? ' (quick)' : ''} run: ${r.startedAt}, \`${r.command}\`, commit \`${r.git.commit.slice(0, 12)}\`${r.git.dirty ? ' (dirty tree)' : ''}, ` +
@@ -57,14 +98,24 @@ export function render(results: ReadonlyArray<{ file: string; result: BenchResul
     if (r.error !== undefined) lines.push(`**The suite failed:** \`${escapeCell(r.error.split('\n')[0])}\``, '');
     lines.push(`| ${TABLE_COLUMNS.join(' | ')} |`, `|${TABLE_COLUMNS.map(() => '---').join('|')}|`);
     for (const row of r.rows) lines.push(`| ${rowCells(row, r.rows).map(escapeCell).join(' | ')} |`);
+    // The same predicate and run as renderPlots, so every link has its file.
+    if (r.rows.some(isLatencyRow)) lines.push('', `![${suite}: latency by percentile, ours beside the baselines](plots/${plotFileName(suite)})`);
     lines.push('', `All runs of ${suite}: ${runs.map((entry) => `\`${entry.file}\`${entry.result.quick ? ' (quick)' : ''}`).join(', ')}`, '');
   }
-  if (suites.length === 0) lines.push('No results yet: run `npm run bench`.', '');
+  if (bySuite.size === 0) lines.push('No results yet: run `npm run bench`.', '');
   return lines.join('\n');
 }
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const results = load();
+  const plots = renderPlots(results);
+  mkdirSync(PLOTS_DIR, { recursive: true });
+  // bench/plots/*.svg are all generated: drop the plot of a suite that no longer has one.
+  const wanted = new Set(plots.map((plot) => plot.file));
+  for (const name of readdirSync(PLOTS_DIR)) {
+    if (name.endsWith('.svg') && !wanted.has(name)) rmSync(path.join(PLOTS_DIR, name));
+  }
+  for (const plot of plots) writeFileSync(path.join(PLOTS_DIR, plot.file), plot.svg);
   writeFileSync(OUTPUT, render(results));
-  console.error(`bench:doc: wrote ${path.relative(path.dirname(BENCH_DIR), OUTPUT)} from ${results.length} result file(s)`);
+  console.error(`bench:doc: wrote ${path.relative(path.dirname(BENCH_DIR), OUTPUT)} and ${plots.length} plot(s) in bench/plots from ${results.length} result file(s)`);
 }

@@ -44,6 +44,12 @@ export interface BenchRow {
   /** A stated target ("≥ 5M/s") and whether this run met it. */
   target?: string;
   pass?: boolean;
+  /**
+   * The latency percentile curve, [percentile, ns] pairs in increasing percentile order, ending with
+   * [100, max]: what `npm run bench:doc` plots (bench/plots/). Rows made by latencyRow carry it; rows
+   * from older result files, or built by hand, have only p50/p99/p99.9/max and are plotted from those.
+   */
+  curveNs?: Array<[number, number]>;
 }
 
 export interface BenchOptions {
@@ -84,6 +90,33 @@ export function nowNs(): number {
   return performance.now() * 1e6;
 }
 
+/**
+ * Percentiles kept in a row's curve: every 10 up to 90, then the tail halved, quartered and cut to a
+ * tenth in turn (95, 97.5, 99, 99.5 ... 99.9999), so the points are about evenly spaced on the usual HDR
+ * x-axis (log of 1/(1-p)); at most 25 points plus the max, ~1 KB of pretty-printed JSON per row.
+ */
+export const CURVE_PERCENTILES: readonly number[] = [
+  0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 97.5, 99, 99.5, 99.75, 99.9, 99.95, 99.975, 99.99, 99.995, 99.9975, 99.999,
+  99.9995, 99.99975, 99.9999,
+];
+
+/**
+ * The percentile curve of a histogram, [percentile, ns] pairs ending with [100, max]. A percentile the
+ * samples cannot resolve (fewer than one sample above it) is left out: its value would be the max.
+ */
+export function percentileCurve(histogram: Histogram): Array<[number, number]> {
+  const curve: Array<[number, number]> = [];
+  const count = histogram.totalCount;
+  if (count === 0) return curve;
+  for (const percentile of CURVE_PERCENTILES) {
+    // count * (1 - p) < 1 sample; the tolerance keeps 99.9 of 1000 samples (100 - 99.9 is 0.0999...).
+    if (count * (100 - percentile) < 100 - 1e-6) break;
+    curve.push([percentile, histogram.getValueAtPercentile(percentile)]);
+  }
+  curve.push([100, histogram.maxValue]);
+  return curve;
+}
+
 /** A row from an hdr-histogram-js histogram of nanoseconds. */
 export function latencyRow(suite: string, caseName: string, baseline: boolean, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow {
   return {
@@ -96,6 +129,7 @@ export function latencyRow(suite: string, caseName: string, baseline: boolean, h
     p999Ns: histogram.getValueAtPercentile(99.9),
     maxNs: histogram.maxValue,
     meanNs: round1(histogram.mean),
+    curveNs: percentileCurve(histogram),
     ...extra,
   };
 }
