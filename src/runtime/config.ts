@@ -111,6 +111,8 @@ export interface ExecConfig {
 
 export interface ProcessConfig {
   eagerJitTierUp: boolean;
+  /** Interval of the keep-warm dry run, ms; 0 = off. */
+  keepWarmMs: number;
 }
 
 export interface FeedConfig {

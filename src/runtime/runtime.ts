@@ -40,6 +40,7 @@ import { fetchEventExclusive, fetchMarket } from './market-directory.ts';
 import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 import { TradingGraph, configuredTradingState } from './trading-graph.ts';
+import { KeepWarm } from './keep-warm.ts';
 
 export interface VenueEndpoint {
   /** REST base including the API prefix, e.g. http://127.0.0.1:9000/trade-api/v2. */
@@ -164,6 +165,8 @@ export class Runtime {
   readonly portfolio: PortfolioRiskPublisher | null;
   /** Event-loop stall by setImmediate round trips, sampled from start to stop. */
   readonly stall: EventLoopStall;
+  /** The keep-warm dry run (process.keepWarmMs), null when off. */
+  readonly keepWarm: KeepWarm | null;
   readonly #denyScratch = new Float64Array(DENY_CODE_COUNT);
   /** Whether each event's markets are mutually exclusive, as read from the venue (portfolio risk). */
   readonly #eventExclusive = new Map<string, Promise<boolean>>();
@@ -237,6 +240,7 @@ export class Runtime {
     this.oms = graph.oms;
     this.probe = graph.probe;
     this.router = graph.router;
+    this.keepWarm = config.process.keepWarmMs > 0 ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock }) : null;
     this.listener = graph.listener;
     this.host = graph.host;
     const releaseBy = options.releaseKillSwitchBy ?? null;
@@ -286,6 +290,7 @@ export class Runtime {
     }, this.#options.omsTickMs ?? 100);
     this.#omsTimer.unref();
     this.stall.start();
+    this.keepWarm?.start();
     await this.#startWorkers(timeoutMs);
     await this.host.start(this.#options.strategies ?? this.config.strategies);
   }
@@ -392,6 +397,7 @@ export class Runtime {
     }
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
+    this.keepWarm?.stop();
     this.feed.stop();
     await this.rest.close();
     await this.account.close();
@@ -406,6 +412,7 @@ export class Runtime {
     this.rest.setListener(NO_EXEC_LISTENER);
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
+    this.keepWarm?.stop();
     this.feed.stop();
     await this.rest.close();
     await this.account.close();
