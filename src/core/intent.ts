@@ -65,6 +65,8 @@ export interface OrderIntent {
   strategyId: number;
   /** CANCEL / AMEND / DECREASE: the target order's client order id; '' for NEW. */
   clientOrderId: string;
+  /** NEW: the order-entry route it goes out on (the router's index: 0 the default, REST). */
+  route: number;
 }
 
 /** A fresh record with every field set (stable shape); callers create one and reuse it. */
@@ -84,6 +86,7 @@ export function createIntent(): OrderIntent {
     orderGroup: -1,
     strategyId: 0,
     clientOrderId: '',
+    route: 0,
   };
 }
 
@@ -103,5 +106,6 @@ export function resetIntent(intent: OrderIntent): OrderIntent {
   intent.orderGroup = -1;
   intent.strategyId = 0;
   intent.clientOrderId = '';
+  intent.route = 0;
   return intent;
 }

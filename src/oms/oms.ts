@@ -238,6 +238,7 @@ export class Oms implements ExecListener {
       intent.strategyId,
       nowMs,
     );
+    order.route = intent.route;
     this.#byClientId.set(clientOrderId, order);
     this.#live.add(order);
     this.#subaccountsUsed[intent.subaccount] = 1;

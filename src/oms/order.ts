@@ -65,6 +65,8 @@ export class Order {
   /** Table pairs that were missing for this order (logged). */
   anomalies = 0;
   fees = 0;
+  /** The order-entry route it went out on (the router's index); every later request for it takes the same one. */
+  route = 0;
   /** When it last became terminal (the OMS forgets it terminalRetentionMs later). */
   terminalAtMs = 0;
   /** Waiting in the OMS's queue of changes to report to its strategy. */

@@ -39,8 +39,12 @@ const LEDGER_CHECK_INTERVAL_MS = 1_000;
 export interface RouterOptions {
   gate: RiskGate;
   oms: Oms;
-  /** The order-entry route (REST today); its answers go to the OMS. */
+  /** The default order-entry route (index 0, named routeName); its answers go to the OMS. */
   route: OrderEntry;
+  /** Name of the default route (default 'rest'). */
+  routeName?: string;
+  /** Further routes (index 1, 2, ...: FIX), chosen per intent by `intent.route`. */
+  moreRoutes?: readonly { readonly name: string; readonly entry: OrderEntry }[];
   clock: Clock;
   probe?: RouteProbe;
 }
@@ -48,7 +52,11 @@ export interface RouterOptions {
 export class Router implements OrderPort, OmsSender {
   readonly gate: RiskGate;
   readonly oms: Oms;
+  /** The default route (cancel-all and orders recovered from the journal go out on it). */
   readonly route: OrderEntry;
+  /** Every route by index; an order keeps the route it went out on. */
+  readonly routes: readonly OrderEntry[];
+  readonly #routeNames: readonly string[];
   /** The OMS result of the last cancel / amend / decrease (OmsResult), for logs and tests. */
   lastOmsResult: OmsResult = OmsResult.OK;
   readonly #clock: Clock;
@@ -61,10 +69,13 @@ export class Router implements OrderPort, OmsSender {
     this.gate = options.gate;
     this.oms = options.oms;
     this.route = options.route;
+    const more = options.moreRoutes ?? [];
+    this.routes = [options.route, ...more.map((route) => route.entry)];
+    this.#routeNames = [options.routeName ?? 'rest', ...more.map((route) => route.name)];
     this.#clock = options.clock;
     this.#probe = options.probe ?? NO_PROBE;
     this.oms.setSender(this);
-    this.route.setListener(this.oms);
+    for (const route of this.routes) route.setListener(this.oms);
     // A kill switch recovered from the journal halts this run's gate until the operator releases it.
     if (this.oms.killSwitchState !== null) this.gate.kill();
   }
@@ -105,6 +116,11 @@ export class Router implements OrderPort, OmsSender {
       out[n++] = order;
     }
     return n;
+  }
+
+  /** The index of a route by its name ('rest', 'fix'); -1 when the runtime has no such route. */
+  routeIndex(name: string): number {
+    return this.#routeNames.indexOf(name);
   }
 
   position(subaccount: number, ticker: string): Count {
@@ -183,6 +199,8 @@ export class Router implements OrderPort, OmsSender {
   // ---- the hops --------------------------------------------------------------------------------
 
   #create(intent: OrderIntent): Deny {
+    const route = intent.route >= 0 && intent.route < this.routes.length ? this.routes[intent.route] : undefined;
+    if (route === undefined) return Deny.INTENT_INVALID; // before the gate: a refused intent spends no token
     const gate = this.gate;
     const deny = gate.check(intent);
     if (deny !== Deny.NONE) return deny;
@@ -192,7 +210,7 @@ export class Router implements OrderPort, OmsSender {
     intent.clientOrderId = order.clientOrderId;
     this.#probe.onExecCall();
     try {
-      this.route.create(order);
+      route.create(order);
     } catch (error) {
       this.oms.createFailed(order, error);
     }
@@ -216,7 +234,7 @@ export class Router implements OrderPort, OmsSender {
     }
     this.oms.cancelSent(order);
     this.#probe.onExecCall();
-    this.route.cancel(order.orderId, order.subaccount);
+    this.#routeOf(order).cancel(order.orderId, order.subaccount);
     this.#probe.onExecReturn();
     return OmsResult.OK;
   }
@@ -232,7 +250,7 @@ export class Router implements OrderPort, OmsSender {
     if (this.gate.check(intent) !== Deny.NONE) return OmsResult.RISK_DENIED;
     oms.amendSent(order, price, restingCount);
     this.#probe.onExecCall();
-    this.route.amend(order.orderId, order.ticker, order.side, price, asCount(order.filledCount + restingCount), order.subaccount);
+    this.#routeOf(order).amend(order.orderId, order.ticker, order.side, price, asCount(order.filledCount + restingCount), order.subaccount);
     this.#probe.onExecReturn();
     return OmsResult.OK;
   }
@@ -247,9 +265,15 @@ export class Router implements OrderPort, OmsSender {
     if (this.gate.check(intent) !== Deny.NONE) return OmsResult.RISK_DENIED;
     oms.decreaseSent(order);
     this.#probe.onExecCall();
-    this.route.decrease(order.orderId, reduceBy, order.subaccount);
+    this.#routeOf(order).decrease(order.orderId, reduceBy, order.subaccount);
     this.#probe.onExecReturn();
     return OmsResult.OK;
+  }
+
+  /** The route an order went out on; the default one for an index this run does not have (a journal's). */
+  #routeOf(order: Readonly<Order>): OrderEntry {
+    const route = this.routes[order.route];
+    return route === undefined ? this.route : route;
   }
 
   #ownIntent(kind: IntentKind, clientOrderId: string): OrderIntent {

@@ -38,6 +38,17 @@ export interface VenueConfig {
   restrictedSubaccount: number;
   /** Remote venue only: a detached process that cancels every order if the runtime dies without a clean stop. */
   orderWatchdog: boolean;
+  fix: FixVenueConfig;
+}
+
+/** The FIX order-entry route (strategies with route "fix"). */
+export interface FixVenueConfig {
+  host: string | null;
+  port: number | null;
+  sessionName: 'KalshiNR' | 'KalshiRT';
+  tls: boolean;
+  heartbeatIntervalS: number;
+  cancelOrdersOnDisconnect: boolean;
 }
 
 export interface SimConfig {
@@ -76,6 +87,8 @@ export interface StrategyConfig {
   markets: string[];
   /** Validated later by the plugin's own schema. */
   params: Record<string, unknown>;
+  /** The order-entry route of its orders. */
+  route: 'rest' | 'fix';
 }
 
 export interface TelemetryConfig {
@@ -445,6 +458,12 @@ function checkAcrossKeys(data: Record<string, unknown>, issues: ConfigIssue[]): 
     && typeof risk.portfolioSnapshotMaxAgeMs === 'number' && typeof workers.portfolioRefreshMs === 'number'
     && risk.portfolioSnapshotMaxAgeMs > 0 && risk.portfolioSnapshotMaxAgeMs <= workers.portfolioRefreshMs) {
     issues.push(issue('INCONSISTENT_VALUES', '/risk/portfolioSnapshotMaxAgeMs', `must be greater than /workers/portfolioRefreshMs (${workers.portfolioRefreshMs}), or every snapshot would be stale before the next one`));
+  }
+  const usesFix = Array.isArray(data.strategies) && data.strategies.some((strategy) => isObject(strategy) && strategy.route === 'fix');
+  if (usesFix && isObject(venue) && venue.mode === 'remote' && isObject(venue.fix)) {
+    for (const key of ['host', 'port']) {
+      if (venue.fix[key] === null) issues.push(issue('INCONSISTENT_VALUES', `/venue/fix/${key}`, 'required when /venue/mode is "remote" and a strategy has route "fix"'));
+    }
   }
   if (Array.isArray(data.strategies)) {
     const firstIndexById = new Map<string, number>();

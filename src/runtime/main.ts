@@ -128,6 +128,7 @@ async function main(argv: readonly string[]): Promise<number> {
   try {
     let venue: VenueEndpoint;
     let journalPath: string;
+    const usesFix = config.strategies.some((strategy) => strategy.route === 'fix');
     if (config.venue.mode === 'embedded') {
       process.stderr.write('starting the embedded simulator...\n');
       plan = config.sim.cpuPlacement === 'auto' ? cpuPlan() : null;
@@ -139,15 +140,31 @@ async function main(argv: readonly string[]): Promise<number> {
         faultProfile: config.sim.faultProfile,
         activityUpdatesPerSec: config.sim.activityUpdatesPerSec,
         logPath: join(logDir, `sim-${stamp}.log`),
+        // The simulator's FIX acceptor only when a strategy trades on the FIX route.
+        extraArgs: usesFix ? ['--fix'] : [],
       });
-      venue = { restUrl: `${sim.ready.http}/trade-api/v2`, wsUrl: sim.ready.ws, keyId: sim.ready.keyId, privateKey: loadPrivateKey(sim.ready.privateKeyPath) };
+      const fix = sim.ready.fix;
+      venue = {
+        restUrl: `${sim.ready.http}/trade-api/v2`,
+        wsUrl: sim.ready.ws,
+        keyId: sim.ready.keyId,
+        privateKey: loadPrivateKey(sim.ready.privateKeyPath),
+        fix: usesFix && fix !== null ? { host: fix.host, port: config.venue.fix.sessionName === 'KalshiRT' ? fix.ports.KalshiRT : fix.ports.KalshiNR, tls: fix.tls } : null,
+      };
       // A fresh simulator per run: its orders never outlive it, so each run journals on its own.
       journalPath = join(privateDir(join(ROOT_DIR, 'var', 'journal')), `embedded-${stamp}.jsonl`);
       process.stderr.write(`simulator ready at ${sim.ready.http} (pid ${sim.pid}, log ${relative(process.cwd(), sim.logPath)})\n`);
     } else {
       const credentials = config.credentials.venue;
       if (credentials === null || config.venue.restUrl === null || config.venue.wsUrl === null) throw new Error('remote venue without URLs or credentials (the config loader should have refused it)');
-      venue = { restUrl: config.venue.restUrl, wsUrl: config.venue.wsUrl, keyId: credentials.keyId, privateKey: credentials.privateKey };
+      const fix = config.venue.fix;
+      venue = {
+        restUrl: config.venue.restUrl,
+        wsUrl: config.venue.wsUrl,
+        keyId: credentials.keyId,
+        privateKey: credentials.privateKey,
+        fix: usesFix && fix.host !== null && fix.port !== null ? { host: fix.host, port: fix.port, tls: fix.tls } : null,
+      };
       // One journal per venue and key: a restart reconciles what the last run left.
       const host = new URL(config.venue.restUrl).host.replace(/[^A-Za-z0-9.-]/g, '_');
       journalPath = join(privateDir(join(ROOT_DIR, 'var', 'journal')), `${host}-${credentials.keyId.slice(0, 8).replace(/[^A-Za-z0-9]/g, '_')}.jsonl`);

@@ -16,13 +16,13 @@
 
 import type { KeyObject } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createIntent, IntentKind, systemClock } from '../core/index.ts';
 import type { Clock, Count } from '../core/index.ts';
 import { Channel } from '../feed/index.ts';
 import type { Feed } from '../feed/index.ts';
 import type { OrderBook } from '../book/index.ts';
-import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
+import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
 import { recover } from '../oms/index.ts';
 import type { ExecListener, Journal, Oms, RecoveredJournal, RecoveredKill } from '../oms/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES, Deny } from '../risk/index.ts';
@@ -49,6 +49,8 @@ export interface VenueEndpoint {
   wsUrl: string;
   keyId: string;
   privateKey: KeyObject;
+  /** The FIX order-entry session (host, port, TLS), or null when no strategy uses the FIX route. */
+  fix?: { host: string; port: number; tls: boolean } | null;
 }
 
 export interface RuntimeOptions {
@@ -147,6 +149,8 @@ export class Runtime {
   readonly gate: RiskGate;
   readonly feed: Feed;
   readonly rest: RestOrderEntry;
+  /** The FIX order-entry route (strategies with route "fix"), null when none uses it. */
+  readonly fix: FixOrderEntry | null;
   /** Reads, order groups and balances off the hot path (its own undici pool, signed by the route's presigner). */
   readonly account: AccountClient;
   readonly oms: Oms;
@@ -196,6 +200,23 @@ export class Runtime {
       // Creates and cancels (the batched DELETE route) both sign ahead; one pool size for both.
       presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize, batchCapacity: config.exec.presignPoolSize, workerNice: config.exec.presignWorkerNice === 0 ? null : config.exec.presignWorkerNice },
     });
+    const fix = venue.fix ?? null;
+    mkdirSync(dirname(options.journalPath), { recursive: true, mode: 0o700 }); // the FIX store lives there too
+    this.fix = fix === null ? null : new FixOrderEntry({
+      ...FIX_ORDER_ENTRY_DEFAULTS,
+      host: fix.host,
+      port: fix.port,
+      tls: fix.tls ? {} : null,
+      sessionName: config.venue.fix.sessionName,
+      heartbeatIntervalS: config.venue.fix.heartbeatIntervalS,
+      cancelOrdersOnDisconnect: config.venue.fix.cancelOrdersOnDisconnect,
+      keyId: venue.keyId,
+      privateKey: venue.privateKey,
+      clock: this.clock,
+      // KalshiRT resumes its numbers after a restart: the store lives beside the journal, one per key.
+      storePath: config.venue.fix.sessionName === 'KalshiRT' ? join(dirname(options.journalPath), `fix-${venue.keyId.slice(0, 8).replace(/[^A-Za-z0-9]/g, '_')}-KalshiRT`) : null,
+      requestTimeoutMs: config.exec.requestTimeoutMs,
+    });
     this.account = new AccountClient({
       ...ACCOUNT_CLIENT_DEFAULTS,
       baseUrl: venue.restUrl,
@@ -214,6 +235,7 @@ export class Runtime {
       clock: this.clock,
       logger: options.logger,
       entry: this.rest,
+      moreRoutes: this.fix === null ? [] : [{ name: 'fix', entry: this.fix }],
       reads: this.account,
       feed: { url: venue.wsUrl, auth: { keyId: venue.keyId, privateKey: venue.privateKey } },
       journalPath: options.journalPath,
@@ -267,6 +289,10 @@ export class Runtime {
     const timeoutMs = this.#options.startTimeoutMs ?? 10_000;
     await this.rest.connect();
     await this.account.connect();
+    if (this.fix !== null) {
+      await this.fix.connect();
+      log.info({ session: this.config.venue.fix.sessionName }, 'FIX order entry logged on');
+    }
     log.info({ signing: this.config.exec.signing, connections: this.config.exec.connections }, 'order entry connected and warmed');
     this.feed.start();
     this.feed.subscribe(Channel.FILL);
@@ -401,6 +427,7 @@ export class Runtime {
     this.feed.stop();
     await this.rest.close();
     await this.account.close();
+    await this.fix?.close();
     await this.oms.stop();
   }
 
@@ -410,11 +437,13 @@ export class Runtime {
     this.host.halt();
     // A crashed process hears no more answers: nothing reaches the OMS or the journal from here on.
     this.rest.setListener(NO_EXEC_LISTENER);
+    this.fix?.setListener(NO_EXEC_LISTENER);
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
     this.keepWarm?.stop();
     this.feed.stop();
     await this.rest.close();
+    await this.fix?.close();
     await this.account.close();
     await this.journal.close();
   }

@@ -40,6 +40,8 @@ export interface SimReady {
   keyId: string;
   privateKeyPath: string;
   pid: number;
+  /** The FIX acceptor's endpoints (started with `fix`), else null. */
+  fix: { host: string; tls: boolean; ports: { KalshiNR: number; KalshiRT: number; KalshiDC: number } } | null;
 }
 
 export type SimChildErrorCode = 'SIM_START_TIMEOUT' | 'SIM_EXITED' | 'SIM_BAD_READY_LINE';
@@ -109,7 +111,7 @@ export class SimChild {
           if (parsed.event !== 'ready' || typeof parsed.http !== 'string' || typeof parsed.ws !== 'string' || typeof parsed.keyId !== 'string' || typeof parsed.privateKeyPath !== 'string') {
             throw new Error(line);
           }
-          resolve({ http: parsed.http, ws: parsed.ws, keyId: parsed.keyId, privateKeyPath: parsed.privateKeyPath, pid: parsed.pid ?? child.pid ?? -1 });
+          resolve({ http: parsed.http, ws: parsed.ws, keyId: parsed.keyId, privateKeyPath: parsed.privateKeyPath, pid: parsed.pid ?? child.pid ?? -1, fix: parsed.fix ?? null });
         } catch {
           child.kill('SIGKILL');
           reject(new SimChildError('SIM_BAD_READY_LINE', `unexpected first line from the simulator: ${line.slice(0, 200)}`));

@@ -46,6 +46,8 @@ export interface TradingGraphOptions {
   entry: OrderEntry;
   /** The venue reads reconciliation uses (the account client; off the hot path). */
   reads: OrderReads;
+  /** Routes beyond the default one (FIX), chosen per strategy by name (config strategies[].route). */
+  moreRoutes?: readonly { readonly name: string; readonly entry: OrderEntry }[];
   /** The feed: the exchange's URL and key, or `createSession` for a driver-fed stub. */
   feed: Pick<FeedOptions, 'url' | 'auth' | 'createSession'>;
   journalPath: string;
@@ -157,7 +159,7 @@ export class TradingGraph {
       reconcileIntervalMs: options.reconcileIntervalMs,
     });
     probe.controlStamps(this.feed.hop);
-    this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, clock, probe });
+    this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, moreRoutes: options.moreRoutes, clock, probe });
     this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, probe, log.child({ component: 'feed-listener' }));
     this.feed.setListener(this.listener);
     const candles = workers !== null && workers.candles

@@ -1,7 +1,8 @@
 /**
  * `npm run sim`: the simulator as a process of its own. Parses the command line, starts the
  * simulator, prints exactly one JSON line on stdout when ready
- *   {"event":"ready","http":"http://127.0.0.1:PORT","ws":"ws://127.0.0.1:PORT/trade-api/ws/v2","keyId":"...","privateKeyPath":"...","pid":N}
+ *   {"event":"ready","http":"http://127.0.0.1:PORT","ws":"ws://127.0.0.1:PORT/trade-api/ws/v2","keyId":"...","privateKeyPath":"...","pid":N,
+ *    "fix":null | {"host":"127.0.0.1","tls":false,"ports":{"KalshiNR":N,"KalshiRT":N,"KalshiDC":N}}}
  * and logs everything else (pino JSON) on stderr. SIGINT/SIGTERM close it cleanly (exit 0).
  *
  *   --port N            listen port, 0 = any (default 0)
@@ -13,6 +14,7 @@
  *   --keys-dir DIR      demo key directory (default var/sim-keys)
  *   --log-level LEVEL   stderr log level (default info)
  *   --probe             wire-to-wire probe on (GET /_sim/probe, POST /_sim/probe/reset; default off)
+ *   --fix               FIX acceptor on (KalshiNR, KalshiRT, KalshiDC, each on a free port: the ready line's "fix")
  *   --exit-with-stdin   exit when stdin ends: a parent that holds the other end of a pipe takes
  *                       the simulator down with it however it dies (the embedded venue's mode)
  */
@@ -31,6 +33,7 @@ interface Args {
   logLevel: string;
   probe: boolean;
   exitWithStdin: boolean;
+  fix: boolean;
 }
 
 class UsageError extends Error {
@@ -43,7 +46,7 @@ function integerArg(name: string, text: string | undefined): number {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { port: 0, host: '127.0.0.1', seed: 1, markets: undefined, faults: 'none', activityRate: 0, keysDir: undefined, logLevel: 'info', probe: false, exitWithStdin: false };
+  const args: Args = { port: 0, host: '127.0.0.1', seed: 1, markets: undefined, faults: 'none', activityRate: 0, keysDir: undefined, logLevel: 'info', probe: false, exitWithStdin: false, fix: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
@@ -84,6 +87,9 @@ function parseArgs(argv: readonly string[]): Args {
       case '--exit-with-stdin':
         args.exitWithStdin = true;
         break;
+      case '--fix':
+        args.fix = true;
+        break;
       default:
         throw new UsageError(`unknown argument ${flag}`);
     }
@@ -110,10 +116,11 @@ async function main(): Promise<void> {
     keysDir: args.keysDir,
     logger,
     probe: args.probe,
+    fix: args.fix ? { enabled: true } : undefined,
   });
   logger.info({ http: sim.httpUrl, ws: sim.wsUrl, faults: args.faults, activityRate: args.activityRate, probe: args.probe, keyId: sim.demoKey.keyId }, 'simulator listening');
   process.stdout.write(
-    `${JSON.stringify({ event: 'ready', http: sim.httpUrl, ws: sim.wsUrl, keyId: sim.demoKey.keyId, privateKeyPath: sim.demoKey.privateKeyPath, pid: process.pid })}\n`,
+    `${JSON.stringify({ event: 'ready', http: sim.httpUrl, ws: sim.wsUrl, keyId: sim.demoKey.keyId, privateKeyPath: sim.demoKey.privateKeyPath, pid: process.pid, fix: sim.fix })}\n`,
   );
   let stopping = false;
   const stop = (signal: string): void => {

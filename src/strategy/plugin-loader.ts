@@ -24,6 +24,8 @@ export interface StrategyEntry {
   readonly orderGroup: { readonly contractsLimit: Count } | null;
   readonly markets: readonly string[];
   readonly params: Readonly<Record<string, unknown>>;
+  /** The order-entry route its orders go out on ('rest', 'fix'); default 'rest'. */
+  readonly route?: string;
 }
 
 export interface LoadedPlugin {

@@ -25,6 +25,8 @@ export interface OrderPort {
   order(clientOrderId: string): OrderView | null;
   /** Writes the live orders of one strategy (of one market, or all when ticker is null) into `out`; returns how many. */
   openOrders(strategyId: number, ticker: string | null, out: OrderView[]): number;
+  /** The index of an order-entry route by its config name ('rest', 'fix'); -1 when the runtime has none. */
+  routeIndex(name: string): number;
   /** Net signed position of a subaccount in a market (positive YES, negative NO), 1/100 contract. */
   position(subaccount: number, ticker: string): Count;
 }

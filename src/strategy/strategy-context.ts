@@ -69,6 +69,8 @@ export interface ContextBinding {
   markets: readonly string[];
   params: Readonly<Record<string, unknown>>;
   log: Logger;
+  /** The router's index of the instance's order-entry route (0: the default, REST). */
+  route?: number;
 }
 
 export class BoundStrategyContext implements StrategyContext {
@@ -89,6 +91,7 @@ export class BoundStrategyContext implements StrategyContext {
   readonly #candlePort: CandlePort | null;
   readonly #clock: Clock;
   readonly #orderGroup: number;
+  readonly #route: number;
   readonly #intent: OrderIntent = createIntent();
   /** ticker -> gate market handle, resolved at bind; the only tickers this context may act on. */
   readonly #handles = new Map<string, number>();
@@ -108,6 +111,7 @@ export class BoundStrategyContext implements StrategyContext {
     this.#candlePort = candlePort;
     this.#clock = clock;
     this.#orderGroup = binding.orderGroup;
+    this.#route = binding.route ?? 0;
     for (const ticker of binding.markets) this.#handles.set(ticker, marketPort.marketHandle(ticker));
   }
 
@@ -171,6 +175,7 @@ export class BoundStrategyContext implements StrategyContext {
     intent.orderGroup = this.#orderGroup;
     intent.strategyId = this.strategyId;
     intent.clientOrderId = '';
+    intent.route = this.#route;
     const deny = this.#orders.submit(intent);
     if (deny === Deny.NONE) {
       this.lastClientOrderId = intent.clientOrderId;

@@ -370,6 +370,8 @@ export class StrategyHost {
   async #deploy(entry: StrategyEntry, loaded: LoadedPlugin, reuseGroup: number | null): Promise<void> {
     const ports = this.#ports;
     const strategyId = this.#numberOf(entry.id);
+    const route = ports.orders.routeIndex(entry.route ?? 'rest');
+    if (route < 0) throw new StrategyError('STRATEGY_START_FAILED', entry.id, `route ${entry.route ?? 'rest'}: this runtime has no such order-entry route`);
     const modulePath = moduleFilePath(loaded.moduleUrl);
     let ids = this.#modules.get(modulePath);
     if (ids === undefined) this.#modules.set(modulePath, (ids = new Set<string>()));
@@ -405,6 +407,7 @@ export class StrategyHost {
       markets: Object.freeze([...entry.markets]),
       params: loaded.params,
       log: ports.logger.child({ strategy: entry.id }),
+      route,
     };
     const ctx = new BoundStrategyContext(binding, ports.orders, ports.markets, ports.clock, ports.candles ?? null);
     const interval = loaded.timerIntervalMs > 0 ? Math.max(loaded.timerIntervalMs, this.#tickMs) : 0;

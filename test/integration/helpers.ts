@@ -121,6 +121,8 @@ export interface RawStrategy {
   orderGroup: { contractsLimit: string } | null;
   markets: string[];
   params: Record<string, unknown>;
+  /** The order-entry route ('rest' when absent). */
+  route?: 'rest' | 'fix';
 }
 
 export interface RuntimeSetup {

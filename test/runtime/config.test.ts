@@ -37,6 +37,7 @@ describe('defaults', () => {
     expect(config.venue).toEqual({
       mode: 'embedded', restUrl: null, wsUrl: null,
       keyIdEnv: 'KALSHI_API_KEY_ID', privateKeyPathEnv: 'KALSHI_PRIVATE_KEY_PATH', privateKeyPemEnv: 'KALSHI_PRIVATE_KEY_PEM', restrictedSubaccount: -1, orderWatchdog: true,
+      fix: { host: null, port: null, sessionName: 'KalshiNR', tls: true, heartbeatIntervalS: 30, cancelOrdersOnDisconnect: true },
     });
     expect(config.risk.maxOrderCount).toBe(10_000); // "100.00" contracts in 1/100 contract
     expect(config.risk.maxOrderNotionalDollars).toBe(1_000_000); // "100.00" dollars in 1/10,000 dollar
@@ -57,13 +58,26 @@ describe('defaults', () => {
     expect(Object.keys(config).sort()).toEqual(['credentials', 'exec', 'feed', 'process', 'risk', 'sim', 'strategies', 'telemetry', 'venue', 'workers']);
     expect(config.strategies).toEqual([{
       id: 'mm-demo', plugin: 'strategies/market-maker.ts', subaccount: 1,
-      orderGroup: { contractsLimit: 100_000 }, markets: ['KXDEMO-26DEC31-T50'], params: {},
+      orderGroup: { contractsLimit: 100_000 }, markets: ['KXDEMO-26DEC31-T50'], params: {}, route: 'rest',
     }]);
   });
 
   it('fills strategy defaults per entry', () => {
     const config = validateConfig({ strategies: [strategy(), strategy({ id: 'mm2', subaccount: 63 })] }, 'x.json', {});
-    expect(config.strategies.map((s) => [s.subaccount, s.orderGroup, s.params])).toEqual([[0, null, {}], [63, null, {}]]);
+    expect(config.strategies.map((s) => [s.subaccount, s.orderGroup, s.params, s.route])).toEqual([[0, null, {}, 'rest'], [63, null, {}, 'rest']]);
+  });
+
+  it('a strategy on the FIX route needs the FIX host and port of a remote venue', () => {
+    const remote = { mode: 'remote', restUrl: 'https://x.example/trade-api/v2', wsUrl: 'wss://x.example/trade-api/ws/v2' };
+    const env = { KALSHI_API_KEY_ID: 'k', KALSHI_PRIVATE_KEY_PATH: '/nonexistent.pem' };
+    let error: unknown = null;
+    try {
+      validateConfig({ venue: remote, strategies: [strategy({ route: 'fix' })] }, 'x.json', env);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(String((error as Error).message)).toMatch(/\/venue\/fix\/host/);
+    expect(validateConfig({ strategies: [strategy({ route: 'fix' })] }, 'x.json', {}).strategies[0].route).toBe('fix'); // embedded: the simulator's acceptor
   });
 
   it('converts fixed-point strings exactly, with or without trailing decimals', () => {

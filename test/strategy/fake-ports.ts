@@ -94,6 +94,12 @@ export class FakeOms implements OrderPort {
     return n;
   }
 
+  /** Routes this fake knows, by index (the runtime's: rest, then fix). */
+  routeNames: string[] = ['rest', 'fix'];
+  routeIndex(name: string): number {
+    return this.routeNames.indexOf(name);
+  }
+
   position(subaccount: number, ticker: string): Count {
     return asCount(this.positions.get(`${subaccount}:${ticker}`) ?? 0);
   }
