@@ -52,6 +52,8 @@ import { pinEventLoop, placementForThisMachine } from '../../src/runtime/cpu-pla
 import { applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { BenchChild } from '../child-process.ts';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { RAW_HTTP_WRITE_START_CHANNEL } from '../../src/net/index.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import type { ExecListener, NewOrder } from '../../src/oms/index.ts';
@@ -153,6 +155,18 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     logger: createLogger({ level: 'silent', pretty: false }),
   });
   const probe = runtime.probe;
+  // Frame received -> the first byte of its order handed to socket.write (exec's write-start
+  // channel fires just before the write): the first write inside each timed frame.
+  const toWrite = createHistogram();
+  let lastFrameNs = 0;
+  const onWriteStart = (): void => {
+    if (!probe.inFrame) return;
+    const receivedNs = runtime.feed.hop.receivedNs;
+    if (receivedNs === 0 || receivedNs === lastFrameNs) return;
+    lastFrameNs = receivedNs;
+    recordNs(toWrite, nowNs() - receivedNs);
+  };
+  subscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
   let unpin: (() => void) | null = null;
   try {
     await runtime.start();
@@ -162,6 +176,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     await simProbe(sim, 'reset');
     const statsBefore = { ...runtime.rest.stats };
     probe.reset();
+    toWrite.reset();
     await pause(phase.measureMs);
     const wire = await simProbe(sim, 'read');
     const frames = probe.frames;
@@ -181,6 +196,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
       hop('hop: strategy intent -> risk verdict', probe.risk.histogram),
       hop('hop: risk verdict -> exec called (OMS)', probe.oms.histogram),
       hop('hop: exec called -> returned', probe.exec.histogram, { note: pathNote }),
+      hop('tick-to-trade: frame received -> first byte handed to socket.write', toWrite, { note: 'the first write inside each timed frame (exec write-start channel); its return is the row below' }),
       hop('tick-to-trade: frame received -> exec returned', probe.total.histogram, { compareTo: FLOOR, note }),
     ];
     if (mode === 'replace' && wire !== null) {
@@ -200,6 +216,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     }
     return { rows };
   } finally {
+    unsubscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
     unpin?.();
     await runtime.stop('bench done');
   }

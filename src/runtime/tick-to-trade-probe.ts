@@ -137,6 +137,11 @@ export class TickToTradeProbe {
     this.#frame = null;
   }
 
+  /** True while a book frame is being dispatched to strategies (between beginFrame and endFrame). */
+  get inFrame(): boolean {
+    return this.#frame !== null;
+  }
+
   /** Router: a strategy asked for an order. Only the first intent of a frame is timed. */
   onIntent(): void {
     if (this.#frame !== null && this.#intentNs === 0) this.#intentNs = nowNs();

@@ -65,6 +65,7 @@ describe('npm run sim', () => {
       keyId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       privateKeyPath: join(keysDir, 'demo-key.pem'),
       pid: expect.any(Number), // the node process; tsx may run it as a child of its own
+      fix: null, // no --fix: no FIX acceptor
     });
     expect(existsSync(ready.privateKeyPath as string)).toBe(true);
     expect(statSync(ready.privateKeyPath as string).mode & 0o077).toBe(0);
@@ -80,6 +81,24 @@ describe('npm run sim', () => {
     expect(second.ready.keyId).toBe(ready.keyId);
     second.child.kill('SIGINT');
     expect(await exitCode(second.child)).toBe(0);
+  });
+
+  it('with --fix the ready line names the FIX host and a port per session kind, and the port takes connections', async () => {
+    const run = await launch(['--port', '0', '--keys-dir', keysDir, '--fix']);
+    const fix = run.ready.fix as { host: string; tls: boolean; ports: Record<string, number> };
+    expect(fix.host).toBe('127.0.0.1');
+    expect(fix.tls).toBe(false);
+    for (const name of ['KalshiNR', 'KalshiRT', 'KalshiDC']) expect(fix.ports[name]).toBeGreaterThan(0);
+    const { connect } = await import('node:net');
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(fix.ports.KalshiNR, fix.host, () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', reject);
+    });
+    run.child.kill('SIGTERM');
+    expect(await exitCode(run.child)).toBe(0);
   });
 
   it('a bad argument exits 2 with a message', async () => {
