@@ -18,7 +18,7 @@ import type {
 } from './types.ts';
 import { EXCHANGE_INDEXES } from './types.ts';
 import { ERR_BAD_SUBACCOUNT, ERR_INSUFFICIENT_BALANCE, ERR_USER_NOT_FOUND, simError } from './errors.ts';
-import { tradeFee as tradeFeeImported } from './fees.ts';
+import { COMBO_QUOTER_RATE, FeeRole, tradeFee as tradeFeeImported } from './fees.ts';
 import type { EngineOrder } from './engine-order.ts';
 import type { MarketState } from './market-state.ts';
 import { INDEX_SLOTS as INDEX_SLOTS_IMPORTED, SUBACCOUNT_COUNT as SUBACCOUNT_COUNT_IMPORTED, UserState } from './user-state.ts';
@@ -152,15 +152,16 @@ export class Accounts {
 
   /**
    * Books one side of an execution on its owner: cash, position (netting YES against NO), fees,
-   * the order's cost fields, the fill record and its events. Returns the fee charged.
+   * the order's cost fields, the fill record and its events. Returns the fee charged. `feeRole`
+   * overrides which fee applies (the combo quote rule, fees.ts); is_taker stays the book role.
    */
-  applyFill(order: EngineOrder, trade: TradeRecord, tradePrice: number, quantity: number, isTaker: boolean, nowMs: number): number {
+  applyFill(order: EngineOrder, trade: TradeRecord, tradePrice: number, quantity: number, isTaker: boolean, nowMs: number, feeRole: FeeRole = FeeRole.BOOK): number {
     const market = order.market;
     const user = order.user;
     const event = market.event;
     const bid = order.sideCode === 0;
     const unit = bid ? tradePrice : PRICE_ONE - tradePrice; // what this side pays per contract
-    const rate = isTaker ? event.takerRate : event.makerRate;
+    const rate = feeRole === FeeRole.BOOK ? (isTaker ? event.takerRate : event.makerRate) : feeRole === FeeRole.TAKER ? event.takerRate : COMBO_QUOTER_RATE;
     const fee = rate === 0 ? 0 : tradeFee(rate, event.feeMultiplier, tradePrice as Price, quantity as Count, this.#roundFeesToCent);
     const position = user.position(market, order.subaccount, nowMs);
     const held = position.position as number;

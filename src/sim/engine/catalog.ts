@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { GridError, PRICE_INVALID, PriceGrid, isPriceLevelStructure, parsePrice } from '../../core/index.ts';
 import type { Price, PriceLevelStructure, PriceRangeText } from '../../core/index.ts';
-import type { Catalog, EventSpec, ExchangeIndex, FeeType, MarketSpec, MarketStatus, SeriesSpec, SettlementSource } from './types.ts';
+import type { Catalog, CollectionEventSpec, CollectionSpec, EventSpec, ExchangeIndex, FeeType, MarketSpec, MarketStatus, SeriesSpec, SettlementSource } from './types.ts';
 import { parseMultiplier } from './fees.ts';
 
 export class CatalogError extends Error {
@@ -255,7 +255,7 @@ export function parseCatalog(json: unknown, source = 'catalog'): Catalog {
   const problems: string[] = [];
   if (!isObject(json)) throw new CatalogError(source, ['$: expected an object {series, events, markets}']);
   for (const key of Object.keys(json)) {
-    if (key !== 'series' && key !== 'events' && key !== 'markets' && key !== '$comment') problems.push(`$.${key}: unknown key`);
+    if (key !== 'series' && key !== 'events' && key !== 'markets' && key !== 'collections' && key !== '$comment') problems.push(`$.${key}: unknown key`);
   }
   const series = arrayAt(problems, json, 'series').map((item, i) => readSeries(problems, `$.series[${i}]`, item));
   const seriesByTicker = new Map<string, SeriesSpec>();
@@ -276,8 +276,68 @@ export function parseCatalog(json: unknown, source = 'catalog'): Catalog {
     tickers.add(m.ticker);
   });
   if (markets.length === 0 && problems.length === 0) problems.push('$.markets: at least one market is required');
+  // Collections are optional (catalogs written before combo markets have none).
+  const collections = json.collections === undefined ? [] : arrayAt(problems, json, 'collections').map((item, i) => readCollection(problems, `$.collections[${i}]`, item, seriesByTicker, eventsByTicker));
+  const collectionTickers = new Set<string>();
+  collections.forEach((c, i) => {
+    if (collectionTickers.has(c.collectionTicker)) problems.push(`$.collections[${i}].collection_ticker: duplicate ${c.collectionTicker}`);
+    collectionTickers.add(c.collectionTicker);
+  });
   if (problems.length > 0) throw new CatalogError(source, problems);
-  return { series, events, markets };
+  return { series, events, markets, collections };
+}
+
+const COLLECTION_KEYS = ['collection_ticker', 'series_ticker', 'title', 'description', 'open_date', 'close_date', 'associated_events', 'is_ordered', 'size_min', 'size_max', 'functional_description'];
+const ASSOCIATED_EVENT_KEYS = ['ticker', 'is_yes_only', 'size_min', 'size_max'];
+
+/**
+ * A multivariate event collection: its combo markets belong to `series_ticker` (exchange index and
+ * fees come from it); legs come from the markets of `associated_events`.
+ */
+function readCollection(problems: string[], path: string, object: Obj, series: Map<string, SeriesSpec>, events: Map<string, EventSpec>): CollectionSpec {
+  const r = new Reader(problems, path, object, COLLECTION_KEYS);
+  const seriesTicker = r.ticker('series_ticker');
+  if (seriesTicker !== '' && !series.has(seriesTicker)) problems.push(`${path}.series_ticker: no series ${seriesTicker} in $.series`);
+  const associated: CollectionEventSpec[] = [];
+  const list = object.associated_events;
+  if (!Array.isArray(list) || list.length === 0) problems.push(`${path}.associated_events: expected a non-empty array`);
+  else {
+    list.forEach((item, i) => {
+      const itemPath = `${path}.associated_events[${i}]`;
+      if (!isObject(item)) {
+        problems.push(`${itemPath}: expected an object`);
+        return;
+      }
+      const e = new Reader(problems, itemPath, item, ASSOCIATED_EVENT_KEYS);
+      const ticker = e.ticker('ticker');
+      if (ticker !== '' && !events.has(ticker)) problems.push(`${itemPath}.ticker: no event ${ticker} in $.events`);
+      associated.push({
+        eventTicker: ticker,
+        isYesOnly: e.boolean('is_yes_only', false),
+        sizeMin: item.size_min === undefined || item.size_min === null ? null : e.integer('size_min', undefined, 0, 100),
+        sizeMax: item.size_max === undefined || item.size_max === null ? null : e.integer('size_max', undefined, 1, 100),
+      });
+    });
+  }
+  const sizeMin = r.integer('size_min', 2, 1, 100);
+  const sizeMax = r.integer('size_max', 10, 1, 100);
+  if (sizeMin > sizeMax) problems.push(`${path}.size_min: above size_max`);
+  const openMs = r.time('open_date') ?? 0;
+  const closeMs = r.time('close_date') ?? 0;
+  if (openMs > closeMs) problems.push(`${path}.close_date: before open_date`);
+  return {
+    collectionTicker: r.ticker('collection_ticker'),
+    seriesTicker,
+    title: r.string('title'),
+    description: r.string('description', ''),
+    openTimeMs: openMs,
+    closeTimeMs: closeMs,
+    associatedEvents: associated,
+    isOrdered: r.boolean('is_ordered', false),
+    sizeMin,
+    sizeMax,
+    functionalDescription: r.string('functional_description', ''),
+  };
 }
 
 const SERIES_KEYS = ['ticker', 'title', 'category', 'frequency', 'tags', 'settlement_sources', 'contract_url', 'contract_terms_url', 'fee_type', 'fee_multiplier', 'exchange_index'];

@@ -64,6 +64,8 @@ export class EngineOrder implements Order {
   declare userPrev: EngineOrder | null;
   declare userNext: EngineOrder | null;
   declare onUserList: boolean;
+  /** A quoter's RFQ execution order (the combo fee rule, matching.ts). */
+  declare quoteExecution: boolean;
 
   constructor(ids: IdSource, user: UserState, market: MarketState) {
     this.userId = user.userId;
@@ -108,6 +110,7 @@ export class EngineOrder implements Order {
     this.userPrev = null;
     this.userNext = null;
     this.onUserList = false;
+    this.quoteExecution = false;
   }
 
   get orderId(): string {

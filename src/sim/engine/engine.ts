@@ -24,6 +24,7 @@
 import type { Centicents, Count, PriceLevelStructure, PriceRangeText } from '../../core/index.ts';
 import { SeededRandom } from '../../core/index.ts';
 import type {
+  Collection, CollectionQuery, ComboResult, CreateQuoteParams, CreateRfqParams, MveLeg, Quote, QuoteQuery, QuoteSide, Rfq, RfqQuery,
   AddUserOptions, AmendOrderParams, AmendOrderResult, BalanceView, BatchCancelItem, CancelOrderResult, CreateOrderGroupParams,
   CreateOrderParams, CreateOrderResult, DecreaseOrderParams, DecreaseOrderResult, EngineListener, EventInfo, EventQuery, EventSpec,
   ExchangeStatusView, Fill, FillQuery, Market, MarketQuery, MarketSpec, MarketStatus, Order, OrderbookView, OrderGroup, OrderQuery,
@@ -38,6 +39,8 @@ import { Venue, type MarketMetadataPatch } from './venue.ts';
 import { OrderGroups } from './order-groups.ts';
 import { Matching } from './matching.ts';
 import { Queries } from './queries.ts';
+import { RfqBook } from './rfq-book.ts';
+import { Combos } from './combos.ts';
 
 export type { MarketMetadataPatch };
 
@@ -48,6 +51,14 @@ const DEFAULT_OPTIONS: SimEngineOptions = {
   orderGroupWindowMs: 15_000,
   tradeHistoryPerMarket: 1_000,
   maxOrderCount: 10_000_000_000 as Count, // 100 million contracts: price x count stays a safe integer
+  rfqConfirmWindowMs: 30_000,
+  rfqExecutionDelayMs: 0,
+  rfqRetentionMs: 7 * 24 * 3_600_000,
+  maxOpenRfqsPerUser: 100,
+  postOnlyCrossLimit: 3,
+  postOnlyCrossWindowMs: 10_000,
+  postOnlyCrossPenaltyMs: 30_000,
+  comboFreshRestMs: 5_000,
 };
 
 export class SimEngine {
@@ -57,6 +68,8 @@ export class SimEngine {
   readonly orderGroups: OrderGroups;
   readonly queries: Queries;
   readonly venue: Venue;
+  readonly rfqs: RfqBook;
+  readonly combos: Combos;
   readonly #events: EngineEvents;
 
   constructor(config: SimEngineConfig) {
@@ -66,6 +79,10 @@ export class SimEngine {
     const orderIds = new IdSource(random);
     const tradeIds = new IdSource(random);
     const groupIds = new IdSource(random);
+    // Drawn after the three above, so order, trade and group ids stay what they were for a seed.
+    const rfqIds = new IdSource(random);
+    const quoteIds = new IdSource(random);
+    const communicationsSalt = random.nextHex8() + random.nextHex8();
     const events = new EngineEvents();
     const accounts = new Accounts(now, options, events);
     const orders = new OrderStore(orderIds, accounts, events);
@@ -78,6 +95,8 @@ export class SimEngine {
     this.orderGroups = orderGroups;
     this.matching = new Matching(now, options, orderIds, venue, accounts, orders, orderGroups, events);
     this.queries = new Queries(now, venue, accounts, orders);
+    this.rfqs = new RfqBook(now, options, rfqIds, quoteIds, communicationsSalt, venue, accounts, this.matching, events);
+    this.combos = new Combos(now, config.catalog.collections ?? [], venue);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -302,5 +321,78 @@ export class SimEngine {
 
   setExchangeIndexStatus(exchangeIndex: number, status: { exchangeActive?: boolean; tradingActive?: boolean; intraExchangeTransfersActive?: boolean }): SimError | null {
     return this.venue.setExchangeIndexStatus(exchangeIndex, status);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // RFQs and quotes (rfq-book.ts).
+
+  communicationsId(userId: string): string {
+    return this.rfqs.communicationsId(userId);
+  }
+
+  createRfq(userId: string, params: CreateRfqParams): Rfq | SimError {
+    return this.rfqs.createRfq(userId, params);
+  }
+
+  getRfq(rfqId: string): Rfq | undefined {
+    return this.rfqs.getRfq(rfqId);
+  }
+
+  listRfqs(userId: string, lock: number | null, query: RfqQuery): Page<Rfq> | SimError {
+    return this.rfqs.listRfqs(userId, lock, query);
+  }
+
+  deleteRfq(userId: string, rfqId: string, lock: number | null): SimError | null {
+    return this.rfqs.deleteRfq(userId, rfqId, lock);
+  }
+
+  createQuote(userId: string, params: CreateQuoteParams): Quote | SimError {
+    return this.rfqs.createQuote(userId, params);
+  }
+
+  getQuote(userId: string, quoteId: string, rfqId: string | null, lock: number | null): Quote | SimError {
+    return this.rfqs.getQuote(userId, quoteId, rfqId, lock);
+  }
+
+  listQuotes(userId: string, lock: number | null, query: QuoteQuery): Page<Quote> | SimError {
+    return this.rfqs.listQuotes(userId, lock, query);
+  }
+
+  deleteQuote(userId: string, quoteId: string, rfqId: string | null, lock: number | null): SimError | null {
+    return this.rfqs.deleteQuote(userId, quoteId, rfqId, lock);
+  }
+
+  acceptQuote(userId: string, quoteId: string, rfqId: string | null, side: QuoteSide, lock: number | null): Quote | SimError {
+    return this.rfqs.acceptQuote(userId, quoteId, rfqId, side, lock);
+  }
+
+  confirmQuote(userId: string, quoteId: string, rfqId: string | null, lock: number | null): Quote | SimError {
+    return this.rfqs.confirmQuote(userId, quoteId, rfqId, lock);
+  }
+
+  /** A server roll: open (and cancelled) quotes are cleared, later requests for them are 404. */
+  rollQuotes(): number {
+    return this.rfqs.roll();
+  }
+
+  /** Runs due RFQ timers (confirm windows, delayed executions, retention); every RFQ call runs them too. */
+  runRfqTimers(): void {
+    this.rfqs.runDue();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Combo markets (combos.ts).
+
+  getCollection(collectionTicker: string): Collection | undefined {
+    return this.combos.collection(collectionTicker);
+  }
+
+  listCollections(query: CollectionQuery): Page<Collection> | SimError {
+    return this.combos.listCollections(query);
+  }
+
+  /** Creates (or resolves) the combo market of `legs` in a collection. */
+  createComboMarket(collectionTicker: string, legs: readonly MveLeg[]): ComboResult | SimError {
+    return this.combos.createMarket(collectionTicker, legs);
   }
 }

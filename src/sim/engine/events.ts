@@ -8,7 +8,7 @@
  */
 
 import type { Count, Price } from '../../core/index.ts';
-import type { EngineListener, MarketLifecycleType, OrderGroupEventType, Position, Trade, Fill, UpdateReason } from './types.ts';
+import type { EngineListener, MarketLifecycleType, OrderGroupEventType, Position, Quote, QuoteEvent, Rfq, RfqEvent, Trade, Fill, UpdateReason } from './types.ts';
 import type { EngineOrder } from './engine-order.ts';
 import type { EventState } from './event-state.ts';
 import type { MarketState } from './market-state.ts';
@@ -39,6 +39,8 @@ export class EngineEvents {
       onOrderGroup: listener.onOrderGroup?.bind(listener) ?? NOOP,
       onMarketLifecycle: listener.onMarketLifecycle?.bind(listener) ?? NOOP,
       onEventLifecycle: listener.onEventLifecycle?.bind(listener) ?? NOOP,
+      onRfq: listener.onRfq?.bind(listener) ?? NOOP,
+      onQuote: listener.onQuote?.bind(listener) ?? NOOP,
     };
     this.#listeners.push(full);
     return () => {
@@ -94,5 +96,17 @@ export class EngineEvents {
 
   eventLifecycle(event: EventState, tsMs: number): void {
     for (const listener of this.#listeners) listener.onEventLifecycle({ event, tsMs });
+  }
+
+  rfq(type: RfqEvent['type'], rfq: Rfq, tsMs: number): void {
+    if (this.#listeners.length === 0) return;
+    const event: RfqEvent = { type, rfq, tsMs };
+    for (const listener of this.#listeners) listener.onRfq(event);
+  }
+
+  quote(type: QuoteEvent['type'], quote: Quote, rfq: Rfq, tsMs: number): void {
+    if (this.#listeners.length === 0) return;
+    const event: QuoteEvent = { type, quote, rfq, tsMs };
+    for (const listener of this.#listeners) listener.onQuote(event);
   }
 }

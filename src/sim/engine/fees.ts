@@ -11,6 +11,23 @@ import type { Centicents, Count, Price } from '../../core/index.ts';
 // Rates as integers over RATE_SCALE: 0.07 = 700 / 10_000, 0.0175 = 175 / 10_000.
 export const TAKER_RATE = 700;
 export const MAKER_RATE = 175;
+/**
+ * Combo fee rule (interface-spec Limits): a quoter executing against an order that rested under
+ * five seconds pays the maker fee with multiplier 0.5 instead of 0.25, i.e. 0.07 x 0.5 = 0.035;
+ * the resting party pays the taker fee.
+ */
+export const COMBO_QUOTER_RATE = 350;
+
+/** Which fee one side of an execution pays (accounts.applyFill). */
+export const FeeRole = {
+  /** By its book role: taker rate when taking, maker rate (often 0) when resting. */
+  BOOK: 0,
+  /** The taker fee whatever its book role (the resting party of a combo quote execution). */
+  TAKER: 1,
+  /** The combo quoter's fee (COMBO_QUOTER_RATE). */
+  COMBO_QUOTER: 2,
+} as const;
+export type FeeRole = (typeof FeeRole)[keyof typeof FeeRole];
 
 
 /**

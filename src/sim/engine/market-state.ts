@@ -6,7 +6,7 @@
 
 import type { Centicents, Count, Price, PriceLevelStructure, PriceRangeText } from '../../core/index.ts';
 import { PriceGrid } from '../../core/index.ts';
-import type { ExchangeIndex, Market, MarketResult, MarketSpec, MarketStatus } from './types.ts';
+import type { ExchangeIndex, Market, MarketResult, MarketSpec, MarketStatus, MveLeg } from './types.ts';
 import { MatchingBook } from './matching-book.ts';
 import type { EventState } from './event-state.ts';
 import type { PositionRecord } from './user-state.ts';
@@ -41,6 +41,9 @@ export class MarketState implements Market {
   settledMs: number;
   determinationMs: number;
   closeTimeMs: number;
+  /** Combo markets: collection and legs (null otherwise). */
+  mveCollectionTicker: string | null;
+  mveSelectedLegs: readonly MveLeg[] | null;
   grid: PriceGrid;
   book: MatchingBook;
   event: EventState;
@@ -81,6 +84,8 @@ export class MarketState implements Market {
     this.settledMs = 0;
     this.determinationMs = 0;
     this.closeTimeMs = spec.closeTimeMs;
+    this.mveCollectionTicker = spec.mveCollectionTicker ?? null;
+    this.mveSelectedLegs = spec.mveSelectedLegs ?? null;
     this.grid = PriceGrid.forMarket(spec.priceLevelStructure, spec.priceRanges);
     this.book = new MatchingBook(this.grid);
     this.event = event;

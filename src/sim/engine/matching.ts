@@ -32,6 +32,7 @@ import type { UserState } from './user-state.ts';
 import type { OrderGroupState } from './order-group-state.ts';
 import type { IdSource } from './ids.ts';
 import { costOf as costOfImported } from './money.ts';
+import { FeeRole } from './fees.ts';
 import { validSubaccount as validSubaccountImported, type Accounts } from './accounts.ts';
 import type { OrderStore } from './order-store.ts';
 import type { OrderGroups } from './order-groups.ts';
@@ -50,6 +51,7 @@ export class Matching {
   readonly #orderIds: IdSource;
   readonly #postOnlyCrossReject400: boolean;
   readonly #maxOrderCount: number;
+  readonly #comboFreshRestMs: number;
   readonly #venue: Venue;
   readonly #accounts: Accounts;
   readonly #orders: OrderStore;
@@ -68,6 +70,7 @@ export class Matching {
     this.#orderIds = orderIds;
     this.#postOnlyCrossReject400 = options.postOnlyCrossReject400;
     this.#maxOrderCount = options.maxOrderCount;
+    this.#comboFreshRestMs = options.comboFreshRestMs;
     this.#venue = venue;
     this.#accounts = accounts;
     this.#orders = orders;
@@ -175,6 +178,7 @@ export class Matching {
     order.group = group;
     order.cancelOrderOnPause = params.cancelOrderOnPause === true;
     order.expirationTs = params.expirationTs ?? 0;
+    order.quoteExecution = params.quoteExecution === true;
     order.createdMs = nowMs;
     order.lastUpdateMs = nowMs;
     this.#orders.register(order);
@@ -294,7 +298,10 @@ export class Matching {
     const trade = this.#venue.recordTrade(market, tradePrice, quantity, taker.side, nowMs);
     events.trade(market, trade);
 
-    accounts.applyFill(maker, trade, tradePrice, quantity, false, nowMs);
+    // Combo fee rule (fees.ts): a quoter's execution order hitting an order that rested under five
+    // seconds on a combo market pays the combo maker fee; the resting party pays the taker fee.
+    const comboQuote = taker.quoteExecution && market.mveCollectionTicker !== null && nowMs - maker.createdMs < this.#comboFreshRestMs;
+    accounts.applyFill(maker, trade, tradePrice, quantity, false, nowMs, comboQuote ? FeeRole.TAKER : FeeRole.BOOK);
     events.userOrder(maker);
 
     taker.remainingCount = (taker.remainingCount - quantity) as Count;
@@ -302,7 +309,7 @@ export class Matching {
     taker.lastUpdateMs = nowMs;
     taker.lastUpdateReason = 'Trade';
     accounts.reserve(taker);
-    const takerFee = accounts.applyFill(taker, trade, tradePrice, quantity, true, nowMs);
+    const takerFee = accounts.applyFill(taker, trade, tradePrice, quantity, true, nowMs, comboQuote ? FeeRole.COMBO_QUOTER : FeeRole.BOOK);
     this.#matchedCount += quantity;
     this.#matchedPriceCount += tradePrice * quantity;
     this.#matchedFees += takerFee;

@@ -204,7 +204,8 @@ export class Queries {
       (query.eventTicker === undefined || query.eventTicker === null || query.eventTicker === '' || m.eventTicker === query.eventTicker) &&
       (query.seriesTicker === undefined || query.seriesTicker === null || query.seriesTicker === '' || m.event.spec.seriesTicker === query.seriesTicker) &&
       (tickers === null || tickers.includes(m.ticker)) &&
-      (query.status === undefined || query.status === null || marketFilterStatus(m.status) === query.status);
+      (query.status === undefined || query.status === null || marketFilterStatus(m.status) === query.status) &&
+      (query.mveFilter === undefined || query.mveFilter === null || (query.mveFilter === 'only') === (m.mveCollectionTicker !== null));
     return oldestFirst(this.#venue.marketList(), decodeCursor(query.cursor), limit, match, (m) => m.index);
   }
 
@@ -212,7 +213,12 @@ export class Queries {
     const limit = pageLimit(query.limit, 200, 200);
     if (limit === -1) return ERR_BAD_LIMIT;
     const tickers = query.eventTickers !== undefined && query.eventTickers !== null && query.eventTickers.length > 0 ? query.eventTickers : null;
+    // GET /events leaves combo events out; GET /events/multivariate lists only them.
+    const combos = query.multivariate === true;
+    const collection = query.collectionTicker ?? null;
     const match = (e: EventState): boolean =>
+      ((e.spec.mveCollectionTicker ?? null) !== null) === combos &&
+      (collection === null || e.spec.mveCollectionTicker === collection) &&
       (query.seriesTicker === undefined || query.seriesTicker === null || query.seriesTicker === '' || e.spec.seriesTicker === query.seriesTicker) &&
       (tickers === null || tickers.includes(e.eventTicker)) &&
       (query.status === undefined || query.status === null || eventFilterStatus(e) === query.status);

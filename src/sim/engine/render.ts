@@ -253,6 +253,10 @@ export function marketToJson(market: Market): Json {
   if (market.customStrike !== null) out.custom_strike = market.customStrike;
   if (market.settlementValue !== null) out.settlement_value_dollars = formatDollars(market.settlementValue);
   if (market.settledMs !== 0) out.settlement_ts = iso(market.settledMs);
+  if (market.mveCollectionTicker !== null) {
+    out.mve_collection_ticker = market.mveCollectionTicker;
+    out.mve_selected_legs = (market.mveSelectedLegs ?? []).map((leg) => ({ event_ticker: leg.eventTicker, market_ticker: leg.marketTicker, side: leg.side }));
+  }
   return out;
 }
 

@@ -25,7 +25,16 @@ export type SimErrorCode =
   | 'exchange_paused'
   | 'trading_paused'
   | 'user_not_found'
-  | 'forbidden';
+  | 'forbidden'
+  // RFQs and quotes (communications.ts routes; the exchange publishes no list, rest.md §2 gap)
+  | 'quote_expired'
+  | 'invalid_quote_status'
+  | 'too_many_open_rfqs'
+  | 'too_many_requests'
+  // Combo market creation (interface-spec Errors 3)
+  | 'conflicting_leg_outcomes'
+  | 'duplicated_legs'
+  | 'invalid_market_combination';
 
 /** An expected failure: the REST status and error body the exchange would send. */
 export interface SimError {
@@ -96,6 +105,8 @@ export interface SeriesSpec {
 }
 
 export interface EventSpec {
+  /** Combo events only: the collection that created it (absent or null otherwise). */
+  mveCollectionTicker?: string | null;
   eventTicker: string;
   seriesTicker: string;
   title: string;
@@ -139,12 +150,50 @@ export interface MarketSpec {
   customStrike: Record<string, unknown> | null;
   /** Fair value the activity generator starts from (YES price). */
   initialFairPrice: Price;
+  /** Combo markets only: the collection that created it and its legs (absent or null otherwise). */
+  mveCollectionTicker?: string | null;
+  mveSelectedLegs?: readonly MveLeg[] | null;
+}
+
+/** One leg of a combo market (the wire's TickerPair / MveSelectedLeg). */
+export interface MveLeg {
+  readonly eventTicker: string;
+  readonly marketTicker: string;
+  readonly side: 'yes' | 'no';
+}
+
+/** An event of a multivariate event collection, with its own leg rules (the wire's AssociatedEvent). */
+export interface CollectionEventSpec {
+  eventTicker: string;
+  isYesOnly: boolean;
+  /** Markets of this event a combo may use, inclusive; null = no limit. */
+  sizeMin: number | null;
+  sizeMax: number | null;
+}
+
+/** A multivariate (combo) event collection (config/markets.json `collections`). */
+export interface CollectionSpec {
+  collectionTicker: string;
+  /** Series of the combo events and markets it creates (their exchange_index and fees). */
+  seriesTicker: string;
+  title: string;
+  description: string;
+  openTimeMs: number;
+  closeTimeMs: number;
+  associatedEvents: CollectionEventSpec[];
+  isOrdered: boolean;
+  /** Legs per combo, inclusive. */
+  sizeMin: number;
+  sizeMax: number;
+  functionalDescription: string;
 }
 
 export interface Catalog {
   series: SeriesSpec[];
   events: EventSpec[];
   markets: MarketSpec[];
+  /** Multivariate event collections; absent = none. */
+  collections?: CollectionSpec[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,6 +229,9 @@ export interface Market {
   readonly settledMs: number;
   readonly determinationMs: number;
   readonly closeTimeMs: number;
+  /** Combo markets: the collection and legs; null for every other market. */
+  readonly mveCollectionTicker: string | null;
+  readonly mveSelectedLegs: readonly MveLeg[] | null;
   /** Best YES bid / YES ask (= 1 - best NO bid); 0 when that side is empty. */
   bestBid(): Price;
   bestAsk(): Price;
@@ -358,6 +410,11 @@ export interface CreateOrderParams {
   orderGroupId?: string | null;
   /** undefined / null / -1 = route by ticker; else must equal the market's index. */
   exchangeIndex?: number | null;
+  /**
+   * Engine-internal, set only by the RFQ part: the order is a quoter's execution order (the combo
+   * fee rule looks at it). Order entry from the servers never sets it.
+   */
+  quoteExecution?: boolean;
 }
 
 export interface CreateOrderResult {
@@ -500,9 +557,15 @@ export interface MarketQuery extends PageQuery {
   tickers?: string[] | null;
   /** Filter values (differ from object statuses): unopened | open | paused | closed | settled. */
   status?: 'unopened' | 'open' | 'paused' | 'closed' | 'settled' | null;
+  /** only: combo markets only; exclude: no combo markets; absent: both (rest.md §5). */
+  mveFilter?: 'only' | 'exclude' | null;
 }
 
 export interface EventQuery extends PageQuery {
+  /** true: combo events only (GET /events/multivariate); false or absent: combo events excluded (GET /events). */
+  multivariate?: boolean | null;
+  /** Combo events of this collection (with multivariate). */
+  collectionTicker?: string | null;
   seriesTicker?: string | null;
   eventTickers?: string[] | null;
   status?: 'unopened' | 'open' | 'closed' | 'settled' | null;
@@ -566,6 +629,158 @@ export interface ExchangeStatusView {
 }
 
 // ---------------------------------------------------------------------------------------------
+// RFQs and quotes (interface-spec communications; rfq-book.ts owns their state).
+
+export type RfqStatus = 'open' | 'closed';
+/** Only accepted, confirmed and executed are durable (a roll or restart clears the others). */
+export type QuoteStatus = 'open' | 'cancelled' | 'accepted' | 'confirmed' | 'executed';
+export type QuoteSide = 'yes' | 'no';
+
+export interface Rfq {
+  readonly rfqId: string;
+  readonly userId: string;
+  /** The creator's public communications id. */
+  readonly creatorId: string;
+  readonly subaccount: number;
+  readonly marketTicker: string;
+  readonly eventTicker: string;
+  /** Contracts requested; 0 for an RFQ sized by target cost. */
+  readonly contracts: Count;
+  /** Dollars to spend (centicents), or null when sized in contracts. */
+  readonly targetCost: Centicents | null;
+  readonly restRemainder: boolean;
+  readonly status: RfqStatus;
+  readonly createdMs: number;
+  readonly updatedMs: number;
+  /** 0 while open. */
+  readonly closedMs: number;
+  readonly cancellationReason: string;
+  readonly mveCollectionTicker: string | null;
+  readonly mveSelectedLegs: readonly MveLeg[] | null;
+}
+
+export interface Quote {
+  readonly quoteId: string;
+  readonly rfqId: string;
+  readonly userId: string;
+  /** The quoter's public communications id. */
+  readonly creatorId: string;
+  readonly subaccount: number;
+  readonly rfqUserId: string;
+  readonly rfqCreatorId: string;
+  readonly rfqSubaccount: number;
+  readonly marketTicker: string;
+  readonly eventTicker: string;
+  /** YES and NO bids of the maker; 0 = that side declined. */
+  readonly yesBid: Price;
+  readonly noBid: Price;
+  /** Contracts of the quote: the RFQ's, or for an RFQ sized by cost the larger side's. */
+  readonly contracts: Count;
+  /** Contracts the requester gets accepting yes / no (0 where declined). */
+  readonly yesContracts: Count;
+  readonly noContracts: Count;
+  readonly rfqTargetCost: Centicents | null;
+  readonly restRemainder: boolean;
+  readonly postOnly: boolean;
+  readonly status: QuoteStatus;
+  /** The side the RFQ creator takes; null until accepted. */
+  readonly acceptedSide: QuoteSide | null;
+  readonly createdMs: number;
+  readonly updatedMs: number;
+  readonly acceptedMs: number;
+  readonly confirmedMs: number;
+  readonly executedMs: number;
+  readonly cancelledMs: number;
+  readonly cancellationReason: string;
+  /** Orders of the execution ('' before it). */
+  readonly creatorOrderId: string;
+  readonly creatorClientOrderId: string;
+  readonly rfqCreatorOrderId: string;
+  readonly rfqCreatorClientOrderId: string;
+}
+
+export interface RfqEvent {
+  readonly type: 'rfq_created' | 'rfq_deleted';
+  readonly rfq: Rfq;
+  readonly tsMs: number;
+}
+
+export interface QuoteEvent {
+  readonly type: 'quote_created' | 'quote_accepted' | 'quote_executed';
+  readonly quote: Quote;
+  readonly rfq: Rfq;
+  readonly tsMs: number;
+}
+
+export interface CreateRfqParams {
+  marketTicker: string;
+  /** Exactly one of contracts and targetCost. */
+  contracts?: Count | null;
+  targetCost?: Centicents | null;
+  restRemainder: boolean;
+  replaceExisting?: boolean;
+  subaccount?: number;
+}
+
+export interface CreateQuoteParams {
+  rfqId: string;
+  yesBid: Price;
+  noBid: Price;
+  restRemainder: boolean;
+  postOnly?: boolean;
+  subaccount?: number;
+}
+
+export interface RfqQuery extends PageQuery {
+  eventTicker?: string | null;
+  marketTicker?: string | null;
+  /** The caller's own RFQs on this subaccount. */
+  subaccount?: number | null;
+  status?: string | null;
+  creatorUserId?: string | null;
+  /** user_filter=self: only the caller's RFQs. */
+  self?: boolean;
+}
+
+export interface QuoteQuery extends PageQuery {
+  /** Unix seconds, bounds on the last update. */
+  minTs?: number | null;
+  maxTs?: number | null;
+  status?: string | null;
+  quoteCreatorUserId?: string | null;
+  rfqCreatorUserId?: string | null;
+  rfqId?: string | null;
+  /** user_filter=self: quotes the caller created. */
+  self?: boolean;
+  /** rfq_user_filter=self: quotes on the caller's RFQs. */
+  rfqSelf?: boolean;
+  /** A restricted key's subaccount: only quotes where the caller's side is on it. */
+  subaccount?: number | null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Combo (multivariate) markets (combos.ts).
+
+export interface Collection {
+  readonly spec: CollectionSpec;
+  /** Inherited from the collection's series. */
+  readonly exchangeIndex: ExchangeIndex;
+}
+
+export interface CollectionQuery extends PageQuery {
+  status?: 'unopened' | 'open' | 'closed' | null;
+  associatedEventTicker?: string | null;
+  seriesTicker?: string | null;
+}
+
+export interface ComboResult {
+  readonly market: Market;
+  readonly event: EventInfo;
+  /** False when the legs resolved to a market created earlier. */
+  readonly created: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Listener: called synchronously, in causal order. Arguments are live records: copy what you keep.
 
 export interface EngineListener {
@@ -581,6 +796,10 @@ export interface EngineListener {
   onOrderGroup(userId: string, event: OrderGroupEvent): void;
   onMarketLifecycle(event: MarketLifecycleEvent): void;
   onEventLifecycle(event: EventLifecycleEvent): void;
+  /** An RFQ was created or closed (broadcast to every communications subscriber). */
+  onRfq(event: RfqEvent): void;
+  /** A quote was created, accepted or executed (sent to its two parties only). */
+  onQuote(event: QuoteEvent): void;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -599,6 +818,21 @@ export interface SimEngineOptions {
   tradeHistoryPerMarket: number;
   /** Largest order count accepted (Count units). */
   maxOrderCount: Count;
+  /** Accepted quote not confirmed within this many ms is voided (fix.md §7: 30 s). */
+  rfqConfirmWindowMs: number;
+  /** Delay between confirm and execution, ms (docs: "after the execution timeout"; value not published, 0 = at confirm). */
+  rfqExecutionDelayMs: number;
+  /** Closed RFQs and cancelled quotes are kept this long after their last update (interface-spec Limits: 7 days). */
+  rfqRetentionMs: number;
+  /** Open RFQs per user (OpenAPI CreateRFQ: 100). */
+  maxOpenRfqsPerUser: number;
+  /** Post-only quotes crossing the book this many times within the window rate-limit the quoter (values ours). */
+  postOnlyCrossLimit: number;
+  postOnlyCrossWindowMs: number;
+  /** How long such a quoter is refused (429). */
+  postOnlyCrossPenaltyMs: number;
+  /** Combo fee rule: a quoter executing against an order that rested under this many ms (5 s) swaps fee roles. */
+  comboFreshRestMs: number;
 }
 
 export interface SimEngineConfig {

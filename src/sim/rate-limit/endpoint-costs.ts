@@ -35,6 +35,12 @@ export const NON_DEFAULT_COSTS: readonly EndpointCost[] = [
   { method: 'DELETE', path: '/portfolio/orders/{order_id}', cost: 20, perItem: false },
   { method: 'DELETE', path: '/portfolio/orders/batched', cost: 20, perItem: true },
   { method: 'POST', path: '/account/api_usage_level/upgrade', cost: 30, perItem: false },
+  // Quote create, quote delete, get quote by id: 2 (interface-spec Limits), scoped and deprecated forms.
+  { method: 'POST', path: '/communications/quotes', cost: 2, perItem: false },
+  { method: 'DELETE', path: '/communications/rfqs/{rfq_id}/quotes/{quote_id}', cost: 2, perItem: false },
+  { method: 'DELETE', path: '/communications/quotes/{quote_id}', cost: 2, perItem: false },
+  { method: 'GET', path: '/communications/rfqs/{rfq_id}/quotes/{quote_id}', cost: 2, perItem: false },
+  { method: 'GET', path: '/communications/quotes/{quote_id}', cost: 2, perItem: false },
 ];
 
 const costIndex = new Map<string, EndpointCost>();
@@ -47,8 +53,9 @@ export function costOf(method: string, pathTemplate: string): { cost: number; pe
 }
 
 /**
- * Write bucket: order placement, amends, cancels, order groups (rest.md §9). Everything else
- * (every GET and anything not routed elsewhere) reads.
+ * Write bucket: order placement, amends, cancels, order groups, the RFQ quote flow (rest.md §9:
+ * every non-GET /communications route) and combo market creation (docs silent; a trade-scoped
+ * write, so ours). Everything else (every GET and anything not routed elsewhere) reads.
  */
 export function bucketOf(method: string, pathTemplate: string): BucketKind {
   if (method === 'GET') return 'read';
@@ -56,5 +63,7 @@ export function bucketOf(method: string, pathTemplate: string): BucketKind {
   if (pathTemplate.startsWith('/portfolio/orders')) return 'write';
   if (pathTemplate.startsWith('/portfolio/order_groups')) return 'write';
   if (pathTemplate === '/account/api_usage_level/upgrade') return 'write';
+  if (pathTemplate.startsWith('/communications/')) return 'write';
+  if (pathTemplate.startsWith('/multivariate_event_collections/')) return 'write';
   return 'read';
 }

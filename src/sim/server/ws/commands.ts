@@ -170,6 +170,7 @@ export class CommandHandler {
     const hasIds = params.market_id !== undefined || params.market_ids !== undefined;
     if (hasIds && (tickers !== null || channels.some((c) => c !== 'ticker'))) throw new CommandError(WsError.INVALID_PARAMETER);
     if (channels.includes('orderbook_delta') && (tickers === null || tickers.length === 0)) throw new CommandError(WsError.MARKET_TICKER_REQUIRED);
+    const communications = channels.includes('communications') ? communicationsParams(params) : { self: false, shardFactor: 0, shardKey: 0 };
     const useYesPrice = optionalBoolean(params.use_yes_price);
     const skipTickerAck = optionalBoolean(params.skip_ticker_ack);
     const sendInitialSnapshot = optionalBoolean(params.send_initial_snapshot);
@@ -198,7 +199,10 @@ export class CommandHandler {
     for (const channel of channels) {
       // Each subscription owns its filter; the last one takes `markets` itself (one copy fewer).
       const filter = MARKET_FILTERED_CHANNELS.has(channel) && markets !== null ? (--filtersLeft === 0 ? markets : new Set(markets)) : null;
-      const sub = new Subscription(session.nextSid++, channel, session, filter, useYesPrice, skipTickerAck);
+      const sub =
+        channel === 'communications'
+          ? new Subscription(session.nextSid++, channel, session, filter, useYesPrice, skipTickerAck, communications.self, communications.shardFactor, communications.shardKey)
+          : new Subscription(session.nextSid++, channel, session, filter, useYesPrice, skipTickerAck);
       session.subscriptions.set(sub.sid, sub);
       if (filter !== null) {
         session.coverage(channel).add(filter);
@@ -312,6 +316,28 @@ export class CommandHandler {
 function requireParams(params: unknown): Params {
   if (params === undefined || params === null) throw new CommandError(WsError.PARAMS_REQUIRED);
   return params as Params;
+}
+
+/**
+ * communications parameters (websocket.md §3.2, §4): user_filter "self" (empty or absent: all
+ * RFQs; anything else 11); shard_factor 1..100 (<= 0: 19, > 100: 22), shard_key with it only (20),
+ * 0 <= key < factor (21). Non-integers are 11.
+ */
+function communicationsParams(params: Params): { self: boolean; shardFactor: number; shardKey: number } {
+  const filter = params.user_filter;
+  if (filter !== undefined && filter !== null && filter !== '' && filter !== 'self') throw new CommandError(WsError.INVALID_PARAMETER);
+  const factor = params.shard_factor;
+  const key = params.shard_key;
+  const hasFactor = factor !== undefined && factor !== null;
+  const hasKey = key !== undefined && key !== null;
+  if (hasFactor && (typeof factor !== 'number' || !Number.isSafeInteger(factor))) throw new CommandError(WsError.INVALID_PARAMETER);
+  if (hasKey && (typeof key !== 'number' || !Number.isSafeInteger(key))) throw new CommandError(WsError.INVALID_PARAMETER);
+  if (hasKey && !hasFactor) throw new CommandError(WsError.SHARD_FACTOR_REQUIRED);
+  if (hasFactor && (factor as number) <= 0) throw new CommandError(WsError.SHARD_FACTOR_POSITIVE);
+  if (hasFactor && (factor as number) > 100) throw new CommandError(WsError.SHARD_FACTOR_MAX);
+  const shardKey = hasKey ? (key as number) : 0;
+  if (hasFactor && (shardKey < 0 || shardKey >= (factor as number))) throw new CommandError(WsError.SHARD_KEY_RANGE);
+  return { self: filter === 'self', shardFactor: hasFactor ? (factor as number) : 0, shardKey };
 }
 
 function optionalBoolean(value: unknown): boolean {

@@ -21,6 +21,11 @@ import {
   marketLifecycleToWsMsg,
   orderGroupEventToWsMsg,
   positionToWsMsg,
+  quoteAcceptedToWsMsg,
+  quoteCreatedToWsMsg,
+  quoteExecutedToWsMsg,
+  rfqCreatedToWsMsg,
+  rfqDeletedToWsMsg,
   tickerToWsMsg,
   tradeToWsMsg,
   userOrderToWsMsg,
@@ -32,6 +37,8 @@ import {
   type Order,
   type OrderGroupEvent,
   type Position,
+  type QuoteEvent,
+  type RfqEvent,
   type SimEngine,
   type Trade,
   type UpdateReason,
@@ -96,6 +103,8 @@ export class WsHub implements EngineListener, WsFaultActuator {
   readonly #tickerState = new Map<string, TickerState>();
   readonly #trade: Subscription[] = [];
   readonly #lifecycle: Subscription[] = [];
+  /** multivariate_market_lifecycle: combo markets and their events only (websocket.md §6.9). */
+  readonly #mveLifecycle: Subscription[] = [];
   readonly #private = new Map<Channel, Map<string, Subscription[]>>();
   readonly #dirty: WsSession[] = [];
   #flushScheduled = false;
@@ -139,6 +148,9 @@ export class WsHub implements EngineListener, WsFaultActuator {
       case 'market_lifecycle_v2':
         this.#lifecycle.push(sub);
         return;
+      case 'multivariate_market_lifecycle':
+        this.#mveLifecycle.push(sub);
+        return;
       case 'fill':
       case 'user_orders':
       case 'market_positions':
@@ -147,7 +159,7 @@ export class WsHub implements EngineListener, WsFaultActuator {
         addTo(this.#private.get(sub.channel)!, sub.session.userId, sub);
         return;
       default:
-        return; // channels the sim accepts but never feeds (vendor prices, combo lifecycle)
+        return; // channels the sim accepts but never feeds (vendor prices)
     }
   }
 
@@ -171,6 +183,9 @@ export class WsHub implements EngineListener, WsFaultActuator {
         return;
       case 'market_lifecycle_v2':
         removeFromList(this.#lifecycle, sub);
+        return;
+      case 'multivariate_market_lifecycle':
+        removeFromList(this.#mveLifecycle, sub);
         return;
       case 'fill':
       case 'user_orders':
@@ -501,19 +516,84 @@ export class WsHub implements EngineListener, WsFaultActuator {
     }
   }
 
+  /** Combo markets go to multivariate_market_lifecycle only, every other market to market_lifecycle_v2 (websocket.md §6.8-6.9). */
   onMarketLifecycle(event: MarketLifecycleEvent): void {
     if (event.eventType === 'created') this.#indexCreated(event.market.ticker);
-    const subs = this.#lifecycle;
+    const combo = event.market.mveCollectionTicker !== null;
+    const subs = combo ? this.#mveLifecycle : this.#lifecycle;
     if (subs.length === 0) return;
+    const type = combo ? 'multivariate_market_lifecycle' : 'market_lifecycle_v2';
     const msg = JSON.stringify(marketLifecycleToWsMsg(event));
-    for (const sub of this.#iterable(subs)) if (sub.alive) this.#deliver(sub, 'market_lifecycle_v2', msg, event.market.ticker, false);
+    for (const sub of this.#iterable(subs)) if (sub.alive) this.#deliver(sub, type, msg, event.market.ticker, false);
   }
 
   onEventLifecycle(event: EventLifecycleEvent): void {
-    const subs = this.#lifecycle;
+    const subs = (event.event.spec.mveCollectionTicker ?? null) !== null ? this.#mveLifecycle : this.#lifecycle;
     if (subs.length === 0) return;
     const msg = JSON.stringify(eventLifecycleToWsMsg(event));
     for (const sub of this.#iterable(subs)) if (sub.alive) this.#deliver(sub, 'event_lifecycle', msg, '', false);
+  }
+
+  /**
+   * RFQs go to every communications subscription (websocket.md §6.11: "every RFQ is broadcast
+   * publicly"), except those with user_filter "self" (the creator's own only) and those whose
+   * shard is another.
+   */
+  onRfq(event: RfqEvent): void {
+    const rfq = event.rfq;
+    const channelSubs = this.#private.get('communications')!;
+    if (channelSubs.size === 0) return;
+    const msg = JSON.stringify(event.type === 'rfq_created' ? rfqCreatedToWsMsg(rfq) : rfqDeletedToWsMsg(rfq));
+    const shardHash = shardHashOf(rfq.rfqId);
+    for (const [userId, subs] of channelSubs) {
+      for (const sub of this.#iterable(subs)) {
+        if (!sub.alive || !inShard(sub, shardHash)) continue;
+        if (sub.userFilterSelf) {
+          const lock = sub.session.key.subaccount;
+          if (userId !== rfq.userId || (lock !== null && lock !== rfq.subaccount)) continue;
+        }
+        this.#deliver(sub, event.type, msg, rfq.marketTicker, false);
+      }
+    }
+  }
+
+  /**
+   * Quote messages go to the quote creator and the RFQ creator only, each rendered with its own
+   * side's subaccount (never the counterparty's) and, on quote_executed, its own order ids. A
+   * restricted key's session hears only what happens on its subaccount.
+   */
+  onQuote(event: QuoteEvent): void {
+    const quote = event.quote;
+    const channelSubs = this.#private.get('communications')!;
+    if (channelSubs.size === 0) return;
+    const shardHash = shardHashOf(quote.rfqId);
+    this.#quoteTo(channelSubs.get(quote.userId), event, true, quote.subaccount, shardHash);
+    this.#quoteTo(channelSubs.get(quote.rfqUserId), event, false, quote.rfqSubaccount, shardHash);
+  }
+
+  #quoteTo(subs: Subscription[] | undefined, event: QuoteEvent, quoteCreator: boolean, subaccount: number, shardHash: number): void {
+    if (subs === undefined) return;
+    const quote = event.quote;
+    const texts: Array<string | null> = [null, null]; // without / with `subaccount`
+    for (const sub of this.#iterable(subs)) {
+      if (!sub.alive || !inShard(sub, shardHash)) continue;
+      const lock = sub.session.key.subaccount;
+      if (lock !== null && lock !== subaccount) continue;
+      // "subaccount" appears when the recipient's side used one: a restricted key or a non-primary subaccount.
+      const shown = lock !== null || subaccount !== 0 ? 1 : 0;
+      let msg = texts[shown];
+      if (msg === null) {
+        const value = shown === 1 ? subaccount : null;
+        const json =
+          event.type === 'quote_created'
+            ? quoteCreatedToWsMsg(quote, value)
+            : event.type === 'quote_accepted'
+              ? quoteAcceptedToWsMsg(quote, value)
+              : quoteExecutedToWsMsg(quote, quoteCreator, value);
+        msg = texts[shown] = JSON.stringify(json);
+      }
+      this.#deliver(sub, event.type, msg, quote.marketTicker, false);
+    }
   }
 
   /** A market was created: subscriptions that named it while it was unknown start receiving it. */
@@ -569,4 +649,18 @@ export class WsHub implements EngineListener, WsFaultActuator {
     const subs = this.#ticker.get(market.ticker);
     if (subs !== undefined) for (const sub of this.#iterable(subs)) if (sub.alive) this.#deliver(sub, 'ticker', msg, market.ticker, false);
   }
+}
+
+/** FNV-1a of an RFQ id: which communications shard its messages belong to. */
+function shardHashOf(rfqId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < rfqId.length; i++) {
+    hash ^= rfqId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash;
+}
+
+function inShard(sub: Subscription, shardHash: number): boolean {
+  return sub.shardFactor === 0 || shardHash % sub.shardFactor === sub.shardKey;
 }

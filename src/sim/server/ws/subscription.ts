@@ -33,8 +33,13 @@ export class Subscription {
   alive: boolean;
   /** A fully enveloped message a reorder fault delays past the next one. */
   heldMessage: string | null;
+  /** communications: user_filter "self" (only the session user's RFQs). */
+  userFilterSelf: boolean;
+  /** communications: shard_factor (0 = no sharding) and shard_key; an RFQ's messages go to shard hash(rfq id) % factor. */
+  shardFactor: number;
+  shardKey: number;
 
-  constructor(sid: number, channel: Channel, session: WsSession, markets: Set<string> | null, useYesPrice: boolean, skipTickerAck: boolean) {
+  constructor(sid: number, channel: Channel, session: WsSession, markets: Set<string> | null, useYesPrice: boolean, skipTickerAck: boolean, userFilterSelf = false, shardFactor = 0, shardKey = 0) {
     this.sid = sid;
     this.channel = channel;
     this.session = session;
@@ -46,6 +51,9 @@ export class Subscription {
     this.skipTickerAck = skipTickerAck;
     this.alive = true;
     this.heldMessage = null;
+    this.userFilterSelf = userFilterSelf;
+    this.shardFactor = shardFactor;
+    this.shardKey = shardKey;
   }
 
   covers(ticker: string): boolean {

@@ -4,9 +4,11 @@
 
 import type { RouteDef } from '../route.ts';
 import { CANDLESTICK_ROUTES } from './candlesticks.ts';
+import { COMMUNICATIONS_ROUTES } from './communications.ts';
 import { EXCHANGE_ACCOUNT_ROUTES } from './exchange-account.ts';
 import { HISTORICAL_ROUTES } from './historical.ts';
 import { MARKET_DATA_ROUTES } from './market-data.ts';
+import { MULTIVARIATE_ROUTES } from './multivariate.ts';
 import { ORDER_GROUP_ROUTES } from './order-groups.ts';
 import { ORDER_ROUTES } from './orders.ts';
 import { PORTFOLIO_ROUTES } from './portfolio.ts';
@@ -19,4 +21,6 @@ export const ALL_ROUTES: readonly RouteDef[] = [
   ...ORDER_ROUTES,
   ...PORTFOLIO_ROUTES,
   ...ORDER_GROUP_ROUTES,
+  ...COMMUNICATIONS_ROUTES,
+  ...MULTIVARIATE_ROUTES,
 ];

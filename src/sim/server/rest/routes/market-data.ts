@@ -2,7 +2,8 @@
  * Market data routes (spec/rest.md §5, §8): markets, one market, order books (signed), trades,
  * events and series. Query validation follows rest.md: limits above the maximum are a 400 {"msg"}
  * (never clamped), a garbage cursor is the engine's business (silent 200). Timestamp filters of
- * GET /markets other than status are accepted and ignored (README). This file only decodes queries
+ * GET /markets other than status and mve_filter are accepted and ignored (README); GET /events leaves
+ * combo events out (they are listed by GET /events/multivariate, routes/multivariate.ts). This file only decodes queries
  * and wraps engine renderings; it never touches books.
  */
 
@@ -30,6 +31,7 @@ function getMarkets(ctx: RestContext): RestReply {
     seriesTicker: q.string('series_ticker'),
     tickers: q.list('tickers'),
     status: q.oneOf('status', MARKET_STATUS_FILTERS),
+    mveFilter: q.oneOf('mve_filter', ['only', 'exclude'] as const),
   });
   if (isSimError(page)) return simErrorReply(page);
   return jsonReply(200, { markets: page.items.map(marketToJson), cursor: page.cursor });
