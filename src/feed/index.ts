@@ -35,3 +35,4 @@ export {
   type MarketLifecycleEventType,
 } from './decoders/lifecycle.ts';
 export { ControlRecord, type SubscriptionListing } from './decoders/control.ts';
+export { FixMarketData, FIX_SID_BASE, type FixMarketDataListener, type FixMarketDataOptions, type FixMarketDataStats } from './fix/index.ts';

@@ -49,6 +49,9 @@ export interface FixVenueConfig {
   tls: boolean;
   heartbeatIntervalS: number;
   cancelOrdersOnDisconnect: boolean;
+  /** KalshiMD (feed.source "fix"): the market-data host and port; null in embedded mode. */
+  marketDataHost: string | null;
+  marketDataPort: number | null;
 }
 
 export interface SimConfig {
@@ -129,6 +132,8 @@ export interface ProcessConfig {
 }
 
 export interface FeedConfig {
+  /** Order books and security status from the WebSocket or from FIX KalshiMD. */
+  source: 'websocket' | 'fix';
   staleBookMs: number;
   reconnectBackoffMinMs: number;
   reconnectBackoffMaxMs: number;
@@ -463,6 +468,11 @@ function checkAcrossKeys(data: Record<string, unknown>, issues: ConfigIssue[]): 
   if (usesFix && isObject(venue) && venue.mode === 'remote' && isObject(venue.fix)) {
     for (const key of ['host', 'port']) {
       if (venue.fix[key] === null) issues.push(issue('INCONSISTENT_VALUES', `/venue/fix/${key}`, 'required when /venue/mode is "remote" and a strategy has route "fix"'));
+    }
+  }
+  if (isObject(feed) && feed.source === 'fix' && isObject(venue) && venue.mode === 'remote' && isObject(venue.fix)) {
+    for (const key of ['marketDataHost', 'marketDataPort']) {
+      if (venue.fix[key] === null) issues.push(issue('INCONSISTENT_VALUES', `/venue/fix/${key}`, 'required when /venue/mode is "remote" and /feed/source is "fix"'));
     }
   }
   if (Array.isArray(data.strategies)) {

@@ -20,7 +20,7 @@ import { dirname, join } from 'node:path';
 import { createIntent, IntentKind, systemClock } from '../core/index.ts';
 import type { Clock, Count } from '../core/index.ts';
 import { Channel } from '../feed/index.ts';
-import type { Feed } from '../feed/index.ts';
+import type { Feed, FixMarketData } from '../feed/index.ts';
 import type { OrderBook } from '../book/index.ts';
 import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
 import { recover } from '../oms/index.ts';
@@ -51,6 +51,8 @@ export interface VenueEndpoint {
   privateKey: KeyObject;
   /** The FIX order-entry session (host, port, TLS), or null when no strategy uses the FIX route. */
   fix?: { host: string; port: number; tls: boolean } | null;
+  /** The FIX market-data session KalshiMD (config feed.source "fix"), or null: books from the WebSocket. */
+  marketData?: { host: string; port: number; tls: boolean } | null;
 }
 
 export interface RuntimeOptions {
@@ -151,6 +153,8 @@ export class Runtime {
   readonly rest: RestOrderEntry;
   /** The FIX order-entry route (strategies with route "fix"), null when none uses it. */
   readonly fix: FixOrderEntry | null;
+  /** The FIX market-data source (feed.source "fix"), null when books come from the WebSocket. */
+  readonly marketData: FixMarketData | null;
   /** Reads, order groups and balances off the hot path (its own undici pool, signed by the route's presigner). */
   readonly account: AccountClient;
   readonly oms: Oms;
@@ -238,6 +242,16 @@ export class Runtime {
       moreRoutes: this.fix === null ? [] : [{ name: 'fix', entry: this.fix }],
       reads: this.account,
       feed: { url: venue.wsUrl, auth: { keyId: venue.keyId, privateKey: venue.privateKey } },
+      marketData: config.feed.source === 'fix' && venue.marketData !== undefined && venue.marketData !== null
+        ? {
+            host: venue.marketData.host,
+            port: venue.marketData.port,
+            tls: venue.marketData.tls ? {} : null,
+            keyId: venue.keyId,
+            privateKey: venue.privateKey,
+            heartbeatIntervalS: config.venue.fix.heartbeatIntervalS,
+          }
+        : null,
       journalPath: options.journalPath,
       recovered: this.recovered,
       strategies: options.strategies ?? config.strategies,
@@ -258,6 +272,7 @@ export class Runtime {
     this.stall = new EventLoopStall(config.telemetry.eventLoopStallSampleMs);
     this.gate = graph.gate;
     this.feed = graph.feed;
+    this.marketData = graph.marketData;
     this.journal = graph.journal;
     this.oms = graph.oms;
     this.probe = graph.probe;
@@ -301,6 +316,11 @@ export class Runtime {
     this.feed.subscribe(Channel.ORDER_GROUP_UPDATES);
     this.feed.subscribe(Channel.MARKET_LIFECYCLE);
     await waitFor(() => this.feed.state === 'open', timeoutMs, 'RUNTIME_FEED_CONNECT_TIMEOUT', 'feed did not connect');
+    if (this.marketData !== null) {
+      this.marketData.start();
+      await waitFor(() => this.marketData!.sessionState === 'active', timeoutMs, 'RUNTIME_FEED_CONNECT_TIMEOUT', 'FIX market data (KalshiMD) did not log on');
+      log.info({ source: 'fix' }, 'order books from FIX KalshiMD');
+    }
     if (this.recovered.orders.length > 0) {
       log.info({ orders: this.recovered.orders.length, journal: this.recovered.path }, 'journal recovered orders; reconciling with the venue');
       await this.oms.reconcile();
@@ -425,6 +445,7 @@ export class Runtime {
     this.#omsTimer = null;
     this.keepWarm?.stop();
     this.feed.stop();
+    await this.marketData?.stop();
     await this.rest.close();
     await this.account.close();
     await this.fix?.close();
@@ -442,6 +463,7 @@ export class Runtime {
     this.#omsTimer = null;
     this.keepWarm?.stop();
     this.feed.stop();
+    await this.marketData?.stop();
     await this.rest.close();
     await this.fix?.close();
     await this.account.close();
@@ -529,7 +551,9 @@ export class Runtime {
         }
         if (added.length === 0) return;
         const newTickers = added.map((book) => book.ticker);
-        feed.subscribeOrderbooks(newTickers);
+        // feed.source "fix": the books come from KalshiMD into the same store; trades stay on the WebSocket.
+        if (this.marketData !== null) this.marketData.subscribe(newTickers);
+        else feed.subscribeOrderbooks(newTickers);
         feed.subscribe(Channel.TRADE, newTickers);
         // Trades are subscribed first, so the backfill and the feed overlap rather than leave a gap.
         await this.#onMarketsAdded(learnt);

@@ -6,7 +6,7 @@
  * reconciles with, the feed session (the exchange's WebSocket, or a stub fed by a driver), the
  * clock, and how a market is looked up when a strategy asks for it.
  *
- *   WS frame -> feed decode -> book apply -> RuntimeFeedListener -> StrategyHost -> strategy
+ *   WS frame (or FIX W/X, feed.source "fix") -> feed decode -> book apply -> RuntimeFeedListener -> StrategyHost -> strategy
  *     -> Router: RiskGate.check -> Oms.accept -> route (bytes out) ; route answers -> Oms -> gate
  *
  * With `workers` (the main job and the integration tests, through Runtime) it also builds the
@@ -22,8 +22,8 @@
 
 import { PRICE_ONE } from '../core/index.ts';
 import type { Clock } from '../core/index.ts';
-import { Feed } from '../feed/index.ts';
-import type { FeedOptions } from '../feed/index.ts';
+import { Feed, FixMarketData } from '../feed/index.ts';
+import type { FeedOptions, FixMarketDataOptions } from '../feed/index.ts';
 import { Journal, Oms } from '../oms/index.ts';
 import type { OrderEntry, OrderReads, RecoveredJournal } from '../oms/index.ts';
 import { PortfolioView, RiskGate, TradingState, riskLimits } from '../risk/index.ts';
@@ -50,6 +50,11 @@ export interface TradingGraphOptions {
   moreRoutes?: readonly { readonly name: string; readonly entry: OrderEntry }[];
   /** The feed: the exchange's URL and key, or `createSession` for a driver-fed stub. */
   feed: Pick<FeedOptions, 'url' | 'auth' | 'createSession'>;
+  /**
+   * config feed.source "fix": the KalshiMD endpoint and key. Its books are the feed's (one store,
+   * one registry); the WebSocket feed then carries only the other channels. Null: books from the WebSocket.
+   */
+  marketData?: Omit<FixMarketDataOptions, 'books' | 'markets' | 'clock' | 'logger'> | null;
   journalPath: string;
   /** What an earlier run left in the journal (null: a fresh journal). */
   recovered: RecoveredJournal | null;
@@ -108,6 +113,8 @@ export class TradingGraph {
   readonly markets = new MarketRegistry();
   readonly gate: RiskGate;
   readonly feed: Feed;
+  /** The FIX market-data source (feed.source "fix"), null when books come from the WebSocket. */
+  readonly marketData: FixMarketData | null;
   readonly entry: OrderEntry;
   readonly journal: Journal;
   readonly oms: Oms;
@@ -142,6 +149,16 @@ export class TradingGraph {
       reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
       commandsPerSec: config.feed.commandsPerSecond,
     });
+    const md = options.marketData ?? null;
+    this.marketData = md === null ? null : new FixMarketData({
+      ...md,
+      books: this.feed.books,
+      markets: this.markets,
+      clock,
+      logger: log.child({ component: 'fix-md' }),
+      reconnectMinMs: md.reconnectMinMs ?? config.feed.reconnectBackoffMinMs,
+      reconnectMaxMs: md.reconnectMaxMs ?? config.feed.reconnectBackoffMaxMs,
+    });
     this.entry = options.entry;
     this.journal = new Journal(options.journalPath);
     this.oms = new Oms({
@@ -162,6 +179,7 @@ export class TradingGraph {
     this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, moreRoutes: options.moreRoutes, clock, probe });
     this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, probe, log.child({ component: 'feed-listener' }));
     this.feed.setListener(this.listener);
+    this.marketData?.setListener(this.listener);
     const candles = workers !== null && workers.candles
       ? new CandleFeed({
           intervals: workers.candleIntervalsMinutes,

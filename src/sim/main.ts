@@ -2,7 +2,7 @@
  * `npm run sim`: the simulator as a process of its own. Parses the command line, starts the
  * simulator, prints exactly one JSON line on stdout when ready
  *   {"event":"ready","http":"http://127.0.0.1:PORT","ws":"ws://127.0.0.1:PORT/trade-api/ws/v2","keyId":"...","privateKeyPath":"...","pid":N,
- *    "fix":null | {"host":"127.0.0.1","tls":false,"ports":{"KalshiNR":N,"KalshiRT":N,"KalshiDC":N}}}
+ *    "fix":null | {"host":"127.0.0.1","tls":false,"ports":{"KalshiNR":N,"KalshiRT":N,"KalshiDC":N,"KalshiPT":N,"KalshiMD":N}}}
  * and logs everything else (pino JSON) on stderr. SIGINT/SIGTERM close it cleanly (exit 0).
  *
  *   --port N            listen port, 0 = any (default 0)
@@ -14,7 +14,8 @@
  *   --keys-dir DIR      demo key directory (default var/sim-keys)
  *   --log-level LEVEL   stderr log level (default info)
  *   --probe             wire-to-wire probe on (GET /_sim/probe, POST /_sim/probe/reset; default off)
- *   --fix               FIX acceptor on (KalshiNR, KalshiRT, KalshiDC, each on a free port: the ready line's "fix")
+ *   --fix               FIX acceptor on (KalshiNR, KalshiRT, KalshiDC, KalshiPT, KalshiMD, each on a free
+ *                       port: the ready line's "fix")
  *   --exit-with-stdin   exit when stdin ends: a parent that holds the other end of a pipe takes
  *                       the simulator down with it however it dies (the embedded venue's mode)
  */

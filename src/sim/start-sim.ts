@@ -71,11 +71,16 @@ export interface StartSimOptions {
   /** Trade tape and historical cutoff (history/sim-history.ts HISTORY_DEFAULTS: 65,536 rows per market, cutoff 1 h behind the clock). */
   history?: Partial<SimHistoryOptions>;
   /**
-   * FIX acceptor (server/fix): KalshiNR, KalshiRT and KalshiDC, each on its own free port of `host`
-   * (default the REST host), plain TCP unless `tls` gives a PEM certificate and key; KalshiRT
-   * sequence stores on file under `storeDir` (default in memory). Default off.
+   * FIX acceptor (server/fix): KalshiNR, KalshiRT, KalshiDC, KalshiPT and KalshiMD, each on its own
+   * free port of `host` (default the REST host), plain TCP unless `tls` gives a PEM certificate and
+   * key; KalshiRT and KalshiPT sequence stores on file under `storeDir` (default in memory);
+   * `marketDataSubscriptionsMax` bounds a KalshiMD connection's subscriptions (default 100,000,
+   * fix.md §8). Default off.
    */
-  fix?: { enabled: boolean; host?: string; tls?: { cert: string | Buffer; key: string | Buffer } | null; storeDir?: string | null };
+  fix?: {
+    enabled: boolean; host?: string; tls?: { cert: string | Buffer; key: string | Buffer } | null; storeDir?: string | null;
+    marketDataSubscriptionsMax?: number;
+  };
 }
 
 /** Where the FIX acceptor listens: one port per session kind (fix.md §1 kinds, offset to free ports). */
@@ -173,7 +178,10 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
   let fixEndpoints: SimFixEndpoints | null = null;
   if (options.fix?.enabled === true) {
     const fixHost = options.fix.host ?? host;
-    fix = new FixAcceptor({ services, clock, host: fixHost, tls: options.fix.tls ?? null, storeDir: options.fix.storeDir ?? null, logger });
+    fix = new FixAcceptor({
+      services, clock, host: fixHost, tls: options.fix.tls ?? null, storeDir: options.fix.storeDir ?? null, logger,
+      ...(options.fix.marketDataSubscriptionsMax === undefined ? {} : { marketDataSubscriptionsMax: options.fix.marketDataSubscriptionsMax }),
+    });
     try {
       const ports = await fix.listen();
       fixEndpoints = { host: fixHost, tls: (options.fix.tls ?? null) !== null, ports: { ...ports } };

@@ -37,7 +37,7 @@ describe('defaults', () => {
     expect(config.venue).toEqual({
       mode: 'embedded', restUrl: null, wsUrl: null,
       keyIdEnv: 'KALSHI_API_KEY_ID', privateKeyPathEnv: 'KALSHI_PRIVATE_KEY_PATH', privateKeyPemEnv: 'KALSHI_PRIVATE_KEY_PEM', restrictedSubaccount: -1, orderWatchdog: true,
-      fix: { host: null, port: null, sessionName: 'KalshiNR', tls: true, heartbeatIntervalS: 30, cancelOrdersOnDisconnect: true },
+      fix: { host: null, port: null, sessionName: 'KalshiNR', tls: true, heartbeatIntervalS: 30, cancelOrdersOnDisconnect: true, marketDataHost: null, marketDataPort: null },
     });
     expect(config.risk.maxOrderCount).toBe(10_000); // "100.00" contracts in 1/100 contract
     expect(config.risk.maxOrderNotionalDollars).toBe(1_000_000); // "100.00" dollars in 1/10,000 dollar
@@ -148,7 +148,7 @@ describe('violations', () => {
       'UNKNOWN_KEY /strategies/0/orderGroup/autoCancel',
       'UNKNOWN_KEY /strategies/1/extra',
     ]);
-    expect(error.issues[1]!.message).toBe('unknown key; allowed keys here: staleBookMs, reconnectBackoffMinMs, reconnectBackoffMaxMs, commandsPerSecond');
+    expect(error.issues[1]!.message).toBe('unknown key; allowed keys here: source, staleBookMs, reconnectBackoffMinMs, reconnectBackoffMaxMs, commandsPerSecond');
     expect(error.issues[2]!.message).toBe('unknown key; allowed keys here: contractsLimit');
   });
 

@@ -9,7 +9,9 @@
 
 import { SeededRandom } from '../../core/index.ts';
 import { FAULT_PROFILES } from './fault-profiles.ts';
-import { FaultRuleError, isRestFault, validateFaultRule, type FaultRule, type RestFaultKind, type WsFaultKind } from './fault-rule.ts';
+import {
+  FaultRuleError, isFixFault, isRestFault, validateFaultRule, type FaultRule, type FixFaultKind, type RestFaultKind, type WsFaultKind,
+} from './fault-rule.ts';
 
 interface ActiveRule {
   id: string;
@@ -49,6 +51,28 @@ export interface WsFaultActuator {
   overflowSubscriptions(filter: WsActionFilter): number;
 }
 
+/** What the FIX acceptor must do with one message. Reused record. */
+export interface FixFaultDecision {
+  kind: FixFaultKind | null;
+  ruleId: string;
+  applied: boolean;
+}
+
+/** Where the FIX acceptor asks: an outbound application message, an inbound one, an order request. */
+export type FixFaultPoint = 'outbound' | 'inbound' | 'order';
+
+/** Filters for the one-off FIX action. */
+export interface FixActionFilter {
+  keyId?: string;
+  session?: string;
+}
+
+/** Implemented by the FIX acceptor so the controller's one-off action reaches real sockets. */
+export interface FixFaultActuator {
+  /** Drops matching FIX connections without a Logout; returns how many. */
+  dropConnections(filter: FixActionFilter): number;
+}
+
 export interface FaultRuleInfo {
   id: string;
   rule: FaultRule;
@@ -74,11 +98,14 @@ export class FaultController {
   readonly #actuators: WsFaultActuator[] = [];
   readonly #rest: RestFaultDecision = { kind: null, ruleId: '', status: 0, delayMs: 0, mode: 'error' };
   readonly #ws: WsFaultDecision = { kind: null, ruleId: '', closeCode: 0 };
+  readonly #fix: FixFaultDecision = { kind: null, ruleId: '', applied: false };
+  readonly #fixActuators: FixFaultActuator[] = [];
   #nextId = 1;
   #profile = 'none';
   /** Fast-path flags: the servers skip the controller when no rule of that family exists. */
   restActive = false;
   wsActive = false;
+  fixActive = false;
 
   constructor(seed: number, profile = 'none') {
     this.#random = new SeededRandom(seed);
@@ -150,6 +177,22 @@ export class FaultController {
     return count;
   }
 
+  /** Drops FIX connections now (all, or those matching), without a Logout; returns how many. */
+  dropFixConnections(filter: FixActionFilter = {}): number {
+    let count = 0;
+    for (const actuator of this.#fixActuators) count += actuator.dropConnections(filter);
+    return count;
+  }
+
+  /** Called by the FIX acceptor at start-up. */
+  attachFix(actuator: FixFaultActuator): () => void {
+    this.#fixActuators.push(actuator);
+    return () => {
+      const index = this.#fixActuators.indexOf(actuator);
+      if (index >= 0) this.#fixActuators.splice(index, 1);
+    };
+  }
+
   /** Called by the WebSocket server at start-up. */
   attachWs(actuator: WsFaultActuator): () => void {
     this.#actuators.push(actuator);
@@ -192,7 +235,7 @@ export class FaultController {
     if (!this.wsActive) return decision;
     for (const entry of this.#rules) {
       const rule = entry.rule;
-      if (isRestFault(rule.kind)) continue;
+      if (isRestFault(rule.kind) || isFixFault(rule.kind)) continue;
       if ((rule.kind === 'ws_drop_delta' || rule.kind === 'ws_reorder_delta') && !isDelta) continue;
       const target = rule.target;
       if (target !== undefined) {
@@ -204,6 +247,35 @@ export class FaultController {
       decision.kind = rule.kind as WsFaultKind;
       decision.ruleId = entry.id;
       decision.closeCode = rule.closeCode ?? 0;
+      return decision;
+    }
+    return decision;
+  }
+
+  /**
+   * Decision for one FIX message of session kind `session` (TargetCompID) and key `keyId`:
+   * `outbound` application messages meet fix_drop_outbound, `inbound` ones fix_disconnect, and
+   * order requests (35=D/F/G) fix_exchange_unavailable.
+   */
+  decideFix(point: FixFaultPoint, session: string, msgType: string, keyId: string): Readonly<FixFaultDecision> {
+    const decision = this.#fix;
+    decision.kind = null;
+    if (!this.fixActive) return decision;
+    for (const entry of this.#rules) {
+      const rule = entry.rule;
+      if (!isFixFault(rule.kind)) continue;
+      const kindPoint: FixFaultPoint = rule.kind === 'fix_drop_outbound' ? 'outbound' : rule.kind === 'fix_disconnect' ? 'inbound' : 'order';
+      if (kindPoint !== point) continue;
+      const target = rule.target;
+      if (target !== undefined) {
+        if (target.session !== undefined && target.session !== session) continue;
+        if (target.msgType !== undefined && target.msgType !== msgType) continue;
+        if (target.keyId !== undefined && target.keyId !== keyId) continue;
+      }
+      if (!this.#fires(entry)) continue;
+      decision.kind = rule.kind;
+      decision.ruleId = entry.id;
+      decision.applied = rule.applied ?? false;
       return decision;
     }
     return decision;
@@ -237,11 +309,14 @@ export class FaultController {
   #refreshFlags(): void {
     let rest = false;
     let ws = false;
+    let fix = false;
     for (const entry of this.#rules) {
       if (isRestFault(entry.rule.kind)) rest = true;
+      else if (isFixFault(entry.rule.kind)) fix = true;
       else ws = true;
     }
     this.restActive = rest;
     this.wsActive = ws;
+    this.fixActive = fix;
   }
 }

@@ -32,6 +32,13 @@ export const FAULT_PROFILES: Readonly<Record<string, readonly FaultRule[]>> = {
     { kind: 'ws_buffer_overflow', target: { probability: 0.0002 } },
     { kind: 'ws_close', target: { probability: 0.0001 } },
   ],
+  /** FIX: lost outbound messages (gaps; resent on KalshiRT/PT), rare drops, ambiguous EXCHANGE_UNAVAILABLE. */
+  'flaky-fix': [
+    { kind: 'fix_drop_outbound', target: { probability: 0.001 } },
+    { kind: 'fix_disconnect', applied: true, target: { probability: 0.0005 } },
+    { kind: 'fix_exchange_unavailable', applied: false, target: { probability: 0.01 } },
+    { kind: 'fix_exchange_unavailable', applied: true, target: { probability: 0.01 } },
+  ],
   /** Everything above at once. */
   chaos: [
     { kind: 'rest_error', status: 503, target: { probability: 0.02 } },

@@ -14,6 +14,15 @@
  *     ws_reorder_delta hold an orderbook_delta and send it after the next one on the same sid
  *     ws_buffer_overflow  error 25 "Subscription buffer overflow" on that subscription (terminal)
  *     ws_close         close the connection (abrupt TCP close, or `closeCode` for a close frame)
+ *   FIX (the simulator's acceptor, src/sim/server/fix)
+ *     fix_drop_outbound  an outbound application message is numbered (and kept for resend on
+ *                        KalshiRT/KalshiPT) but never written: the peer sees a MsgSeqNum gap; on
+ *                        RT/PT its ResendRequest brings it back, elsewhere it is lost (fix.md §3)
+ *     fix_disconnect     on an inbound application message the TCP connection is dropped without a
+ *                        Logout: before the message is handled (`applied` false, default) or after it
+ *                        is handled and before its answers are written (`applied` true)
+ *     fix_exchange_unavailable  order entry (35=D/F/G): answered EXCHANGE_UNAVAILABLE, the request
+ *                        not applied (`applied` false, default) or applied (`applied` true)
  *
  * Targeting: `times` fires at most N times (the "next N" matches), `skip` lets the first K matches
  * through, `probability` draws from the seeded PRNG, and the filters narrow what matches. This
@@ -22,10 +31,12 @@
 
 export type RestFaultKind = 'rest_delay' | 'rest_error' | 'rest_hang' | 'rest_close' | 'ambiguous_order';
 export type WsFaultKind = 'ws_drop_delta' | 'ws_reorder_delta' | 'ws_buffer_overflow' | 'ws_close';
-export type FaultKind = RestFaultKind | WsFaultKind;
+export type FixFaultKind = 'fix_drop_outbound' | 'fix_disconnect' | 'fix_exchange_unavailable';
+export type FaultKind = RestFaultKind | WsFaultKind | FixFaultKind;
 
 export const REST_FAULT_KINDS: readonly RestFaultKind[] = ['rest_delay', 'rest_error', 'rest_hang', 'rest_close', 'ambiguous_order'];
 export const WS_FAULT_KINDS: readonly WsFaultKind[] = ['ws_drop_delta', 'ws_reorder_delta', 'ws_buffer_overflow', 'ws_close'];
+export const FIX_FAULT_KINDS: readonly FixFaultKind[] = ['fix_drop_outbound', 'fix_disconnect', 'fix_exchange_unavailable'];
 
 export interface FaultTarget {
   /** Fire at most this many times, then the rule goes quiet. Default: unlimited. */
@@ -47,6 +58,10 @@ export interface FaultTarget {
   marketTicker?: string;
   /** Either: only requests signed by / sessions of this API key. */
   keyId?: string;
+  /** FIX: only this session kind (TargetCompID: KalshiNR, KalshiRT, KalshiDC, KalshiPT, KalshiMD). */
+  session?: string;
+  /** FIX: only messages of this MsgType(35) (`8`, `W`, `X`, `D`, `UMS`, ...). */
+  msgType?: string;
 }
 
 export interface FaultRule {
@@ -60,6 +75,8 @@ export interface FaultRule {
   mode?: 'error' | 'hang' | 'close';
   /** ws_close: send a close frame with this code instead of dropping the TCP connection. */
   closeCode?: number;
+  /** fix_disconnect, fix_exchange_unavailable: whether the request is applied before the fault (default false). */
+  applied?: boolean;
 }
 
 export class FaultRuleError extends Error {
@@ -74,9 +91,14 @@ export function isRestFault(kind: FaultKind): kind is RestFaultKind {
   return (REST_FAULT_KINDS as readonly string[]).includes(kind);
 }
 
+export function isFixFault(kind: FaultKind): kind is FixFaultKind {
+  return (FIX_FAULT_KINDS as readonly string[]).includes(kind);
+}
+
 /** Throws FaultRuleError naming the first bad field. */
 export function validateFaultRule(rule: FaultRule): void {
-  if (!(REST_FAULT_KINDS as readonly string[]).includes(rule.kind) && !(WS_FAULT_KINDS as readonly string[]).includes(rule.kind)) {
+  if (!(REST_FAULT_KINDS as readonly string[]).includes(rule.kind) && !(WS_FAULT_KINDS as readonly string[]).includes(rule.kind)
+    && !isFixFault(rule.kind)) {
     throw new FaultRuleError(`unknown fault kind ${JSON.stringify(rule.kind)}`);
   }
   const target = rule.target ?? {};
@@ -85,5 +107,8 @@ export function validateFaultRule(rule: FaultRule): void {
   if (target.probability !== undefined && !(target.probability >= 0 && target.probability <= 1)) throw new FaultRuleError('target.probability must be in [0, 1]');
   if (rule.status !== undefined && !(Number.isInteger(rule.status) && rule.status >= 500 && rule.status <= 599)) throw new FaultRuleError('status must be 500-599');
   if (rule.kind === 'rest_delay' && !(Number.isInteger(rule.delayMs) && (rule.delayMs as number) >= 0)) throw new FaultRuleError('rest_delay needs delayMs >= 0');
+  if (rule.applied !== undefined && typeof rule.applied !== 'boolean') throw new FaultRuleError('applied must be a boolean');
+  if (target.session !== undefined && typeof target.session !== 'string') throw new FaultRuleError('target.session must be a string');
+  if (target.msgType !== undefined && typeof target.msgType !== 'string') throw new FaultRuleError('target.msgType must be a string');
   if (rule.mode !== undefined && rule.mode !== 'error' && rule.mode !== 'hang' && rule.mode !== 'close') throw new FaultRuleError('mode must be error, hang or close');
 }

@@ -3,6 +3,6 @@
  * tests drive at run time (README "Faults").
  */
 
-export { FaultController, type FaultRuleInfo, type RestFaultDecision, type RestFaultQuery, type WsActionFilter, type WsFaultActuator, type WsFaultDecision } from './fault-controller.ts';
+export { FaultController, type FaultRuleInfo, type FixActionFilter, type FixFaultActuator, type FixFaultDecision, type FixFaultPoint, type RestFaultDecision, type RestFaultQuery, type WsActionFilter, type WsFaultActuator, type WsFaultDecision } from './fault-controller.ts';
 export { FAULT_PROFILES, faultProfileNames } from './fault-profiles.ts';
-export { FaultRuleError, REST_FAULT_KINDS, WS_FAULT_KINDS, validateFaultRule, type FaultKind, type FaultRule, type FaultTarget, type RestFaultKind, type WsFaultKind } from './fault-rule.ts';
+export { FaultRuleError, FIX_FAULT_KINDS, REST_FAULT_KINDS, WS_FAULT_KINDS, isFixFault, validateFaultRule, type FaultKind, type FixFaultKind, type FaultRule, type FaultTarget, type RestFaultKind, type WsFaultKind } from './fault-rule.ts';

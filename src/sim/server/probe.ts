@@ -11,7 +11,10 @@
  *                for the batch: conservative by at most one batch write, never optimistic.)
  *   order side   the REST server reads the clock when an order-entry request arrives (uWS request
  *                callback, before routing) and, once the body is decoded, calls noteOrder(body,
- *                receivedNs) for POST /portfolio/events/orders and POST/DELETE .../batched.
+ *                receivedNs) for POST /portfolio/events/orders and POST/DELETE .../batched; the FIX
+ *                acceptor stamps each chunk an order-entry socket reads (noteFixBytes) and its
+ *                connections call noteFixOrder(message) when a NewOrderSingle reaches them, with
+ *                that stamp as the arrival (FIX cancels are not sampled).
  *   sample       receivedNs - send time of the most recent delta on the order's market (`ticker`,
  *                or `market_ticker` for batch-cancel items); one sample per distinct market per
  *                request. A delta sent after the request arrived (headers and body split across
@@ -24,6 +27,7 @@
  * never touches the engine.
  */
 
+import { Tag, type FixMessage } from '../../fix/index.ts';
 import { LatencyRecorder, nowNs } from '../../telemetry/index.ts';
 
 /** What GET /_sim/probe answers and `sim.probe.summary()` returns; all times in ns. */
@@ -82,6 +86,8 @@ export class WireProbe implements SimProbe {
   #ordersWithoutDelta = 0;
   #ordersWithoutTicker = 0;
   #deltaBatches = 0;
+  /** When the FIX order-entry chunk being processed was read (noteFixBytes), 0 before the first. */
+  #fixBytesNs = 0;
 
   /** An orderbook_delta for `ticker` was queued for at least one subscriber. */
   noteDelta(ticker: string): void {
@@ -127,6 +133,25 @@ export class WireProbe implements SimProbe {
       if (typeof item !== 'object' || item === null) continue;
       this.#sampleTicker(item.ticker ?? item.market_ticker, request, receivedNs);
     }
+  }
+
+  /**
+   * A FIX order-entry socket delivered a chunk (server/fix/fix-acceptor.ts, before the session reads
+   * it): the arrival time of any NewOrderSingle that chunk completes, as the REST server stamps a
+   * request when uWS hands it over. Read synchronously by noteFixOrder while the chunk is processed.
+   */
+  noteFixBytes(): void {
+    this.#fixBytesNs = nowNs();
+  }
+
+  /**
+   * A FIX NewOrderSingle reached the order-entry connection (server/fix/order-entry-connection.ts
+   * calls this first thing): arrival is the read of the chunk that completed it (noteFixBytes; the
+   * clock now if none was stamped), the market its Symbol(55).
+   */
+  noteFixOrder(message: FixMessage): void {
+    const receivedNs = this.#fixBytesNs > 0 ? this.#fixBytesNs : nowNs();
+    this.#sampleTicker(message.getString(Tag.Symbol), ++this.#request, receivedNs);
   }
 
   summary(): ProbeSummary {

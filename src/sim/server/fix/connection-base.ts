@@ -68,8 +68,10 @@ export abstract class ConnectionBase implements FixApplication {
   #framingErrors = 0;
   /** Called by onEvent after a successful Logon (the acceptor tracks RT keys with it). */
   afterLogon: (() => void) | null = null;
-  /** Set once the peer must be dropped (rate bound); later messages are ignored. */
+  /** Set once the peer must be dropped (rate bound, a fault); later messages are ignored. */
   protected dropped = false;
+  /** Set by the acceptor: destroys the socket without a Logout (faults). */
+  dropConnection: () => void = () => {};
 
   constructor(ctx: AcceptorContext, sessionName: string) {
     this.ctx = ctx;
@@ -137,12 +139,32 @@ export abstract class ConnectionBase implements FixApplication {
       session.logout('Message rate exceeded');
       return;
     }
+    const msgType = message.msgType();
+    let dropAfter = false;
+    const faults = this.ctx.faults;
+    if (faults.fixActive) {
+      // fix_disconnect (faults/fault-rule.ts): the connection goes before or after the message is handled.
+      const decision = faults.decideFix('inbound', this.sessionName, msgType, this.keyId);
+      if (decision.kind === 'fix_disconnect') {
+        if (!decision.applied) {
+          this.dropped = true;
+          this.dropConnection();
+          return;
+        }
+        dropAfter = true;
+      }
+    }
     try {
-      this.handle(message, message.msgType());
+      this.handle(message, msgType);
     } catch (error) {
       // A bug in a handler must not take the simulator down: log it and answer what we can.
       this.ctx.logger.error({ err: error, keyId: this.keyId }, 'fix: handler failed');
       this.businessReject(message, BusinessRejectReason.OTHER, 'INTERNAL_ERROR', '');
+    }
+    if (dropAfter) {
+      // Applied; its answers are still corked in the socket (fix-acceptor.ts) and die with it.
+      this.dropped = true;
+      this.dropConnection();
     }
   }
 

@@ -1,16 +1,24 @@
 /**
  * The simulator's FIX acceptor: one TCP listener per session kind it serves (KalshiNR, KalshiRT,
- * KalshiDC), each on its own free port (fix.md §11: "on their own ports", offset to free local
+ * KalshiDC, KalshiPT, KalshiMD), each on its own free port (fix.md §11: "on their own ports", offset to free local
  * ports), plain TCP by default or TLS 1.2+ when given a certificate (fix.md §1 requires TLS against
  * the venue; tests and local runs use plain TCP). Every connection gets its own acceptor FixSession
  * (src/fix) that checks the signed Logon against the simulator's API keys, with one live session
  * per key across all listeners (a second Logon gets Logout "already exists"), and an application
- * object that maps messages onto the engine (order-entry-connection.ts, drop-copy-connection.ts).
+ * object that maps messages onto the engine (order-entry-connection.ts, drop-copy-connection.ts,
+ * post-trade-connection.ts, market-data-connection.ts). KalshiMD has a registry of its own: it lives
+ * on the venue's market-data host (fix.md §1), a separate gateway, so one key may hold an
+ * order-entry session and a market-data session at once (our reading; §1 says one connection per
+ * key without naming hosts).
  *
  * Sequence stores: NR and DC reset at every Logon (141=Y is mandatory) and live in memory. RT keeps
  * one store per key for the life of the simulator (memory, or files under `storeDir`, mode 0600),
  * so a reconnect without 141=Y can ask for what it missed; reports raised while the key is offline
- * after an RT session are appended to that store and come back by resend. Bounds: connections,
+ * after an RT session are appended to that store and come back by resend. KalshiPT keeps one store
+ * per key the same way (settlement reports for a key whose PT session is gone are appended to it).
+ * MD resets at every Logon. The FIX faults (src/sim/faults): fix_drop_outbound is applied here, on
+ * the write of an outbound application message (not on resends); fix_disconnect in
+ * connection-base.ts; fix_exchange_unavailable in order-entry-connection.ts. Bounds: connections,
  * bytes per message, messages per second and garbled frames per connection (connection-base.ts).
  * One unref'd interval ticks every session (heartbeats, TestRequest, logon timeout).
  */
@@ -22,17 +30,23 @@ import { createServer as createTlsServer } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../core/index.ts';
 import {
-  ActiveSessionRegistry, FileSequenceStore, FixEncoder, FixSession, MemorySequenceStore, MsgType, type FixTransport, type SequenceStore,
+  ActiveSessionRegistry, FileSequenceStore, FixEncoder, FixSession, isAdminMsgType, MemorySequenceStore, MsgType, type FixTransport, type SequenceStore,
 } from '../../../fix/index.ts';
+import type { FixActionFilter } from '../../faults/index.ts';
 import type { SimServices } from '../services.ts';
 import type { AcceptorContext } from './connection-base.ts';
+import type { ConnectionBase } from './connection-base.ts';
 import { DropCopyConnection } from './drop-copy-connection.ts';
+import { MarketDataConnection } from './market-data-connection.ts';
+import { MarketDataHub } from './market-data-hub.ts';
+import { PostTradeConnection } from './post-trade-connection.ts';
+import { SettlementHub, writeSettlementReport, type SettlementPage } from './settlement-reports.ts';
 import { writeExecutionReport, type ExecutionReportRecord, type ReportFlags } from './execution-report.ts';
 import { OrderEntryConnection } from './order-entry-connection.ts';
 import { ReportHub } from './report-hub.ts';
 
-export type FixSessionKindServed = 'KalshiNR' | 'KalshiRT' | 'KalshiDC';
-export const FIX_SESSIONS_SERVED: readonly FixSessionKindServed[] = ['KalshiNR', 'KalshiRT', 'KalshiDC'];
+export type FixSessionKindServed = 'KalshiNR' | 'KalshiRT' | 'KalshiDC' | 'KalshiPT' | 'KalshiMD';
+export const FIX_SESSIONS_SERVED: readonly FixSessionKindServed[] = ['KalshiNR', 'KalshiRT', 'KalshiDC', 'KalshiPT', 'KalshiMD'];
 
 export interface FixAcceptorOptions {
   services: SimServices;
@@ -52,8 +66,10 @@ export interface FixAcceptorOptions {
   messagesPerSecondMax?: number;
   /** Garbled frames per connection before it is closed (default 100). */
   framingErrorsMax?: number;
-  /** Outgoing messages an RT store keeps for resend (default 100,000). */
+  /** Outgoing messages an RT or PT store keeps for resend (default 100,000). */
   rtMessagesMax?: number;
+  /** Active KalshiMD subscriptions (books and security status) per connection (fix.md §8: 100,000). */
+  marketDataSubscriptionsMax?: number;
   logger?: Logger;
 }
 
@@ -64,6 +80,7 @@ export const FIX_ACCEPTOR_DEFAULTS = Object.freeze({
   messagesPerSecondMax: 2_000,
   framingErrorsMax: 100,
   rtMessagesMax: 100_000,
+  marketDataSubscriptionsMax: 100_000,
   tickIntervalMs: 1_000,
   closeGraceMs: 2_000,
 });
@@ -71,20 +88,28 @@ export const FIX_ACCEPTOR_DEFAULTS = Object.freeze({
 interface Live {
   socket: Socket;
   session: FixSession;
+  name: FixSessionKindServed;
 }
 
 export class FixAcceptor {
   readonly hub: ReportHub;
-  readonly ports: Record<FixSessionKindServed, number> = { KalshiNR: 0, KalshiRT: 0, KalshiDC: 0 };
+  readonly ports: Record<FixSessionKindServed, number> = { KalshiNR: 0, KalshiRT: 0, KalshiDC: 0, KalshiPT: 0, KalshiMD: 0 };
+  readonly marketData: MarketDataHub;
+  readonly settlements: SettlementHub;
   readonly #options: FixAcceptorOptions;
   readonly #context: AcceptorContext;
   readonly #registry = new ActiveSessionRegistry();
+  readonly #mdRegistry = new ActiveSessionRegistry();
   readonly #rtStores = new Map<string, SequenceStore>();
+  readonly #ptStores = new Map<string, SequenceStore>();
+  /** Keys that opened KalshiPT with settlement reports on -> their user. */
+  readonly #ptKeys = new Map<string, string>();
+  readonly #ptLive = new Map<string, PostTradeConnection>();
   readonly #rtFlags = new Map<string, ReportFlags>(); // keys whose last order-entry session was RT
   readonly #servers: Server[] = [];
   readonly #live = new Set<Live>();
   readonly #encoder = new FixEncoder();
-  #detach: (() => void) | null = null;
+  readonly #detach: Array<() => void> = [];
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
 
@@ -107,12 +132,19 @@ export class FixAcceptor {
       framingErrorsMax: options.framingErrorsMax ?? FIX_ACCEPTOR_DEFAULTS.framingErrorsMax,
       massCancelIntervalMs: 1_000,
     };
+    this.marketData = new MarketDataHub(services.engine);
+    this.settlements = new SettlementHub({
+      engine: services.engine,
+      users: () => new Set(this.#ptKeys.values()),
+      deliver: (userId, page) => this.#deliverSettlement(userId, page),
+    });
     if (options.storeDir) mkdirSync(options.storeDir, { recursive: true, mode: 0o700 });
   }
 
   /** Starts every listener on `host`, port 0 each; resolves with the bound ports. */
   async listen(): Promise<Record<FixSessionKindServed, number>> {
-    this.#detach = this.hub.attach();
+    this.#detach.push(this.hub.attach(), this.marketData.attach(), this.settlements.attach());
+    this.#detach.push(this.#context.faults.attachFix({ dropConnections: (filter) => this.#dropConnections(filter) }));
     for (const name of FIX_SESSIONS_SERVED) {
       const onSocket = (socket: Socket): void => this.#accept(socket, name);
       const tls = this.#options.tls;
@@ -140,12 +172,15 @@ export class FixAcceptor {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#timer !== null) clearInterval(this.#timer);
-    this.#detach?.();
+    for (const detach of this.#detach) detach();
+    this.#detach.length = 0;
     for (const live of this.#live) live.socket.destroy();
     this.#live.clear();
     await Promise.all(this.#servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     for (const store of this.#rtStores.values()) store.close();
     this.#rtStores.clear();
+    for (const store of this.#ptStores.values()) store.close();
+    this.#ptStores.clear();
   }
 
   #accept(socket: Socket, name: FixSessionKindServed): void {
@@ -155,9 +190,17 @@ export class FixAcceptor {
       return;
     }
     socket.setNoDelay(true);
-    const connection = name === 'KalshiDC' ? new DropCopyConnection(this.#context, name) : new OrderEntryConnection(this.#context, name);
-    connection.afterLogon = () => this.#noteLogon(connection.keyId, name, connection.flags);
-    if (connection instanceof OrderEntryConnection) connection.dropConnection = () => socket.destroy();
+    const connection = this.#connectionFor(name);
+    connection.afterLogon = () => this.#noteLogon(connection, name);
+    connection.dropConnection = () => socket.destroy();
+    // Wire-to-wire probe (../probe.ts): when each chunk of an order-entry socket was read (this listener
+    // runs before the session's, below), taken by the connection's NewOrderSingle as its arrival.
+    const wireProbe = options.services.probe;
+    if (wireProbe !== null && connection instanceof OrderEntryConnection) {
+      connection.wireProbe = wireProbe;
+      socket.on('data', () => wireProbe.noteFixBytes());
+    }
+    const faults = this.#context.faults;
     const session = new FixSession({
       role: 'acceptor',
       sessionNames: [name],
@@ -165,16 +208,18 @@ export class FixAcceptor {
       sendingTimeToleranceMs: options.sendingTimeToleranceMs ?? FIX_ACCEPTOR_DEFAULTS.sendingTimeToleranceMs,
       messageBytesMax: options.messageBytesMax ?? FIX_ACCEPTOR_DEFAULTS.messageBytesMax,
       handshakeTimeoutMs: 10_000,
-      registry: this.#registry,
+      registry: name === 'KalshiMD' ? this.#mdRegistry : this.#registry,
       publicKeyOf: (keyId) => this.#context.keys.get(keyId)?.publicKey ?? null,
-      storeFor: (keyId, sessionName) => (sessionName === 'KalshiRT' ? this.#rtStore(keyId) : new MemorySequenceStore()),
+      storeFor: (keyId, sessionName) => (sessionName === 'KalshiRT' ? this.#rtStore(keyId) : sessionName === 'KalshiPT' ? this.#ptStore(keyId) : new MemorySequenceStore()),
       authorize: (logon, keyId, kind) => connection.authorize(logon, keyId, kind),
     }, connection);
-    const live: Live = { socket, session };
+    const live: Live = { socket, session, name };
     this.#live.add(live);
     const transport: FixTransport = {
       write(bytes: Uint8Array): void {
-        if (!socket.destroyed) socket.write(Buffer.from(bytes));
+        if (socket.destroyed) return;
+        if (faults.fixActive && droppedByFault(bytes, name, session.keyId, faults)) return;
+        socket.write(Buffer.from(bytes));
       },
       end(): void {
         socket.end();
@@ -201,6 +246,62 @@ export class FixAcceptor {
     session.connect(transport);
   }
 
+  #connectionFor(name: FixSessionKindServed): ConnectionBase {
+    switch (name) {
+      case 'KalshiDC': return new DropCopyConnection(this.#context, name);
+      case 'KalshiMD': return new MarketDataConnection(this.#context, name, this.marketData,
+        this.#options.marketDataSubscriptionsMax ?? FIX_ACCEPTOR_DEFAULTS.marketDataSubscriptionsMax);
+      case 'KalshiPT': {
+        const connection = new PostTradeConnection(this.#context, name);
+        connection.onLive = (pt, up) => {
+          if (up) this.#ptLive.set(pt.keyId, pt);
+          else if (this.#ptLive.get(pt.keyId) === pt) this.#ptLive.delete(pt.keyId);
+        };
+        return connection;
+      }
+      default: return new OrderEntryConnection(this.#context, name);
+    }
+  }
+
+  #dropConnections(filter: FixActionFilter): number {
+    let count = 0;
+    for (const live of this.#live) {
+      if (filter.session !== undefined && filter.session !== live.name) continue;
+      if (filter.keyId !== undefined && filter.keyId !== live.session.keyId) continue;
+      live.socket.destroy();
+      count++;
+    }
+    return count;
+  }
+
+  #ptStore(keyId: string): SequenceStore {
+    let store = this.#ptStores.get(keyId);
+    if (store === undefined) {
+      const messagesMax = this.#options.rtMessagesMax ?? FIX_ACCEPTOR_DEFAULTS.rtMessagesMax;
+      store = this.#options.storeDir
+        ? new FileSequenceStore(join(this.#options.storeDir, `${keyId.replace(/[^A-Za-z0-9-]/g, '_')}-KalshiPT`), { messagesMax })
+        : new MemorySequenceStore({ messagesMax });
+      this.#ptStores.set(keyId, store);
+    }
+    return store;
+  }
+
+  /** One settlement page to every PT key of the user: the live session, or the key's store. */
+  #deliverSettlement(userId: string, page: SettlementPage): void {
+    for (const [keyId, owner] of this.#ptKeys) {
+      if (owner !== userId) continue;
+      const live = this.#ptLive.get(keyId);
+      if (live !== undefined && live.deliver(page)) continue;
+      const store = this.#ptStore(keyId);
+      const seq = store.nextOutgoing();
+      const encoder = this.#encoder.begin(MsgType.MarketSettlementReport, 'KalshiPT', keyId, seq, this.#options.clock.nowMs());
+      writeSettlementReport(encoder, page);
+      const bytes = encoder.finish();
+      store.setNextOutgoing(seq + 1);
+      store.saveOutgoing(seq, bytes);
+    }
+  }
+
   #rtStore(keyId: string): SequenceStore {
     let store = this.#rtStores.get(keyId);
     if (store === undefined) {
@@ -213,9 +314,14 @@ export class FixAcceptor {
     return store;
   }
 
-  #noteLogon(keyId: string, name: FixSessionKindServed, flags: ReportFlags): void {
-    if (name === 'KalshiRT') this.#rtFlags.set(keyId, { ...flags });
+  #noteLogon(connection: ConnectionBase, name: FixSessionKindServed): void {
+    const keyId = connection.keyId;
+    if (name === 'KalshiRT') this.#rtFlags.set(keyId, { ...connection.flags });
     else if (name === 'KalshiNR') this.#rtFlags.delete(keyId);
+    else if (name === 'KalshiPT') {
+      if ((connection as PostTradeConnection).receiveSettlementReports) this.#ptKeys.set(keyId, connection.userId);
+      else this.#ptKeys.delete(keyId);
+    }
   }
 
   /** A report for a key with no live session: kept in its RT store when its last session was RT. */
@@ -232,3 +338,20 @@ export class FixAcceptor {
     return true;
   }
 }
+
+/**
+ * fix_drop_outbound on one outbound message: true when it must not be written. Only application
+ * messages, and never a resend (43=Y), so a replay always gets through.
+ */
+function droppedByFault(bytes: Uint8Array, name: string, keyId: string, faults: AcceptorContextFaults): boolean {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const at = buffer.indexOf('\x0135=', 0, 'latin1');
+  if (at === -1) return false;
+  const end = buffer.indexOf(0x01, at + 4);
+  if (end === -1) return false;
+  const msgType = buffer.toString('latin1', at + 4, end);
+  if (isAdminMsgType(msgType) || buffer.indexOf('\x0143=Y\x01', end, 'latin1') !== -1) return false;
+  return faults.decideFix('outbound', name, msgType, keyId).kind === 'fix_drop_outbound';
+}
+
+type AcceptorContextFaults = AcceptorContext['faults'];

@@ -32,6 +32,7 @@ import {
   type FixRejectText,
 } from './reject-texts.ts';
 import type { OrderSnapshot, OwnedOrder, ReportSink } from './report-hub.ts';
+import type { WireProbe } from '../probe.ts';
 
 const PARTY_TAGS = [Tag.NoPartyIDs, Tag.PartyID, 447, Tag.PartyRole];
 const NEW_ORDER_TAGS = allowedTags([
@@ -59,6 +60,8 @@ const GROUP_CONTRACTS_MAX = 1_000_000;
 export class OrderEntryConnection extends ConnectionBase implements ReportSink {
   #lastMassCancelMs = -1;
   #massCancelCount = 0;
+  /** The wire-to-wire probe (server/probe.ts), set by the acceptor; null when it is off. */
+  wireProbe: WireProbe | null = null;
 
   constructor(ctx: AcceptorContext, sessionName: string) {
     super(ctx, sessionName);
@@ -108,6 +111,7 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
   // ---- NewOrderSingle (35=D) ----
 
   #newOrder(message: FixMessage): void {
+    this.wireProbe?.noteFixOrder(message); // wire-to-wire probe (probe.ts): arrival is the read of this message's chunk
     const msgType = MsgType.NewOrderSingle;
     if (!this.checkTags(message, msgType, NEW_ORDER_TAGS)) return;
     if (!this.checkRequired(message, msgType, [Tag.ClOrdID, Tag.Symbol, Tag.Side, Tag.OrderQty, Tag.OrdType, Tag.Price])) return;
@@ -531,9 +535,17 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
     return resolveSubaccount(this.key, requested, 0);
   }
 
-  /** The REST order-entry fault rules, applied to the equivalent route. */
+  /**
+   * The FIX fault fix_exchange_unavailable (not applied: reject; applied: ambiguous), then the REST
+   * order-entry fault rules, applied to the equivalent route.
+   */
   #fault(method: string, template: string): 'none' | 'reject' | 'silent' | 'close' | 'ambiguous' | 'ambiguous-silent' | 'ambiguous-close' {
     const faults = this.ctx.faults;
+    if (faults.fixActive) {
+      const msgType = method === 'DELETE' ? MsgType.OrderCancelRequest : template === AMEND_PATH ? MsgType.OrderCancelReplaceRequest : MsgType.NewOrderSingle;
+      const decision = faults.decideFix('order', this.sessionName, msgType, this.keyId);
+      if (decision.kind === 'fix_exchange_unavailable') return decision.applied ? 'ambiguous' : 'reject';
+    }
     if (!faults.restActive) return 'none';
     const decision = faults.decideRest({ method, routeTemplate: template, relativePath: template, keyId: this.keyId, orderEntry: true });
     switch (decision.kind) {
@@ -550,9 +562,6 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
     this.dropped = true;
     this.dropConnection();
   }
-
-  /** Set by the acceptor: destroys the socket. */
-  dropConnection: () => void = () => {};
 }
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
