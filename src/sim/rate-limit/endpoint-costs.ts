@@ -41,6 +41,9 @@ export const NON_DEFAULT_COSTS: readonly EndpointCost[] = [
   { method: 'DELETE', path: '/communications/quotes/{quote_id}', cost: 2, perItem: false },
   { method: 'GET', path: '/communications/rfqs/{rfq_id}/quotes/{quote_id}', cost: 2, perItem: false },
   { method: 'GET', path: '/communications/quotes/{quote_id}', cost: 2, perItem: false },
+  // Margin: cancel costs like a V2 cancel; cancel-all the same write tokens as cancelling one order (interface-spec Limits).
+  { method: 'DELETE', path: '/margin/orders/{order_id}', cost: 2, perItem: false },
+  { method: 'DELETE', path: '/margin/orders', cost: 2, perItem: false },
 ];
 
 const costIndex = new Map<string, EndpointCost>();
@@ -62,6 +65,7 @@ export function bucketOf(method: string, pathTemplate: string): BucketKind {
   if (pathTemplate.startsWith('/portfolio/events/orders')) return 'write';
   if (pathTemplate.startsWith('/portfolio/orders')) return 'write';
   if (pathTemplate.startsWith('/portfolio/order_groups')) return 'write';
+  if (pathTemplate.startsWith('/margin/orders')) return 'write'; // margin order entry
   if (pathTemplate === '/account/api_usage_level/upgrade') return 'write';
   if (pathTemplate.startsWith('/communications/')) return 'write';
   if (pathTemplate.startsWith('/multivariate_event_collections/')) return 'write';

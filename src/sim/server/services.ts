@@ -14,6 +14,9 @@ import type { SimHistory } from '../history/index.ts';
 import type { RateLimiter } from '../rate-limit/index.ts';
 import type { WireProbe } from './probe.ts';
 import type { Logger } from 'pino';
+import { resolve } from 'node:path';
+import { DEFAULT_MARGIN_CATALOG_FILE, loadMarginCatalog, MarginEngine } from '../margin/index.ts';
+import { ClearingCredentials } from '../clearing/index.ts';
 
 export interface SimServicesOptions {
   engine: SimEngine;
@@ -30,6 +33,10 @@ export interface SimServicesOptions {
   probe?: WireProbe | null;
   /** Recorded trades, tops and open interest for the candlestick and historical routes. */
   history: SimHistory;
+  /** The Margin exchange (src/sim/margin); default: config/margin-markets.json on this clock. */
+  margin?: MarginEngine;
+  /** Clearing-member API credentials (src/sim/clearing); default: an empty store. */
+  clearing?: ClearingCredentials;
 }
 
 export class SimServices {
@@ -43,6 +50,8 @@ export class SimServices {
   readonly maxBodyBytes: number;
   readonly probe: WireProbe | null;
   readonly history: SimHistory;
+  readonly margin: MarginEngine;
+  readonly clearing: ClearingCredentials;
   readonly #fundingPerSubaccount: Centicents;
   readonly #funded = new Set<string>();
 
@@ -58,6 +67,13 @@ export class SimServices {
     this.probe = options.probe ?? null;
     this.history = options.history;
     this.#fundingPerSubaccount = options.fundingPerSubaccount;
+    this.margin = options.margin ?? new MarginEngine({ catalog: loadMarginCatalog(resolve(DEFAULT_MARGIN_CATALOG_FILE)), now: options.now, seed: 1 });
+    this.clearing = options.clearing ?? new ClearingCredentials();
+  }
+
+  /** Makes sure the user's margin account for `subaccount` exists, funded with the same amount as the other exchange. */
+  ensureMarginAccount(userId: string, subaccount: number): void {
+    this.margin.ensureAccount(userId, subaccount, this.#fundingPerSubaccount);
   }
 
   /** Makes sure the user exists in the engine and `subaccount` is funded (once per run). */

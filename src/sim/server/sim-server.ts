@@ -10,6 +10,7 @@ import { RestServer } from './rest/rest-server.ts';
 import { ALL_ROUTES } from './rest/routes/index.ts';
 import { WsHub } from './ws/hub.ts';
 import { WsServer } from './ws/ws-server.ts';
+import { ClearingServer } from '../clearing/index.ts';
 
 export interface SimServerOptions {
   host: string;
@@ -53,6 +54,7 @@ export class SimServer {
     });
     this.#app = uws.App();
     this.#ws.attach(this.#app, uws.DISABLED); // before the catch-all REST route
+    new ClearingServer(services).attach(this.#app); // its own base path, before the catch-all REST route
     this.#rest.attach(this.#app);
   }
 

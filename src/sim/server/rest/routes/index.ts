@@ -12,6 +12,8 @@ import { MULTIVARIATE_ROUTES } from './multivariate.ts';
 import { ORDER_GROUP_ROUTES } from './order-groups.ts';
 import { ORDER_ROUTES } from './orders.ts';
 import { PORTFOLIO_ROUTES } from './portfolio.ts';
+import { MARGIN_MARKET_ROUTES } from './margin-market.ts';
+import { MARGIN_ORDER_ROUTES } from './margin-orders.ts';
 
 export const ALL_ROUTES: readonly RouteDef[] = [
   ...MARKET_DATA_ROUTES,
@@ -23,4 +25,6 @@ export const ALL_ROUTES: readonly RouteDef[] = [
   ...ORDER_GROUP_ROUTES,
   ...COMMUNICATIONS_ROUTES,
   ...MULTIVARIATE_ROUTES,
+  ...MARGIN_MARKET_ROUTES,
+  ...MARGIN_ORDER_ROUTES,
 ];

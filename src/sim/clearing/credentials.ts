@@ -1,0 +1,59 @@
+/**
+ * Clearing-member API credentials (interface-spec Authentication, clearing part): an admin user id
+ * and an access token, presented as `Authorization: Bearer <admin_user_id>:<access_token>`. Each
+ * credential acts for one clearing member (a simulator user) and may be limited in what it can
+ * read: `obligations` and `funding` permissions (403 when the needed one is missing). Tokens are
+ * compared in constant time. This file owns the store; it never sees a request.
+ */
+
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+
+export type ClearingPermission = 'obligations' | 'funding';
+
+export interface ClearingCredential {
+  readonly adminUserId: string;
+  readonly accessToken: string;
+  /** The clearing member (simulator user id) the credential acts for. */
+  readonly memberUserId: string;
+  readonly permissions: readonly ClearingPermission[];
+}
+
+export const ClearingAuthFailure = { NONE: 0, MISSING: 1, MALFORMED: 2, UNKNOWN: 3 } as const;
+export type ClearingAuthFailure = (typeof ClearingAuthFailure)[keyof typeof ClearingAuthFailure];
+
+export class ClearingCredentials {
+  readonly #byAdmin = new Map<string, ClearingCredential>();
+  #counter = 0;
+
+  /** Issues a credential for `memberUserId` (as the member's Security page would). */
+  issue(memberUserId: string, permissions: readonly ClearingPermission[] = ['obligations', 'funding']): ClearingCredential {
+    this.#counter++;
+    const credential: ClearingCredential = {
+      adminUserId: `admin-${this.#counter}-${randomBytes(4).toString('hex')}`,
+      accessToken: randomBytes(24).toString('base64url'),
+      memberUserId,
+      permissions: Object.freeze([...permissions]),
+    };
+    this.#byAdmin.set(credential.adminUserId, credential);
+    return credential;
+  }
+
+  revoke(adminUserId: string): void {
+    this.#byAdmin.delete(adminUserId);
+  }
+
+  /** The credential an Authorization header value names, or why not. */
+  authenticate(header: string): ClearingCredential | ClearingAuthFailure {
+    if (header === '') return ClearingAuthFailure.MISSING;
+    if (!header.startsWith('Bearer ')) return ClearingAuthFailure.MALFORMED;
+    const value = header.slice(7).trim();
+    const colon = value.indexOf(':');
+    if (colon <= 0 || colon === value.length - 1) return ClearingAuthFailure.MALFORMED;
+    const credential = this.#byAdmin.get(value.slice(0, colon));
+    if (credential === undefined) return ClearingAuthFailure.UNKNOWN;
+    const given = Buffer.from(value.slice(colon + 1));
+    const expected = Buffer.from(credential.accessToken);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return ClearingAuthFailure.UNKNOWN;
+    return credential;
+  }
+}

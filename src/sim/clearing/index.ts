@@ -1,0 +1,4 @@
+/** The clearing-member API of the simulator: credentials, obligations, and its server. */
+export { ClearingCredentials, ClearingAuthFailure, type ClearingCredential, type ClearingPermission } from './credentials.ts';
+export { obligationsOf, fundingEstimateOf, INLINE_DETAIL_ROWS_MAX, type Obligation } from './obligations.ts';
+export { ClearingServer, CLEARING_PREFIX } from './clearing-server.ts';

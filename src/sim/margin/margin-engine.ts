@@ -1,0 +1,769 @@
+/**
+ * The Margin exchange engine: perpetual markets on exchange_index 0, a price-time matching book per
+ * market, orders (create, amend, decrease, cancel, cancel-all), accounts per user and subaccount with
+ * signed positions, realized pnl, fees (notional x maker/taker rate), funding on each market's
+ * schedule and liquidation of subaccounts whose equity falls below maintenance margin.
+ *
+ * Time: the engine never starts a timer. Every public call first runs `advance(now)`, which applies
+ * in time order every funding time and settlement-cycle roll the clock has passed; so an injected
+ * clock drives funding exactly. Mark price: the median of best bid, best ask and last trade when
+ * both sides rest, else the last trade (or the catalog's starting mark). Funding rate of a period:
+ * the time-weighted average premium (mark - reference) / reference over the period, capped; longs
+ * pay shorts when it is positive. Liquidation: after every operation, each subaccount with positions
+ * whose equity is below maintenance margin x the liquidation ratio gets one system IOC order per
+ * position (order_source system, order_reason liquidation) that closes it against the book, within
+ * a 50% price band of the mark.
+ *
+ * This file owns state changes; reads for the wire are in margin-views.ts, rendering in render.ts.
+ */
+
+import { SeededRandom } from '../../core/index.ts';
+import { IdSource } from '../engine/ids.ts';
+import { mulDivFloor, mulDivRound, mulDivTrunc, notionalOf, signedNotionalOf, applyRateCeil, clamp, PPM } from './arith.ts';
+import { MarginBook, type BookSide } from './book.ts';
+import { maintenanceRatePpm, type MarginCatalog, type MarginMarketSpec } from './catalog.ts';
+import {
+  marginError,
+  type AccountRecord,
+  type FundingPaymentRecord,
+  type MarginError,
+  type MarginFillRecord,
+  type MarginOrderRecord,
+  type MarginTradeRecord,
+  type MarketState,
+  type OrderReason,
+  type OrderSource,
+  type PositionRecord,
+  type SelfTradePrevention,
+  type TimeInForce,
+} from './records.ts';
+
+/** One contract in count units: the Margin exchange trades whole contracts. */
+export const CONTRACT = 100;
+/** Liquidation orders reach at most this far from the mark, ppm. */
+const LIQUIDATION_BAND_PPM = 500_000;
+/** Bound on catch-up steps in one advance (funding times + cycle rolls); a clock jump beyond it is a bug. */
+const ADVANCE_STEPS_MAX = 10_000_000;
+/** Bound on liquidation passes after one operation (each pass can move the mark). */
+const LIQUIDATION_PASSES_MAX = 64;
+
+export const ERR_MARKET_NOT_FOUND = marginError(404, 'market_not_found', 'market not found');
+export const ERR_ORDER_NOT_FOUND = marginError(404, 'not_found', 'order not found');
+
+export interface CreateMarginOrder {
+  ticker: string;
+  clientOrderId: string;
+  side: BookSide;
+  count: number;
+  price: number;
+  timeInForce: TimeInForce;
+  selfTradePrevention: SelfTradePrevention;
+  postOnly: boolean;
+  reduceOnly: boolean;
+  cancelOrderOnPause: boolean;
+  expirationTs: number | null;
+}
+
+/** Fills caused by one request: contracts, their notional (price units x count units) and fees. */
+export interface ExecutionSummary {
+  filled: number;
+  costUnits: number;
+  fees: number;
+}
+
+export interface CreateResult {
+  order: MarginOrderRecord;
+  execution: ExecutionSummary;
+}
+
+export interface AmendResult {
+  order: MarginOrderRecord;
+  execution: ExecutionSummary;
+  /** The resting size changed or fills happened (the response then carries remaining and fill counts). */
+  sizeChanged: boolean;
+}
+
+export interface MarginEngineOptions {
+  catalog: MarginCatalog;
+  now: () => number;
+  seed: number;
+}
+
+export class MarginEngine {
+  readonly catalog: MarginCatalog;
+  readonly now: () => number;
+  readonly markets = new Map<string, MarketState>();
+  readonly accounts = new Map<string, AccountRecord>();
+  readonly orders = new Map<string, MarginOrderRecord>();
+  /** Every order by creation seq (listing). */
+  readonly orderList: MarginOrderRecord[] = [];
+  readonly fills: MarginFillRecord[] = [];
+  readonly fundingPayments: FundingPaymentRecord[] = [];
+  /** Clearing cycle: start (ms) and the baselines taken at its start. */
+  cycleStartMs: number;
+  /** Unrealized pnl per `user|sub|ticker` at the cycle start, centicents. */
+  readonly baselineUnrealized = new Map<string, number>();
+  /** Maintenance margin per `user|sub|assetClass` at the cycle start, centicents. */
+  readonly baselineMaintenance = new Map<string, number>();
+  readonly #ids: IdSource;
+  readonly #clientIds = new Map<string, Set<string>>(); // per user
+  #seq = 0;
+  #liquidationSeq = 0;
+  #settling = false;
+
+  constructor(options: MarginEngineOptions) {
+    this.catalog = options.catalog;
+    this.now = options.now;
+    this.#ids = new IdSource(new SeededRandom(options.seed * 7919 + 17));
+    const nowMs = this.now();
+    for (const spec of options.catalog.markets) {
+      this.markets.set(spec.ticker, {
+        spec,
+        book: new MarginBook<MarginOrderRecord>(),
+        lastPrice: null,
+        mark: spec.markPrice,
+        markMs: nowMs,
+        reference: spec.referencePrice,
+        referenceMs: nowMs,
+        volume: 0,
+        volumeNotional: 0,
+        openInterest: 0,
+        trades: [],
+        fundingRates: [],
+        premiumAccum: 0,
+        accumMs: nowMs,
+        periodStartMs: nowMs,
+        nextFundingMs: (Math.floor(nowMs / spec.fundingIntervalMs) + 1) * spec.fundingIntervalMs,
+      });
+    }
+    this.cycleStartMs = Math.floor(nowMs / options.catalog.settlementCycleMs) * options.catalog.settlementCycleMs;
+  }
+
+  // ---- accounts ---------------------------------------------------------------------------
+
+  hasAccount(userId: string, subaccount: number): boolean {
+    return this.accounts.has(accountKey(userId, subaccount));
+  }
+
+  /** Creates the account with `deposit` centicents the first time; no-op after. */
+  ensureAccount(userId: string, subaccount: number, deposit: number): AccountRecord {
+    const key = accountKey(userId, subaccount);
+    let account = this.accounts.get(key);
+    if (account === undefined) {
+      account = { userId, subaccount, cash: deposit, positions: new Map() };
+      this.accounts.set(key, account);
+    }
+    return account;
+  }
+
+  account(userId: string, subaccount: number): AccountRecord | null {
+    return this.accounts.get(accountKey(userId, subaccount)) ?? null;
+  }
+
+  /** Accounts of a user, by subaccount. */
+  accountsOf(userId: string): AccountRecord[] {
+    const out: AccountRecord[] = [];
+    for (const account of this.accounts.values()) if (account.userId === userId) out.push(account);
+    return out.sort((a, b) => a.subaccount - b.subaccount);
+  }
+
+  // ---- time ---------------------------------------------------------------------------------
+
+  /** Applies every funding time and cycle roll up to `nowMs`, in time order, then liquidations. */
+  advance(nowMs: number = this.now()): void {
+    for (let steps = 0; ; steps++) {
+      if (steps === ADVANCE_STEPS_MAX) throw new Error('margin engine: advance did not converge');
+      let next: MarketState | null = null;
+      for (const market of this.markets.values()) if (next === null || market.nextFundingMs < next.nextFundingMs) next = market;
+      const cycleEndMs = this.cycleStartMs + this.catalog.settlementCycleMs;
+      const fundingMs = next === null ? Infinity : next.nextFundingMs;
+      if (cycleEndMs <= nowMs && cycleEndMs <= fundingMs) {
+        this.#rollCycle(cycleEndMs);
+        continue;
+      }
+      if (next === null || fundingMs > nowMs) break;
+      this.#applyFunding(next, fundingMs);
+      this.#settle();
+    }
+    this.#settle();
+  }
+
+  // ---- orders -------------------------------------------------------------------------------
+
+  create(userId: string, subaccount: number, request: CreateMarginOrder, source: OrderSource = 'user', reason: OrderReason | null = null): CreateResult | MarginError {
+    this.advance();
+    const market = this.markets.get(request.ticker);
+    if (market === undefined) return ERR_MARKET_NOT_FOUND;
+    const check = this.#checkOrderShape(market.spec, request.price, request.count);
+    if (check !== null) return check;
+    let clientIds = this.#clientIds.get(userId);
+    if (clientIds === undefined) this.#clientIds.set(userId, (clientIds = new Set()));
+    if (clientIds.has(request.clientOrderId)) return marginError(409, 'order_already_exists', 'order with this client_order_id already exists');
+    const account = this.accounts.get(accountKey(userId, subaccount));
+    if (account === undefined) return marginError(404, 'user_not_found', 'margin account not found');
+    let count = request.count;
+    if (request.reduceOnly) {
+      if (request.timeInForce === 'good_till_canceled') return marginError(400, 'invalid_order', 'reduce_only orders must be immediate_or_cancel or fill_or_kill', 'reduce_only');
+      const held = account.positions.get(request.ticker)?.count ?? 0;
+      const reducible = request.side === 'ask' ? Math.max(held, 0) : Math.max(-held, 0);
+      if (reducible === 0) return marginError(400, 'invalid_order', 'reduce_only order would not reduce the position', 'reduce_only');
+      count = Math.min(count, reducible);
+    }
+    const crossing = request.side === 'bid' ? market.book.crossingCount('ask', request.price) : market.book.crossingCount('bid', request.price);
+    if (request.postOnly && crossing > 0) return marginError(400, 'invalid_order', 'invalid order', 'post only cross');
+    if (request.timeInForce === 'fill_or_kill' && crossing < count) return marginError(400, 'fill_or_kill_insufficient_resting_volume', 'fill or kill order cannot be filled in full');
+    if (source === 'user' && !request.reduceOnly) {
+      const shortfall = this.#initialMarginShortfall(account, market, request.side, count, request.price);
+      if (shortfall > 0) return marginError(400, 'insufficient_balance', 'insufficient margin for this order', `initial margin short by ${shortfall} centicents`);
+    }
+    clientIds.add(request.clientOrderId);
+    const nowMs = this.now();
+    const order: MarginOrderRecord = {
+      seq: ++this.#seq,
+      orderId: this.#ids.next(),
+      userId,
+      subaccount,
+      clientOrderId: request.clientOrderId,
+      ticker: request.ticker,
+      side: request.side,
+      price: request.price,
+      filled: 0,
+      remaining: count,
+      status: 'resting',
+      lastUpdateReason: '',
+      createdMs: nowMs,
+      lastUpdateMs: nowMs,
+      selfTradePrevention: request.selfTradePrevention,
+      cancelOrderOnPause: request.cancelOrderOnPause,
+      timeInForce: request.timeInForce,
+      postOnly: request.postOnly,
+      reduceOnly: request.reduceOnly,
+      expirationTs: request.expirationTs,
+      source,
+      reason,
+    };
+    this.orders.set(order.orderId, order);
+    this.orderList.push(order);
+    const execution = this.#execute(market, order);
+    if (order.status === 'resting') {
+      if (request.timeInForce === 'good_till_canceled') market.book.add(order);
+      else this.#finish(order, order.lastUpdateReason === '' ? 'MarginCancel' : order.lastUpdateReason, 'canceled');
+    }
+    this.#settle();
+    return { order, execution };
+  }
+
+  /** Amend price and/or the order's total fillable count (`count` = filled + new remaining). */
+  amend(userId: string, subaccount: number, orderId: string, ticker: string, side: BookSide, price: number, count: number, updatedClientOrderId: string | null): AmendResult | MarginError {
+    this.advance();
+    const order = this.#ownOrder(userId, subaccount, orderId);
+    if (order === null) return ERR_ORDER_NOT_FOUND;
+    if (order.ticker !== ticker) return marginError(400, 'bad_request', 'ticker does not match the order', 'ticker');
+    if (order.side !== side) return marginError(400, 'bad_request', 'side does not match the order', 'side');
+    const market = this.markets.get(ticker)!;
+    const check = this.#checkOrderShape(market.spec, price, count);
+    if (check !== null) return check;
+    if (count <= order.filled) return marginError(400, 'invalid_order_size', 'count must exceed the contracts already filled', 'count');
+    if (updatedClientOrderId !== null && updatedClientOrderId !== order.clientOrderId) {
+      const clientIds = this.#clientIds.get(userId)!;
+      if (clientIds.has(updatedClientOrderId)) return marginError(409, 'order_already_exists', 'order with this client_order_id already exists');
+      clientIds.add(updatedClientOrderId);
+      order.clientOrderId = updatedClientOrderId;
+    }
+    const newRemaining = count - order.filled;
+    const keepsPriority = price === order.price && newRemaining <= order.remaining;
+    const sizeChanged = newRemaining !== order.remaining;
+    const execution: ExecutionSummary = { filled: 0, costUnits: 0, fees: 0 };
+    order.lastUpdateReason = 'Amend';
+    order.lastUpdateMs = this.now();
+    if (keepsPriority) {
+      order.remaining = newRemaining;
+    } else {
+      market.book.remove(order);
+      order.price = price;
+      order.remaining = newRemaining;
+      const result = this.#execute(market, order);
+      execution.filled = result.filled;
+      execution.costUnits = result.costUnits;
+      execution.fees = result.fees;
+      if (order.status === 'resting') market.book.add(order);
+    }
+    this.#settle();
+    return { order, execution, sizeChanged: sizeChanged || execution.filled > 0 };
+  }
+
+  /** Exactly one of reduceBy / reduceTo (count units); to zero cancels. */
+  decrease(userId: string, subaccount: number, orderId: string, reduceBy: number | null, reduceTo: number | null): MarginOrderRecord | MarginError {
+    this.advance();
+    const order = this.#ownOrder(userId, subaccount, orderId);
+    if (order === null) return ERR_ORDER_NOT_FOUND;
+    const target = reduceTo !== null ? reduceTo : order.remaining - (reduceBy as number);
+    if (target % CONTRACT !== 0) return marginError(400, 'invalid_order_size', 'margin orders take whole contracts', reduceTo !== null ? 'reduce_to' : 'reduce_by');
+    if (target >= order.remaining || target < 0) {
+      if (reduceBy !== null && reduceBy >= order.remaining) return this.#cancelOrder(order, 'Decrease');
+      return marginError(400, 'invalid_order_size', 'a decrease must leave fewer contracts than remain', reduceTo !== null ? 'reduce_to' : 'reduce_by');
+    }
+    if (target === 0) return this.#cancelOrder(order, 'Decrease');
+    order.remaining = target;
+    order.lastUpdateReason = 'Decrease';
+    order.lastUpdateMs = this.now();
+    this.#settle();
+    return order;
+  }
+
+  /** Cancels a resting order; the remaining count before the cancel is returned. */
+  cancel(userId: string, subaccount: number | null, orderId: string): { order: MarginOrderRecord; reducedBy: number } | MarginError {
+    this.advance();
+    const order = this.#ownOrder(userId, subaccount, orderId);
+    if (order === null) return ERR_ORDER_NOT_FOUND;
+    const reducedBy = order.remaining;
+    this.#cancelOrder(order, 'MarginCancel');
+    return { order, reducedBy };
+  }
+
+  /** Cancels every resting order of the user (one subaccount, or all when null); returns how many. */
+  cancelAll(userId: string, subaccount: number | null): number {
+    this.advance();
+    let cancelled = 0;
+    for (const order of this.orderList) {
+      if (order.status !== 'resting' || order.userId !== userId) continue;
+      if (subaccount !== null && order.subaccount !== subaccount) continue;
+      this.#cancelOrder(order, 'MarginCancel');
+      cancelled++;
+    }
+    return cancelled;
+  }
+
+  /** Sets a market's reference (index) price, as the underlying feed would; liquidations may follow. */
+  setReferencePrice(ticker: string, price: number): void {
+    const market = this.markets.get(ticker);
+    if (market === undefined) throw new Error(`no margin market ${ticker}`);
+    this.advance();
+    this.#accumulatePremium(market, this.now());
+    market.reference = price;
+    market.referenceMs = this.now();
+    this.#settle();
+  }
+
+  // ---- reads the views share -----------------------------------------------------------
+
+  /** Equity = cash + unrealized pnl at marks, centicents. */
+  equityOf(account: AccountRecord): number {
+    let equity = account.cash;
+    for (const position of account.positions.values()) equity += this.unrealizedOf(position);
+    return equity;
+  }
+
+  /** (count x mark - openCost) / 100, rounded down. */
+  unrealizedOf(position: PositionRecord): number {
+    const mark = this.markets.get(position.ticker)!.mark;
+    return mulDivFloor(position.count * mark - position.openCost, 1, 100);
+  }
+
+  /** Maintenance margin of one position on its own (gross). */
+  positionMaintenance(position: PositionRecord): number {
+    if (position.count === 0) return 0;
+    const market = this.markets.get(position.ticker)!;
+    const notional = notionalOf(market.mark as never, position.count as never);
+    return applyRateCeil(notional, maintenanceRatePpm(market.spec, notional));
+  }
+
+  /** Joint margin group of a position: its asset class when the market is portfolio-margined, else null. */
+  portfolioGroupOf(position: PositionRecord): string | null {
+    const spec = this.markets.get(position.ticker)!.spec;
+    return spec.portfolioMargin && spec.assetClass !== null ? spec.assetClass : null;
+  }
+
+  /**
+   * The seed's is_portfolio: a portfolio-margin position sharing its asset class with another open
+   * portfolio-margin position of the same subaccount (margined jointly, so not attributable).
+   */
+  isPortfolio(account: AccountRecord, position: PositionRecord): boolean {
+    const group = this.portfolioGroupOf(position);
+    if (group === null || position.count === 0) return false;
+    for (const other of account.positions.values()) {
+      if (other !== position && other.count !== 0 && this.portfolioGroupOf(other) === group) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Maintenance margin of a subaccount, optionally of one asset class only (clearing). Gross
+   * positions add up; a portfolio group of two or more positions needs the larger of its long
+   * and short sides (offsetting exposure is hedged).
+   */
+  maintenanceOf(account: AccountRecord, assetClass: string | null | undefined = undefined): number {
+    let total = 0;
+    const groups = new Map<string, { long: number; short: number; members: number }>();
+    for (const position of account.positions.values()) {
+      if (position.count === 0) continue;
+      const spec = this.markets.get(position.ticker)!.spec;
+      if (assetClass !== undefined && spec.assetClass !== assetClass) continue;
+      const margin = this.positionMaintenance(position);
+      const group = this.portfolioGroupOf(position);
+      if (group === null) {
+        total += margin;
+        continue;
+      }
+      let sides = groups.get(group);
+      if (sides === undefined) groups.set(group, (sides = { long: 0, short: 0, members: 0 }));
+      if (position.count > 0) sides.long += margin;
+      else sides.short += margin;
+      sides.members++;
+    }
+    for (const sides of groups.values()) total += sides.members === 1 ? sides.long + sides.short : Math.max(sides.long, sides.short);
+    return total;
+  }
+
+  /** Initial margin: each position's maintenance x its market's multiplier (gross; conservative). */
+  initialOf(account: AccountRecord): number {
+    let total = 0;
+    for (const position of account.positions.values()) {
+      if (position.count === 0) continue;
+      const spec = this.markets.get(position.ticker)!.spec;
+      total += applyRateCeil(this.positionMaintenance(position), spec.initialMarginMultiplierPpm);
+    }
+    return total;
+  }
+
+  /** Margin of resting orders: initial margin of the worse side of each market's resting exposure beyond the position. */
+  restingOrdersMarginOf(account: AccountRecord): number {
+    let total = 0;
+    for (const market of this.markets.values()) {
+      let bids = 0;
+      let asks = 0;
+      for (const side of ['bid', 'ask'] as const) {
+        for (const level of market.book.levels(side)) {
+          for (const order of level.orders) {
+            if (order.userId !== account.userId || order.subaccount !== account.subaccount) continue;
+            if (side === 'bid') bids += order.remaining;
+            else asks += order.remaining;
+          }
+        }
+      }
+      const exposure = Math.max(bids, asks);
+      if (exposure === 0) continue;
+      const notional = notionalOf(market.mark as never, exposure as never);
+      total += applyRateCeil(applyRateCeil(notional, maintenanceRatePpm(market.spec, notional)), market.spec.initialMarginMultiplierPpm);
+    }
+    return total;
+  }
+
+  /**
+   * The mark at which this position's subaccount would reach maintenance margin, other marks held:
+   * p = [1e8 (MMother - E) + 1e6 c m] / (1e6 c - |c| r), rounded to a price unit; null when not positive.
+   */
+  estimatedLiquidationPrice(account: AccountRecord, position: PositionRecord): number | null {
+    if (position.count === 0) return null;
+    const market = this.markets.get(position.ticker)!;
+    const own = this.positionMaintenance(position);
+    const others = this.maintenanceOf(account) - own;
+    const equity = this.equityOf(account);
+    const notional = notionalOf(market.mark as never, position.count as never);
+    const rate = maintenanceRatePpm(market.spec, notional);
+    const c = BigInt(position.count);
+    const numerator = 100_000_000n * BigInt(others - equity) + 1_000_000n * c * BigInt(market.mark);
+    const denominator = 1_000_000n * c - (c < 0n ? -c : c) * BigInt(rate);
+    if (denominator === 0n) return null;
+    const quotient = Number(numerator * 2n / denominator);
+    const price = quotient >= 0 ? Math.floor((quotient + 1) / 2) : -Math.floor((-quotient + 1) / 2);
+    return price > 0 ? price : null;
+  }
+
+  /** Funding rate estimate of the in-progress period, ppm (time-weighted premium so far, capped). */
+  fundingEstimatePpm(market: MarketState, nowMs: number = this.now()): number {
+    const elapsed = nowMs - market.periodStartMs;
+    const accum = market.premiumAccum + premiumPpm(market) * (nowMs - market.accumMs);
+    const average = elapsed <= 0 ? premiumPpm(market) : mulDivRound(accum, 1, elapsed);
+    return clamp(average, -market.spec.fundingCapPpm, market.spec.fundingCapPpm);
+  }
+
+  /** Funding a position would get at `ratePpm` and the current mark: positive received. */
+  fundingAmountOf(count: number, mark: number, ratePpm: number): { notional: number; amount: number } {
+    const notional = signedNotionalOf(mark as never, count as never);
+    return { notional, amount: -mulDivTrunc(notional, ratePpm, PPM) };
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  #checkOrderShape(spec: MarginMarketSpec, price: number, count: number): MarginError | null {
+    if (price <= 0 || price % spec.tickSize !== 0) return marginError(400, 'invalid_price', `price must be a positive multiple of the tick size`, 'price');
+    if (count <= 0 || count % CONTRACT !== 0) return marginError(400, 'invalid_order_size', 'margin orders take a positive whole number of contracts', 'count');
+    return null;
+  }
+
+  #ownOrder(userId: string, subaccount: number | null, orderId: string): MarginOrderRecord | null {
+    const order = this.orders.get(orderId);
+    if (order === undefined || order.userId !== userId || order.status !== 'resting') return null;
+    if (subaccount !== null && order.subaccount !== subaccount) return null;
+    return order;
+  }
+
+  #cancelOrder(order: MarginOrderRecord, reason: 'MarginCancel' | 'Decrease' | 'SelfTradeCancel'): MarginOrderRecord {
+    this.markets.get(order.ticker)!.book.remove(order);
+    this.#finish(order, reason, 'canceled');
+    order.remaining = 0;
+    this.#settle();
+    return order;
+  }
+
+  #finish(order: MarginOrderRecord, reason: MarginOrderRecord['lastUpdateReason'], status: 'canceled' | 'executed'): void {
+    order.status = status;
+    order.lastUpdateReason = reason;
+    order.lastUpdateMs = this.now();
+    if (status === 'canceled') order.remaining = 0;
+  }
+
+  /** Initial margin the account lacks to also carry this order fully filled (0 when enough). */
+  #initialMarginShortfall(account: AccountRecord, market: MarketState, side: BookSide, count: number, price: number): number {
+    const held = account.positions.get(market.spec.ticker)?.count ?? 0;
+    const after = held + (side === 'bid' ? count : -count);
+    if (Math.abs(after) <= Math.abs(held) && Math.sign(after) !== -Math.sign(held)) return 0; // reducing
+    let required = this.restingOrdersMarginOf(account);
+    for (const position of account.positions.values()) {
+      if (position.ticker === market.spec.ticker || position.count === 0) continue;
+      const spec = this.markets.get(position.ticker)!.spec;
+      required += applyRateCeil(this.positionMaintenance(position), spec.initialMarginMultiplierPpm);
+    }
+    const notional = notionalOf(Math.max(market.mark, price) as never, after as never);
+    required += applyRateCeil(applyRateCeil(notional, maintenanceRatePpm(market.spec, notional)), market.spec.initialMarginMultiplierPpm);
+    const shortfall = required - this.equityOf(account);
+    return shortfall > 0 ? shortfall : 0;
+  }
+
+  /** Matches `taker` against the opposite side until it is done, stops crossing, or self-trade stops it. */
+  #execute(market: MarketState, taker: MarginOrderRecord): ExecutionSummary {
+    const summary: ExecutionSummary = { filled: 0, costUnits: 0, fees: 0 };
+    const opposite: BookSide = taker.side === 'bid' ? 'ask' : 'bid';
+    const levels = market.book.levels(opposite);
+    for (let guard = 0; taker.remaining > 0; guard++) {
+      if (guard > 1_000_000) throw new Error('margin engine: matching did not terminate');
+      if (levels.length === 0) break;
+      const level = levels[0];
+      if (taker.side === 'bid' ? level.price > taker.price : level.price < taker.price) break;
+      const maker = level.orders[0];
+      if (maker.userId === taker.userId) {
+        if (taker.selfTradePrevention === 'taker_at_cross') {
+          this.#finish(taker, 'SelfTradeCancel', 'canceled');
+          break;
+        }
+        this.#cancelOrder(maker, 'SelfTradeCancel');
+        continue;
+      }
+      const quantity = Math.min(taker.remaining, maker.remaining);
+      const fee = this.#trade(market, taker, maker, quantity, level.price);
+      summary.filled += quantity;
+      summary.costUnits += quantity * level.price;
+      summary.fees += fee;
+    }
+    return summary;
+  }
+
+  /** One match of `quantity` at `price`; returns the taker's fee. */
+  #trade(market: MarketState, taker: MarginOrderRecord, maker: MarginOrderRecord, quantity: number, price: number): number {
+    const nowMs = this.now();
+    const tradeId = this.#ids.next();
+    const notional = notionalOf(price as never, quantity as never);
+    const takerFee = applyRateCeil(notional, market.spec.takerFeePpm);
+    const makerFee = applyRateCeil(notional, market.spec.makerFeePpm);
+    for (const [order, fee, isTaker] of [[maker, makerFee, false], [taker, takerFee, true]] as const) {
+      order.remaining -= quantity;
+      order.filled += quantity;
+      order.lastUpdateMs = nowMs;
+      order.lastUpdateReason = 'Trade';
+      if (order.remaining === 0) {
+        if (!isTaker) market.book.remove(order);
+        order.status = 'executed';
+      }
+      const account = this.accounts.get(accountKey(order.userId, order.subaccount))!;
+      const applied = this.#applyFill(market, account, order.side === 'bid' ? quantity : -quantity, price, fee);
+      this.fills.push({
+        seq: ++this.#seq,
+        fillId: this.#ids.next(),
+        tradeId,
+        orderId: order.orderId,
+        userId: order.userId,
+        subaccount: order.subaccount,
+        ticker: order.ticker,
+        side: order.side,
+        count: quantity,
+        price,
+        isTaker,
+        fee,
+        entryPrice: applied.entryPrice,
+        realizedPnl: applied.realized,
+        createdMs: nowMs,
+        source: order.source,
+      });
+    }
+    const trade: MarginTradeRecord = { seq: ++this.#seq, tradeId, ticker: market.spec.ticker, count: quantity, price, takerSide: taker.side, createdMs: nowMs };
+    market.trades.push(trade);
+    market.lastPrice = price;
+    market.volume += quantity;
+    market.volumeNotional += notional;
+    return takerFee;
+  }
+
+  /** Moves a position by signed `delta` at `price`: realized pnl on the closed part, fees, cash. */
+  #applyFill(market: MarketState, account: AccountRecord, delta: number, price: number, fee: number): { entryPrice: number; realized: number } {
+    let position = account.positions.get(market.spec.ticker);
+    if (position === undefined) {
+      position = { ticker: market.spec.ticker, count: 0, openCost: 0, fees: 0 };
+      account.positions.set(market.spec.ticker, position);
+    }
+    const longBefore = Math.max(position.count, 0);
+    let entryPrice = price;
+    let realizedUnits = 0;
+    let rest = delta;
+    if (position.count !== 0 && Math.sign(position.count) !== Math.sign(delta)) {
+      entryPrice = mulDivRound(Math.abs(position.openCost), 1, Math.abs(position.count));
+      const closing = Math.sign(delta) * Math.min(Math.abs(delta), Math.abs(position.count));
+      const removedCost = mulDivRound(position.openCost, Math.abs(closing), Math.abs(position.count));
+      realizedUnits = -(price * closing) - removedCost;
+      position.count += closing;
+      position.openCost -= removedCost;
+      rest -= closing;
+      if (position.count === 0) position.openCost = 0;
+    } else if (position.count !== 0) {
+      entryPrice = mulDivRound(Math.abs(position.openCost), 1, Math.abs(position.count));
+    }
+    if (rest !== 0) {
+      position.count += rest;
+      position.openCost += price * rest;
+    }
+    const realized = mulDivFloor(realizedUnits, 1, 100);
+    position.fees = position.count === 0 ? 0 : position.fees + fee;
+    account.cash += realized - fee;
+    market.openInterest += Math.max(position.count, 0) - longBefore;
+    return { entryPrice, realized };
+  }
+
+  #applyFunding(market: MarketState, fundingMs: number): void {
+    this.#accumulatePremium(market, fundingMs);
+    const elapsed = fundingMs - market.periodStartMs;
+    const average = elapsed <= 0 ? premiumPpm(market) : mulDivRound(market.premiumAccum, 1, elapsed);
+    const ratePpm = clamp(average, -market.spec.fundingCapPpm, market.spec.fundingCapPpm);
+    market.fundingRates.push({ ticker: market.spec.ticker, fundingMs, ratePpm, markPrice: market.mark });
+    for (const account of this.accounts.values()) {
+      const position = account.positions.get(market.spec.ticker);
+      if (position === undefined || position.count === 0) continue;
+      const { notional, amount } = this.fundingAmountOf(position.count, market.mark, ratePpm);
+      account.cash += amount;
+      this.fundingPayments.push({
+        seq: ++this.#seq,
+        id: this.#ids.next(),
+        userId: account.userId,
+        subaccount: account.subaccount,
+        ticker: market.spec.ticker,
+        fundingMs,
+        ratePpm,
+        markPrice: market.mark,
+        count: position.count,
+        notional,
+        amount,
+      });
+    }
+    market.premiumAccum = 0;
+    market.accumMs = fundingMs;
+    market.periodStartMs = fundingMs;
+    market.nextFundingMs = fundingMs + market.spec.fundingIntervalMs;
+  }
+
+  #accumulatePremium(market: MarketState, atMs: number): void {
+    if (atMs > market.accumMs) {
+      market.premiumAccum += premiumPpm(market) * (atMs - market.accumMs);
+      market.accumMs = atMs;
+    }
+  }
+
+  #rollCycle(cycleEndMs: number): void {
+    this.baselineUnrealized.clear();
+    this.baselineMaintenance.clear();
+    for (const account of this.accounts.values()) {
+      for (const position of account.positions.values()) {
+        if (position.count !== 0) this.baselineUnrealized.set(`${account.userId}|${account.subaccount}|${position.ticker}`, this.unrealizedOf(position));
+      }
+      const classes = new Set<string>();
+      for (const position of account.positions.values()) {
+        const assetClass = this.markets.get(position.ticker)!.spec.assetClass;
+        if (assetClass !== null && position.count !== 0) classes.add(assetClass);
+      }
+      for (const assetClass of classes) this.baselineMaintenance.set(`${account.userId}|${account.subaccount}|${assetClass}`, this.maintenanceOf(account, assetClass));
+    }
+    this.cycleStartMs = cycleEndMs;
+  }
+
+  /** Marks from books and trades, then liquidations; re-entrant calls (from liquidation orders) return at once. */
+  #settle(): void {
+    if (this.#settling) return;
+    this.#settling = true;
+    try {
+      for (let pass = 0; pass < LIQUIDATION_PASSES_MAX; pass++) {
+        const nowMs = this.now();
+        for (const market of this.markets.values()) this.#updateMark(market, nowMs);
+        if (!this.#liquidateOnce()) break;
+      }
+    } finally {
+      this.#settling = false;
+    }
+  }
+
+  #updateMark(market: MarketState, nowMs: number): void {
+    const bid = market.book.best('bid');
+    const ask = market.book.best('ask');
+    const last = market.lastPrice ?? market.mark;
+    const mark = bid !== null && ask !== null ? median(bid, ask, last) : last;
+    if (mark === market.mark) return;
+    this.#accumulatePremium(market, nowMs);
+    market.mark = mark;
+    market.markMs = nowMs;
+  }
+
+  /** One pass: closes every position of each subaccount under maintenance; true when an order traded. */
+  #liquidateOnce(): boolean {
+    let traded = false;
+    for (const account of this.accounts.values()) {
+      const maintenance = this.maintenanceOf(account);
+      if (maintenance === 0) continue;
+      const threshold = mulDivFloor(maintenance, this.catalog.liquidationMarginRatioPpm, PPM);
+      if (this.equityOf(account) >= threshold) continue;
+      for (const position of [...account.positions.values()]) {
+        if (position.count === 0) continue;
+        const market = this.markets.get(position.ticker)!;
+        const side: BookSide = position.count > 0 ? 'ask' : 'bid';
+        const band = mulDivFloor(market.mark, LIQUIDATION_BAND_PPM, PPM);
+        const tick = market.spec.tickSize;
+        const rawPrice = side === 'ask' ? Math.max(tick, market.mark - band) : market.mark + band;
+        const price = side === 'ask' ? Math.ceil(rawPrice / tick) * tick : Math.floor(rawPrice / tick) * tick;
+        const result = this.create(account.userId, account.subaccount, {
+          ticker: position.ticker,
+          clientOrderId: `liquidation-${++this.#liquidationSeq}`,
+          side,
+          count: Math.abs(position.count),
+          price,
+          timeInForce: 'immediate_or_cancel',
+          selfTradePrevention: 'maker',
+          postOnly: false,
+          reduceOnly: true,
+          cancelOrderOnPause: false,
+          expirationTs: null,
+        }, 'system', 'liquidation');
+        if (!('isError' in result) && result.execution.filled > 0) traded = true;
+      }
+    }
+    return traded;
+  }
+}
+
+export function accountKey(userId: string, subaccount: number): string {
+  return `${userId}|${subaccount}`;
+}
+
+/** (mark - reference) / reference in ppm, rounded toward zero. */
+function premiumPpm(market: MarketState): number {
+  return mulDivTrunc(market.mark - market.reference, PPM, market.reference);
+}
+
+function median(a: number, b: number, c: number): number {
+  return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+}
