@@ -12,7 +12,7 @@
  * pay shorts when it is positive. Liquidation: after every operation, each subaccount with positions
  * whose equity is below maintenance margin x the liquidation ratio gets one system IOC order per
  * position (order_source system, order_reason liquidation) that closes it against the book, within
- * a 50% price band of the mark.
+ * a 50% price band of the mark. Exit triggers (triggers.ts) are evaluated in the same passes.
  *
  * This file owns state changes; reads for the wire are in margin-views.ts, rendering in render.ts.
  */
@@ -37,6 +37,7 @@ import {
   type SelfTradePrevention,
   type TimeInForce,
 } from './records.ts';
+import { ExitTriggers } from './triggers.ts';
 
 /** One contract in count units: the Margin exchange trades whole contracts. */
 export const CONTRACT = 100;
@@ -83,6 +84,12 @@ export interface AmendResult {
   sizeChanged: boolean;
 }
 
+/** Who hears order and trade changes (the WebSocket feed): called synchronously, must not call back in. */
+export interface MarginEngineListener {
+  onOrder(order: MarginOrderRecord): void;
+  onTrade(market: MarketState, trade: MarginTradeRecord): void;
+}
+
 export interface MarginEngineOptions {
   catalog: MarginCatalog;
   now: () => number;
@@ -105,6 +112,10 @@ export class MarginEngine {
   readonly baselineUnrealized = new Map<string, number>();
   /** Maintenance margin per `user|sub|assetClass` at the cycle start, centicents. */
   readonly baselineMaintenance = new Map<string, number>();
+  /** Exit triggers (triggers.ts), evaluated against the marks in every settle pass. */
+  readonly triggers: ExitTriggers = new ExitTriggers(this);
+  /** The WebSocket feed (server/ws/margin-feed.ts); null when nothing listens. */
+  listener: MarginEngineListener | null = null;
   readonly #ids: IdSource;
   readonly #clientIds = new Map<string, Set<string>>(); // per user
   #seq = 0;
@@ -249,6 +260,7 @@ export class MarginEngine {
       if (request.timeInForce === 'good_till_canceled') market.book.add(order);
       else this.#finish(order, order.lastUpdateReason === '' ? 'MarginCancel' : order.lastUpdateReason, 'canceled');
     }
+    this.listener?.onOrder(order);
     this.#settle();
     return { order, execution };
   }
@@ -288,6 +300,7 @@ export class MarginEngine {
       execution.fees = result.fees;
       if (order.status === 'resting') market.book.add(order);
     }
+    this.listener?.onOrder(order);
     this.#settle();
     return { order, execution, sizeChanged: sizeChanged || execution.filled > 0 };
   }
@@ -307,6 +320,7 @@ export class MarginEngine {
     order.remaining = target;
     order.lastUpdateReason = 'Decrease';
     order.lastUpdateMs = this.now();
+    this.listener?.onOrder(order);
     this.#settle();
     return order;
   }
@@ -503,6 +517,7 @@ export class MarginEngine {
     this.markets.get(order.ticker)!.book.remove(order);
     this.#finish(order, reason, 'canceled');
     order.remaining = 0;
+    this.listener?.onOrder(order);
     this.#settle();
     return order;
   }
@@ -575,6 +590,7 @@ export class MarginEngine {
         if (!isTaker) market.book.remove(order);
         order.status = 'executed';
       }
+      if (!isTaker) this.listener?.onOrder(order);
       const account = this.accounts.get(accountKey(order.userId, order.subaccount))!;
       const applied = this.#applyFill(market, account, order.side === 'bid' ? quantity : -quantity, price, fee);
       this.fills.push({
@@ -601,6 +617,7 @@ export class MarginEngine {
     market.lastPrice = price;
     market.volume += quantity;
     market.volumeNotional += notional;
+    this.listener?.onTrade(market, trade);
     return takerFee;
   }
 
@@ -701,7 +718,9 @@ export class MarginEngine {
       for (let pass = 0; pass < LIQUIDATION_PASSES_MAX; pass++) {
         const nowMs = this.now();
         for (const market of this.markets.values()) this.#updateMark(market, nowMs);
-        if (!this.#liquidateOnce()) break;
+        const liquidated = this.#liquidateOnce();
+        const fired = this.triggers.evaluate();
+        if (!liquidated && !fired) break;
       }
     } finally {
       this.#settling = false;

@@ -9,6 +9,7 @@ import { asCenticents, asCount, asPrice, formatCount, formatDollars, formatPrice
 import { mulDivRound, ppmToNumber } from './arith.ts';
 import { maintenanceRatePpm } from './catalog.ts';
 import type { MarginEngine } from './margin-engine.ts';
+import type { ExitTriggerRecord } from './triggers.ts';
 import type { AccountRecord, FundingPaymentRecord, MarginFillRecord, MarginOrderRecord, MarginTradeRecord, MarketState, PositionRecord } from './records.ts';
 
 export const price = (value: number): string => formatPrice(asPrice(value));
@@ -167,4 +168,25 @@ export function fundingHistoryToJson(payment: FundingPaymentRecord): Record<stri
     quantity: count(payment.count),
     subaccount_number: payment.subaccount,
   };
+}
+
+/** ExitTrigger (margin-api.openapi.yaml): optional fields only when they apply. */
+export function exitTriggerToJson(trigger: ExitTriggerRecord, effectiveStop: number | null): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: trigger.id, ticker: trigger.ticker, kind: trigger.kind, status: trigger.status };
+  if (trigger.reason !== null) out.status_reason = trigger.reason;
+  if (trigger.triggeredLeg !== null) out.triggered_leg = trigger.triggeredLeg;
+  if (trigger.triggeredOrderId !== null) out.triggered_order_id = trigger.triggeredOrderId;
+  if (trigger.anchorOrderId !== null) out.anchor_order_id = trigger.anchorOrderId;
+  if (trigger.clientTriggerId !== null) out.client_trigger_id = trigger.clientTriggerId;
+  if (trigger.stopLoss !== null) out.stop_loss_price = price(trigger.stopLoss);
+  if (trigger.takeProfit !== null) out.take_profit_price = price(trigger.takeProfit);
+  if (trigger.trailAmount !== null) out.trail_amount = price(trigger.trailAmount);
+  if (trigger.trailBps !== null) out.trail_bps = trigger.trailBps;
+  if (trigger.watermark !== null) out.watermark_price = price(trigger.watermark);
+  if (effectiveStop !== null) out.effective_stop_price = price(effectiveStop);
+  out.count = count(trigger.count);
+  out.filled_count = count(trigger.filled);
+  out.created_time = iso(trigger.createdMs);
+  out.updated_time = iso(trigger.updatedMs);
+  return out;
 }

@@ -24,6 +24,10 @@ export interface MarginSim {
   httpUrl: string;
   /** A signed client for a new user with full scopes. */
   user(name: string): RestClient;
+  /** The key pair of a user made by `user` (WebSocket handshakes). */
+  key(name: string): { keyId: string; privateKeyPem: string };
+  server: SimServer;
+  wsUrl: string;
   close(): void;
 }
 
@@ -52,6 +56,7 @@ export async function startMarginSim(options: { fundingDollars?: number; catalog
   const server = new SimServer(services, { host: '127.0.0.1', port: 0, wsBufferLimitBytes: 1 << 24, pingIntervalMs: 10_000, maxWsPayloadBytes: 1 << 20 });
   const port = await server.listen('127.0.0.1', 0);
   const httpUrl = `http://127.0.0.1:${port}`;
+  const pairs = new Map<string, { keyId: string; privateKeyPem: string }>();
   return {
     services,
     margin,
@@ -60,8 +65,16 @@ export async function startMarginSim(options: { fundingDollars?: number; catalog
     user(name: string): RestClient {
       const created = keys.create({ scopes: ['read', 'write'], subaccount: null, tier: 'basic', userId: name });
       services.ensureUser(name);
+      pairs.set(name, { keyId: created.record.keyId, privateKeyPem: created.privateKeyPem });
       return new RestClient(httpUrl, { keyId: created.record.keyId, privateKeyPem: created.privateKeyPem });
     },
+    key(name: string): { keyId: string; privateKeyPem: string } {
+      const pair = pairs.get(name);
+      if (pair === undefined) throw new Error(`no user ${name}`);
+      return pair;
+    },
+    server,
+    wsUrl: `ws://127.0.0.1:${port}`,
     close(): void {
       server.close();
     },

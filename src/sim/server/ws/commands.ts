@@ -23,6 +23,8 @@ import { scopesAllow } from '../../auth/index.ts';
 import {
   COMMAND_MARKET_LIMIT,
   isChannel,
+  MARGIN_CHANNELS,
+  MARGIN_ID_ACTIONS,
   MARKET_FILTERED_CHANNELS,
   PRIVATE_CHANNELS,
   SESSION_COMMANDS_PER_SECOND,
@@ -160,6 +162,7 @@ export class CommandHandler {
     for (const value of channelsValue) {
       if (typeof value !== 'string') throw new CommandError(WsError.UNABLE_TO_PROCESS);
       if (!isChannel(value) || REMOVED_CHANNELS.has(value)) throw new CommandError(WsError.UNKNOWN_CHANNEL);
+      if (session.exchange === 'margin' ? !MARGIN_CHANNELS.has(value) : value === 'margin_ticker') throw new CommandError(WsError.UNKNOWN_CHANNEL);
       unique.add(value);
     }
     const channels = [...unique];
@@ -211,7 +214,7 @@ export class CommandHandler {
       } else session.coverage(channel).addAll();
       work.addStep(session, new RegisterStep(this.#hub, sub, `{${idPart(id)}"type":"subscribed","msg":{"channel":"${channel}","sid":${sub.sid}}}`));
       if (channel === 'orderbook_delta') work.addStep(session, new BookSnapshotStep(this.#hub, sub, [...filter!], true));
-      else if (channel === 'ticker' && sendInitialSnapshot && filter !== null) work.addStep(session, new TickerSnapshotStep(this.#hub, sub, [...filter], this.#now()));
+      else if ((channel === 'ticker' || channel === 'margin_ticker') && sendInitialSnapshot && filter !== null) work.addStep(session, new TickerSnapshotStep(this.#hub, sub, [...filter], this.#now()));
     }
   }
 
@@ -242,6 +245,12 @@ export class CommandHandler {
     if (action === undefined || action === null) throw new CommandError(WsError.ACTION_REQUIRED);
     if (typeof action !== 'string') throw new CommandError(WsError.UNABLE_TO_PROCESS);
     const sub = this.#targetOf(session, params);
+    const idAction = session.exchange === 'margin' && Object.hasOwn(MARGIN_ID_ACTIONS, action) ? MARGIN_ID_ACTIONS[action] : undefined;
+    if (idAction !== undefined) {
+      const ids = params[idAction.field];
+      if (ids === undefined || ids === null || (Array.isArray(ids) && ids.length === 0)) throw new CommandError(idAction.code);
+      throw new CommandError(WsError.UNSUPPORTED_ACTION); // public Margin channels take no such ids
+    }
     if (action !== 'add_markets' && action !== 'delete_markets' && action !== 'get_snapshot') throw new CommandError(WsError.UNSUPPORTED_ACTION);
     if (action === 'get_snapshot') {
       if (sub.channel !== 'orderbook_delta') throw new CommandError(WsError.UNSUPPORTED_ACTION);
@@ -271,7 +280,7 @@ export class CommandHandler {
       else session.otherMarketCount += added.length;
       this.#hub.reply(session, this.#okText(id, sub));
       if (sub.channel === 'orderbook_delta') this.work.addStep(session, new BookSnapshotStep(this.#hub, sub, added, true));
-      else if (sub.channel === 'ticker' && sendInitialSnapshot) this.work.addStep(session, new TickerSnapshotStep(this.#hub, sub, added, this.#now()));
+      else if ((sub.channel === 'ticker' || sub.channel === 'margin_ticker') && sendInitialSnapshot) this.work.addStep(session, new TickerSnapshotStep(this.#hub, sub, added, this.#now()));
       return;
     }
     const removed = this.#hub.deleteMarkets(sub, tickers);

@@ -52,6 +52,8 @@ import { SEQUENCED_CHANNELS, WS_ERROR_TEXT, WsError, type Channel } from './prot
 import type { WsSession } from './session.ts';
 import { UnindexStep } from './steps.ts';
 import type { Subscription } from './subscription.ts';
+import { MarginWsFeed } from './margin-feed.ts';
+import type { MarginEngine } from '../../margin/index.ts';
 import type { WorkQueue } from './work-queue.ts';
 
 export interface WsHubOptions {
@@ -112,6 +114,8 @@ export class WsHub implements EngineListener, WsFaultActuator {
   readonly #flushBound = (): void => this.#flushAll();
   readonly #overflowBound = (sub: Subscription): void => this.overflow(sub);
   readonly #probe: WireProbe | null;
+  /** The Margin endpoint's feed (attachMargin); null until attached. */
+  #margin: MarginWsFeed | null = null;
   /** Where a closed session's un-indexing runs in slices; null: at once (no server attached). */
   #work: WorkQueue | null = null;
 
@@ -133,8 +137,22 @@ export class WsHub implements EngineListener, WsFaultActuator {
 
   // ---- registry -------------------------------------------------------------------------------
 
+  /**
+   * Feeds the Margin endpoint's sessions from `margin` (margin-feed.ts). The server wiring calls it
+   * once; until then Margin-endpoint subscriptions are accepted but receive no data.
+   */
+  attachMargin(margin: MarginEngine): MarginWsFeed {
+    this.#margin?.close();
+    this.#margin = new MarginWsFeed(margin, { deliver: (sub, type, msg, ticker) => this.#deliver(sub, type, msg, ticker, false) }, () => margin.now());
+    return this.#margin;
+  }
+
   /** Indexes a subscription; order book markets are indexed one by one as their snapshots go out. */
   register(sub: Subscription): void {
+    if (sub.session.exchange === 'margin') {
+      this.#margin?.register(sub);
+      return;
+    }
     switch (sub.channel) {
       case 'orderbook_delta':
         return; // BookSnapshotStep calls indexBookMarket after each snapshot
@@ -170,6 +188,10 @@ export class WsHub implements EngineListener, WsFaultActuator {
 
   unregister(sub: Subscription): void {
     sub.alive = false;
+    if (sub.session.exchange === 'margin') {
+      this.#margin?.unregister(sub);
+      return;
+    }
     switch (sub.channel) {
       case 'orderbook_delta':
         if (sub.markets !== null) for (const ticker of sub.markets) removeFrom(this.#book, ticker, sub);
@@ -210,7 +232,7 @@ export class WsHub implements EngineListener, WsFaultActuator {
       if (sub.markets.has(ticker)) continue;
       sub.markets.add(ticker);
       added.push(ticker);
-      if (sub.channel === 'ticker') this.#indexTicker(sub, ticker);
+      if (sub.channel === 'ticker' && sub.session.exchange === 'predictions') this.#indexTicker(sub, ticker); // the Margin feed filters by market
     }
     if (added.length > 0) sub.marketsText = null;
     return added;
@@ -276,6 +298,10 @@ export class WsHub implements EngineListener, WsFaultActuator {
 
   /** Sends the current ticker message of one market (send_initial_snapshot); unknown markets get none. */
   sendTickerSnapshot(sub: Subscription, ticker: string, tsMs: number): void {
+    if (sub.session.exchange === 'margin') {
+      this.#margin?.sendSnapshot(sub, ticker);
+      return;
+    }
     const market = this.#engine.getMarket(ticker);
     if (market === undefined) return;
     const lastSize = this.#tickerState.get(ticker)?.lastTradeSize ?? 0;
@@ -355,7 +381,7 @@ export class WsHub implements EngineListener, WsFaultActuator {
     session.discardQueue();
     const indexed: Subscription[] = [];
     for (const sub of session.subscriptions.values()) {
-      if (this.#work !== null && sub.markets !== null && (sub.channel === 'orderbook_delta' || sub.channel === 'ticker')) {
+      if (this.#work !== null && sub.markets !== null && session.exchange === 'predictions' && (sub.channel === 'orderbook_delta' || sub.channel === 'ticker')) {
         sub.alive = false;
         indexed.push(sub);
       } else this.unregister(sub);

@@ -27,7 +27,8 @@ export type Channel =
   | 'user_orders'
   | 'vendorA_value'
   | 'vendorB_value'
-  | 'vendorB_value_5hz';
+  | 'vendorB_value_5hz'
+  | 'margin_ticker';
 
 export const CHANNELS: readonly Channel[] = [
   'orderbook_delta',
@@ -43,7 +44,15 @@ export const CHANNELS: readonly Channel[] = [
   'vendorA_value',
   'vendorB_value',
   'vendorB_value_5hz',
+  'margin_ticker',
 ];
+
+/**
+ * Channels of the Margin endpoint (MARGIN_WS_PATH) the simulator feeds: `margin_ticker` (also
+ * accepted as `ticker`, the name the AsyncAPI-era docs give it, websocket.md §7.2 / open question 7)
+ * and `user_orders` with the Margin fields. Other names there answer 8 (Unknown channel name).
+ */
+export const MARGIN_CHANNELS: ReadonlySet<Channel> = new Set<Channel>(['margin_ticker', 'ticker', 'user_orders']);
 
 export function isChannel(value: unknown): value is Channel {
   return typeof value === 'string' && (CHANNELS as readonly string[]).includes(value);
@@ -83,6 +92,7 @@ export const MARKET_FILTERED_CHANNELS: ReadonlySet<Channel> = new Set<Channel>([
   'fill',
   'market_positions',
   'user_orders',
+  'margin_ticker',
 ]);
 
 export const WsError = {
@@ -104,9 +114,12 @@ export const WsError = {
   SHARD_FACTOR_REQUIRED: 20,
   SHARD_KEY_RANGE: 21,
   SHARD_FACTOR_MAX: 22,
+  MATCH_IDS_REQUIRED: 23,
+  INDEX_IDS_REQUIRED: 24,
   BUFFER_OVERFLOW: 25,
   MARKET_LIMIT: 26,
   TOO_MANY_REQUESTS: 27,
+  UNDERLYING_TICKERS_REQUIRED: 28,
 } as const;
 export type WsError = (typeof WsError)[keyof typeof WsError];
 
@@ -129,12 +142,31 @@ export const WS_ERROR_TEXT: Readonly<Record<WsError, string>> = {
   20: 'shard_factor is required when shard_key is set',
   21: 'shard_key must be >= 0 and < shard_factor',
   22: 'shard_factor must be <= 100',
+  23: 'Match IDs required',
+  24: 'Index IDs required',
   25: 'Subscription buffer overflow',
   26: 'Subscription market limit exceeded',
   27: 'Too many requests',
+  28: 'Underlying tickers required',
+};
+
+/**
+ * Margin endpoint actions on channels outside its public surface (websocket.md §4: codes 23, 24
+ * and 28 only there): each needs its id list, else its code; with the list present the action is
+ * still not valid for a public subscription (13).
+ */
+export const MARGIN_ID_ACTIONS: Readonly<Record<string, { field: string; code: WsError }>> = {
+  subscribe_matches: { field: 'match_ids', code: WsError.MATCH_IDS_REQUIRED },
+  unsubscribe_matches: { field: 'match_ids', code: WsError.MATCH_IDS_REQUIRED },
+  subscribe_indices: { field: 'index_ids', code: WsError.INDEX_IDS_REQUIRED },
+  unsubscribe_indices: { field: 'index_ids', code: WsError.INDEX_IDS_REQUIRED },
+  subscribe_underlyings: { field: 'underlying_tickers', code: WsError.UNDERLYING_TICKERS_REQUIRED },
+  unsubscribe_underlyings: { field: 'underlying_tickers', code: WsError.UNDERLYING_TICKERS_REQUIRED },
 };
 
 export const WS_PATH = '/trade-api/ws/v2';
+/** The Margin endpoint: the only evidence is third-party (websocket.md §8 open question 6). */
+export const MARGIN_WS_PATH = '/trade-api/ws/v2/margin';
 /** Order book markets across a session's subscriptions (websocket.md §8, interface-spec Limits). */
 export const SESSION_MARKET_LIMIT = 500_000;
 /**

@@ -62,10 +62,13 @@ export class WsSession {
   readonly #texts: string[] = [];
   readonly #owners: Array<Subscription | null> = [];
   dirty: boolean;
+  /** Which endpoint the session connected to: the Predictions one or the Margin one (MARGIN_WS_PATH). */
+  readonly exchange: 'predictions' | 'margin';
 
-  constructor(id: number, key: ApiKeyRecord) {
+  constructor(id: number, key: ApiKeyRecord, exchange: 'predictions' | 'margin' = 'predictions') {
     this.id = id;
     this.key = key;
+    this.exchange = exchange;
     this.ws = null;
     this.open = false;
     this.nextSid = 1;

@@ -1,5 +1,5 @@
 /**
- * The WebSocket endpoint /trade-api/ws/v2 on uWebSockets.js: authenticates the HTTP upgrade with
+ * The WebSocket endpoints /trade-api/ws/v2 and its Margin twin /trade-api/ws/v2/margin on uWebSockets.js: authenticates the HTTP upgrade with
  * the same RSA-PSS scheme as REST (signed path `/trade-api/ws/v2`, method GET; websocket.md §1.2)
  * and answers a failed handshake with HTTP 401 and the REST 401 body, before any upgrade; then
  * hands text frames to the command handler and sends a `heartbeat` ping every 10 s (§1.3). It owns
@@ -24,7 +24,7 @@ import type { Logger } from 'pino';
 import type { TemplatedApp, WebSocket } from '../uws.ts';
 import { CommandHandler, errorText } from './commands.ts';
 import type { WsHub } from './hub.ts';
-import { CLIENT_FRAME_BYTES_MAX, HEARTBEAT_PAYLOAD, WS_PATH, WsError } from './protocol.ts';
+import { CLIENT_FRAME_BYTES_MAX, HEARTBEAT_PAYLOAD, MARGIN_WS_PATH, WS_PATH, WsError } from './protocol.ts';
 import { WsSession, type SessionUserData } from './session.ts';
 
 export interface WsServerOptions {
@@ -58,7 +58,15 @@ export class WsServer {
   }
 
   attach(app: TemplatedApp, uwsDisabledCompression: number): void {
-    app.ws<SessionUserData>(WS_PATH, {
+    this.#attachPath(app, uwsDisabledCompression, WS_PATH, 'predictions');
+    this.#attachPath(app, uwsDisabledCompression, MARGIN_WS_PATH, 'margin');
+    this.#pingTimer = setInterval(() => this.#pingAll(), this.#pingIntervalMs);
+    this.#pingTimer.unref();
+  }
+
+  /** One endpoint: the same handshake and commands; the session remembers which exchange it is on. */
+  #attachPath(app: TemplatedApp, uwsDisabledCompression: number, path: string, exchange: 'predictions' | 'margin'): void {
+    app.ws<SessionUserData>(path, {
       compression: uwsDisabledCompression,
       maxPayloadLength: this.#maxPayloadBytes,
       // The hub enforces the per-connection limit itself (error 25); uWS must never drop silently.
@@ -80,7 +88,7 @@ export class WsServer {
           res.end(AUTH_FAILURE_BODIES[result.failure as Exclude<AuthFailure, 0>], true);
           return;
         }
-        const session = new WsSession(this.#nextSessionId++, result.key!);
+        const session = new WsSession(this.#nextSessionId++, result.key!, exchange);
         res.upgrade<SessionUserData>({ session }, secKey, secProtocol, secExtensions, context);
       },
       open: (ws: WebSocket<SessionUserData>) => {
@@ -110,8 +118,6 @@ export class WsServer {
         this.#logger.debug({ session: session.id, code }, 'websocket session closed');
       },
     });
-    this.#pingTimer = setInterval(() => this.#pingAll(), this.#pingIntervalMs);
-    this.#pingTimer.unref();
   }
 
   #pingAll(): void {

@@ -14,6 +14,7 @@ import { ORDER_ROUTES } from './orders.ts';
 import { PORTFOLIO_ROUTES } from './portfolio.ts';
 import { MARGIN_MARKET_ROUTES } from './margin-market.ts';
 import { MARGIN_ORDER_ROUTES } from './margin-orders.ts';
+import { MARGIN_TRIGGER_ROUTES } from './margin-triggers.ts';
 
 export const ALL_ROUTES: readonly RouteDef[] = [
   ...MARKET_DATA_ROUTES,
@@ -27,4 +28,5 @@ export const ALL_ROUTES: readonly RouteDef[] = [
   ...MULTIVARIATE_ROUTES,
   ...MARGIN_MARKET_ROUTES,
   ...MARGIN_ORDER_ROUTES,
+  ...MARGIN_TRIGGER_ROUTES,
 ];

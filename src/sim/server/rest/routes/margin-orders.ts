@@ -22,12 +22,12 @@ const TIME_IN_FORCE = ['fill_or_kill', 'good_till_canceled', 'immediate_or_cance
 const STP = ['taker_at_cross', 'maker'] as const;
 const SIDES = ['bid', 'ask'] as const;
 
-function errorReply(error: MarginError): RestReply {
+export function errorReply(error: MarginError): RestReply {
   return nestedError(error.status, error.code, error.message, error.details);
 }
 
 /** The one subaccount a write or single read acts on: named, the key's locked one, or 0; funded. */
-function oneSubaccount(ctx: RestContext, requested: number | null): number {
+export function oneSubaccount(ctx: RestContext, requested: number | null): number {
   const key = callerKey(ctx);
   const subaccount = resolveSubaccount(key, requested, 0);
   if (subaccount === SUBACCOUNT_FORBIDDEN) throw restrictedSubaccountError(key);

@@ -1,0 +1,179 @@
+/**
+ * The Margin WebSocket feed: the Margin engine's listener for the sessions of the Margin endpoint
+ * (MARGIN_WS_PATH). Channels: `margin_ticker` (also subscribed as `ticker`; websocket.md §7.2,
+ * message type `ticker`) with last price, best bid/ask and sizes, volume and open interest with
+ * their dollar notional companions, reference / settlement / liquidation marks and the funding
+ * estimate, coalesced to at most one message per market per second of the simulator clock (a
+ * change inside the second goes out when the second is up, by a timer); and `user_orders` with the
+ * Margin fields `exchange_index` 0, `order_source` and, on system orders, `order_reason` (§7.3).
+ * Subscriptions are few on this endpoint, so they sit in flat lists and filter by market.
+ */
+
+import { marginRender, ppmToNumber, type MarginEngine, type MarginEngineListener, type MarginOrderRecord, type MarketState } from '../../margin/index.ts';
+import type { Subscription } from './subscription.ts';
+
+/** At most one ticker message per market per this many ms (websocket.md §7.2). */
+const TICKER_INTERVAL_MS = 1000;
+
+export interface MarginFeedSink {
+  /** Sends one data message to one subscription (the hub's delivery: envelope, faults, buffers). */
+  deliver(sub: Subscription, type: string, msg: string, ticker: string): void;
+}
+
+export class MarginWsFeed implements MarginEngineListener {
+  readonly #engine: MarginEngine;
+  readonly #sink: MarginFeedSink;
+  readonly #now: () => number;
+  readonly #tickers: Subscription[] = [];
+  readonly #userOrders = new Map<string, Subscription[]>();
+  /** Per market: when its last ticker went out, the text sent (without ts_ms), a pending change, its timer. */
+  readonly #sentMs = new Map<string, number>();
+  readonly #sentText = new Map<string, string>();
+  readonly #pending = new Set<string>();
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(engine: MarginEngine, sink: MarginFeedSink, now: () => number) {
+    this.#engine = engine;
+    this.#sink = sink;
+    this.#now = now;
+    engine.listener = this;
+  }
+
+  register(sub: Subscription): void {
+    if (sub.channel === 'user_orders') {
+      const list = this.#userOrders.get(sub.session.userId);
+      if (list === undefined) this.#userOrders.set(sub.session.userId, [sub]);
+      else list.push(sub);
+    } else this.#tickers.push(sub);
+  }
+
+  unregister(sub: Subscription): void {
+    sub.alive = false;
+    const list = sub.channel === 'user_orders' ? this.#userOrders.get(sub.session.userId) : this.#tickers;
+    if (list === undefined) return;
+    const index = list.indexOf(sub);
+    if (index >= 0) list.splice(index, 1);
+  }
+
+  /** send_initial_snapshot: the market's current ticker on one subscription. */
+  sendSnapshot(sub: Subscription, ticker: string): void {
+    const market = this.#engine.markets.get(ticker);
+    if (market === undefined) return;
+    const nowMs = this.#now();
+    this.#sink.deliver(sub, 'ticker', withTs(tickerBody(this.#engine, market), nowMs), ticker);
+  }
+
+  onOrder(order: MarginOrderRecord): void {
+    this.#marketChanged(order.ticker);
+    const subs = this.#userOrders.get(order.userId);
+    if (subs === undefined || subs.length === 0) return;
+    const msg = JSON.stringify(userOrderMsg(order));
+    for (const sub of subs) if (sub.alive && sub.covers(order.ticker)) this.#sink.deliver(sub, 'user_order', msg, order.ticker);
+  }
+
+  onTrade(market: MarketState): void {
+    this.#marketChanged(market.spec.ticker);
+  }
+
+  close(): void {
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    if (this.#engine.listener === this) this.#engine.listener = null;
+  }
+
+  #marketChanged(ticker: string): void {
+    if (this.#tickers.length === 0 || this.#pending.has(ticker)) return;
+    this.#pending.add(ticker);
+    // After the engine call that changed it (fills, marks and triggers settle first).
+    queueMicrotask(() => this.#flush(ticker));
+  }
+
+  #flush(ticker: string): void {
+    if (!this.#pending.has(ticker)) return;
+    const nowMs = this.#now();
+    const sentMs = this.#sentMs.get(ticker);
+    if (sentMs !== undefined && nowMs - sentMs < TICKER_INTERVAL_MS) {
+      if (!this.#timers.has(ticker)) {
+        const timer = setTimeout(() => {
+          this.#timers.delete(ticker);
+          this.#send(ticker, Math.max(this.#now(), sentMs + TICKER_INTERVAL_MS));
+        }, TICKER_INTERVAL_MS - (nowMs - sentMs));
+        timer.unref();
+        this.#timers.set(ticker, timer);
+      }
+      return;
+    }
+    this.#send(ticker, nowMs);
+  }
+
+  #send(ticker: string, tsMs: number): void {
+    this.#pending.delete(ticker);
+    const market = this.#engine.markets.get(ticker);
+    if (market === undefined) return;
+    const body = tickerBody(this.#engine, market);
+    if (this.#sentText.get(ticker) === body) return; // nothing the message shows changed
+    this.#sentText.set(ticker, body);
+    this.#sentMs.set(ticker, tsMs);
+    const msg = withTs(body, tsMs);
+    for (const sub of this.#tickers) if (sub.alive && sub.covers(ticker)) this.#sink.deliver(sub, 'ticker', msg, ticker);
+  }
+}
+
+/** The ticker message's JSON without its closing brace and ts_ms (so unchanged state is detected). */
+function tickerBody(engine: MarginEngine, market: MarketState): string {
+  const book = market.book;
+  const bidLevel = book.levels('bid')[0];
+  const askLevel = book.levels('ask')[0];
+  const size = (level: typeof bidLevel | undefined): number => (level === undefined ? 0 : level.orders.reduce((sum, order) => sum + order.remaining, 0));
+  const lastTrade = market.trades.length === 0 ? null : market.trades[market.trades.length - 1];
+  const full = marginRender.marketToJson(market, engine.now());
+  const out = {
+    market_ticker: market.spec.ticker,
+    price: marginRender.price(market.lastPrice ?? market.mark),
+    bid: marginRender.price(bidLevel?.price ?? 0),
+    ask: marginRender.price(askLevel?.price ?? 0),
+    bid_size_fp: marginRender.count(size(bidLevel)),
+    ask_size_fp: marginRender.count(size(askLevel)),
+    last_trade_size_fp: marginRender.count(lastTrade?.count ?? 0),
+    volume: full.volume,
+    volume_notional_value_dollars: full.volume_notional_value_dollars,
+    volume_24h: full.volume_24h,
+    volume_24h_notional_value_dollars: full.volume_24h_notional_value_dollars,
+    open_interest: full.open_interest,
+    open_interest_notional_value_dollars: full.open_interest_notional_value_dollars,
+    reference_price: { price: marginRender.price(market.reference), ts_ms: market.referenceMs },
+    settlement_mark_price: { price: marginRender.price(market.mark), ts_ms: market.markMs },
+    liquidation_mark_price: { price: marginRender.price(market.mark), ts_ms: market.markMs },
+    funding_rate: { rate: ppmToNumber(engine.fundingEstimatePpm(market)), next_funding_time_ms: market.nextFundingMs, ts_ms: market.markMs },
+  };
+  const text = JSON.stringify(out);
+  return text.slice(0, -1);
+}
+
+function withTs(body: string, tsMs: number): string {
+  return `${body},"ts_ms":${tsMs}}`;
+}
+
+/** user_order on the Margin endpoint (websocket.md §7.3 plus the spec's exchange_index, order_source, order_reason). */
+function userOrderMsg(order: MarginOrderRecord): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    order_id: order.orderId,
+    user_id: order.userId,
+    client_order_id: order.clientOrderId,
+    ticker: order.ticker,
+    side: order.side,
+    price: marginRender.price(order.price),
+    fill_count: marginRender.count(order.filled),
+    remaining_count: marginRender.count(order.remaining),
+    status: order.status,
+    created_ts_ms: order.createdMs,
+    last_updated_ts_ms: order.lastUpdateMs,
+    self_trade_prevention_type: order.selfTradePrevention,
+    subaccount_number: order.subaccount,
+    exchange_index: 0,
+    order_source: order.source,
+  };
+  if (order.expirationTs !== null) out.expiration_ts_ms = order.expirationTs * 1000;
+  if (order.reason !== null) out.order_reason = order.reason; // system orders only (interface-spec)
+  return out;
+}
