@@ -18,6 +18,8 @@ export type {
   SigningMode,
 } from './rest/rest-order-entry.ts';
 export { ACCOUNT_CLIENT_DEFAULTS, AccountClient } from './rest/account-client.ts';
+export { REST_QUOTE_ROUTE_DEFAULTS, RestQuoteRoute, encodeCreateQuote, parseWireQuote } from './rest/quote-route.ts';
+export type { RestQuoteRouteOptions } from './rest/quote-route.ts';
 export type { AccountBalance, AccountClientOptions } from './rest/account-client.ts';
 export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/presigner.ts';
 export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';

@@ -11,6 +11,8 @@ export const Channel = {
   MARKET_POSITIONS: 'market_positions',
   ORDER_GROUP_UPDATES: 'order_group_updates',
   MARKET_LIFECYCLE: 'market_lifecycle_v2',
+  /** RFQs (public) and quotes (the two parties only); market filter ignored (websocket.md §6.11). */
+  COMMUNICATIONS: 'communications',
 } as const;
 export type Channel = (typeof Channel)[keyof typeof Channel];
 

@@ -7,6 +7,7 @@
  */
 
 import type { OrderBook } from '../book/index.ts';
+import type { QuoteMessageRecord, RfqRecord } from './decoders/communications.ts';
 import type { FillRecord } from './decoders/fill.ts';
 import type { LifecycleRecord } from './decoders/lifecycle.ts';
 import type { MarketPositionRecord } from './decoders/market-position.ts';
@@ -39,6 +40,10 @@ export interface FeedListener {
   onMarketPosition(record: MarketPositionRecord): void;
   onOrderGroupUpdate(record: OrderGroupUpdateRecord): void;
   onLifecycle(record: LifecycleRecord): void;
+  /** `communications`: an RFQ was created or deleted (public). */
+  onRfq(record: RfqRecord): void;
+  /** `communications`: one of our quotes (or a quote on our RFQ) was created, accepted or executed. */
+  onQuote(record: QuoteMessageRecord): void;
   /** An exchange `error` (integer code, spec/websocket.md §4) or a FeedErrorCode. */
   onError(code: number | FeedErrorCode, message: string): void;
   onConnectionState(state: ConnectionState): void;
@@ -55,6 +60,8 @@ export class NoopFeedListener implements FeedListener {
   onMarketPosition(_record: MarketPositionRecord): void {}
   onOrderGroupUpdate(_record: OrderGroupUpdateRecord): void {}
   onLifecycle(_record: LifecycleRecord): void {}
+  onRfq(_record: RfqRecord): void {}
+  onQuote(_record: QuoteMessageRecord): void {}
   onError(_code: number | FeedErrorCode, _message: string): void {}
   onConnectionState(_state: ConnectionState): void {}
 }

@@ -372,6 +372,12 @@ export class Feed {
         case MessageKind.EVENT_FEE_UPDATE:
           if (!this.#isDead(decoder.eventFeeUpdate.sid)) this.#listener.onLifecycle(decoder.eventFeeUpdate);
           return true;
+        case MessageKind.RFQ:
+          if (!this.#isDead(decoder.rfq.sid)) this.#listener.onRfq(decoder.rfq);
+          return true;
+        case MessageKind.QUOTE:
+          if (!this.#isDead(decoder.quote.sid)) this.#listener.onQuote(decoder.quote);
+          return true;
         case MessageKind.SUBSCRIBED:
           this.subscriptions.handleSubscribed(decoder.subscribed);
           return true;

@@ -34,5 +34,6 @@ export {
   type LifecycleRecord,
   type MarketLifecycleEventType,
 } from './decoders/lifecycle.ts';
+export { RfqRecord, QuoteMessageRecord, type RfqEventType, type QuoteEventType } from './decoders/communications.ts';
 export { ControlRecord, type SubscriptionListing } from './decoders/control.ts';
 export { FixMarketData, FIX_SID_BASE, type FixMarketDataListener, type FixMarketDataOptions, type FixMarketDataStats } from './fix/index.ts';

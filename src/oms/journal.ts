@@ -23,6 +23,23 @@ import type { BookSide, Price, TimeInForce } from '../core/index.ts';
 import { parseClientOrderId } from './client-order-ids.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderState } from './order-state.ts';
 import type { Order } from './order.ts';
+import { QUOTE_EVENT_NAMES, QUOTE_STATE_NAMES, type QuoteState } from './quote-state.ts';
+
+/** What the journal reads of a quote (quote-book.ts's Quote satisfies it). */
+export interface JournaledQuote {
+  readonly handle: number;
+  readonly quoteId: string;
+  readonly rfqId: string;
+  readonly ticker: string;
+  readonly state: number;
+  readonly yesBid: number;
+  readonly noBid: number;
+  readonly count: number;
+  readonly subaccount: number;
+  readonly strategyId: number;
+  readonly postOnly: boolean;
+  readonly acceptedSide: 'yes' | 'no' | '';
+}
 
 /** Line kinds (the `k` field). */
 export const JournalKind = {
@@ -37,6 +54,7 @@ export const JournalKind = {
   RECONCILE: 'reconcile',
   KILL: 'kill', //          the kill switch engaged (operator or risk breach): persists across restarts
   RELEASE: 'release', //    the kill switch released by the operator
+  QUOTE: 'quote', //        one of our RFQ quotes changed state (quote-book.ts)
 } as const;
 export type JournalKind = (typeof JournalKind)[keyof typeof JournalKind];
 
@@ -194,6 +212,30 @@ export class Journal {
     e.flags = isTaker ? FLAG_TAKER : 0;
   }
 
+  /** A quote's snapshot after `event` (quote-book.ts); `code` the venue's error code or ''. */
+  appendQuote(quote: JournaledQuote, event: number, tsMs: number, code: string): void {
+    const e = this.#take();
+    e.kind = JournalKind.QUOTE;
+    e.tsMs = tsMs;
+    e.clientOrderId = '';
+    e.orderId = quote.quoteId;
+    e.state = quote.state;
+    e.event = event;
+    e.price = quote.yesBid;
+    e.total = quote.noBid;
+    e.filled = quote.count;
+    e.remaining = 0;
+    e.text1 = quote.rfqId;
+    e.text2 = quote.ticker;
+    e.text3 = code;
+    e.text4 = quote.acceptedSide === '' ? null : quote.acceptedSide;
+    e.num1 = quote.handle;
+    e.num2 = quote.subaccount;
+    e.num3 = quote.strategyId;
+    e.num4 = 0;
+    e.flags = quote.postOnly ? FLAG_POST_ONLY : 0;
+  }
+
   /**
    * Written synchronously (#writeLineSync) like the session line: an engaged kill switch must
    * survive a crash that comes right after it. `source` says who engaged it ("operator", "risk", ...).
@@ -298,6 +340,13 @@ function serialize(e: JournalEntry): string {
         `,"side":${jsonStr(e.text3)},"px":${jsonNum(e.price)},"cnt":${jsonNum(e.filled)},"fee":${jsonNum(e.num1)}` +
         `,"post":${e.num2 === Number.MIN_SAFE_INTEGER ? 'null' : jsonNum(e.num2)},"sub":${jsonNum(e.num3)},"taker":${(e.flags & FLAG_TAKER) !== 0}}`
       );
+    case JournalKind.QUOTE:
+      return (
+        `{"k":"quote","t":${jsonNum(e.tsMs)},"h":${jsonNum(e.num1)},"qid":${jsonStr(e.orderId)},"rfq":${jsonStr(e.text1)},"ticker":${jsonStr(e.text2)}` +
+        `,"st":${jsonStr(QUOTE_STATE_NAMES[e.state] ?? 'pending')},"ev":${jsonStr(QUOTE_EVENT_NAMES[e.event] ?? '')},"yes":${jsonNum(e.price)},"no":${jsonNum(e.total)}` +
+        `,"cnt":${jsonNum(e.filled)},"sub":${jsonNum(e.num2)},"strat":${jsonNum(e.num3)},"po":${(e.flags & FLAG_POST_ONLY) !== 0}` +
+        `,"side":${e.text4 === null ? 'null' : jsonStr(e.text4)}${e.text3 === '' ? '' : `,"code":${jsonStr(e.text3)}`}}`
+      );
     default: {
       let line = `{"k":${jsonStr(e.kind)},"t":${jsonNum(e.tsMs)},"coid":${jsonStr(e.clientOrderId)},"oid":${jsonStr(e.orderId)}`;
       const state = ORDER_STATE_NAMES[e.state];
@@ -380,6 +429,23 @@ export interface RecoveredJournal {
   fills: RecoveredFill[];
   /** The kill switch engaged by an operator or a risk breach and not released since; null when none. */
   kill: RecoveredKill | null;
+  /** Our RFQ quotes with their last journaled state (absent in journals built by hand). */
+  quotes?: RecoveredQuote[];
+}
+
+export interface RecoveredQuote {
+  quoteId: string;
+  rfqId: string;
+  ticker: string;
+  state: QuoteState;
+  yesBid: number;
+  noBid: number;
+  count: number;
+  subaccount: number;
+  strategyId: number;
+  postOnly: boolean;
+  acceptedSide: 'yes' | 'no' | '';
+  tsMs: number;
 }
 
 export interface RecoveredKill {
@@ -402,9 +468,11 @@ export function recover(journalPath: string): RecoveredJournal {
     orders: [],
     fills: [],
     kill: null,
+    quotes: [],
   };
   if (!existsSync(journalPath)) return result;
   const byId = new Map<string, RecoveredOrder>();
+  const quotes = new Map<string, RecoveredQuote>();
   const text = readFileSync(journalPath, 'utf8');
   for (const line of text.split('\n')) {
     if (line.length === 0) continue;
@@ -420,9 +488,11 @@ export function recover(journalPath: string): RecoveredJournal {
       continue;
     }
     result.lines++;
-    applyLine(result, byId, record);
+    if (record.k === JournalKind.QUOTE) applyQuoteLine(quotes, record);
+    else applyLine(result, byId, record);
   }
   result.orders = [...byId.values()];
+  result.quotes = [...quotes.values()];
   return result;
 }
 
@@ -513,4 +583,29 @@ function applyLine(result: RecoveredJournal, byId: Map<string, RecoveredOrder>, 
   if (typeof r.fil === 'number') order.filledCount = r.fil;
   if (typeof r.rem === 'number') order.remainingCount = r.rem;
   order.lastEventMs = t;
+}
+
+const QUOTE_STATE_BY_NAME = new Map<string, QuoteState>(QUOTE_STATE_NAMES.map((name, code) => [name, code as QuoteState]));
+
+/** A quote line: keyed by quote id once the venue gave one (the pending line of the same handle is dropped then). */
+function applyQuoteLine(quotes: Map<string, RecoveredQuote>, r: Record<string, unknown>): void {
+  const quoteId = str(r.qid);
+  const rfqId = str(r.rfq);
+  const pendingKey = `pending:${rfqId}:${num(r.h)}`;
+  if (quoteId !== '') quotes.delete(pendingKey);
+  const side = r.side === 'yes' || r.side === 'no' ? r.side : '';
+  quotes.set(quoteId === '' ? pendingKey : quoteId, {
+    quoteId,
+    rfqId,
+    ticker: str(r.ticker),
+    state: QUOTE_STATE_BY_NAME.get(str(r.st)) ?? 0,
+    yesBid: num(r.yes),
+    noBid: num(r.no),
+    count: num(r.cnt),
+    subaccount: num(r.sub),
+    strategyId: num(r.strat),
+    postOnly: r.po === true,
+    acceptedSide: side,
+    tsMs: num(r.t),
+  });
 }

@@ -45,6 +45,13 @@ export const Deny = {
   PORTFOLIO_RISK_STALE: 33, //     the last portfolio risk snapshot is older than limits.portfolioStaleMs (or none yet): no order that adds risk
   WORST_LOSS_SUBACCOUNT_LIMIT: 34, // subaccount's worst-case loss (snapshot + risk added since + this order) above limits.worstLossSubaccountMax
   WORST_LOSS_EVENT_LIMIT: 35, //   event's worst-case loss over every outcome (snapshot + added since + this order) above limits.worstLossEventMax
+  // RFQ quotes (issue 15; QuoteIntent, RiskGate.checkQuote):
+  RFQ_UNKNOWN: 36, //              quote on an RFQ the runtime has not seen open on `communications` (or already closed)
+  QUOTE_PRICES_CROSSED: 37, //     yes_bid + no_bid >= $1 (the quoter pays $1 or more for a contract whichever side is taken), or both bids 0
+  QUOTE_OPEN_LIMIT: 38, //         our quotes not yet closed at limits.openQuotesMax
+  RESTRICTED_KEY_MAKER_ONLY: 39, // restricted key: only the maker lifecycle (quote, cancel, confirm), never create an RFQ or accept a quote
+  QUOTE_UNKNOWN: 40, //            cancel / confirm of a quote the quote book does not have (or another strategy's)
+  QUOTE_NOT_ACTIONABLE: 41, //     cancel of a quote no longer open, confirm of a quote not accepted (or with a request in flight)
 } as const;
 export type Deny = (typeof Deny)[keyof typeof Deny];
 
@@ -105,3 +112,40 @@ export const CHECK_ORDER: readonly Deny[] = Object.freeze([
   Deny.ORDER_GROUP_COUNT_MAX,
   Deny.RATE_LIMITED,
 ]);
+
+/**
+ * The order of evaluation for a quote action (RiskGate.checkQuote), first failing wins. QUOTE_NEW:
+ * shape, kill, halted, subaccount, maker-only, market, book, prices (range, band, tick, crossed),
+ * count (positive, increment, max), notional, worst-case position, open quotes, post-only, rate.
+ * QUOTE_CONFIRM (the last check before the venue executes): the same minus book, grid and
+ * post-only (the price was checked at creation and the book may have moved by design).
+ * QUOTE_CANCEL: shape, subaccount, rate (it may spend the cancel reserve).
+ * RFQ_UNKNOWN, QUOTE_UNKNOWN and QUOTE_NOT_ACTIONABLE are the quote book's, given before the gate.
+ */
+export const QUOTE_CHECK_ORDER: readonly Deny[] = Object.freeze([
+  Deny.INTENT_INVALID,
+  Deny.KILL_SWITCH,
+  Deny.TRADING_HALTED,
+  Deny.TRADING_REDUCING_ONLY,
+  Deny.SUBACCOUNT_INVALID,
+  Deny.SUBACCOUNT_LOCKED,
+  Deny.RESTRICTED_KEY_MAKER_ONLY,
+  Deny.MARKET_UNKNOWN,
+  Deny.MARKET_NOT_OPEN,
+  Deny.BOOK_NOT_SYNCED,
+  Deny.PRICE_OUT_OF_RANGE,
+  Deny.PRICE_OUT_OF_BAND,
+  Deny.PRICE_OFF_GRID,
+  Deny.QUOTE_PRICES_CROSSED,
+  Deny.COUNT_NOT_POSITIVE,
+  Deny.COUNT_OFF_INCREMENT,
+  Deny.COUNT_ABOVE_MAX,
+  Deny.NOTIONAL_ABOVE_MAX,
+  Deny.MARKET_POSITION_LIMIT,
+  Deny.QUOTE_OPEN_LIMIT,
+  Deny.POST_ONLY_CROSS,
+  Deny.RATE_LIMITED,
+]);
+
+/** The codes the quote book gives before the gate (never the gate itself). */
+export const QUOTE_BOOK_DENIES: readonly Deny[] = Object.freeze([Deny.RFQ_UNKNOWN, Deny.QUOTE_UNKNOWN, Deny.QUOTE_NOT_ACTIONABLE]);

@@ -4,7 +4,8 @@
  * only through this file. Risk never does I/O and never awaits.
  */
 
-export { Deny, DENY_NAMES, DENY_CODE_COUNT, CHECK_ORDER, OMS_DENIES, denyName } from './deny.ts';
+export { Deny, DENY_NAMES, DENY_CODE_COUNT, CHECK_ORDER, OMS_DENIES, QUOTE_CHECK_ORDER, QUOTE_BOOK_DENIES, denyName } from './deny.ts';
+export { QuoteAction, QuoteIntent, QUOTE_TOKEN_COST } from './quote-intent.ts';
 export { DEFAULT_RISK_LIMITS, TIER_WRITE_BUDGETS, RiskLimitsError, riskLimits, riskLimitsFromConfig, validateRiskLimits, budgetOf } from './limits.ts';
 export type { RiskConfigSection, RiskLimits, RiskRateTier, TierWriteBudget } from './limits.ts';
 export { TradingState, tradingStateOf } from './trading-state.ts';

@@ -46,6 +46,8 @@ export interface RiskLimits {
   readonly openOrdersMax: number;
   /** Order groups per user (interface-spec Limits: 100,000). */
   readonly orderGroupsMax: number;
+  /** Our quotes on RFQs not yet closed (pending, open, accepted, confirmed) at once; a new quote above it is QUOTE_OPEN_LIMIT. */
+  readonly openQuotesMax: number;
   /** Counts must be whole contracts (multiples of 100) unless a market says otherwise. */
   readonly wholeContractsOnly: boolean;
   /** A book not updated for longer than this is stale; 0 disables the check. Milliseconds. */
@@ -81,6 +83,7 @@ export const DEFAULT_RISK_LIMITS: RiskLimits = Object.freeze({
   subaccountNotionalMax: asCenticents(500_000_000), // $50,000
   openOrdersMax: 200_000,
   orderGroupsMax: 100_000,
+  openQuotesMax: 100,
   wholeContractsOnly: false,
   bookStaleMs: 0,
   restrictedSubaccount: -1,
@@ -158,6 +161,7 @@ export function validateRiskLimits(limits: RiskLimits): string[] {
   nonNegativeInteger(problems, 'subaccountNotionalMax', limits.subaccountNotionalMax);
   nonNegativeInteger(problems, 'openOrdersMax', limits.openOrdersMax);
   nonNegativeInteger(problems, 'orderGroupsMax', limits.orderGroupsMax);
+  nonNegativeInteger(problems, 'openQuotesMax', limits.openQuotesMax);
   nonNegativeInteger(problems, 'bookStaleMs', limits.bookStaleMs);
   nonNegativeInteger(problems, 'worstLossSubaccountMax', limits.worstLossSubaccountMax);
   nonNegativeInteger(problems, 'worstLossEventMax', limits.worstLossEventMax);

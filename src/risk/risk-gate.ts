@@ -36,6 +36,8 @@ import { OrderBookings } from './order-bookings.ts';
 import type { BookedOrder } from './order-bookings.ts';
 import { OrderGroups } from './order-groups.ts';
 import type { PortfolioView } from './portfolio-view.ts';
+import { QUOTE_TOKEN_COST, QuoteAction } from './quote-intent.ts';
+import type { QuoteIntent } from './quote-intent.ts';
 import { RateBudget } from './rate-budget.ts';
 import { RiskMarkets } from './risk-markets.ts';
 import type { BookView, RiskMarket, RiskMarketOptions } from './risk-markets.ts';
@@ -109,6 +111,8 @@ export class RiskGate {
   #portfolio: PortfolioView | null;
   #state: TradingState = TradingState.ACTIVE;
   #killed = false;
+  /** Our quotes not yet closed, as the quote book counts them (setOpenQuotes). */
+  #openQuotes = 0;
 
   constructor(options: RiskGateOptions) {
     this.markets = new RiskMarkets(options.markets);
@@ -265,6 +269,121 @@ export class RiskGate {
   /** Operator action after a kill: the state stays HALTED until set explicitly. */
   releaseKillSwitch(): void {
     this.#killed = false;
+  }
+
+  // ---- quotes on RFQs (QUOTE_CHECK_ORDER in deny.ts) ---------------------------------------------
+
+  /** The quote book's count of our quotes not yet closed (QUOTE_OPEN_LIMIT). */
+  setOpenQuotes(count: number): void {
+    this.#openQuotes = count;
+  }
+
+  /**
+   * A quote action. Synchronous, no allocation; on NONE the action's write tokens are taken.
+   * Each side of a NEW quote is checked as the bid it may become (YES at yesBid, NO at noBid);
+   * CONFIRM checks the one side the creator took, against the position as it is now.
+   */
+  checkQuote(intent: Readonly<QuoteIntent>): Deny {
+    const deny = this.#decideQuote(intent);
+    this.#probe.onVerdict();
+    return deny;
+  }
+
+  #decideQuote(intent: Readonly<QuoteIntent>): Deny {
+    const action = intent.action;
+    if (action === QuoteAction.CANCEL) return this.#checkQuoteCancel(intent);
+    if (action !== QuoteAction.NEW && action !== QuoteAction.CONFIRM && action !== QuoteAction.RFQ_CREATE && action !== QuoteAction.ACCEPT) {
+      return this.#deny(Deny.INTENT_INVALID, 'quote.action', 0, action);
+    }
+    if (this.#killed) return this.#deny(Deny.KILL_SWITCH, 'gate.killed', 0, 0);
+    if (this.#state === TradingState.HALTED) return this.#deny(Deny.TRADING_HALTED, 'gate.tradingState', TradingState.HALTED, 0);
+    // A quote only ever adds a position (the creator picks the side): never while reducing.
+    if (this.#state === TradingState.REDUCING) return this.#deny(Deny.TRADING_REDUCING_ONLY, 'gate.tradingState', TradingState.REDUCING, 0);
+    const denySub = this.#checkSubaccount(intent.subaccount, false);
+    if (denySub !== Deny.NONE) return denySub;
+    // interface-spec: a key locked to a subaccount runs the maker lifecycle only.
+    if (this.#limits.restrictedSubaccount >= 0 && (action === QuoteAction.RFQ_CREATE || action === QuoteAction.ACCEPT)) {
+      return this.#deny(Deny.RESTRICTED_KEY_MAKER_ONLY, 'limits.restrictedSubaccount', this.#limits.restrictedSubaccount, action);
+    }
+    const market = this.markets.at(intent.market);
+    if (market === undefined) return this.#deny(Deny.MARKET_UNKNOWN, 'intent.market', this.markets.size, intent.market);
+    if (!market.open) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.open', 0, 0);
+    const nowMs = this.#clock.nowMs();
+    if (nowMs >= market.closeMs) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.closeMs', market.closeMs, nowMs);
+    const book = market.book;
+    const isNew = action === QuoteAction.NEW;
+    if (isNew && (book === null || !book.synced)) return this.#deny(Deny.BOOK_NOT_SYNCED, 'book.synced', 0, 0);
+    // The sides to check: both of a new quote (a 0 bid declines its side), the accepted one of a confirm.
+    const checkYes = isNew ? intent.yesBid !== 0 : action === QuoteAction.CONFIRM ? intent.acceptedSide === 'no' : true;
+    const checkNo = isNew ? intent.noBid !== 0 : action === QuoteAction.CONFIRM ? intent.acceptedSide === 'yes' : true;
+    if (isNew) {
+      const denyPrice = this.#checkQuotePrices(intent, market.grid);
+      if (denyPrice !== Deny.NONE) return denyPrice;
+    } else if (action === QuoteAction.CONFIRM && !checkYes && !checkNo) {
+      return this.#deny(Deny.INTENT_INVALID, 'quote.acceptedSide', 0, 0);
+    }
+    const count = intent.count;
+    if (!(count > 0) || !Number.isSafeInteger(count)) return this.#deny(Deny.COUNT_NOT_POSITIVE, 'intent.count', 0, count);
+    const increment = market.countIncrement;
+    if (count % increment !== 0) return this.#deny(Deny.COUNT_OFF_INCREMENT, 'market.countIncrement', increment, count);
+    const countMax = this.#limits.orderCountMax;
+    if (count > countMax) return this.#deny(Deny.COUNT_ABOVE_MAX, 'limits.orderCountMax', countMax, count);
+    // Notional: the larger of what each side may cost us (a YES bid costs yesBid, a NO bid noBid).
+    const yesCost = checkYes ? costMicro('bid', intent.yesBid, count) : 0;
+    const noCost = checkNo ? costMicro('bid', intent.noBid, count) : 0;
+    const cost = yesCost > noCost ? yesCost : noCost;
+    if (cost > this.#notionalOrderMaxMicro) return this.#deny(Deny.NOTIONAL_ABOVE_MAX, 'limits.orderNotionalMax', this.#notionalOrderMaxMicro, cost);
+    // Worst-case position in the market if the taken side fills on top of resting orders and the position.
+    const slot = this.exposure.slot(intent.market, intent.subaccount);
+    const position = slot === null ? 0 : slot.position;
+    const restingBid = slot === null ? 0 : slot.restingBid;
+    const restingAsk = slot === null ? 0 : slot.restingAsk;
+    const worstYes = checkYes ? worstOf(position, restingBid + count, restingAsk) : 0;
+    const worstNo = checkNo ? worstOf(position, restingBid, restingAsk + count) : 0;
+    const worst = worstYes > worstNo ? worstYes : worstNo;
+    const positionMax = this.#limits.marketPositionMax;
+    if (worst > positionMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', positionMax, worst);
+    if (isNew && this.#openQuotes >= this.#limits.openQuotesMax) {
+      return this.#deny(Deny.QUOTE_OPEN_LIMIT, 'limits.openQuotesMax', this.#limits.openQuotesMax, this.#openQuotes + 1);
+    }
+    if (isNew && intent.postOnly && book !== null) {
+      // YES bid against the best YES ask; NO bid against the best NO ask (1 - best YES bid).
+      const ask = book.bestAsk();
+      if (checkYes && ask !== PRICE_INVALID && intent.yesBid >= ask) return this.#deny(Deny.POST_ONLY_CROSS, 'book.bestAsk', ask, intent.yesBid);
+      const bid = book.bestBid();
+      if (checkNo && bid !== PRICE_INVALID && intent.noBid >= PRICE_ONE - bid) return this.#deny(Deny.POST_ONLY_CROSS, 'book.bestBid', bid, PRICE_ONE - intent.noBid);
+    }
+    const tokens = QUOTE_TOKEN_COST[action];
+    if (!this.budget.tryTakeWrite(tokens, false, nowMs)) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, tokens);
+    return Deny.NONE;
+  }
+
+  /** Each non-zero bid inside (0, $1), inside the grid's bands and on a tick; not both 0; the sum below $1. */
+  #checkQuotePrices(intent: Readonly<QuoteIntent>, grid: PriceGrid): Deny {
+    const yes = intent.yesBid;
+    const no = intent.noBid;
+    for (let side = 0; side < 2; side++) {
+      const price = side === 0 ? yes : no;
+      if (price === 0) continue; // declines the side
+      if (!(price > 0 && price < PRICE_ONE) || !Number.isInteger(price)) return this.#deny(Deny.PRICE_OUT_OF_RANGE, side === 0 ? 'quote.yesBid' : 'quote.noBid', PRICE_ONE, price);
+      // The grid is the YES grid: a NO bid p is a YES ask at 1 - p, on the grid when 1 - p is (the grids are symmetric).
+      const yesPrice = side === 0 ? price : PRICE_ONE - price;
+      if (yesPrice < grid.minPrice) return this.#deny(Deny.PRICE_OUT_OF_BAND, 'grid.minPrice', grid.minPrice, yesPrice);
+      if (yesPrice > grid.maxPrice) return this.#deny(Deny.PRICE_OUT_OF_BAND, 'grid.maxPrice', grid.maxPrice, yesPrice);
+      if (grid.levelOf(yesPrice as typeof yes) < 0) return this.#deny(Deny.PRICE_OFF_GRID, 'grid.levelOf', -1, yesPrice);
+    }
+    if (yes === 0 && no === 0) return this.#deny(Deny.QUOTE_PRICES_CROSSED, 'quote.bids', 0, 0);
+    if (yes + no >= PRICE_ONE) return this.#deny(Deny.QUOTE_PRICES_CROSSED, 'quote.bids', PRICE_ONE, yes + no);
+    return Deny.NONE;
+  }
+
+  #checkQuoteCancel(intent: Readonly<QuoteIntent>): Deny {
+    const denySub = this.#checkSubaccount(intent.subaccount, false);
+    if (denySub !== Deny.NONE) return denySub;
+    const tokens = QUOTE_TOKEN_COST[QuoteAction.CANCEL];
+    // Withdrawing a quote only lowers risk: like an order cancel it may spend the reserve.
+    if (!this.budget.tryTakeWrite(tokens, true, this.#clock.nowMs())) return this.#deny(Deny.RATE_LIMITED, 'budget.write', 0, tokens);
+    return Deny.NONE;
   }
 
   // ---- the check -------------------------------------------------------------------------------

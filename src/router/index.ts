@@ -6,3 +6,5 @@
 
 export { Router } from './router.ts';
 export type { RouteProbe, RouterOptions } from './router.ts';
+export { QuoteRouter } from './quote-router.ts';
+export type { QuoteRouterOptions } from './quote-router.ts';

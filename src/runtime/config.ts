@@ -82,6 +82,12 @@ export interface RiskConfig {
   portfolioSnapshotMaxAgeMs: number;
 }
 
+export interface RfqConfig {
+  enabled: boolean;
+  maxOpenQuotes: number;
+  restRemainder: boolean;
+}
+
 export interface StrategyConfig {
   id: string;
   plugin: string;
@@ -99,6 +105,15 @@ export interface TelemetryConfig {
   pretty: 'auto' | boolean;
   statusIntervalMs: number;
   eventLoopStallSampleMs: number;
+  /** Prometheus text-format metrics at http://host:port/metrics (src/runtime/runtime-metrics.ts). */
+  metrics: MetricsConfig;
+}
+
+export interface MetricsConfig {
+  enabled: boolean;
+  host: string;
+  /** 0: a free port. */
+  port: number;
 }
 
 export interface WorkersConfig {
@@ -162,6 +177,7 @@ export interface RuntimeConfig {
   feed: FeedConfig;
   process: ProcessConfig;
   workers: WorkersConfig;
+  rfq: RfqConfig;
   /** venue: null in embedded mode, where wiring registers an ephemeral key with the simulator. */
   credentials: { venue: VenueCredentials | null };
 }

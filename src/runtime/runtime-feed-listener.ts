@@ -18,10 +18,12 @@ import type {
   LifecycleRecord,
   MarketPositionRecord,
   OrderGroupUpdateRecord,
+  QuoteMessageRecord,
+  RfqRecord,
   TradeRecord,
   UserOrderRecord,
 } from '../feed/index.ts';
-import type { Oms } from '../oms/index.ts';
+import type { Oms, QuoteBook } from '../oms/index.ts';
 import type { RiskGate } from '../risk/index.ts';
 import type { StrategyHost } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
@@ -48,6 +50,7 @@ export class RuntimeFeedListener implements FeedListener {
   readonly #log: Logger;
   #host: StrategyHost | null = null;
   #candles: CandleFeed | null = null;
+  #quotes: QuoteBook | null = null;
   #everOpen = false;
   #reconciling = false;
   #reconcileAgain = false;
@@ -66,6 +69,11 @@ export class RuntimeFeedListener implements FeedListener {
 
   setCandles(candles: CandleFeed | null): void {
     this.#candles = candles;
+  }
+
+  /** The quote book (config rfq.enabled); null: communications messages are ignored. */
+  setQuotes(quotes: QuoteBook | null): void {
+    this.#quotes = quotes;
   }
 
   onBookUpdate(book: OrderBook): void {
@@ -120,6 +128,23 @@ export class RuntimeFeedListener implements FeedListener {
     this.#host?.onLifecycle(record);
   }
 
+  /** RFQs to the quote book (what a quote may answer), then to the strategies trading the market. */
+  onRfq(record: RfqRecord): void {
+    const quotes = this.#quotes;
+    if (quotes === null) return;
+    const rfq = quotes.onRfq(record);
+    if (record.eventType === 'created') {
+      if (rfq !== null) this.#host?.onRfq(rfq, false);
+    } else {
+      this.#host?.onRfq(rfq ?? record, true);
+    }
+  }
+
+  /** Quote messages to the quote book, which tells the owning strategy. */
+  onQuote(record: QuoteMessageRecord): void {
+    this.#quotes?.onQuoteMessage(record);
+  }
+
   onError(code: number | FeedErrorCode, message: string): void {
     this.stats.feedErrors++;
     this.#log.warn({ code, message }, 'feed error');
@@ -159,6 +184,11 @@ export class RuntimeFeedListener implements FeedListener {
       if (!oms.liveOrders().some((order) => order.needsReconcile)) break;
     }
     await oms.reconcilePositions();
+    const quotes = this.#quotes;
+    if (quotes !== null) {
+      const changed = await quotes.reconcile();
+      if (changed > 0) this.#log.info({ why, changed }, 'quotes reconciled with the venue');
+    }
     this.#log.info({ why }, 'reconciled orders and positions with the venue');
   }
 

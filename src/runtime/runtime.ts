@@ -22,9 +22,9 @@ import type { Clock, Count } from '../core/index.ts';
 import { Channel } from '../feed/index.ts';
 import type { Feed, FixMarketData } from '../feed/index.ts';
 import type { OrderBook } from '../book/index.ts';
-import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../exec/index.ts';
+import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, REST_ORDER_ENTRY_DEFAULTS, REST_QUOTE_ROUTE_DEFAULTS, RestOrderEntry, RestQuoteRoute } from '../exec/index.ts';
 import { recover } from '../oms/index.ts';
-import type { ExecListener, Journal, Oms, RecoveredJournal, RecoveredKill } from '../oms/index.ts';
+import type { ExecListener, Journal, Oms, QuoteBook, RecoveredJournal, RecoveredKill } from '../oms/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES, Deny } from '../risk/index.ts';
 import type { RiskGate } from '../risk/index.ts';
 import type { Router } from '../router/index.ts';
@@ -157,6 +157,10 @@ export class Runtime {
   readonly marketData: FixMarketData | null;
   /** Reads, order groups and balances off the hot path (its own undici pool, signed by the route's presigner). */
   readonly account: AccountClient;
+  /** The REST quote route (config rfq.enabled), null when quoting is off. */
+  readonly quoteRoute: RestQuoteRoute | null;
+  /** Our RFQ quotes (config rfq.enabled), null when quoting is off. */
+  readonly quoteBook: QuoteBook | null;
   readonly oms: Oms;
   readonly journal: Journal;
   readonly recovered: RecoveredJournal;
@@ -232,6 +236,18 @@ export class Runtime {
       presigner: () => this.rest.presigner,
     });
 
+    this.quoteRoute = !config.rfq.enabled ? null : new RestQuoteRoute({
+      ...REST_QUOTE_ROUTE_DEFAULTS,
+      baseUrl: venue.restUrl,
+      keyId: venue.keyId,
+      privateKey: venue.privateKey,
+      clock: this.clock,
+      headersTimeoutMs: config.exec.requestTimeoutMs,
+      bodyTimeoutMs: config.exec.requestTimeoutMs,
+      restRemainder: config.rfq.restRemainder,
+      presigner: () => this.rest.presigner,
+    });
+
     mkdirSync(dirname(options.journalPath), { recursive: true, mode: 0o700 });
     this.recovered = recover(options.journalPath);
     this.graph = new TradingGraph({
@@ -241,6 +257,7 @@ export class Runtime {
       entry: this.rest,
       moreRoutes: this.fix === null ? [] : [{ name: 'fix', entry: this.fix }],
       reads: this.account,
+      quoteEntry: this.quoteRoute,
       feed: { url: venue.wsUrl, auth: { keyId: venue.keyId, privateKey: venue.privateKey } },
       marketData: config.feed.source === 'fix' && venue.marketData !== undefined && venue.marketData !== null
         ? {
@@ -277,6 +294,7 @@ export class Runtime {
     this.oms = graph.oms;
     this.probe = graph.probe;
     this.router = graph.router;
+    this.quoteBook = graph.quoteBook;
     this.keepWarm = config.process.keepWarmMs > 0 ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock }) : null;
     this.listener = graph.listener;
     this.host = graph.host;
@@ -304,6 +322,7 @@ export class Runtime {
     const timeoutMs = this.#options.startTimeoutMs ?? 10_000;
     await this.rest.connect();
     await this.account.connect();
+    await this.quoteRoute?.connect();
     if (this.fix !== null) {
       await this.fix.connect();
       log.info({ session: this.config.venue.fix.sessionName }, 'FIX order entry logged on');
@@ -315,6 +334,7 @@ export class Runtime {
     this.feed.subscribe(Channel.MARKET_POSITIONS);
     this.feed.subscribe(Channel.ORDER_GROUP_UPDATES);
     this.feed.subscribe(Channel.MARKET_LIFECYCLE);
+    if (this.quoteBook !== null) this.feed.subscribe(Channel.COMMUNICATIONS);
     await waitFor(() => this.feed.state === 'open', timeoutMs, 'RUNTIME_FEED_CONNECT_TIMEOUT', 'feed did not connect');
     if (this.marketData !== null) {
       this.marketData.start();
@@ -331,7 +351,16 @@ export class Runtime {
       // Positions then come from fills and market_position messages; the gate still has exposure.
       log.warn({ err: error }, 'reading the venue positions failed; continuing from fills');
     }
+    if (this.quoteBook !== null && this.quoteBook.openCount > 0) {
+      // Quotes an earlier run journaled: the venue says what became of them (a restart clears open ones).
+      try {
+        await this.quoteBook.reconcile();
+      } catch (error) {
+        log.warn({ err: error }, 'reconciling journaled quotes failed; retried after the next reconnect');
+      }
+    }
     this.#omsTimer = setInterval(() => {
+      this.quoteBook?.tick();
       this.router.tick()?.catch((error: unknown) => log.warn({ err: error }, 'reconciliation round failed'));
     }, this.#options.omsTickMs ?? 100);
     this.#omsTimer.unref();
@@ -448,6 +477,7 @@ export class Runtime {
     await this.marketData?.stop();
     await this.rest.close();
     await this.account.close();
+    await this.quoteRoute?.close();
     await this.fix?.close();
     await this.oms.stop();
   }
@@ -467,6 +497,7 @@ export class Runtime {
     await this.rest.close();
     await this.fix?.close();
     await this.account.close();
+    await this.quoteRoute?.close();
     await this.journal.close();
   }
 

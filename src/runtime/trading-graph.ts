@@ -8,6 +8,8 @@
  *
  *   WS frame (or FIX W/X, feed.source "fix") -> feed decode -> book apply -> RuntimeFeedListener -> StrategyHost -> strategy
  *     -> Router: RiskGate.check -> Oms.accept -> route (bytes out) ; route answers -> Oms -> gate
+ *   `communications` frame -> RuntimeFeedListener -> QuoteBook -> StrategyHost.onRfq / onQuoteUpdate -> strategy
+ *     -> QuoteRouter: RiskGate.checkQuote -> QuoteBook.accept -> quote route (REST, off the book path)
  *
  * With `workers` (the main job and the integration tests, through Runtime) it also builds the
  * main-thread halves of the worker pool's work, wired in at construction: the CandleFeed (the
@@ -24,12 +26,12 @@ import { PRICE_ONE } from '../core/index.ts';
 import type { Clock } from '../core/index.ts';
 import { Feed, FixMarketData } from '../feed/index.ts';
 import type { FeedOptions, FixMarketDataOptions } from '../feed/index.ts';
-import { Journal, Oms } from '../oms/index.ts';
-import type { OrderEntry, OrderReads, RecoveredJournal } from '../oms/index.ts';
+import { Journal, Oms, QuoteBook } from '../oms/index.ts';
+import type { OrderEntry, OrderReads, QuoteEntry, RecoveredJournal } from '../oms/index.ts';
 import { PortfolioView, RiskGate, TradingState, riskLimits } from '../risk/index.ts';
 import type { RiskLimits } from '../risk/index.ts';
 import { MarketRegistry } from '../market/index.ts';
-import { Router } from '../router/index.ts';
+import { QuoteRouter, Router } from '../router/index.ts';
 import { StrategyHost } from '../strategy/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
@@ -48,6 +50,11 @@ export interface TradingGraphOptions {
   reads: OrderReads;
   /** Routes beyond the default one (FIX), chosen per strategy by name (config strategies[].route). */
   moreRoutes?: readonly { readonly name: string; readonly entry: OrderEntry }[];
+  /**
+   * The quote route (config rfq.enabled: REST /communications/quotes); null or absent: no quote
+   * book, `communications` messages ignored, ctx.quote answers INTENT_INVALID.
+   */
+  quoteEntry?: QuoteEntry | null;
   /** The feed: the exchange's URL and key, or `createSession` for a driver-fed stub. */
   feed: Pick<FeedOptions, 'url' | 'auth' | 'createSession'>;
   /**
@@ -98,6 +105,7 @@ export function limitsFromConfig(config: DeepReadonly<RuntimeConfig>, restricted
     worstLossSubaccountMax: risk.maxWorstCaseLossPerSubaccountDollars,
     worstLossEventMax: risk.maxWorstCaseLossPerEventDollars,
     portfolioStaleMs: risk.portfolioSnapshotMaxAgeMs,
+    openQuotesMax: config.rfq.maxOpenQuotes,
   });
 }
 
@@ -119,6 +127,9 @@ export class TradingGraph {
   readonly journal: Journal;
   readonly oms: Oms;
   readonly router: Router;
+  /** Our RFQ quotes and the RFQs open (null without a quote route). */
+  readonly quoteBook: QuoteBook | null;
+  readonly quoteRouter: QuoteRouter | null;
   readonly listener: RuntimeFeedListener;
   readonly host: StrategyHost;
   /** Live candlesticks (null: workers or candles off). */
@@ -177,7 +188,18 @@ export class TradingGraph {
     });
     probe.controlStamps(this.feed.hop);
     this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, moreRoutes: options.moreRoutes, clock, probe });
+    const quoteEntry = options.quoteEntry ?? null;
+    this.quoteBook = quoteEntry === null ? null : new QuoteBook({
+      clock,
+      journal: this.journal,
+      logger: log.child({ component: 'quote-book' }),
+      recovered: options.recovered?.quotes ?? [],
+      onOpenCount: (count) => this.gate.setOpenQuotes(count),
+    });
+    this.gate.setOpenQuotes(this.quoteBook === null ? 0 : this.quoteBook.openCount);
+    this.quoteRouter = quoteEntry === null || this.quoteBook === null ? null : new QuoteRouter({ gate: this.gate, quotes: this.quoteBook, route: quoteEntry });
     this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, probe, log.child({ component: 'feed-listener' }));
+    this.listener.setQuotes(this.quoteBook);
     this.feed.setListener(this.listener);
     this.marketData?.setListener(this.listener);
     const candles = workers !== null && workers.candles
@@ -206,6 +228,7 @@ export class TradingGraph {
     this.host = new StrategyHost({
       ports: {
         orders: this.router,
+        quotes: this.quoteRouter,
         markets: options.markets({ gate: this.gate, feed: this.feed }),
         candles: candles === null ? null : { candles: (ticker, intervalMinutes) => candles.view(ticker, intervalMinutes) },
         orderGroups: options.orderGroups === null ? null : options.orderGroups({ gate: this.gate }),
@@ -216,6 +239,7 @@ export class TradingGraph {
       drainTimeoutMs: options.drainTimeoutMs,
     });
     this.oms.setUpdateSink(this.host);
+    this.quoteBook?.setUpdateSink(this.host);
     this.listener.setHost(this.host);
   }
 

@@ -6,11 +6,11 @@
  * This file owns the interfaces only.
  */
 
-import type { Clock, Count, OrderIntent } from '../core/index.ts';
+import type { Clock, Count, OrderIntent, Price } from '../core/index.ts';
 import type { Deny } from '../risk/index.ts';
 import type { OrderBook } from '../book/index.ts';
 import type { Logger } from '../telemetry/index.ts';
-import type { CandleSeriesView, OrderView } from './strategy.ts';
+import type { CandleSeriesView, OrderView, QuoteView, RfqView } from './strategy.ts';
 
 export interface OrderPort {
   /**
@@ -56,7 +56,27 @@ export interface CandlePort {
   candles(ticker: string, intervalMinutes: number): CandleSeriesView | null;
 }
 
+/**
+ * Quotes on RFQs: the contract is the same as OrderPort's, "risk gate, then the quote book, then
+ * the route", synchronous, returning the gate's (or the quote book's) Deny code.
+ */
+export interface QuotePort {
+  /** A new quote on an open RFQ; on NONE `lastQuoteHandle` holds its handle. */
+  quote(strategyId: number, subaccount: number, rfqId: string, yesBid: Price, noBid: Price, postOnly: boolean): Deny;
+  readonly lastQuoteHandle: number;
+  cancelQuote(strategyId: number, handle: number): Deny;
+  confirmQuote(strategyId: number, handle: number): Deny;
+  /** One of our quotes, or null when unknown (or pruned). */
+  quoteView(handle: number): QuoteView | null;
+  /** An RFQ open on the venue, or null. */
+  rfq(rfqId: string): RfqView | null;
+  /** Writes the strategy's quotes not yet closed into `out`; returns how many. */
+  openQuotes(strategyId: number, out: QuoteView[]): number;
+}
+
 export interface StrategyHostPorts {
+  /** null or absent: quoting is off (ctx.quote answers INTENT_INVALID). */
+  quotes?: QuotePort | null;
   orders: OrderPort;
   markets: MarketPort;
   /** null or absent: ctx.candles answers null (candles off). */

@@ -12,9 +12,9 @@ import { asCount, createIntent, IntentKind, PRICE_INVALID } from '../core/index.
 import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
 import { DENY_CODE_COUNT, Deny } from '../risk/index.ts';
 import type { Logger } from '../telemetry/index.ts';
-import type { CandlePort, MarketPort, OrderPort } from './ports.ts';
+import type { CandlePort, MarketPort, OrderPort, QuotePort } from './ports.ts';
 import { OrderFlags } from './strategy.ts';
-import type { CandleSeriesView, OrderView, StrategyBook } from './strategy.ts';
+import type { CandleSeriesView, OrderView, QuoteView, RfqView, StrategyBook } from './strategy.ts';
 
 const COUNT_ZERO: Count = asCount(0);
 
@@ -57,6 +57,26 @@ export interface StrategyContext {
   decrease(clientOrderId: string, reduceBy: Count): Deny;
   /** Cancels every live order of this strategy (one market, or all with null); returns how many cancels were accepted. */
   cancelAll(ticker: string | null): number;
+  /** Handle of the last accepted quote(); -1 before the first. */
+  readonly lastQuoteHandle: number;
+  /** An RFQ open on the venue, or null. */
+  rfq(rfqId: string): RfqView | null;
+  /**
+   * Quotes on an open RFQ of one of this strategy's markets: our YES bid and NO bid (0 declines
+   * that side), post-only when flags has OrderFlags.POST_ONLY. Prices must be on the market's
+   * grid (snap them with the book's grid). A newer quote on the same RFQ replaces the earlier one.
+   */
+  quote(rfqId: string, yesBid: Price, noBid: Price, flags?: number): Deny;
+  /** Withdraws an open quote. */
+  cancelQuote(handle: number): Deny;
+  /** Confirms an accepted quote (the gate's last check first); the venue then executes it. */
+  confirmQuote(handle: number): Deny;
+  /** One of this strategy's quotes by handle; null when unknown or another strategy's. */
+  quoteOf(handle: number): QuoteView | null;
+  /** Writes this strategy's quotes not yet closed into `out`; returns how many. */
+  openQuotes(out: QuoteView[]): number;
+  /** Withdraws every open quote of this strategy (one market, or all with null); returns how many cancels were accepted. */
+  cancelAllQuotes(ticker: string | null): number;
 }
 
 /** Per-binding facts the host gives a context; fixed for the life of one deployment. */
@@ -85,8 +105,13 @@ export class BoundStrategyContext implements StrategyContext {
   readonly denies = new Uint32Array(DENY_CODE_COUNT);
   /** Accepted intents by IntentKind. */
   readonly accepted = new Uint32Array(6);
+  /** Accepted quotes (new). */
+  quotesAccepted = 0;
 
   readonly #orders: OrderPort;
+  readonly #quotes: QuotePort | null;
+  lastQuoteHandle = -1;
+  readonly #quoteScratch: QuoteView[] = [];
   readonly #marketPort: MarketPort;
   readonly #candlePort: CandlePort | null;
   readonly #clock: Clock;
@@ -99,7 +124,8 @@ export class BoundStrategyContext implements StrategyContext {
   readonly #scratch: OrderView[] = [];
   #active = false;
 
-  constructor(binding: ContextBinding, orders: OrderPort, marketPort: MarketPort, clock: Clock, candlePort: CandlePort | null = null) {
+  constructor(binding: ContextBinding, orders: OrderPort, marketPort: MarketPort, clock: Clock, candlePort: CandlePort | null = null, quotes: QuotePort | null = null) {
+    this.#quotes = quotes;
     this.id = binding.id;
     this.strategyId = binding.strategyId;
     this.subaccount = binding.subaccount;
@@ -221,6 +247,80 @@ export class BoundStrategyContext implements StrategyContext {
       if (this.#fillModify(IntentKind.CANCEL, order, PRICE_INVALID, COUNT_ZERO) && this.#orders.submit(this.#intent) === Deny.NONE) accepted++;
     }
     return accepted;
+  }
+
+  // ---- quotes on RFQs ----------------------------------------------------------------------------
+
+  rfq(rfqId: string): RfqView | null {
+    return this.#quotes === null ? null : this.#quotes.rfq(rfqId);
+  }
+
+  quote(rfqId: string, yesBid: Price, noBid: Price, flags: number = OrderFlags.NONE): Deny {
+    if (!this.#active) return this.#count(Deny.TRADING_HALTED);
+    const port = this.#quotes;
+    if (port === null) return this.#count(Deny.INTENT_INVALID);
+    const rfq = port.rfq(rfqId);
+    if (rfq === null) return this.#count(Deny.RFQ_UNKNOWN);
+    // Only RFQs on this strategy's own markets (it has their books).
+    if (!this.#handles.has(rfq.marketTicker)) return this.#count(Deny.MARKET_UNKNOWN);
+    const deny = port.quote(this.strategyId, this.subaccount, rfqId, yesBid, noBid, (flags & OrderFlags.POST_ONLY) !== 0);
+    if (deny !== Deny.NONE) return this.#count(deny);
+    this.lastQuoteHandle = port.lastQuoteHandle;
+    this.quotesAccepted++;
+    return deny;
+  }
+
+  cancelQuote(handle: number): Deny {
+    if (!this.#active) return this.#count(Deny.TRADING_HALTED);
+    return this.#cancelQuoteAnyway(handle);
+  }
+
+  confirmQuote(handle: number): Deny {
+    if (!this.#active) return this.#count(Deny.TRADING_HALTED);
+    const port = this.#quotes;
+    if (port === null) return this.#count(Deny.INTENT_INVALID);
+    const deny = port.confirmQuote(this.strategyId, handle);
+    return deny === Deny.NONE ? deny : this.#count(deny);
+  }
+
+  quoteOf(handle: number): QuoteView | null {
+    const quote = this.#quotes === null ? null : this.#quotes.quoteView(handle);
+    return quote !== null && quote.strategyId === this.strategyId ? quote : null;
+  }
+
+  openQuotes(out: QuoteView[]): number {
+    return this.#quotes === null ? 0 : this.#quotes.openQuotes(this.strategyId, out);
+  }
+
+  cancelAllQuotes(ticker: string | null): number {
+    if (!this.#active) return 0;
+    return this.#cancelQuotes(ticker);
+  }
+
+  /** Host only: withdraws every open quote even after the strategy is stopped. */
+  cancelQuotesForShutdown(): number {
+    return this.#cancelQuotes(null);
+  }
+
+  #cancelQuotes(ticker: string | null): number {
+    const port = this.#quotes;
+    if (port === null) return 0;
+    const out = this.#quoteScratch;
+    const n = port.openQuotes(this.strategyId, out);
+    let accepted = 0;
+    for (let i = 0; i < n; i++) {
+      const quote = out[i];
+      if (quote.status !== 'open' || (ticker !== null && quote.ticker !== ticker)) continue;
+      if (this.#cancelQuoteAnyway(quote.handle) === Deny.NONE) accepted++;
+    }
+    return accepted;
+  }
+
+  #cancelQuoteAnyway(handle: number): Deny {
+    const port = this.#quotes;
+    if (port === null) return this.#count(Deny.INTENT_INVALID);
+    const deny = port.cancelQuote(this.strategyId, handle);
+    return deny === Deny.NONE ? deny : this.#count(deny);
   }
 
   #cancelOrder(order: OrderView): Deny {

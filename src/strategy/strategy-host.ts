@@ -28,7 +28,7 @@ import { loadPlugin } from './plugin-loader.ts';
 import type { LoadedPlugin, StrategyEntry } from './plugin-loader.ts';
 import type { StrategyHostPorts } from './ports.ts';
 import { StrategyError } from './strategy-error.ts';
-import type { FillView, LifecycleView, OrderView, Strategy, StrategyBook, TradeView } from './strategy.ts';
+import type { FillView, LifecycleView, OrderView, QuoteView, RfqView, Strategy, StrategyBook, TradeView } from './strategy.ts';
 
 export type DeploymentStatus = 'starting' | 'running' | 'stopping' | 'stopped' | 'faulted';
 
@@ -329,6 +329,31 @@ export class StrategyHost {
     }
   }
 
+  /** An RFQ created or deleted on a market: to the running instances trading it that implement onRfq. */
+  onRfq(rfq: RfqView, deleted: boolean): void {
+    const list = this.#byMarket.get(rfq.marketTicker) ?? NO_DEPLOYMENTS;
+    for (let i = 0; i < list.length; i++) {
+      const d = list[i];
+      if (d.status !== 'running' || d.strategy.onRfq === undefined) continue;
+      try {
+        d.strategy.onRfq(rfq, d.ctx, deleted);
+      } catch (error) {
+        this.#fault(d, 'onRfq', error);
+      }
+    }
+  }
+
+  /** One of our quotes changed at the venue: to its strategy. */
+  onQuoteUpdate(quote: QuoteView): void {
+    const d = quote.strategyId >= 0 ? this.#byNumber[quote.strategyId] : undefined;
+    if (d === undefined || d.status !== 'running' || d.strategy.onQuoteUpdate === undefined) return;
+    try {
+      d.strategy.onQuoteUpdate(quote, d.ctx);
+    } catch (error) {
+      this.#fault(d, 'onQuoteUpdate', error);
+    }
+  }
+
   /** One tick of the shared timer (also callable by tests with an injected clock). */
   tick(): void {
     const nowMs = this.#ports.clock.nowMs();
@@ -409,7 +434,7 @@ export class StrategyHost {
       log: ports.logger.child({ strategy: entry.id }),
       route,
     };
-    const ctx = new BoundStrategyContext(binding, ports.orders, ports.markets, ports.clock, ports.candles ?? null);
+    const ctx = new BoundStrategyContext(binding, ports.orders, ports.markets, ports.clock, ports.candles ?? null, ports.quotes ?? null);
     const interval = loaded.timerIntervalMs > 0 ? Math.max(loaded.timerIntervalMs, this.#tickMs) : 0;
     const deployment = new Deployment(entry, loaded, strategy, ctx, group, interval);
     // Active before onStart so a strategy may place its first quotes there.
@@ -444,6 +469,7 @@ export class StrategyHost {
         }
       }
     }
+    d.ctx.cancelQuotesForShutdown(); // open quotes withdrawn; accepted ones lapse unconfirmed
     const drained = await this.#drain(d);
     if (!drained) d.ctx.log.warn({ code: 'STRATEGY_DRAIN_TIMEOUT', timeoutMs: this.#drainTimeoutMs }, 'orders still live after stop; the OMS keeps tracking them');
     if (releaseGroup) await this.#releaseGroup(d.entry, d.orderGroupHandle);
@@ -512,6 +538,7 @@ export class StrategyHost {
     d.ctx.log.error({ err: error, code: 'STRATEGY_CALLBACK_THREW', callback }, 'strategy callback threw; stopping it and cancelling its orders');
     // Cancels go out now (synchronously, through the gate); the drain finishes off the hot path.
     d.ctx.cancelAllForShutdown();
+    d.ctx.cancelQuotesForShutdown();
     void this.#serial(async () => {
       if (this.#byId.get(d.entry.id) !== d) return;
       await this.#drain(d);
@@ -595,6 +622,7 @@ function summaryOf(d: Deployment): DeploymentSummary {
   for (let code = 1; code < counts.length; code++) if (counts[code] !== 0) denies[DENY_NAMES[code]] = counts[code];
   let accepted = 0;
   for (const n of d.ctx.accepted) accepted += n;
+  accepted += d.ctx.quotesAccepted;
   return {
     id: d.entry.id,
     plugin: d.entry.plugin,

@@ -118,6 +118,44 @@ export interface CandleSeriesView {
   candle(index: number): CandleView | null;
 }
 
+/** An RFQ open on the venue (`communications` rfq_created), delivered to the strategies trading its market. */
+export interface RfqView {
+  readonly id: string;
+  readonly marketTicker: string;
+  readonly eventTicker: string;
+  /** The requester's pseudonymous communications id ('' when not sent). */
+  readonly creatorId: string;
+  /** 1/100 contract; 0 on a target-cost RFQ. */
+  readonly contracts: Count;
+  /** Centicents (1/10,000 $); negative (CENTICENTS_INVALID) on a contracts RFQ. */
+  readonly targetCost: number;
+  readonly tsMs: number;
+}
+
+/** A quote's status as the quote book knows it ('cancelling' / 'confirming': our request in flight). */
+export type QuoteStatus = 'pending' | 'open' | 'cancelling' | 'cancelled' | 'accepted' | 'confirming' | 'confirmed' | 'executed' | 'rejected';
+
+/** One of our quotes (src/oms's Quote satisfies it), delivered to its strategy after each change the venue made. */
+export interface QuoteView {
+  /** The runtime's handle (ctx.cancelQuote / ctx.confirmQuote take it). */
+  readonly handle: number;
+  /** '' until the venue has given one. */
+  readonly quoteId: string;
+  readonly rfqId: string;
+  readonly ticker: string;
+  readonly yesBid: Price;
+  readonly noBid: Price;
+  /** Contracts we may buy on the side taken, 1/100 contract. */
+  readonly count: Count;
+  readonly status: QuoteStatus;
+  /** The side the RFQ creator took once accepted ('yes': we buy NO at noBid); '' before. */
+  readonly acceptedSide: 'yes' | 'no' | '';
+  readonly subaccount: number;
+  readonly strategyId: number;
+  /** The venue's last error code for it ('' when none). */
+  readonly lastCode: string;
+}
+
 /**
  * A running strategy. Every callback is synchronous and runs on the hot path's event loop: no
  * awaiting, no blocking I/O, no allocation per call where a reused record serves. A callback that
@@ -139,6 +177,13 @@ export interface Strategy {
    */
   onOrderUpdate?(order: OrderView, ctx: StrategyContext): void;
   onLifecycle?(event: LifecycleView, ctx: StrategyContext): void;
+  /** An RFQ on one of the strategy's markets was created (answer with ctx.quote) or deleted (`deleted` true). */
+  onRfq?(rfq: RfqView, ctx: StrategyContext, deleted: boolean): void;
+  /**
+   * One of its quotes changed at the venue: open, accepted (confirm with ctx.confirmQuote within
+   * the window, after a last look), executed, cancelled or rejected. Never for its own requests' effects.
+   */
+  onQuoteUpdate?(quote: QuoteView, ctx: StrategyContext): void;
   /** The host's shared coarse tick, at most every `timerIntervalMs`. */
   onTimer?(nowMs: number, ctx: StrategyContext): void;
 }

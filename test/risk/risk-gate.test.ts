@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIntent, IntentKind, ManualClock, parsePrice, parseSignedCount, PRICE_INVALID, PriceGrid } from '../../src/core/index.ts';
 import type { Count, OrderIntent, Price } from '../../src/core/index.ts';
-import { CHECK_ORDER, DENY_NAMES, OMS_DENIES, Deny, PortfolioField, PortfolioView, RiskGate, TradingState, denyName, portfolioSnapshotLength, riskLimits } from '../../src/risk/index.ts';
+import { CHECK_ORDER, DENY_NAMES, OMS_DENIES, QUOTE_BOOK_DENIES, QUOTE_CHECK_ORDER, Deny, PortfolioField, PortfolioView, RiskGate, TradingState, denyName, portfolioSnapshotLength, riskLimits } from '../../src/risk/index.ts';
 import type { BookView, RiskLimits } from '../../src/risk/index.ts';
 
 class FakeBook implements BookView {
@@ -267,19 +267,23 @@ const SCENARIOS: Record<string, () => { code: Deny; w: World }> = {
   },
 };
 
+/** Codes only quote actions give (the gate's checkQuote or the quote book): test/risk/quote-gate.test.ts has their scenarios. */
+const QUOTE_ONLY: readonly Deny[] = [...QUOTE_BOOK_DENIES, ...QUOTE_CHECK_ORDER.filter((code) => !CHECK_ORDER.includes(code))];
+
 describe('risk gate: one scenario per deny code', () => {
   it('has a scenario for every code of the Deny table, and the table is dense and named', () => {
-    const missing = DENY_NAMES.filter((name, code) => name !== 'NONE' && !OMS_DENIES.includes(code as Deny) && !(name in SCENARIOS));
+    const missing = DENY_NAMES.filter((name, code) => name !== 'NONE' && !OMS_DENIES.includes(code as Deny) && !QUOTE_ONLY.includes(code as Deny) && !(name in SCENARIOS));
     expect(missing).toEqual([]);
     expect(Object.keys(SCENARIOS).filter((name) => !(name in Deny))).toEqual([]);
     DENY_NAMES.forEach((name, code) => expect(Deny[name as keyof typeof Deny]).toBe(code));
     expect(Deny.NONE).toBe(0);
-    // Every code is the gate's (in CHECK_ORDER) or the OMS's (test/router/router-port.test.ts), never both.
-    expect([...CHECK_ORDER, ...OMS_DENIES].sort((a, b) => a - b)).toEqual(DENY_NAMES.map((_, code) => code).slice(1));
+    // Every code is the gate's (in CHECK_ORDER) or the OMS's (test/router/router-port.test.ts), never both;
+    // or a quote action's only (QUOTE_CHECK_ORDER / QUOTE_BOOK_DENIES, test/risk/quote-gate.test.ts).
+    expect([...CHECK_ORDER, ...OMS_DENIES, ...QUOTE_ONLY].sort((a, b) => a - b)).toEqual(DENY_NAMES.map((_, code) => code).slice(1));
   });
 
   for (const name of DENY_NAMES) {
-    if (name === 'NONE' || OMS_DENIES.includes(Deny[name as keyof typeof Deny])) continue;
+    if (name === 'NONE' || OMS_DENIES.includes(Deny[name as keyof typeof Deny]) || QUOTE_ONLY.includes(Deny[name as keyof typeof Deny])) continue;
     it(`${name}: denied with its own code and a detail naming the check`, () => {
       const scenario = SCENARIOS[name];
       expect(scenario, `no scenario for ${name}`).toBeDefined();

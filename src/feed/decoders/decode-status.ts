@@ -35,5 +35,9 @@ export const MessageKind = {
   ERROR: 15,
   /** A text frame whose bytes are not UTF-8: RFC 6455 §8.1 fails the connection (code 1007). */
   INVALID_UTF8: 16,
+  /** `communications`: rfq_created / rfq_deleted (FrameDecoder.rfq). */
+  RFQ: 17,
+  /** `communications`: quote_created / quote_accepted / quote_executed (FrameDecoder.quote). */
+  QUOTE: 18,
 } as const;
 export type MessageKind = (typeof MessageKind)[keyof typeof MessageKind];

@@ -20,6 +20,7 @@ import { isUtf8 } from 'node:buffer';
 import type { MarketRegistry } from '../../market/index.ts';
 import { ControlRecord, controlRejectReason, readControl } from './control.ts';
 import { DecodeStatus, MessageKind } from './decode-status.ts';
+import { QuoteMessageRecord, RfqRecord, readQuoteMessage, readRfq } from './communications.ts';
 import { FieldReader, isIndex, isObject } from './field-reader.ts';
 import { FillRecord, readFill } from './fill.ts';
 import {
@@ -50,6 +51,8 @@ export class FrameDecoder {
   readonly marketLifecycle = new MarketLifecycleRecord();
   readonly eventLifecycle = new EventLifecycleRecord();
   readonly eventFeeUpdate = new EventFeeUpdateRecord();
+  readonly rfq = new RfqRecord();
+  readonly quote = new QuoteMessageRecord();
   readonly subscribed = new ControlRecord('subscribed');
   readonly unsubscribed = new ControlRecord('unsubscribed');
   readonly ok = new ControlRecord('ok');
@@ -128,6 +131,12 @@ export class FrameDecoder {
         return this.#data(frame, MessageKind.EVENT_LIFECYCLE);
       case 'event_fee_update':
         return this.#data(frame, MessageKind.EVENT_FEE_UPDATE);
+      case 'rfq_created':
+      case 'rfq_deleted':
+      case 'quote_created':
+      case 'quote_accepted':
+      case 'quote_executed':
+        return this.#communications(frame, type);
       case 'subscribed':
         return readControl(frame, this.subscribed) ? MessageKind.SUBSCRIBED : this.#malformed(controlRejectReason);
       case 'unsubscribed':
@@ -191,6 +200,31 @@ export class FrameDecoder {
         this.eventFeeUpdate.seq = seqValue;
         readEventFeeUpdate(reader, this.eventFeeUpdate);
         break;
+    }
+    return reader.ok ? kind : this.#malformed(reader.badKey);
+  }
+
+  /** `communications` messages (envelope as #data: sid required, seq optional, msg object). */
+  #communications(frame: Record<string, unknown>, type: string): MessageKind {
+    const sid = frame.sid;
+    const seq = frame.seq;
+    const msg = frame.msg;
+    if (!isIndex(sid)) return this.#malformed('sid');
+    if (seq !== undefined && seq !== null && !isIndex(seq)) return this.#malformed('seq');
+    if (!isObject(msg)) return this.#malformed('msg');
+    const reader = this.#reader;
+    reader.begin(msg);
+    let kind: MessageKind;
+    if (type === 'rfq_created' || type === 'rfq_deleted') {
+      this.rfq.sid = sid;
+      this.rfq.seq = typeof seq === 'number' ? seq : -1;
+      readRfq(reader, type === 'rfq_created' ? 'created' : 'deleted', this.rfq);
+      kind = MessageKind.RFQ;
+    } else {
+      this.quote.sid = sid;
+      this.quote.seq = typeof seq === 'number' ? seq : -1;
+      readQuoteMessage(reader, type === 'quote_created' ? 'created' : type === 'quote_accepted' ? 'accepted' : 'executed', this.quote);
+      kind = MessageKind.QUOTE;
     }
     return reader.ok ? kind : this.#malformed(reader.badKey);
   }
