@@ -2,7 +2,8 @@
  * The main job's command line: `--config <path>` (default config/runtime.json), `--venue <url>`
  * (trade against another exchange at that base URL with the key from the environment),
  * `--duration <seconds>` (stop by itself), `--release-kill-switch` (the operator releases a kill
- * switch a previous run engaged; journaled), `--help`. Owns parsing only; a bad argument is a
+ * switch a previous run engaged; journaled), `--json` (JSON status lines even on a terminal),
+ * `--help`. Owns parsing only; a bad argument is a
  * UsageError (exit code 2).
  */
 
@@ -14,6 +15,8 @@ export interface CliArgs {
   durationSec: number;
   /** Release a kill switch recovered from the journal before trading (journaled). */
   releaseKillSwitch: boolean;
+  /** JSON status lines even when stdout is a terminal (else a table redrawn in place there). */
+  json: boolean;
   help: boolean;
 }
 
@@ -25,7 +28,7 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `usage: npm start -- [--config <path>] [--venue <http(s)://host:port>] [--duration <seconds>] [--release-kill-switch]
+export const USAGE = `usage: npm start -- [--config <path>] [--venue <http(s)://host:port>] [--duration <seconds>] [--release-kill-switch] [--json]
 
   --config <path>       runtime configuration (default config/runtime.json; see config/README.md)
   --venue <url>         trade against the exchange at this REST base (e.g. http://127.0.0.1:9000),
@@ -35,12 +38,15 @@ export const USAGE = `usage: npm start -- [--config <path>] [--venue <http(s)://
   --duration <seconds>  stop after this long: cancel every order, print a summary, exit 0
   --release-kill-switch release the kill switch a previous run engaged (the start refuses to trade
                         while one is engaged, and says when, why and by whom); journaled
+  --json                one JSON status line per second (and a one-line summary) even on a
+                        terminal; without it a terminal gets a table redrawn in place, and a pipe
+                        or file gets JSON lines
   SIGINT / SIGTERM      the same as --duration, at any time; SIGHUP re-reads the config and
                         redeploys changed strategies; SIGUSR2 engages the kill switch: every order
                         cancelled, no new ones, and it persists across restarts until released`;
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {
-  const args: CliArgs = { configPath: 'config/runtime.json', venue: null, durationSec: 0, releaseKillSwitch: false, help: false };
+  const args: CliArgs = { configPath: 'config/runtime.json', venue: null, durationSec: 0, releaseKillSwitch: false, json: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = (): string => {
@@ -73,6 +79,9 @@ export function parseCliArgs(argv: readonly string[]): CliArgs {
       }
       case '--release-kill-switch':
         args.releaseKillSwitch = true;
+        break;
+      case '--json':
+        args.json = true;
         break;
       case '--help':
       case '-h':

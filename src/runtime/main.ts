@@ -3,7 +3,8 @@
  * with venue.mode "embedded" (the default) starts the simulator as a child process and trades
  * against it over loopback with the demo key; with `--venue <url>` or venue.mode "remote" trades
  * against that exchange with the key from the environment. Runs the configured strategies, prints
- * a status line every second (rewritten in place on a terminal, JSON lines otherwise), and on
+ * the status every second (a table redrawn in place on a terminal, JSON lines otherwise or with
+ * `--json`), serves Prometheus metrics when telemetry.metrics.enabled, and on
  * SIGINT / SIGTERM or after `--duration` stops the strategies, cancels every order (cancel-all at
  * the exchange), prints a summary, stops the simulator and exits 0. SIGHUP re-reads the
  * configuration and redeploys the strategies whose entries changed. SIGUSR2 engages the kill
@@ -28,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { loadPrivateKey } from '../core/index.ts';
 import { StrategyError, loadEntries } from '../strategy/index.ts';
 import { EventLoopDelay, createLogger } from '../telemetry/index.ts';
-import type { Logger } from '../telemetry/index.ts';
+import type { Logger, MetricsServer } from '../telemetry/index.ts';
 import { ConfigError } from './config.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
 import { USAGE, UsageError, parseCliArgs } from './cli-args.ts';
@@ -42,6 +43,9 @@ import { pinEventLoop, placementForThisMachine } from './cpu-placement.ts';
 import type { CpuPlan } from './cpu-placement.ts';
 import { applyEagerTierUp } from './jit-tier-up.ts';
 import { StatusPrinter, formatMicroDollars, statusJson } from './status-line.ts';
+import { StatusTablePrinter } from './status-table.ts';
+import type { StatusTableContext } from './status-table.ts';
+import { startRuntimeMetrics } from './runtime-metrics.ts';
 import { loadRuntimeConfig } from './venue-config.ts';
 import { HOP_NAMES } from './tick-to-trade-probe.ts';
 
@@ -121,6 +125,7 @@ async function main(argv: readonly string[]): Promise<number> {
   let runtime: Runtime | null = null;
   let watchdog: OrderWatchdog | null = null;
   let plan: CpuPlan | null = null;
+  let metrics: MetricsServer | null = null;
   const stop = new StopRequest();
   const loopDelay = new EventLoopDelay();
   guardEscapedErrors(stop, () => runtime, logger);
@@ -183,6 +188,9 @@ async function main(argv: readonly string[]): Promise<number> {
     await runtime.start();
     // Pinned only now: threads inherit their creator's CPUs, and the signing worker must not.
     if (plan !== null) pinForTheRun(plan);
+    // After start: the metrics read the started runtime's status; a port in use fails the start.
+    metrics = await startRuntimeMetrics(runtime, config.telemetry.metrics, logger);
+    if (metrics !== null) process.stderr.write(`metrics: ${metrics.url}\n`);
     process.stderr.write(`trading: ${config.strategies.map((s) => `${s.id} (${s.plugin} on ${s.markets.join(',')})`).join('; ') || 'no strategies'}; Ctrl-C to stop\n`);
     const reason = await runUntilStopped(runtime, args, logger, stop, watchdog);
     process.stderr.write(`\nstopping (${reason}): cancelling every order...\n`);
@@ -190,7 +198,9 @@ async function main(argv: readonly string[]): Promise<number> {
     const workersAtStop = runtime.status().workers ?? null;
     await runtime.stop(reason);
     watchdog?.disarm();
-    printSummary(runtime, reason, loopDelay, workersAtStop);
+    await metrics?.stop();
+    metrics = null;
+    printSummary(runtime, reason, loopDelay, workersAtStop, args.json);
     return stop.exitCode;
   } catch (error) {
     if (error instanceof RuntimeError && error.code === 'RUNTIME_KILL_SWITCH_ENGAGED') {
@@ -212,6 +222,7 @@ async function main(argv: readonly string[]): Promise<number> {
     watchdog?.disarm();
     return EXIT_FAILURE;
   } finally {
+    await metrics?.stop().catch(() => undefined);
     if (sim !== null) await sim.stop();
     await closeLog(logger, logStream);
   }
@@ -219,7 +230,10 @@ async function main(argv: readonly string[]): Promise<number> {
 
 /** Prints the status every second until a signal, the duration or a crash; resolves with the reason. */
 async function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger, stop: StopRequest, watchdog: OrderWatchdog | null): Promise<string> {
-  const printer = new StatusPrinter(process.stdout);
+  // Each strategy's subaccount, for the table's per-strategy rows; a SIGHUP reload replaces it.
+  const subaccounts = { byStrategy: subaccountsOf(runtime.config.strategies) };
+  // A terminal gets the table redrawn in place; a pipe, a file or --json gets JSON lines.
+  const printer = process.stdout.isTTY === true && !args.json ? new StatusTablePrinter(process.stdout, () => tableContext(runtime, subaccounts)) : new StatusPrinter(process.stdout, { json: true });
   const startedMs = Date.now();
   const statusTimer = setInterval(() => {
     printer.print(runtime.status(), Math.round((Date.now() - startedMs) / 1000));
@@ -240,7 +254,7 @@ async function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger, 
     stop.request(signal, EXIT_OK);
   };
   const onHangup = (): void => {
-    void reloadStrategies(runtime, args, logger);
+    void reloadStrategies(runtime, args, logger, subaccounts);
   };
   const onKillSwitch = (): void => {
     process.stderr.write('\nSIGUSR2: kill switch engaged: cancelling every order; no new ones until --release-kill-switch\n');
@@ -314,8 +328,20 @@ function guardEscapedErrors(stop: StopRequest, runtimeOf: () => Runtime | null, 
   process.on('unhandledRejection', (reason) => onEscaped(reason, 'unhandledRejection'));
 }
 
+function subaccountsOf(strategies: DeepReadonly<RuntimeConfig>['strategies']): Record<string, number> {
+  return Object.fromEntries(strategies.map((strategy) => [strategy.id, strategy.subaccount]));
+}
+
+/** The status table's view of what RuntimeStatus does not carry: strategies' subaccounts and FIX sessions. */
+function tableContext(runtime: Runtime, subaccounts: { byStrategy: Record<string, number> }): StatusTableContext {
+  const sessions: { name: string; state: string }[] = [];
+  if (runtime.fix !== null) sessions.push({ name: `fix ${runtime.config.venue.fix.sessionName}`, state: runtime.fix.sessionState });
+  if (runtime.marketData !== null) sessions.push({ name: 'fix KalshiMD', state: runtime.marketData.sessionState });
+  return { strategySubaccounts: subaccounts.byStrategy, sessions };
+}
+
 /** SIGHUP: re-read the config file; redeploy changed strategies, start new ones, stop removed ones. */
-async function reloadStrategies(runtime: Runtime, args: CliArgs, logger: Logger): Promise<void> {
+async function reloadStrategies(runtime: Runtime, args: CliArgs, logger: Logger, subaccounts: { byStrategy: Record<string, number> }): Promise<void> {
   let config: DeepReadonly<RuntimeConfig>;
   try {
     config = loadRuntimeConfig(args.configPath, args.venue);
@@ -325,12 +351,13 @@ async function reloadStrategies(runtime: Runtime, args: CliArgs, logger: Logger)
     return;
   }
   const result = await runtime.host.applyEntries(config.strategies);
+  subaccounts.byStrategy = subaccountsOf(config.strategies);
   const failed = result.failed.map((f) => ({ id: f.id, error: f.error.message }));
   logger.info({ ...result, failed }, 'SIGHUP: strategies reloaded');
   process.stderr.write(`\nSIGHUP: redeployed [${result.redeployed.join(', ')}], deployed [${result.deployed.join(', ')}], stopped [${result.stopped.join(', ')}]${failed.length > 0 ? `, failed ${JSON.stringify(failed)}` : ''}\n`);
 }
 
-function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDelay, workers: WorkersStatus | null): void {
+function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDelay, workers: WorkersStatus | null, json: boolean): void {
   const status = runtime.status();
   const hops: Record<string, { count: number; p50Us: number; p99Us: number; p999Us: number; maxUs: number }> = {};
   for (const name of HOP_NAMES) {
@@ -357,8 +384,8 @@ function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDela
     rssMb: Math.round(process.memoryUsage().rss / 1_048_576),
     journal: relative(process.cwd(), runtime.journal.path),
   };
-  // One JSON line for pipes and logs; indented for a person at a terminal.
-  process.stdout.write(`${process.stdout.isTTY === true ? JSON.stringify(summary, null, 2) : JSON.stringify(summary)}\n`);
+  // One JSON line for pipes, logs and --json; indented for a person at a terminal.
+  process.stdout.write(`${process.stdout.isTTY === true && !json ? JSON.stringify(summary, null, 2) : JSON.stringify(summary)}\n`);
 }
 
 async function closeLog(logger: Logger, stream: WriteStream): Promise<void> {

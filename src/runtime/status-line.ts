@@ -64,15 +64,18 @@ export function statusJson(status: RuntimeStatus, elapsedSec: number): string {
   });
 }
 
-/** Writes status lines: rewrites one line on a TTY, else JSON lines. */
+/**
+ * Writes status lines: rewrites one line on a TTY, else JSON lines; `json` forces JSON lines on a
+ * TTY too (`--json`). The main job draws a table on a terminal instead (status-table.ts).
+ */
 export class StatusPrinter {
   readonly #out: NodeJS.WriteStream;
   readonly #tty: boolean;
   #dirty = false;
 
-  constructor(out: NodeJS.WriteStream) {
+  constructor(out: NodeJS.WriteStream, options: { json?: boolean } = {}) {
     this.#out = out;
-    this.#tty = out.isTTY === true;
+    this.#tty = out.isTTY === true && options.json !== true;
   }
 
   print(status: RuntimeStatus, elapsedSec: number): void {

@@ -14,3 +14,7 @@ export { Secret, REDACTED } from './secret.ts';
 export { REDACT_PATHS, SECRET_FIELD_NAMES, SECRET_HEADER_NAMES } from './redaction.ts';
 export { TelemetryError } from './telemetry-error.ts';
 export type { TelemetryErrorCode } from './telemetry-error.ts';
+export { MetricsServer } from './metrics-server.ts';
+export type { MetricsServerOptions } from './metrics-server.ts';
+export { HdrHistogramMetric, LATENCY_BOUNDS_SECONDS, registerHdrHistogram } from './hdr-histogram-metric.ts';
+export type { HdrHistogramMetricOptions } from './hdr-histogram-metric.ts';

@@ -9,12 +9,12 @@ import { UsageError, parseCliArgs, venueUrls } from '../../src/runtime/cli-args.
 
 describe('parseCliArgs', () => {
   it('defaults to config/runtime.json, the config venue and no duration', () => {
-    expect(parseCliArgs([])).toEqual({ configPath: 'config/runtime.json', venue: null, durationSec: 0, releaseKillSwitch: false, help: false });
+    expect(parseCliArgs([])).toEqual({ configPath: 'config/runtime.json', venue: null, durationSec: 0, releaseKillSwitch: false, json: false, help: false });
   });
 
   it('reads every flag', () => {
-    expect(parseCliArgs(['--config', 'x.json', '--venue', 'http://127.0.0.1:9000', '--duration', '30', '--release-kill-switch', '--help'])).toEqual({
-      configPath: 'x.json', venue: 'http://127.0.0.1:9000', durationSec: 30, releaseKillSwitch: true, help: true,
+    expect(parseCliArgs(['--config', 'x.json', '--venue', 'http://127.0.0.1:9000', '--duration', '30', '--release-kill-switch', '--json', '--help'])).toEqual({
+      configPath: 'x.json', venue: 'http://127.0.0.1:9000', durationSec: 30, releaseKillSwitch: true, json: true, help: true,
     });
   });
 
