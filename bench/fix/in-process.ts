@@ -25,7 +25,7 @@ import { SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
 import { createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, Histogram } from '../harness.ts';
 import { FixSinkRoute } from './fix-sink.ts';
-import { buildRoutePath, type RoutePath } from './wiring.ts';
+import { buildHotPath, type HotPath } from '../hot-path/wiring.ts';
 
 const SEED = 20261122; // bench/hot-path's frames
 export const REST_TOTAL = '[rest] tick-to-trade (probe): frame received -> exec returned (SinkOrderEntry, as bench/hot-path)';
@@ -43,7 +43,7 @@ export const IN_PROCESS_FULL: InProcessPhase = { warmup: 20_000, samples: 200_00
 
 interface Lane {
   readonly name: 'rest' | 'fix';
-  readonly path: RoutePath;
+  readonly path: HotPath;
   readonly outer: Histogram;
   /** Answers of the previous frame's requests (never timed). */
   answer(): void;
@@ -53,17 +53,17 @@ export async function inProcessRows(suite: string, phase: InProcessPhase): Promi
   const stream = makeFeedStream(1, phase.warmup + phase.samples, SEED);
   const frames = stream.deltas.map((text) => Buffer.from(text, 'utf8'));
   const work = mkdtempSync(path.join(tmpdir(), 'bench-fix-'));
-  const paths: RoutePath[] = [];
+  const paths: HotPath[] = [];
   let fix: FixSinkRoute | null = null;
   try {
     const common = { ticker: stream.tickers[0], grid: stream.grid, snapshotFrame: stream.snapshots[0] };
     const restSink = new SinkOrderEntry();
-    const restPath = await buildRoutePath({ ...common, rest: restSink, fix: null, route: 'rest', journalPath: path.join(work, 'journal-rest.jsonl') });
+    const restPath = await buildHotPath({ ...common, entry: restSink, fix: null, route: 'rest', mode: 'replace', journalPath: path.join(work, 'journal-rest.jsonl') });
     paths.push(restPath);
     fix = await FixSinkRoute.start();
     const fixRoute = fix;
     const fixReads = new SinkOrderEntry(); // reads and the default route of the FIX graph (unused by its strategy)
-    const fixPath = await buildRoutePath({ ...common, rest: fixReads, fix: fix.entry, route: 'fix', journalPath: path.join(work, 'journal-fix.jsonl') });
+    const fixPath = await buildHotPath({ ...common, entry: fixReads, fix: fix.entry, route: 'fix', mode: 'replace', journalPath: path.join(work, 'journal-fix.jsonl') });
     paths.push(fixPath);
     const lanes: Lane[] = [
       { name: 'rest', path: restPath, outer: createHistogram(), answer: () => restSink.deliverAnswers(restPath.clock.nowMs()) },

@@ -15,8 +15,8 @@
  * - the floor: bench/tick-to-trade/echo-server.mjs in a child process (on the simulator's CPUs),
  *   a NewOrderSingle's bytes out and a delta frame's bytes back, one round trip every
  *   PACED_GAP_MS (about the gap between the timed orders), so both ends are idle between round
- *   trips as they are between orders; the loop is bench/tick-to-trade's loopbackFloor (not
- *   exported there, so copied). Also back to back, for reference.
+ *   trips as they are between orders; the loop is bench/loopback.ts's, shared with
+ *   bench/tick-to-trade. Also back to back, for reference.
  *
  * Placement and JIT as bench/tick-to-trade and `npm start`: on Linux with two or more CPUs and
  * taskset, the event loop on the first CPU and the children on the others (BENCH_PLACEMENT=off
@@ -24,8 +24,7 @@
  * stays on for suites run after this one in the same process). Bounded in time everywhere.
  */
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadPrivateKey } from '../../src/core/index.ts';
@@ -36,8 +35,9 @@ import { applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { SimChild } from '../../src/runtime/sim-child.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
-import { BenchChild, REPO_DIR } from '../child-process.ts';
-import { createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
+import { REPO_DIR } from '../child-process.ts';
+import { loopbackRoundTrips, oneMarketCatalog, simProbe, type WireProbeSummary } from '../loopback.ts';
+import { latencyRow } from '../harness.ts';
 import type { BenchRow } from '../harness.ts';
 
 const TICKER = 'KXDEMO-26DEC31-T50';
@@ -63,17 +63,6 @@ export interface WirePhase {
 export const WIRE_QUICK: WirePhase = { warmupMs: 1_500, measureMs: 3_000, activityPerSec: 1_000, roundTrips: 60, rest: false };
 export const WIRE_FULL: WirePhase = { warmupMs: 5_000, measureMs: 20_000, activityPerSec: 1_000, roundTrips: 400, rest: true };
 
-interface WireProbeSummary {
-  count: number;
-  p50Ns: number;
-  p99Ns: number;
-  p999Ns: number;
-  maxNs: number;
-  meanNs: number;
-  ordersWithoutDelta: number;
-  ordersWithoutTicker: number;
-  deltaBatches: number;
-}
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -132,7 +121,7 @@ async function startSim(work: string, phase: WirePhase, cpus: string | null): Pr
   try {
     return await SimChild.start({
       rootDir: REPO_DIR,
-      marketsFile: oneMarketCatalog(work),
+      marketsFile: oneMarketCatalog(work, TICKER),
       activityUpdatesPerSec: phase.activityPerSec,
       keysDir: path.join(work, 'keys'),
       logPath,
@@ -156,15 +145,6 @@ function summaryRow(suite: string, name: string, wire: WireProbeSummary, extra: 
     suite, case: name, baseline: false, count: wire.count, p50Ns: wire.p50Ns, p99Ns: wire.p99Ns, p999Ns: wire.p999Ns, maxNs: wire.maxNs,
     meanNs: Math.round(wire.meanNs * 10) / 10, ...extra,
   };
-}
-
-/** The demo catalog cut to one market, so all synthetic activity lands on the bench's book. */
-function oneMarketCatalog(dir: string): string {
-  const catalog = JSON.parse(readFileSync(path.join(REPO_DIR, 'config', 'markets.json'), 'utf8')) as { markets: { ticker: string }[] };
-  catalog.markets = catalog.markets.filter((market) => market.ticker === TICKER);
-  const file = path.join(dir, 'markets.json');
-  writeFileSync(file, JSON.stringify(catalog));
-  return file;
 }
 
 /** One runtime with the tick-to-trade strategy (replace mode) on `route`; the simulator's probe read after the window. */
@@ -215,13 +195,6 @@ async function runtimeWire(sim: SimChild, work: string, phase: WirePhase, route:
   }
 }
 
-/** The simulator's wire-to-wire probe over its simulator-only HTTP paths; null when it is off. */
-async function simProbe(sim: SimChild, action: 'reset' | 'read'): Promise<WireProbeSummary | null> {
-  const response = await fetch(`${sim.ready.http}/_sim/probe${action === 'reset' ? '/reset' : ''}`, { method: action === 'reset' ? 'POST' : 'GET' });
-  if (response.status !== 200) return null;
-  return (await response.json()) as WireProbeSummary;
-}
-
 /** Bytes of one NewOrderSingle as the FIX route writes the strategy's bid (FixOrderEntry.create's fields). */
 function newOrderSingleBytes(keyId: string): number {
   return new FixEncoder().begin(MsgType.NewOrderSingle, keyId, 'KalshiNR', 1234, Date.now())
@@ -230,50 +203,8 @@ function newOrderSingleBytes(keyId: string): number {
     .string(Tag.SelfTradePreventionType, '1').finish().length;
 }
 
-/**
- * bench/tick-to-trade's loopbackFloor: ping-pong over loopback with its node:net echo server in a
- * child process, `requestBytes` out and `replyBytes` back; gapMs 0 back to back, else a pause
- * before each round trip. Returns the round-trip histogram.
- */
-async function loopbackFloor(requestBytes: number, replyBytes: number, phase: WirePhase, pin: string | null, childCpus: string | null, gapMs: number) {
-  const echo = await BenchChild.start(path.join('bench', 'tick-to-trade', 'echo-server.mjs'), [String(requestBytes), String(replyBytes)], 10_000, childCpus);
-  const unpin = pin === null ? null : pinEventLoop(pin);
-  let socket: Socket | null = null;
-  try {
-    const open = connect({ host: '127.0.0.1', port: Number(echo.ready.port), noDelay: true });
-    socket = open;
-    await new Promise<void>((resolve, reject) => {
-      open.once('connect', resolve);
-      open.once('error', reject);
-    });
-    const request = Buffer.alloc(requestBytes, 0x62);
-    let received = 0;
-    let wake: (() => void) | null = null;
-    open.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received >= replyBytes) {
-        received -= replyBytes;
-        wake?.();
-      }
-    });
-    const histogram = createHistogram();
-    const samples = gapMs === 0 ? phase.roundTrips * 10 : phase.roundTrips;
-    const warmup = gapMs === 0 ? 200 : 50; // paced warm-up shorter than tick-to-trade's 200: 50 x 15 ms
-    const deadline = Date.now() + 15_000;
-    for (let i = 0; i < samples + warmup && Date.now() < deadline; i++) {
-      if (gapMs > 0) await pause(gapMs);
-      const done = new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      const start = nowNs();
-      open.write(request);
-      await done;
-      if (i >= warmup) recordNs(histogram, nowNs() - start);
-    }
-    return histogram;
-  } finally {
-    unpin?.();
-    socket?.destroy();
-    await echo.stop();
-  }
+/** The ping-pong floor (bench/loopback.ts); a shorter paced warm-up than tick-to-trade's 200: 50 x 15 ms. */
+function loopbackFloor(requestBytes: number, replyBytes: number, phase: WirePhase, pin: string | null, childCpus: string | null, gapMs: number) {
+  const samples = gapMs === 0 ? phase.roundTrips * 10 : phase.roundTrips;
+  return loopbackRoundTrips(requestBytes, replyBytes, samples, gapMs === 0 ? 200 : 50, pin, childCpus, gapMs);
 }

@@ -29,9 +29,13 @@ export interface HotPathOptions {
   grid: PriceGrid;
   /** The market's orderbook_snapshot frame (sid 1): fed when the strategy asks for the market. */
   snapshotFrame: string;
+  /** The default (REST) route and the reads reconciliation uses. */
   entry: OrderEntry & OrderReads;
   journalPath: string;
   mode: 'replace' | 'amend';
+  /** A FIX route handed to the graph as moreRoutes (bench/fix), and the strategy's route: 'rest' by default. */
+  fix?: OrderEntry | null;
+  route?: 'rest' | 'fix';
 }
 
 export interface HotPath {
@@ -57,7 +61,7 @@ export async function buildHotPath(options: HotPathOptions): Promise<HotPath> {
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
-      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [options.ticker], params: { mode: options.mode, trigger: 'every', offsetTicks: 10, size: '1.00' } }],
+      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [options.ticker], route: options.route ?? 'rest', params: { mode: options.mode, trigger: 'every', offsetTicks: 10, size: '1.00' } }],
     },
     '<bench hot-path>',
     {},
@@ -71,6 +75,7 @@ export async function buildHotPath(options: HotPathOptions): Promise<HotPath> {
     logger: createLogger({ level: 'silent', pretty: false }),
     entry: options.entry,
     reads: options.entry,
+    moreRoutes: options.fix === undefined || options.fix === null ? [] : [{ name: 'fix', entry: options.fix }],
     feed: { url: 'ws://127.0.0.1:1/unused', auth: null, createSession: stubSession },
     journalPath: options.journalPath,
     recovered: null,

@@ -35,9 +35,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
-import type { Socket } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +49,7 @@ import { SimChild } from '../../src/runtime/sim-child.ts';
 import { pinEventLoop, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
 import { applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
-import { BenchChild } from '../child-process.ts';
+import { loopbackRoundTrips, oneMarketCatalog, simProbe } from '../loopback.ts';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { RAW_HTTP_WRITE_START_CHANNEL } from '../../src/net/index.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
@@ -94,7 +92,7 @@ export default {
     try {
       sim = await SimChild.start({
         rootDir: REPO_DIR,
-        marketsFile: oneMarketCatalog(work),
+        marketsFile: oneMarketCatalog(work, TICKER),
         activityUpdatesPerSec: phase.activityPerSec,
         keysDir: path.join(work, 'keys'),
         logPath: path.join(work, 'sim.log'),
@@ -121,15 +119,6 @@ export default {
     return rows;
   },
 } satisfies BenchSuite;
-
-/** The demo catalog cut to one market, so all synthetic activity lands on the bench's book. */
-function oneMarketCatalog(dir: string): string {
-  const catalog = JSON.parse(readFileSync(path.join(REPO_DIR, 'config', 'markets.json'), 'utf8')) as { markets: { ticker: string }[] };
-  catalog.markets = catalog.markets.filter((market) => market.ticker === TICKER);
-  const file = path.join(dir, 'markets.json');
-  writeFileSync(file, JSON.stringify(catalog));
-  return file;
-}
 
 /**
  * One runtime in this process with the tick-to-trade strategy in `mode`: replace (create the new
@@ -222,25 +211,6 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
   }
 }
 
-interface WireProbeSummary {
-  count: number;
-  p50Ns: number;
-  p99Ns: number;
-  p999Ns: number;
-  maxNs: number;
-  meanNs: number;
-  ordersWithoutDelta: number;
-  ordersWithoutTicker: number;
-  deltaBatches: number;
-}
-
-/** The simulator's wire-to-wire probe over its simulator-only HTTP paths; null when it is off. */
-async function simProbe(sim: SimChild, action: 'reset' | 'read'): Promise<WireProbeSummary | null> {
-  const response = await fetch(`${sim.ready.http}/_sim/probe${action === 'reset' ? '/reset' : ''}`, { method: action === 'reset' ? 'POST' : 'GET' });
-  if (response.status !== 200) return null;
-  return (await response.json()) as WireProbeSummary;
-}
-
 /** Bytes of one create request as the runtime writes it: request line, headers (RSA-2048 signature), body. */
 function createRequestBytes(sim: SimChild): number {
   const body = encodeCreateOrder({
@@ -254,52 +224,12 @@ function createRequestBytes(sim: SimChild): number {
   return Buffer.byteLength(head) + Buffer.byteLength(body);
 }
 
-/**
- * Ping-pong over loopback with a node:net echo server in a child process: `requestBytes` out,
- * `replyBytes` back, placed on the CPUs the runtime and the simulator use. gapMs 0: back to back;
- * otherwise a pause between round trips, as between the timed orders.
- */
+/** The loopback floor as a row: bench/loopback.ts's round trips, 200 warm-up ones first. */
 async function loopbackFloor(requestBytes: number, replyBytes: number, phase: Phase, pin: string | null, childCpus: string | null, gapMs: number): Promise<BenchRow> {
-  const echo = await BenchChild.start(path.join('bench', 'tick-to-trade', 'echo-server.mjs'), [String(requestBytes), String(replyBytes)], 10_000, childCpus);
-  const unpin = pin === null ? null : pinEventLoop(pin);
-  let socket: Socket | null = null;
-  try {
-    const open = connect({ host: '127.0.0.1', port: Number(echo.ready.port), noDelay: true });
-    socket = open;
-    await new Promise<void>((resolve, reject) => {
-      open.once('connect', resolve);
-      open.once('error', reject);
-    });
-    const request = Buffer.alloc(requestBytes, 0x62);
-    let received = 0;
-    let wake: (() => void) | null = null;
-    open.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-      if (received >= replyBytes) {
-        received -= replyBytes;
-        wake?.();
-      }
-    });
-    const histogram = createHistogram();
-    const samples = gapMs === 0 ? phase.roundTrips * 10 : phase.roundTrips;
-    const deadline = Date.now() + 15_000;
-    for (let i = 0; i < samples + 200 && Date.now() < deadline; i++) {
-      if (gapMs > 0) await pause(gapMs);
-      const done = new Promise<void>((resolve) => {
-        wake = resolve;
-      });
-      const start = nowNs();
-      open.write(request);
-      await done;
-      if (i >= 200) recordNs(histogram, nowNs() - start); // 200 warm-up round trips
-    }
-    const name = gapMs === 0 ? FLOOR : `${FLOOR}, paced: ${gapMs} ms between round trips`;
-    return latencyRow(SUITE, name, true, histogram, { note: `${requestBytes} B out (an order request), ${replyBytes} B back (a delta frame); one way is about half` });
-  } finally {
-    unpin?.();
-    socket?.destroy();
-    await echo.stop();
-  }
+  const samples = gapMs === 0 ? phase.roundTrips * 10 : phase.roundTrips;
+  const histogram = await loopbackRoundTrips(requestBytes, replyBytes, samples, 200, pin, childCpus, gapMs);
+  const name = gapMs === 0 ? FLOOR : `${FLOOR}, paced: ${gapMs} ms between round trips`;
+  return latencyRow(SUITE, name, true, histogram, { note: `${requestBytes} B out (an order request), ${replyBytes} B back (a delta frame); one way is about half` });
 }
 
 /** Create round trips, ours and the official client's, interleaved one order each, paced under the rate limit. */
