@@ -5,32 +5,17 @@
  * and the parsing into core units; never touches an order the OMS tracks.
  */
 
-import type { KeyObject } from 'node:crypto';
-import { CENTICENTS_INVALID, asCenticents, assert, parseDollars, type Centicents, type Clock, type Count } from '../../core/index.ts';
+import { CENTICENTS_INVALID, asCenticents, assert, parseDollars, type Centicents, type Count } from '../../core/index.ts';
 import { ExecError, type FillsQuery, type OrderReads, type OrdersQuery, type PositionsQuery, type WireFill, type WireOrder, type WirePosition } from '../../oms/index.ts';
 import { encodeOrderGroupCreate, encodeOrderGroupLimit } from './order-body.ts';
-import type { Presigner } from './presigner.ts';
-import { SignedRestClient } from './signed-rest-client.ts';
+import { signedClientFor, type SignedRestClient, type VenueClientOptions } from './signed-rest-client.ts';
 import { parseWireFill, parseWireOrder, parseWirePosition } from './wire-parse.ts';
 
-const DEFAULT_PREFIX = '/trade-api/v2';
 
-export interface AccountClientOptions {
-  baseUrl: string; // origin + API prefix, e.g. http://127.0.0.1:9000/trade-api/v2
-  keyId: string;
-  privateKey: KeyObject;
-  clock: Clock;
-  connections: number;
-  connectTimeoutMs: number;
-  headersTimeoutMs: number;
-  bodyTimeoutMs: number;
-  keepAliveTimeoutMs: number;
+export interface AccountClientOptions extends VenueClientOptions {
   readPageLimit: number; // `limit` of list reads
   readPagesMax: number; // bound on cursor paging per list call
   warmPath: string; // signed GET that opens the sockets at connect (relative to the prefix)
-  tls: { ca?: string | Buffer } | null;
-  /** Signs in this presigner's worker when it runs (the REST route's); default inline. */
-  presigner?: () => Presigner | null;
 }
 
 /** Defaults, each with its unit; callers pass what they mean and spread these for the rest. */
@@ -62,22 +47,9 @@ export class AccountClient implements OrderReads {
 
   constructor(options: AccountClientOptions) {
     this.#options = options;
-    const url = new URL(options.baseUrl);
-    const prefix = url.pathname.replace(/\/+$/, '');
-    this.#prefix = prefix === '' ? DEFAULT_PREFIX : prefix;
-    this.#client = new SignedRestClient({
-      origin: url.origin,
-      keyId: options.keyId,
-      privateKey: options.privateKey,
-      clock: options.clock,
-      connections: options.connections,
-      connectTimeoutMs: options.connectTimeoutMs,
-      headersTimeoutMs: options.headersTimeoutMs,
-      bodyTimeoutMs: options.bodyTimeoutMs,
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
-      tls: options.tls,
-      presigner: options.presigner ?? (() => null),
-    });
+    const { client, prefix } = signedClientFor(options);
+    this.#client = client;
+    this.#prefix = prefix;
   }
 
   /** Opens (and checks) the pool's sockets with a signed GET each; rejects with ExecError. */

@@ -12,33 +12,19 @@
  *   list    GET    /communications/quotes?user_filter=self (paged by cursor)
  */
 
-import type { KeyObject } from 'node:crypto';
-import { formatPrice, parsePrice, PRICE_INVALID, type Clock, type Price } from '../../core/index.ts';
+import { formatPrice, parsePrice, PRICE_INVALID, type Price } from '../../core/index.ts';
 import { ExecError } from '../../oms/index.ts';
 import type { QuoteEntry, QuoteListener, QuoteRequest, WireQuote } from '../../oms/index.ts';
 import { jsonString } from './order-body.ts';
-import type { Presigner } from './presigner.ts';
-import { SignedRestClient } from './signed-rest-client.ts';
+import { signedClientFor, type SignedRestClient, type VenueClientOptions } from './signed-rest-client.ts';
 
-const DEFAULT_PREFIX = '/trade-api/v2';
 const STATUSES = ['open', 'accepted', 'confirmed', 'executed', 'cancelled'] as const;
 
-export interface RestQuoteRouteOptions {
-  baseUrl: string; // origin + API prefix
-  keyId: string;
-  privateKey: KeyObject;
-  clock: Clock;
-  connections: number;
-  connectTimeoutMs: number;
-  headersTimeoutMs: number;
-  bodyTimeoutMs: number;
-  keepAliveTimeoutMs: number;
+export interface RestQuoteRouteOptions extends VenueClientOptions {
   /** The venue keeps a remainder of an executed quote resting for us when true. */
   restRemainder: boolean;
   readPageLimit: number;
   readPagesMax: number;
-  tls: { ca?: string | Buffer } | null;
-  presigner?: () => Presigner | null;
 }
 
 export const REST_QUOTE_ROUTE_DEFAULTS: Readonly<Omit<RestQuoteRouteOptions, 'baseUrl' | 'keyId' | 'privateKey' | 'clock' | 'presigner'>> = Object.freeze({
@@ -71,22 +57,9 @@ export class RestQuoteRoute implements QuoteEntry {
 
   constructor(options: RestQuoteRouteOptions) {
     this.#options = options;
-    const url = new URL(options.baseUrl);
-    const prefix = url.pathname.replace(/\/+$/, '');
-    this.#prefix = prefix === '' ? DEFAULT_PREFIX : prefix;
-    this.#client = new SignedRestClient({
-      origin: url.origin,
-      keyId: options.keyId,
-      privateKey: options.privateKey,
-      clock: options.clock,
-      connections: options.connections,
-      connectTimeoutMs: options.connectTimeoutMs,
-      headersTimeoutMs: options.headersTimeoutMs,
-      bodyTimeoutMs: options.bodyTimeoutMs,
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
-      tls: options.tls,
-      presigner: options.presigner ?? (() => null),
-    });
+    const { client, prefix } = signedClientFor(options);
+    this.#client = client;
+    this.#prefix = prefix;
   }
 
   setListener(listener: QuoteListener): void {

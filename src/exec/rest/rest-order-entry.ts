@@ -65,14 +65,8 @@ import {
   type ExecErrorCode,
   type ExecListener,
   type ExecReject,
-  type FillsQuery,
   type NewOrder,
   type OrderEntry,
-  type OrdersQuery,
-  type PositionsQuery,
-  type WireFill,
-  type WireOrder,
-  type WirePosition,
 } from '../../oms/index.ts';
 import {
   encodeAmend,
@@ -80,8 +74,6 @@ import {
   encodeBatchCreate,
   encodeCreateOrder,
   encodeDecrease,
-  encodeOrderGroupCreate,
-  encodeOrderGroupLimit,
 } from './order-body.ts';
 import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignedSignature } from './presigner.ts';
@@ -92,20 +84,16 @@ import {
   RequestSlot,
   type SlotOwner,
 } from './request-slot.ts';
-import { netFailureCode, statusErrorCode, transportErrorCode } from './transport-error.ts';
+import { netFailureCode, statusErrorCode } from './transport-error.ts';
 import {
   newAckRecord,
   parseErrorBody,
   parseItemError,
   parseJsonObject,
-  parseWireFill,
-  parseWireOrder,
-  parseWirePosition,
   readAmendAck,
   readCancelAck,
   readCreateAck,
   readDecreaseAck,
-  readPage,
   type AckRecord,
 } from './wire-parse.ts';
 

@@ -29,6 +29,47 @@ export interface SignedRestClientOptions {
   presigner: () => Presigner | null;
 }
 
+/** The API prefix every signed path starts with: the URL's path, '/trade-api/v2' when it has none. */
+export function apiPrefixOf(url: URL): string {
+  const prefix = url.pathname.replace(/\/+$/, '');
+  return prefix === '' ? '/trade-api/v2' : prefix;
+}
+
+/** What every off-path client of the venue (account reads, quotes) is built from. */
+export interface VenueClientOptions {
+  baseUrl: string; // origin + API prefix, e.g. http://127.0.0.1:9000/trade-api/v2
+  keyId: string;
+  privateKey: KeyObject;
+  clock: Clock;
+  connections: number;
+  connectTimeoutMs: number;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  tls: { ca?: string | Buffer } | null;
+  /** Signs in this presigner's worker when it runs (the REST route's); default inline. */
+  presigner?: () => Presigner | null;
+}
+
+/** A signed client for `options.baseUrl`'s origin and the API prefix its paths start with. */
+export function signedClientFor(options: VenueClientOptions): { client: SignedRestClient; prefix: string } {
+  const url = new URL(options.baseUrl);
+  const client = new SignedRestClient({
+    origin: url.origin,
+    keyId: options.keyId,
+    privateKey: options.privateKey,
+    clock: options.clock,
+    connections: options.connections,
+    connectTimeoutMs: options.connectTimeoutMs,
+    headersTimeoutMs: options.headersTimeoutMs,
+    bodyTimeoutMs: options.bodyTimeoutMs,
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs,
+    tls: options.tls,
+    presigner: options.presigner ?? (() => null),
+  });
+  return { client, prefix: apiPrefixOf(url) };
+}
+
 export class SignedRestClient {
   readonly #options: SignedRestClientOptions;
   readonly #pool: Pool;
