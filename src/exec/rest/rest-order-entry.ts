@@ -77,7 +77,7 @@ import {
 } from './order-body.ts';
 import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignedSignature } from './presigner.ts';
-import { SignedRestClient } from './signed-rest-client.ts';
+import { SignedRestClient, apiPrefixOf } from './signed-rest-client.ts';
 import { NetError, RawHttpPool, SendResult, type NetFailure, type RawExchangeHandler, type RawRequestHead } from '../../net/index.ts';
 import {
   RequestKind,
@@ -205,7 +205,6 @@ export class RestOrderEntryConfigError extends Error {
   }
 }
 
-const DEFAULT_PREFIX = '/trade-api/v2';
 
 const NO_LISTENER: ExecListener = {
   onCreateAck: notWired,
@@ -267,8 +266,7 @@ export class RestOrderEntry implements OrderEntry {
     this.#options = options;
     const url = new URL(options.baseUrl);
     this.#origin = url.origin;
-    const prefix = url.pathname.replace(/\/+$/, '');
-    this.#prefix = prefix === '' ? DEFAULT_PREFIX : prefix;
+    this.#prefix = apiPrefixOf(url);
     this.#createPath = `${this.#prefix}/portfolio/events/orders`;
     this.#batchPath = `${this.#prefix}/portfolio/events/orders/batched`;
     this.#cancelAllPath = this.#createPath;
