@@ -11,6 +11,8 @@
  * "exec returned" is "bytes written".
 
  * Beside it, in the same run:
+ * - the replace run again with the metrics server on and scraped once a second (the operator's
+ *   view must cost under 5% of tick-to-trade p50 and p99);
  * - the loopback floor: a node:net echo server in a child process, ping-pong with the sizes of one
  *   order request out and one book frame in (round trip; the one-way floor is about half);
  * - order round trip, ours (RestOrderEntry.create, presigned) vs the official `kalshi-typescript`
@@ -52,6 +54,8 @@ import { createLogger } from '../../src/telemetry/index.ts';
 import { loopbackRoundTrips, oneMarketCatalog, simProbe } from '../loopback.ts';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { RAW_HTTP_WRITE_START_CHANNEL } from '../../src/net/index.ts';
+import { startRuntimeMetrics } from '../../src/runtime/runtime-metrics.ts';
+import type { MetricsServer } from '../../src/telemetry/index.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import type { ExecListener, NewOrder } from '../../src/oms/index.ts';
@@ -105,6 +109,15 @@ export default {
       const replace = await tickToTrade(sim, work, phase, 'replace', pin);
       rows.push(...replace.rows);
       rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
+      // Issue 8 of 8's overhead row: the same replace run with the metrics server on and scraped.
+      const withMetrics = (await tickToTrade(sim, work, phase, 'replace', pin, true)).rows;
+      for (const row of withMetrics) {
+        if (!/tick-to-trade:/.test(row.case)) continue;
+        const plain = replace.rows.find((candidate) => candidate.case === row.case.replace('[replace, metrics on]', '[replace]'));
+        if (plain === undefined) continue;
+        const ratio = (row.p99Ns ?? 0) / Math.max(1, plain.p99Ns ?? 1);
+        rows.push({ ...row, compareTo: plain.case, target: 'p50 and p99 within 5% of metrics off', pass: (row.p50Ns ?? 0) <= 1.05 * (plain.p50Ns ?? 0) && ratio <= 1.05 });
+      }
       const simCpus = placement.plan?.simCpus ?? null;
       rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
       // The same round trip at about the timed orders' pace: both ends idle between round trips.
@@ -125,7 +138,8 @@ export default {
  * bid, cancel the old: presigned paths) or amend (the amend path carries the order id: signed
  * inline by exec).
  */
-async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: string | null): Promise<{ rows: BenchRow[] }> {
+async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: string | null, metrics = false): Promise<{ rows: BenchRow[] }> {
+  const label = metrics ? `${mode}, metrics on` : mode;
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
@@ -140,7 +154,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     config,
     venue: { restUrl: `${sim.ready.http}/trade-api/v2`, wsUrl: sim.ready.ws, keyId: sim.ready.keyId, privateKey: loadPrivateKey(sim.ready.privateKeyPath) },
     rootDir: REPO_DIR,
-    journalPath: path.join(work, `journal-${mode}.jsonl`),
+    journalPath: path.join(work, `journal-${mode}${metrics ? '-metrics' : ''}.jsonl`),
     logger: createLogger({ level: 'silent', pretty: false }),
   });
   const probe = runtime.probe;
@@ -157,8 +171,16 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
   };
   subscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
   let unpin: (() => void) | null = null;
+  let metricsServer: MetricsServer | null = null;
+  let scraper: NodeJS.Timeout | null = null;
   try {
     await runtime.start();
+    if (metrics) {
+      // The metrics server as the main job runs it, scraped once a second as Prometheus would.
+      metricsServer = await startRuntimeMetrics(runtime, { enabled: true, host: '127.0.0.1', port: 0 }, createLogger({ level: 'silent', pretty: false }));
+      const url = metricsServer!.url;
+      scraper = setInterval(() => void fetch(url).then((response) => response.text()).catch(() => undefined), 1_000);
+    }
     // As `npm start`: the event loop is pinned once the runtime's worker threads exist (they inherit it otherwise).
     if (pin !== null) unpin = pinEventLoop(pin);
     await pause(phase.warmupMs);
@@ -172,7 +194,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     const withOrder = probe.framesWithOrder;
     const status = runtime.status();
     const note = `book frames ${frames}, with an order ${withOrder} (others: request in flight); denies ${JSON.stringify(status.denies)}`;
-    const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, `[${mode}] ${name}`, false, histogram, extra);
+    const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, `[${label}] ${name}`, false, histogram, extra);
     const stats = runtime.rest.stats;
     const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}`;
     const orderPaths = runtime.rest.orderPathStats;
@@ -188,7 +210,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
       hop('tick-to-trade: frame received -> first byte handed to socket.write', toWrite, { note: 'the first write inside each timed frame (exec write-start channel); its return is the row below' }),
       hop('tick-to-trade: frame received -> exec returned', probe.total.histogram, { compareTo: FLOOR, note }),
     ];
-    if (mode === 'replace' && wire !== null) {
+    if (mode === 'replace' && !metrics && wire !== null) {
       rows.push({
         suite: SUITE,
         case: `[${mode}] wire-to-wire (simulator side): delta sent -> order received`,
@@ -206,6 +228,8 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     return { rows };
   } finally {
     unsubscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
+    if (scraper !== null) clearInterval(scraper);
+    await metricsServer?.stop();
     unpin?.();
     await runtime.stop('bench done');
   }
