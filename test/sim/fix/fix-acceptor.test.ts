@@ -65,7 +65,7 @@ describe('logon', () => {
   it('accepts a signed Logon on KalshiNR and answers with 49 = the session name and 56 = the key', async () => {
     const client = await logon('KalshiNR', demo);
     expect(client.session.state).toBe('active');
-    expect(new Set(Object.values(sim.fix!.ports)).size).toBe(5); // one port per session kind
+    expect(new Set(Object.values(sim.fix!.ports)).size).toBe(6); // one port per session kind
     const reply = client.wire().find((m) => m.msgType === 'A')!;
     expect([reply.fields.get(Tag.SenderCompID), reply.fields.get(Tag.TargetCompID), reply.fields.get(Tag.HeartBtInt),
       reply.fields.get(Tag.ResetSeqNumFlag), reply.fields.get(Tag.DefaultApplVerID)]).toEqual(['KalshiNR', demo.keyId, '30', 'Y', '9']);

@@ -1,12 +1,12 @@
 /**
  * The simulator's FIX acceptor: one TCP listener per session kind it serves (KalshiNR, KalshiRT,
- * KalshiDC, KalshiPT, KalshiMD), each on its own free port (fix.md §11: "on their own ports", offset to free local
+ * KalshiDC, KalshiPT, KalshiRFQ, KalshiMD), each on its own free port (fix.md §11: "on their own ports", offset to free local
  * ports), plain TCP by default or TLS 1.2+ when given a certificate (fix.md §1 requires TLS against
  * the venue; tests and local runs use plain TCP). Every connection gets its own acceptor FixSession
  * (src/fix) that checks the signed Logon against the simulator's API keys, with one live session
  * per key across all listeners (a second Logon gets Logout "already exists"), and an application
  * object that maps messages onto the engine (order-entry-connection.ts, drop-copy-connection.ts,
- * post-trade-connection.ts, market-data-connection.ts). KalshiMD has a registry of its own: it lives
+ * post-trade-connection.ts, rfq-connection.ts with rfq-hub.ts, market-data-connection.ts). KalshiMD has a registry of its own: it lives
  * on the venue's market-data host (fix.md §1), a separate gateway, so one key may hold an
  * order-entry session and a market-data session at once (our reading; §1 says one connection per
  * key without naming hosts).
@@ -16,7 +16,7 @@
  * so a reconnect without 141=Y can ask for what it missed; reports raised while the key is offline
  * after an RT session are appended to that store and come back by resend. KalshiPT keeps one store
  * per key the same way (settlement reports for a key whose PT session is gone are appended to it).
- * MD resets at every Logon. The FIX faults (src/sim/faults): fix_drop_outbound is applied here, on
+ * RFQ and MD reset at every Logon. The FIX faults (src/sim/faults): fix_drop_outbound is applied here, on
  * the write of an outbound application message (not on resends); fix_disconnect in
  * connection-base.ts; fix_exchange_unavailable in order-entry-connection.ts. Bounds: connections,
  * bytes per message, messages per second and garbled frames per connection (connection-base.ts).
@@ -44,9 +44,11 @@ import { SettlementHub, writeSettlementReport, type SettlementPage } from './set
 import { writeExecutionReport, type ExecutionReportRecord, type ReportFlags } from './execution-report.ts';
 import { OrderEntryConnection } from './order-entry-connection.ts';
 import { ReportHub } from './report-hub.ts';
+import { RfqConnection } from './rfq-connection.ts';
+import { RfqHub } from './rfq-hub.ts';
 
-export type FixSessionKindServed = 'KalshiNR' | 'KalshiRT' | 'KalshiDC' | 'KalshiPT' | 'KalshiMD';
-export const FIX_SESSIONS_SERVED: readonly FixSessionKindServed[] = ['KalshiNR', 'KalshiRT', 'KalshiDC', 'KalshiPT', 'KalshiMD'];
+export type FixSessionKindServed = 'KalshiNR' | 'KalshiRT' | 'KalshiDC' | 'KalshiPT' | 'KalshiRFQ' | 'KalshiMD';
+export const FIX_SESSIONS_SERVED: readonly FixSessionKindServed[] = ['KalshiNR', 'KalshiRT', 'KalshiDC', 'KalshiPT', 'KalshiRFQ', 'KalshiMD'];
 
 export interface FixAcceptorOptions {
   services: SimServices;
@@ -93,7 +95,8 @@ interface Live {
 
 export class FixAcceptor {
   readonly hub: ReportHub;
-  readonly ports: Record<FixSessionKindServed, number> = { KalshiNR: 0, KalshiRT: 0, KalshiDC: 0, KalshiPT: 0, KalshiMD: 0 };
+  readonly rfqs: RfqHub;
+  readonly ports: Record<FixSessionKindServed, number> = { KalshiNR: 0, KalshiRT: 0, KalshiDC: 0, KalshiPT: 0, KalshiRFQ: 0, KalshiMD: 0 };
   readonly marketData: MarketDataHub;
   readonly settlements: SettlementHub;
   readonly #options: FixAcceptorOptions;
@@ -133,6 +136,7 @@ export class FixAcceptor {
       massCancelIntervalMs: 1_000,
     };
     this.marketData = new MarketDataHub(services.engine);
+    this.rfqs = new RfqHub(services.engine, this.hub);
     this.settlements = new SettlementHub({
       engine: services.engine,
       users: () => new Set(this.#ptKeys.values()),
@@ -143,7 +147,7 @@ export class FixAcceptor {
 
   /** Starts every listener on `host`, port 0 each; resolves with the bound ports. */
   async listen(): Promise<Record<FixSessionKindServed, number>> {
-    this.#detach.push(this.hub.attach(), this.marketData.attach(), this.settlements.attach());
+    this.#detach.push(this.hub.attach(), this.rfqs.attach(), this.marketData.attach(), this.settlements.attach());
     this.#detach.push(this.#context.faults.attachFix({ dropConnections: (filter) => this.#dropConnections(filter) }));
     for (const name of FIX_SESSIONS_SERVED) {
       const onSocket = (socket: Socket): void => this.#accept(socket, name);
@@ -249,6 +253,7 @@ export class FixAcceptor {
   #connectionFor(name: FixSessionKindServed): ConnectionBase {
     switch (name) {
       case 'KalshiDC': return new DropCopyConnection(this.#context, name);
+      case 'KalshiRFQ': return new RfqConnection(this.#context, name, this.rfqs);
       case 'KalshiMD': return new MarketDataConnection(this.#context, name, this.marketData,
         this.#options.marketDataSubscriptionsMax ?? FIX_ACCEPTOR_DEFAULTS.marketDataSubscriptionsMax);
       case 'KalshiPT': {

@@ -1,6 +1,6 @@
 /**
- * The simulator's FIX acceptor (fix.md): listeners for KalshiNR, KalshiRT, KalshiDC, KalshiPT and
- * KalshiMD on free ports, order entry mapped onto the engine, execution reports, drop-copy replay,
+ * The simulator's FIX acceptor (fix.md): listeners for KalshiNR, KalshiRT, KalshiDC, KalshiPT, KalshiRFQ
+ * and KalshiMD on free ports, order entry mapped onto the engine, execution reports, drop-copy replay,
  * market data (V/W/X/Y, e/f) and settlement reports (UMS).
  */
 
@@ -10,5 +10,6 @@ export { ReportHub } from './report-hub.ts';
 export { parseExecId } from './execution-report.ts';
 export { easternDate, easternEndOfDayMs } from './eastern-time.ts';
 export { MarketDataHub, SecurityTradingStatus } from './market-data-hub.ts';
+export { QuoteStatus } from './rfq-hub.ts';
 export { MDReqRejReason } from './market-data-connection.ts';
 export { writeSettlementReport, type SettlementPage } from './settlement-reports.ts';
