@@ -3,7 +3,8 @@
 // messages our encoder wrote, and we check its checksum computation, header and field values;
 // our framer parses messages jspurefix's transmitter wrote (zero-padded BodyLength, repeating
 // groups); and a full TCP session on 127.0.0.1 port 0 runs our initiator (signed Logon, order,
-// TestRequest both ways, Logout) against a jspurefix acceptor, bounded by a 15 s timeout.
+// TestRequest both ways, OrderCancelRequest answered by an ExecutionReport Canceled, Logout) against
+// a jspurefix acceptor, bounded by a 15 s timeout.
 import { createRequire } from 'node:module';
 import { generateKeyPairSync } from 'node:crypto';
 import { connect, createServer, type AddressInfo, type Server } from 'node:net';
@@ -149,7 +150,7 @@ describe('TCP session against a jspurefix acceptor', () => {
     server?.close();
   });
 
-  it('logs on with a signed Logon, trades, answers and sends TestRequests, logs out', async () => {
+  it('logs on with a signed Logon, trades, answers and sends TestRequests, cancels, logs out', async () => {
     const venueLog: string[] = [];
     const venueOrders: any[] = [];
     class Venue extends jf.AsciiSession {
@@ -159,6 +160,14 @@ describe('TCP session against a jspurefix acceptor', () => {
       onApplicationMsg(msgType: string, view: any): void {
         const order = view.toObject();
         venueOrders.push({ msgType, order });
+        if (msgType === 'F') {
+          this.send('8', {
+            OrderID: order.OrderID ?? 'o1', ClOrdID: order.ClOrdID, OrigClOrdID: order.OrigClOrdID, ExecID: '2;1', ExecType: '4',
+            OrdStatus: '4', Side: order.Side, Instrument: { Symbol: order.Instrument.Symbol }, LeavesQty: 0, CumQty: 0, AvgPx: 0,
+            Price: 0.42,
+          });
+          return;
+        }
         this.send('8', {
           OrderID: 'o1', ClOrdID: order.ClOrdID, ExecID: '1;1', ExecType: '0', OrdStatus: '0', Side: order.Side,
           Instrument: { Symbol: order.Instrument.Symbol }, LeavesQty: order.OrderQtyData.OrderQty, CumQty: 0, AvgPx: 0,
@@ -199,7 +208,9 @@ describe('TCP session against a jspurefix acceptor', () => {
       store: new MemorySequenceStore(),
     }, {
       onMessage(message) {
-        reports.push(`${message.msgType()} ${message.getString(Tag.ClOrdID)} ${message.getPrice(Tag.Price)} ${message.getCount(Tag.LeavesQty)}`);
+        reports.push(`${message.msgType()} ${message.getString(Tag.ClOrdID)} ${message.getString(Tag.OrigClOrdID)} `
+          + `${message.getString(Tag.ExecType)}/${message.getString(Tag.OrdStatus)} ${message.getString(Tag.OrderID)} `
+          + `${message.getPrice(Tag.Price)} ${message.getCount(Tag.LeavesQty)}`);
       },
       onEvent(event) {
         events.push(event);
@@ -222,13 +233,22 @@ describe('TCP session against a jspurefix acceptor', () => {
       .count(Tag.OrderQty, 1000, 0).string(Tag.OrdType, '2').price(Tag.Price, 4200).timestamp(Tag.TransactTime, clock.nowMs());
     session.send();
     await until(() => reports.length === 1);
-    expect(reports).toEqual(['8 c1 4200 1000']);
+    expect(reports).toEqual(['8 c1 null 0/0 o1 4200 1000']);
     expect(venueOrders[0].order).toMatchObject({ ClOrdID: 'c1', Price: 0.42, OrdType: '2' });
 
     // 1.2 x HeartBtInt of silence (on our clock): we probe, jspurefix answers with our TestReqID.
     clock.advance(5_000);
     session.tick();
     await until(() => venueLog.some((line) => line.startsWith('out ') && line.includes('|112=TEST1|')));
+
+    // Cancel the order (fix.md §5: 11, 41, 54 and 55 required; 37 optional); the venue answers Canceled.
+    session.begin(MsgType.OrderCancelRequest).string(Tag.ClOrdID, 'c1-cancel').string(Tag.OrigClOrdID, 'c1').string(Tag.OrderID, 'o1')
+      .string(Tag.Side, '1').string(Tag.Symbol, 'KXTEST-1').timestamp(Tag.TransactTime, clock.nowMs());
+    session.send();
+    await until(() => reports.length === 2);
+    expect(reports[1]).toBe('8 c1-cancel c1 4/4 o1 4200 0');
+    expect(venueOrders.map((v) => v.msgType)).toEqual(['D', 'F']);
+    expect(venueOrders[1].order).toMatchObject({ ClOrdID: 'c1-cancel', OrigClOrdID: 'c1', OrderID: 'o1', Side: '1', Instrument: { Symbol: 'KXTEST-1' } });
 
     session.logout('bye');
     await done;

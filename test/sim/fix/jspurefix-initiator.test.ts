@@ -1,5 +1,6 @@
 // Goal: an independent FIX engine, configured only from the simulator's FIX endpoint and the demo
-// key, can log on to the simulator's acceptor, place an order and read its ExecutionReport.
+// key, can log on to the simulator's acceptor, place an order, read its ExecutionReport, cancel the
+// order (OrderCancelRequest 35=F) and read the cancel's ExecutionReports.
 // Method: jspurefix (dev dependency, its FIX 5.0 SP2 QuickFIX dictionary) as INITIATOR on a TCP
 // socket to the simulator's KalshiNR port. jspurefix has no notion of the venue's signed Logon, so
 // its message-factory mutator (a documented jspurefix extension point) adds RawDataLength(95) and
@@ -38,7 +39,7 @@ afterAll(async () => {
 });
 
 describe('jspurefix initiator against the simulator acceptor', () => {
-  it('logs on with a signed Logon, sends NewOrderSingle, receives its ExecutionReport, logs out', async () => {
+  it('logs on with a signed Logon, sends NewOrderSingle, receives its ExecutionReport, cancels it, logs out', async () => {
     const keyId = sim.demoKey.keyId;
     const privateKey = createPrivateKey(sim.demoKey.privateKeyPem);
     const container = new jf.SessionContainer();
@@ -112,6 +113,27 @@ describe('jspurefix initiator against the simulator acceptor', () => {
       const ack = reports[1];
       expect(ack).toMatchObject({ ClOrdID: 'jspurefix-1', ExecType: '0', OrdStatus: '0', Side: '1', Price: 42, LeavesQty: 10, CumQty: 0 });
       expect(ack.OrderID).toBe(sim.engine.restingOrders(sim.userId).find((o) => o.clientOrderId === 'jspurefix-1')?.orderId);
+
+      // OrderCancelRequest (fix.md §5: 11, 41, 54 and 55 required, 37 optional).
+      client.send('F', {
+        ClOrdID: 'jspurefix-1-cancel', OrigClOrdID: 'jspurefix-1', OrderID: ack.OrderID, Side: '1',
+        Instrument: { Symbol: 'KXDEMO-26DEC31-T50' }, TransactTime: new Date(),
+      });
+      await until(() => reports.some((r) => r.ExecType === '4'), 'ExecutionReport Canceled', 1_000);
+      expect(log.some((line) => line.startsWith('in ') && line.includes('|35=9|'))).toBe(false);
+      // Without 21011=Y a PendingCancel (150=6, 39=6, ExecID -1;-1) comes before the Canceled report.
+      const cancelReports = reports.slice(2);
+      expect(cancelReports.map((r) => `${r.ExecType}/${r.OrdStatus}`)).toEqual(['6/6', '4/4']);
+      expect(cancelReports[0]).toMatchObject({ ClOrdID: 'jspurefix-1-cancel', OrigClOrdID: 'jspurefix-1', OrderID: ack.OrderID, ExecID: '-1;-1' });
+      expect(cancelReports[1]).toMatchObject({
+        ClOrdID: 'jspurefix-1-cancel', OrigClOrdID: 'jspurefix-1', OrderID: ack.OrderID, ExecType: '4', OrdStatus: '4', Side: '1',
+        LeavesQty: 0, CumQty: 0,
+      });
+      expect(cancelReports[1].Instrument.Symbol).toBe('KXDEMO-26DEC31-T50');
+      // The order is gone at the simulator: not resting, and its record says canceled.
+      expect(sim.engine.restingOrders(sim.userId).some((o) => o.clientOrderId === 'jspurefix-1')).toBe(false);
+      const order = sim.engine.getOrder(sim.userId, ack.OrderID);
+      expect(order).toMatchObject({ orderId: ack.OrderID, status: 'canceled', remainingCount: 0 });
 
       client.done();
       await until(() => stopped, 'jspurefix logout', 1_000);
