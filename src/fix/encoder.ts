@@ -12,11 +12,28 @@
 
 import { FixError } from './fix-error.ts';
 import {
-  digitCount, fixedLengthMax, TIMESTAMP_LENGTH, writeDigits, writeFixed, writePadded, writeUtcDate,
-  writeUtcTime, writeUtcTimestamp,
+  digitCount as digitCountImported, fixedLengthMax as fixedLengthMaxImported, TIMESTAMP_LENGTH as TIMESTAMP_LENGTH_IMPORTED,
+  writeDigits as writeDigitsImported, writeFixed as writeFixedImported, writePadded as writePaddedImported,
+  writeUtcDate as writeUtcDateImported, writeUtcTime as writeUtcTimeImported, writeUtcTimestamp as writeUtcTimestampImported,
 } from './field-codec.ts';
 import { Tag } from './tags.ts';
 import type { FixMessage } from './message.ts';
+
+
+// Imported bindings copied to module constants: hot paths then call plain functions and read plain numbers.
+const digitCount = digitCountImported;
+const fixedLengthMax = fixedLengthMaxImported;
+const TIMESTAMP_LENGTH = TIMESTAMP_LENGTH_IMPORTED;
+const writeDigits = writeDigitsImported;
+const writeFixed = writeFixedImported;
+const writePadded = writePaddedImported;
+const writeUtcDate = writeUtcDateImported;
+const writeUtcTime = writeUtcTimeImported;
+const writeUtcTimestamp = writeUtcTimestampImported;
+const TAG_MSG_TYPE: number = Tag.MsgType;
+const TAG_SENDER_COMP_ID: number = Tag.SenderCompID;
+const TAG_TARGET_COMP_ID: number = Tag.TargetCompID;
+const TAG_MSG_SEQ_NUM: number = Tag.MsgSeqNum;
 
 const SOH = 0x01;
 const EQUALS = 0x3d;
@@ -40,10 +57,26 @@ const HEADER_TAGS = new Set<number>([
   Tag.SendingTime, Tag.PossDupFlag, Tag.PossResend, Tag.OrigSendingTime, Tag.CheckSum,
 ]);
 
+const BEGIN_STRING_SUM = BEGIN_STRING_BYTES.reduce((sum, byte) => sum + byte, 0);
+/** "52=" */
+const SENDING_TIME_TAG_BYTES = Buffer.from(`${Tag.SendingTime}=`, 'latin1');
+const SECOND_PREFIX_LENGTH = 18; // "YYYYMMDD-HH:MM:SS."
+
 export class FixEncoder {
   #buffer: Buffer;
   #position: number;
   readonly #messageBytesMax: number;
+  // begin()'s constant bytes "35=..|49=..|56=..|34=" for the last (msgType, sender, target), and their byte sum.
+  #headerMsgType = '';
+  #headerSender = '';
+  #headerTarget = '';
+  #headerBytes: Buffer | null = null;
+  #headerSum = 0;
+  /** Where the cached header ends in the current message (0 when begin() did not write it): finish() sums from there. */
+  #headerEnd = 0;
+  // "YYYYMMDD-HH:MM:SS." of the last SendingTime second begin() wrote.
+  #timeSecond = -1;
+  readonly #timePrefix = Buffer.alloc(SECOND_PREFIX_LENGTH);
 
   constructor(options: FixEncoderOptions = {}) {
     const capacity = options.capacityBytes ?? 4096;
@@ -55,11 +88,66 @@ export class FixEncoder {
   /** Starts a message: 35, 49, 56, 34 and 52 (from epoch milliseconds). Discards any unfinished one. */
   begin(msgType: string, senderCompId: string, targetCompId: string, msgSeqNum: number, sendingTimeMs: number): this {
     this.#position = BODY_START;
-    this.string(Tag.MsgType, msgType);
-    this.string(Tag.SenderCompID, senderCompId);
-    this.string(Tag.TargetCompID, targetCompId);
-    this.int(Tag.MsgSeqNum, msgSeqNum);
-    return this.timestamp(Tag.SendingTime, sendingTimeMs);
+    this.#headerEnd = 0;
+    let header = this.#headerBytes;
+    if (header === null || msgType !== this.#headerMsgType || senderCompId !== this.#headerSender || targetCompId !== this.#headerTarget) {
+      this.string(TAG_MSG_TYPE, msgType);
+      this.string(TAG_SENDER_COMP_ID, senderCompId);
+      this.string(TAG_TARGET_COMP_ID, targetCompId);
+      const end = this.#tag(TAG_MSG_SEQ_NUM);
+      header = Buffer.from(this.#buffer.subarray(BODY_START, end));
+      let sum = 0;
+      for (let i = 0; i < header.length; i++) sum += header[i];
+      this.#headerBytes = header;
+      this.#headerSum = sum;
+      this.#headerMsgType = msgType;
+      this.#headerSender = senderCompId;
+      this.#headerTarget = targetCompId;
+      this.#position = BODY_START;
+    }
+    // 34=<seq>| and 52=<time>| as int() and timestamp() write them, the constant part copied
+    this.#position = BODY_START + header.length - 3; // after 56=..|, where int(34) would start
+    if (!Number.isSafeInteger(msgSeqNum)) {
+      this.#writeHeader(header, header.length - 3);
+      throw new FixError('FIX_VALUE_INVALID', 'int: not a safe integer');
+    }
+    this.#ensure(FIELD_OVERHEAD + 17);
+    let pos = this.#writeHeader(header, header.length);
+    this.#headerEnd = pos;
+    let buffer = this.#buffer;
+    if (msgSeqNum < 0) {
+      buffer[pos++] = 0x2d;
+      msgSeqNum = -msgSeqNum;
+    }
+    pos = writeDigits(buffer, pos, msgSeqNum);
+    buffer[pos] = SOH;
+    this.#position = pos + 1;
+    this.#checkTime(sendingTimeMs);
+    this.#ensure(FIELD_OVERHEAD + TIMESTAMP_LENGTH);
+    buffer = this.#buffer; // #ensure may have grown it
+    pos = this.#position;
+    buffer[pos] = SENDING_TIME_TAG_BYTES[0];
+    buffer[pos + 1] = SENDING_TIME_TAG_BYTES[1];
+    buffer[pos + 2] = SENDING_TIME_TAG_BYTES[2];
+    pos += 3;
+    const second = Math.floor(sendingTimeMs / 1000);
+    const prefix = this.#timePrefix;
+    if (second !== this.#timeSecond) {
+      writeUtcTimestamp(prefix, 0, second * 1000); // "YYYYMMDD-HH:MM:SS.000": keep the first 18
+      this.#timeSecond = second;
+    }
+    for (let i = 0; i < SECOND_PREFIX_LENGTH; i++) buffer[pos + i] = prefix[i];
+    pos = writePadded(buffer, pos + SECOND_PREFIX_LENGTH, sendingTimeMs - second * 1000, 3);
+    buffer[pos] = SOH;
+    this.#position = pos + 1;
+    return this;
+  }
+
+  /** Copies the first `length` bytes of the cached header to BODY_START; returns the position after them. */
+  #writeHeader(header: Buffer, length: number): number {
+    const buffer = this.#buffer;
+    for (let i = 0; i < length; i++) buffer[BODY_START + i] = header[i];
+    return BODY_START + length;
   }
 
   /** A signed safe integer: "34=2", "100=-1". */
@@ -205,20 +293,28 @@ export class FixEncoder {
     const bodyLengthDigits = digitCount(bodyLength);
     const messageStart = BODY_START - BEGIN_STRING_BYTES.length - bodyLengthDigits - 1;
     const buffer = this.#buffer;
-    BEGIN_STRING_BYTES.copy(buffer, messageStart);
+    for (let i = 0; i < BEGIN_STRING_BYTES.length; i++) buffer[messageStart + i] = BEGIN_STRING_BYTES[i];
     const lengthEnd = writeDigits(buffer, messageStart + BEGIN_STRING_BYTES.length, bodyLength);
     buffer[lengthEnd] = SOH;
     // every writer reserved TRAILER_LENGTH bytes, so the trailer fits
-    let sum = 0;
+    let sum = BEGIN_STRING_SUM + SOH;
+    for (let i = messageStart + BEGIN_STRING_BYTES.length; i < lengthEnd; i++) sum += buffer[i];
+    let i = BODY_START;
+    if (this.#headerEnd !== 0) { // begin()'s cached header: its sum is known
+      sum += this.#headerSum;
+      i = this.#headerEnd;
+    }
     const end = this.#position;
-    for (let i = messageStart; i < end; i++) sum += buffer[i];
+    for (const unrolled = end - 3; i < unrolled; i += 4) sum += buffer[i] + buffer[i + 1] + buffer[i + 2] + buffer[i + 3];
+    for (; i < end; i++) sum += buffer[i];
     buffer[end] = 0x31; // '1'
     buffer[end + 1] = 0x30; // '0'
     buffer[end + 2] = EQUALS;
     writePadded(buffer, end + 3, sum & 0xff, 3);
     buffer[end + 6] = SOH;
     const messageEnd = end + TRAILER_LENGTH;
-    this.#position = BODY_START; // the next message starts clean even without begin()
+    this.#position = BODY_START;
+    this.#headerEnd = 0; // the next message starts clean even without begin()
     return buffer.subarray(messageStart, messageEnd);
   }
 
@@ -240,6 +336,7 @@ export class FixEncoder {
     if (needed <= this.#buffer.length) return;
     if (needed - BODY_START > this.#messageBytesMax) {
       this.#position = BODY_START;
+      this.#headerEnd = 0;
       throw new FixError('FIX_MESSAGE_TOO_LARGE', 'encoder: message exceeds messageBytesMax');
     }
     let capacity = this.#buffer.length * 2;

@@ -216,6 +216,10 @@ function readDigitsAt(bytes: Uint8Array, pos: number, width: number): number {
   return value;
 }
 
+// The last valid date readUtcTimestamp converted (timestamps in a stream share their date).
+let lastDate = -1;
+let lastDays = 0;
+
 /**
  * Epoch milliseconds of YYYYMMDD-HH:MM:SS with an optional fraction of 1 to 9 digits (milliseconds
  * kept, finer digits truncated: §12 item 5 leaves microseconds open, so we accept them). -1 when
@@ -244,7 +248,14 @@ export function readUtcTimestamp(bytes: Uint8Array, start: number, end: number):
     const fractionDigits = end - start - 18;
     if (fractionDigits < 3) millis *= POW10[3 - fractionDigits];
   }
-  const days = daysFromCivil(year, month, day);
-  if (civilFromDays(days) !== year * 10_000 + month * 100 + day) return -1; // 20260231
+  const date = year * 10_000 + month * 100 + day;
+  let days: number;
+  if (date === lastDate) days = lastDays; // the same valid date as the last timestamp read
+  else {
+    days = daysFromCivil(year, month, day);
+    if (civilFromDays(days) !== date) return -1; // 20260231
+    lastDate = date;
+    lastDays = days;
+  }
   return days * MS_PER_DAY + hours * 3_600_000 + minutes * 60_000 + seconds * 1000 + millis;
 }

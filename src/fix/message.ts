@@ -9,15 +9,25 @@
  */
 
 import {
-  INT_INVALID, readFixed, readInt, readUtcTimestamp,
+  INT_INVALID as INT_INVALID_IMPORTED, readFixed as readFixedImported, readInt as readIntImported,
+  readUtcTimestamp as readUtcTimestampImported,
 } from './field-codec.ts';
 import { MsgType } from './tags.ts';
+
+// Imported bindings copied to module constants: hot paths then call plain functions and read plain numbers.
+const INT_INVALID = INT_INVALID_IMPORTED;
+const readFixed = readFixedImported;
+const readInt = readIntImported;
+const readUtcTimestamp = readUtcTimestampImported;
 
 /** No field-level problem (see FixMessage.rejectReason). */
 export const REJECT_NONE = -1;
 
 const KNOWN_MSG_TYPES: readonly string[] = Object.values(MsgType);
 const ONE_CHAR_STRINGS: readonly string[] = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
+/** Tags below this get an O(1) first-field lookup; larger ones are scanned. */
+const TAG_LOOKUP = 1024;
+const GENERATION_MAX = 0x7fff_fff0;
 
 /** Entry bounds of one repeating group, reused across reads: entry k is fields [start(k), end(k)). */
 export class FixGroup {
@@ -61,6 +71,10 @@ export class FixMessage {
   readonly #tags: Int32Array;
   readonly #valueStarts: Int32Array;
   readonly #valueEnds: Int32Array;
+  /** tag -> index of its first field, valid where #firstGeneration[tag] === #generation. */
+  readonly #firstIndex: Int32Array;
+  readonly #firstGeneration: Int32Array;
+  #generation: number;
 
   constructor(fieldsMax = 1024) {
     this.bytes = Buffer.alloc(0);
@@ -73,6 +87,9 @@ export class FixMessage {
     this.#tags = new Int32Array(fieldsMax);
     this.#valueStarts = new Int32Array(fieldsMax);
     this.#valueEnds = new Int32Array(fieldsMax);
+    this.#firstIndex = new Int32Array(TAG_LOOKUP);
+    this.#firstGeneration = new Int32Array(TAG_LOOKUP);
+    this.#generation = 1;
   }
 
   get fieldsMax(): number {
@@ -88,6 +105,10 @@ export class FixMessage {
     this.msgSeqNum = INT_INVALID;
     this.rejectReason = REJECT_NONE;
     this.rejectTag = 0;
+    if (++this.#generation >= GENERATION_MAX) {
+      this.#firstGeneration.fill(0);
+      this.#generation = 1;
+    }
   }
 
   /** @internal appends a field; false when the index is full. */
@@ -98,6 +119,10 @@ export class FixMessage {
     this.#valueStarts[i] = valueStart;
     this.#valueEnds[i] = valueEnd;
     this.fieldCount = i + 1;
+    if (tag >= 0 && tag < TAG_LOOKUP && (tag | 0) === tag && this.#firstGeneration[tag] !== this.#generation) {
+      this.#firstGeneration[tag] = this.#generation;
+      this.#firstIndex[tag] = i;
+    }
     return true;
   }
 
@@ -126,6 +151,12 @@ export class FixMessage {
 
   /** Index of the first field with `tag` in [from, to), or -1. */
   indexOf(tag: number, from = 0, to = this.fieldCount): number {
+    if (from <= 0 && tag >= 0 && tag < TAG_LOOKUP && (tag | 0) === tag) {
+      // the first occurrence in the whole message; none in [from, to) when it is at or past `to`
+      if (this.#firstGeneration[tag] !== this.#generation) return -1;
+      const first = this.#firstIndex[tag];
+      return first < to && first < this.fieldCount ? first : -1;
+    }
     const tags = this.#tags;
     for (let i = from; i < to; i++) if (tags[i] === tag) return i;
     return -1;
@@ -158,7 +189,11 @@ export class FixMessage {
     return this.stringAt(this.indexOf(tag));
   }
   stringAt(index: number): string | null {
-    return index === -1 ? null : this.bytes.toString('latin1', this.#valueStarts[index], this.#valueEnds[index]);
+    if (index === -1) return null;
+    const start = this.#valueStarts[index];
+    const end = this.#valueEnds[index];
+    if (end - start === 1 && this.bytes[start] < 128) return ONE_CHAR_STRINGS[this.bytes[start]]; // Side, ExecType, ...
+    return this.bytes.toString('latin1', start, end);
   }
 
   /** Dollars with up to 4 decimals as 1/10,000 dollar ("0.4200" -> 4200), unsigned; INT_INVALID when bad. */

@@ -11,7 +11,7 @@
  */
 
 import { FixError, type FixErrorCode } from './fix-error.ts';
-import { readInt } from './field-codec.ts';
+import { readInt as readIntImported } from './field-codec.ts';
 import { FixMessage, REJECT_NONE } from './message.ts';
 import { SessionRejectReason, Tag } from './tags.ts';
 
@@ -22,11 +22,20 @@ const BEGIN_STRING = Buffer.from('FIXT.1.1', 'latin1');
 const BEGIN_STRING_VALUE_MAX = 16;
 const BODY_LENGTH_DIGITS_MAX = 9;
 const TRAILER_LENGTH = 7; // "10=ddd|"
+// Imported bindings copied to module constants: hot paths then call plain functions and read plain numbers.
+const TAG_RAW_DATA_LENGTH: number = Tag.RawDataLength;
+const TAG_RAW_DATA: number = Tag.RawData;
+const TAG_MSG_SEQ_NUM: number = Tag.MsgSeqNum;
+const TAG_BEGIN_STRING: number = Tag.BeginString;
+const TAG_BODY_LENGTH: number = Tag.BodyLength;
+const TAG_MSG_TYPE: number = Tag.MsgType;
+const TAG_CHECK_SUM: number = Tag.CheckSum;
+const readInt = readIntImported;
 
 /** Data fields whose value may hold any byte, so their length comes from the preceding field. */
 function dataTagOf(lengthTag: number): number {
   switch (lengthTag) {
-    case Tag.RawDataLength: return Tag.RawData;
+    case TAG_RAW_DATA_LENGTH: return TAG_RAW_DATA;
     case 90: return 91; // SecureDataLen -> SecureData
     case 93: return 94; // SignatureLength -> Signature
     case 212: return 213; // XmlDataLen -> XmlData
@@ -59,7 +68,9 @@ function scanFrame(bytes: Buffer, pos: number, end: number, message: FixMessage,
   result.code = null;
   result.length = 0;
   // 1. Find "8=FIX"; what comes before it is noise. A partial prefix at the tail waits for more.
-  let start = bytes.indexOf(PREFIX, pos);
+  // the usual case, a message right at `pos`, without a native search
+  let start = end - pos >= 5 && bytes[pos] === 0x38 && bytes[pos + 1] === EQUALS && bytes[pos + 2] === 0x46
+    && bytes[pos + 3] === 0x49 && bytes[pos + 4] === 0x58 ? pos : bytes.indexOf(PREFIX, pos);
   if (start === -1 || start >= end) {
     let keep = 0;
     for (let k = Math.min(PREFIX.length - 1, end - pos); k > 0; k--) {
@@ -112,22 +123,54 @@ function scanFrame(bytes: Buffer, pos: number, end: number, message: FixMessage,
     return fail(result, 'FIX_BAD_BODY_LENGTH', 2, 'BodyLength does not end at CheckSum');
   }
   const declaredSum = readInt(bytes, bodyEnd + 3, bodyEnd + 6);
-  let sum = 0;
-  for (let k = start; k < bodyEnd; k++) sum += bytes[k];
+  const sum = byteSum(bytes, start, bodyEnd);
   if (declaredSum !== (sum & 0xff)) return fail(result, 'FIX_BAD_CHECKSUM', total, 'CheckSum mismatch');
 
   // 5. Index the fields: 8 and 9, the body, then 10.
   message.clear(bytes, start);
-  message.push(Tag.BeginString, beginValue, beginEnd);
-  message.push(Tag.BodyLength, lengthStart, bodyStart - 1);
+  message.push(TAG_BEGIN_STRING, beginValue, beginEnd);
+  message.push(TAG_BODY_LENGTH, lengthStart, bodyStart - 1);
   if (!indexBody(bytes, bodyStart, bodyEnd, message)) return fail(result, 'FIX_TOO_MANY_FIELDS', total, 'too many fields');
-  if (message.fieldCount < 3 || message.tagAt(2) !== Tag.MsgType) {
+  if (message.fieldCount < 3 || message.tagAt(2) !== TAG_MSG_TYPE) {
     return fail(result, 'FIX_MSG_TYPE_NOT_THIRD', total, 'MsgType is not the third field');
   }
-  if (!message.push(Tag.CheckSum, bodyEnd + 3, bodyEnd + 6)) return fail(result, 'FIX_TOO_MANY_FIELDS', total, 'too many fields');
+  if (!message.push(TAG_CHECK_SUM, bodyEnd + 3, bodyEnd + 6)) return fail(result, 'FIX_TOO_MANY_FIELDS', total, 'too many fields');
   message.end = start + total;
   result.length = total;
   return 1;
+}
+
+// A Uint32Array over the last ArrayBuffer summed, so byteSum reads 4 bytes at a time without a view per call.
+let wordsBuffer: ArrayBufferLike | null = null;
+let words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+
+/** The sum of bytes [start, end) (the CheckSum before its mod 256). */
+function byteSum(bytes: Uint8Array, start: number, end: number): number {
+  let sum = 0;
+  let k = start;
+  if (end - start >= 64) {
+    const offset = bytes.byteOffset;
+    for (; ((offset + k) & 3) !== 0; k++) sum += bytes[k];
+    if (bytes.buffer !== wordsBuffer) {
+      wordsBuffer = bytes.buffer;
+      words = new Uint32Array(wordsBuffer, 0, wordsBuffer.byteLength >>> 2);
+    }
+    // two 16-bit lanes of byte pairs per word; flushed every 64 words so a lane stays below 2^16
+    let w = (offset + k) >>> 2;
+    const wordsEnd = (offset + end) >>> 2;
+    while (w < wordsEnd) {
+      const flushAt = Math.min(wordsEnd, w + 64);
+      let lanes = 0;
+      for (; w < flushAt; w++) {
+        const word = words[w];
+        lanes += (word & 0x00ff00ff) + ((word >>> 8) & 0x00ff00ff);
+      }
+      sum += (lanes & 0xffff) + (lanes >>> 16);
+    }
+    k = (w << 2) - offset;
+  }
+  for (; k < end; k++) sum += bytes[k];
+  return sum;
 }
 
 function fail(result: ScanResult, code: FixErrorCode, skip: number, detail: string): number {
@@ -138,8 +181,8 @@ function fail(result: ScanResult, code: FixErrorCode, skip: number, detail: stri
 }
 
 function indexOfSoh(bytes: Buffer, from: number, to: number): number {
-  const i = bytes.indexOf(SOH, from);
-  return i === -1 || i >= to ? -1 : i;
+  for (let i = from; i < to; i++) if (bytes[i] === SOH) return i;
+  return -1;
 }
 
 /** Indexes tag=value pairs of [start, end) (end is after the body's last SOH); false when the index is full. */
@@ -151,12 +194,22 @@ function indexBody(bytes: Buffer, start: number, end: number, message: FixMessag
     const tagStart = i;
     let tag = 0;
     let tagValid = true;
-    for (; i < end && bytes[i] !== EQUALS && bytes[i] !== SOH; i++) {
-      const digit = bytes[i] - 0x30;
-      if (digit < 0 || digit > 9 || i - tagStart >= 9) tagValid = false;
-      else tag = tag * 10 + digit;
+    // the usual tag: 1 to 9 digits, no leading zero, then '=' (the body's last SOH bounds the scan)
+    let code = bytes[i];
+    while (code >= 0x30 && code <= 0x39) {
+      tag = tag * 10 + code - 0x30;
+      code = bytes[++i];
     }
-    if (i === tagStart || bytes[tagStart] === 0x30) tagValid = false; // empty or leading zero
+    if (code !== EQUALS || i === tagStart || i - tagStart > 9 || bytes[tagStart] === 0x30) {
+      i = tagStart; // anything else: the general scan, which notes the problem
+      tag = 0;
+      for (; i < end && bytes[i] !== EQUALS && bytes[i] !== SOH; i++) {
+        const digit = bytes[i] - 0x30;
+        if (digit < 0 || digit > 9 || i - tagStart >= 9) tagValid = false;
+        else tag = tag * 10 + digit;
+      }
+      if (i === tagStart || bytes[tagStart] === 0x30) tagValid = false; // empty or leading zero
+    }
     if (bytes[i] === SOH) { // no '=' at all
       noteReject(message, SessionRejectReason.INVALID_TAG_NUMBER, 0);
       i++;
@@ -169,7 +222,10 @@ function indexBody(bytes: Buffer, start: number, end: number, message: FixMessag
       valueEnd = valueStart + dataLength; // a data value may hold SOH: trust the announced length
     } else {
       if (tagValid && tag === dataTag && dataLength >= 0) noteReject(message, SessionRejectReason.VALUE_INCORRECT, lengthTagOf(tag));
-      valueEnd = bytes.indexOf(SOH, valueStart);
+      // a JS scan: values are short, and Buffer.indexOf is a native call per field
+      // (valueStart < end and bytes[end - 1] is SOH, so the scan stops inside the body)
+      valueEnd = valueStart;
+      while (bytes[valueEnd] !== SOH) valueEnd++;
     }
     dataTag = 0;
     dataLength = -1;
@@ -179,7 +235,7 @@ function indexBody(bytes: Buffer, start: number, end: number, message: FixMessag
       noteReject(message, SessionRejectReason.TAG_WITHOUT_VALUE, tag);
     } else {
       if (!message.push(tag, valueStart, valueEnd)) return false;
-      if (tag === Tag.MsgSeqNum && message.msgSeqNum === Number.MIN_SAFE_INTEGER) message.msgSeqNum = readInt(bytes, valueStart, valueEnd);
+      if (tag === TAG_MSG_SEQ_NUM && message.msgSeqNum === Number.MIN_SAFE_INTEGER) message.msgSeqNum = readInt(bytes, valueStart, valueEnd);
       const next = dataTagOf(tag);
       if (next !== 0) {
         dataTag = next;
@@ -193,7 +249,7 @@ function indexBody(bytes: Buffer, start: number, end: number, message: FixMessag
 
 function lengthTagOf(dataTag: number): number {
   switch (dataTag) {
-    case Tag.RawData: return Tag.RawDataLength;
+    case TAG_RAW_DATA: return TAG_RAW_DATA_LENGTH;
     case 91: return 90;
     case 94: return 93;
     case 213: return 212;
@@ -253,7 +309,7 @@ export class FixFramer {
     let offset = 0;
     while (offset < chunk.length) {
       if (this.#read > 0) { // compact: keep the unread tail at the front
-        this.#buffer.copyWithin(0, this.#read, this.#length);
+        if (this.#read < this.#length) this.#buffer.copyWithin(0, this.#read, this.#length);
         this.#length -= this.#read;
         this.#read = 0;
       }
