@@ -27,5 +27,5 @@ export type {
   FixApplication, FixAcceptorOptions, FixInitiatorOptions, FixSessionEvent, FixSessionEventType, FixSessionOptions,
   FixSessionState, FixTransport,
 } from './session.ts';
-export { linkSocket } from './socket-link.ts';
-export type { SocketLinkOptions } from './socket-link.ts';
+export { dialSession, linkSocket } from './socket-link.ts';
+export type { DialHooks, DialOptions, SocketLinkOptions } from './socket-link.ts';

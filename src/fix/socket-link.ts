@@ -1,11 +1,13 @@
 /**
  * Wires a FixSession to a node:net / node:tls socket: data in, bytes out (copied, because the
- * session's encoder reuses its buffer while the socket may queue), close both ways, and one unref'd
- * interval driving session.tick(). TLS is the caller's choice of socket (fix.md §1 requires TLS 1.2+
- * against the venue; the simulator and tests may use plain TCP).
+ * session's encoder reuses its buffer while the socket may queue), close both ways. linkSocket
+ * takes an open socket and drives session.tick() itself (tests, simple tools); dialSession opens
+ * the connection (TLS 1.2+ as fix.md §1 requires of the venue, or plain TCP to the simulator),
+ * bounds the connect, and leaves ticking and reconnecting to its owner (the runtime's FIX routes).
  */
 
-import type { Socket } from 'node:net';
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import type { FixSession, FixTransport } from './session.ts';
 
 export interface SocketLinkOptions {
@@ -15,11 +17,9 @@ export interface SocketLinkOptions {
   closeGraceMs?: number;
 }
 
-/** Connects `session` to an open `socket` and starts it (an initiator sends its Logon now). */
-export function linkSocket(session: FixSession, socket: Socket, options: SocketLinkOptions = {}): void {
-  const closeGraceMs = options.closeGraceMs ?? 2000;
-  socket.setNoDelay(true);
-  const transport: FixTransport = {
+/** The session's transport over `socket`: each write copied, end() then destroy after `closeGraceMs`. */
+function socketTransport(socket: Socket, closeGraceMs: number): FixTransport {
+  return {
     write(bytes: Uint8Array): void {
       if (!socket.destroyed) socket.write(Buffer.from(bytes));
     },
@@ -28,6 +28,11 @@ export function linkSocket(session: FixSession, socket: Socket, options: SocketL
       setTimeout(() => socket.destroy(), closeGraceMs).unref();
     },
   };
+}
+
+/** Connects `session` to an open `socket` and starts it (an initiator sends its Logon now). */
+export function linkSocket(session: FixSession, socket: Socket, options: SocketLinkOptions = {}): void {
+  socket.setNoDelay(true);
   const timer = setInterval(() => session.tick(), options.tickIntervalMs ?? 1000);
   timer.unref();
   socket.on('data', (chunk: Buffer) => session.receive(chunk));
@@ -36,5 +41,51 @@ export function linkSocket(session: FixSession, socket: Socket, options: SocketL
     clearInterval(timer);
     session.disconnected();
   });
-  session.connect(transport);
+  session.connect(socketTransport(socket, options.closeGraceMs ?? 2000));
+}
+
+export interface DialOptions {
+  host: string;
+  port: number;
+  /** TLS options (TLS 1.2 at least), or null for plain TCP. */
+  tls: { ca?: string | Buffer; servername?: string; rejectUnauthorized?: boolean } | null;
+  /** The socket is destroyed when not connected within this, ms. */
+  connectTimeoutMs: number;
+  /** After end(), how long to wait for the peer's FIN, ms (default 1000). */
+  closeGraceMs?: number;
+}
+
+export interface DialHooks {
+  /** Hands a chunk to the session (default session.receive): owners wrap it with their own bookkeeping. */
+  receive?(chunk: Buffer): void;
+  /**
+   * The socket closed. `linked` false: it never connected, so the session never heard of it (the
+   * owner retries); true: session.disconnected() is called right after this hook.
+   */
+  closed(socket: Socket, linked: boolean): void;
+}
+
+/** Opens a connection for `session` and connects the session once it is up (an initiator logs on then). */
+export function dialSession(session: FixSession, options: DialOptions, hooks: DialHooks): Socket {
+  const socket = options.tls === null
+    ? netConnect({ host: options.host, port: options.port })
+    : tlsConnect({ host: options.host, port: options.port, minVersion: 'TLSv1.2', ...options.tls });
+  socket.setNoDelay(true);
+  const connectTimer = setTimeout(() => socket.destroy(), options.connectTimeoutMs);
+  connectTimer.unref();
+  let linked = false;
+  socket.once(options.tls === null ? 'connect' : 'secureConnect', () => {
+    clearTimeout(connectTimer);
+    linked = true;
+    session.connect(socketTransport(socket, options.closeGraceMs ?? 1_000));
+  });
+  const receive = hooks.receive ?? ((chunk: Buffer): void => session.receive(chunk));
+  socket.on('data', receive);
+  socket.on('error', () => { /* 'close' follows */ });
+  socket.on('close', () => {
+    clearTimeout(connectTimer);
+    hooks.closed(socket, linked);
+    if (linked) session.disconnected();
+  });
+  return socket;
 }

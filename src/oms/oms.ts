@@ -18,7 +18,7 @@
  * timer. It never chooses prices.
  */
 
-import { CENTICENTS_INVALID, COUNT_INVALID, asCount } from '../core/index.ts';
+import { CENTICENTS_INVALID, COUNT_INVALID } from '../core/index.ts';
 import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
 import { ClientOrderIds, nextSessionEpoch } from './client-order-ids.ts';
 import { FillDedup } from './fill-dedup.ts';

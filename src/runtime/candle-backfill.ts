@@ -6,7 +6,7 @@
  * Owns that one read and its parsing.
  */
 
-import { request } from 'undici';
+import { getPublic } from './market-directory.ts';
 import { COUNT_INVALID, PRICE_INVALID, parseCount, parsePrice } from '../core/index.ts';
 import { NULL_PRICE, type Candle } from '../workers/index.ts';
 
@@ -32,9 +32,7 @@ export async function fetchCandles(restUrl: string, tickers: readonly string[], 
   let status: number;
   let text: string;
   try {
-    const response = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    status = response.statusCode;
-    text = await response.body.text();
+    ({ status, text } = await getPublic(url, timeoutMs));
   } catch (error) {
     throw new CandleBackfillError(`GET ${url} failed: ${(error as Error).message}`);
   }

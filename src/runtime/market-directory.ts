@@ -35,15 +35,19 @@ export class MarketLookupError extends Error {
   }
 }
 
+/** One unsigned GET of a public market-data path: its status and body text; rejects on a transport failure. */
+export async function getPublic(url: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const response = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  return { status: response.statusCode, text: await response.body.text() };
+}
+
 /** `restUrl` is the API base including its prefix, e.g. http://127.0.0.1:9000/trade-api/v2. */
 export async function fetchMarket(restUrl: string, ticker: string, timeoutMs = 5_000): Promise<MarketFacts> {
   const url = `${restUrl.replace(/\/+$/, '')}/markets/${encodeURIComponent(ticker)}`;
   let status: number;
   let text: string;
   try {
-    const response = await request(url, { method: 'GET', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
-    status = response.statusCode;
-    text = await response.body.text();
+    ({ status, text } = await getPublic(url, timeoutMs));
   } catch (error) {
     throw new MarketLookupError('MARKET_LOOKUP_FAILED', ticker, `GET ${url} failed: ${(error as Error).message}`);
   }

@@ -225,8 +225,8 @@ export class Runtime {
       storePath: config.venue.fix.sessionName === 'KalshiRT' ? join(dirname(options.journalPath), `fix-${venue.keyId.slice(0, 8).replace(/[^A-Za-z0-9]/g, '_')}-KalshiRT`) : null,
       requestTimeoutMs: config.exec.requestTimeoutMs,
     });
-    this.account = new AccountClient({
-      ...ACCOUNT_CLIENT_DEFAULTS,
+    // The off-path clients (reads, quotes): the venue, the key, and the route's presigner to sign with.
+    const venueClient = {
       baseUrl: venue.restUrl,
       keyId: venue.keyId,
       privateKey: venue.privateKey,
@@ -234,19 +234,10 @@ export class Runtime {
       headersTimeoutMs: config.exec.requestTimeoutMs,
       bodyTimeoutMs: config.exec.requestTimeoutMs,
       presigner: () => this.rest.presigner,
-    });
+    };
+    this.account = new AccountClient({ ...ACCOUNT_CLIENT_DEFAULTS, ...venueClient });
 
-    this.quoteRoute = !config.rfq.enabled ? null : new RestQuoteRoute({
-      ...REST_QUOTE_ROUTE_DEFAULTS,
-      baseUrl: venue.restUrl,
-      keyId: venue.keyId,
-      privateKey: venue.privateKey,
-      clock: this.clock,
-      headersTimeoutMs: config.exec.requestTimeoutMs,
-      bodyTimeoutMs: config.exec.requestTimeoutMs,
-      restRemainder: config.rfq.restRemainder,
-      presigner: () => this.rest.presigner,
-    });
+    this.quoteRoute = !config.rfq.enabled ? null : new RestQuoteRoute({ ...REST_QUOTE_ROUTE_DEFAULTS, ...venueClient, restRemainder: config.rfq.restRemainder });
 
     mkdirSync(dirname(options.journalPath), { recursive: true, mode: 0o700 });
     this.recovered = recover(options.journalPath);
@@ -475,6 +466,7 @@ export class Runtime {
     this.keepWarm?.stop();
     this.feed.stop();
     await this.marketData?.stop();
+    await this.#stopWorkers(); // the pool's threads, the candle and risk timers, the stall sampler
     await this.rest.close();
     await this.account.close();
     await this.quoteRoute?.close();
@@ -494,6 +486,7 @@ export class Runtime {
     this.keepWarm?.stop();
     this.feed.stop();
     await this.marketData?.stop();
+    await this.#stopWorkers(); // the pool's threads, the candle and risk timers, the stall sampler
     await this.rest.close();
     await this.fix?.close();
     await this.account.close();

@@ -40,11 +40,10 @@
  */
 
 import type { KeyObject } from 'node:crypto';
-import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import type { Socket } from 'node:net';
 import { assert, COUNT_INVALID, type BookSide, type Clock, type Count, type Price } from '../../core/index.ts';
 import {
-  FileSequenceStore, FixSession, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSessionEvent,
+  dialSession, FileSequenceStore, FixSession, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSessionEvent,
   type SequenceStore,
 } from '../../fix/index.ts';
 import { ExecError, type ExecErrorCode, type ExecListener, type ExecReject, type NewOrder, type OrderEntry } from '../../oms/index.ts';
@@ -611,46 +610,24 @@ export class FixOrderEntry implements OrderEntry {
   }
 
   #open(): void {
-    const options = this.#options;
-    const socket = options.tls === null
-      ? netConnect({ host: options.host, port: options.port })
-      : tlsConnect({ host: options.host, port: options.port, minVersion: 'TLSv1.2', ...options.tls });
-    this.#socket = socket;
-    socket.setNoDelay(true);
-    const connectTimer = setTimeout(() => socket.destroy(), options.connectTimeoutMs);
-    connectTimer.unref();
     const session = this.#session;
-    let linked = false;
-    socket.once(options.tls === null ? 'connect' : 'secureConnect', () => {
-      clearTimeout(connectTimer);
-      linked = true;
-      session.connect({
-        write(bytes: Uint8Array): void {
-          if (!socket.destroyed) socket.write(Buffer.from(bytes));
-        },
-        end(): void {
-          socket.end();
-          setTimeout(() => socket.destroy(), 1_000).unref();
-        },
-      });
-    });
-    socket.on('data', (chunk: Buffer) => {
-      this.#inChunk = true;
-      try {
-        session.receive(chunk);
-      } finally {
-        this.#inChunk = false;
-        this.#flushAnswered();
-      }
-    });
-    socket.on('error', () => { /* 'close' follows */ });
-    socket.on('close', () => {
-      clearTimeout(connectTimer);
-      if (this.#socket === socket) this.#socket = null;
-      if (linked) session.disconnected();
-      else this.#onClosed(); // never reached the session: retry (or fail connect())
+    this.#socket = dialSession(session, this.#options, {
+      receive: (chunk) => {
+        this.#inChunk = true;
+        try {
+          session.receive(chunk);
+        } finally {
+          this.#inChunk = false;
+          this.#flushAnswered();
+        }
+      },
+      closed: (socket, linked) => {
+        if (this.#socket === socket) this.#socket = null;
+        if (!linked) this.#onClosed(); // never reached the session: retry (or fail connect())
+      },
     });
   }
+
 }
 
 function validate(options: FixOrderEntryOptions): void {

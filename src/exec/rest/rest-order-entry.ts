@@ -77,7 +77,7 @@ import {
 } from './order-body.ts';
 import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignedSignature } from './presigner.ts';
-import { SignedRestClient, apiPrefixOf } from './signed-rest-client.ts';
+import { apiPrefixOf, signedClientFor, type SignedRestClient } from './signed-rest-client.ts';
 import { NetError, RawHttpPool, SendResult, type NetFailure, type RawExchangeHandler, type RawRequestHead } from '../../net/index.ts';
 import {
   RequestKind,
@@ -270,19 +270,7 @@ export class RestOrderEntry implements OrderEntry {
     this.#createPath = `${this.#prefix}/portfolio/events/orders`;
     this.#batchPath = `${this.#prefix}/portfolio/events/orders/batched`;
     this.#cancelAllPath = this.#createPath;
-    this.#cancelAllClient = new SignedRestClient({
-      origin: this.#origin,
-      keyId: options.keyId,
-      privateKey: options.privateKey,
-      clock: options.clock,
-      connections: options.connections,
-      connectTimeoutMs: options.connectTimeoutMs,
-      headersTimeoutMs: options.headersTimeoutMs,
-      bodyTimeoutMs: options.bodyTimeoutMs,
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs,
-      tls: options.tls,
-      presigner: () => this.#presigner,
-    });
+    this.#cancelAllClient = signedClientFor({ ...options, presigner: () => this.#presigner }).client;
     const raw = new RawHttpPool({
       origin: this.#origin,
       keyId: options.keyId,

@@ -14,20 +14,13 @@ import type { Presigner, PresignedSignature } from './presigner.ts';
 import { statusErrorCode, transportErrorCode } from './transport-error.ts';
 import { parseErrorBody, parseJsonObject, readPage } from './wire-parse.ts';
 
-export interface SignedRestClientOptions {
+/** A client's own options: the venue options with the origin resolved and the presigner required. */
+export type SignedRestClientOptions = Omit<VenueClientOptions, 'baseUrl' | 'presigner'> & {
   origin: string;
-  keyId: string;
-  privateKey: KeyObject;
-  clock: Clock;
-  connections: number;
-  connectTimeoutMs: number;
-  headersTimeoutMs: number;
-  bodyTimeoutMs: number;
-  keepAliveTimeoutMs: number;
-  tls: { ca?: string | Buffer } | null;
   /** The presigner that signs off the event loop, when one runs (null: sign inline). */
   presigner: () => Presigner | null;
-}
+};
+
 
 /** The API prefix every signed path starts with: the URL's path, '/trade-api/v2' when it has none. */
 export function apiPrefixOf(url: URL): string {

@@ -27,13 +27,12 @@
  */
 
 import type { KeyObject } from 'node:crypto';
-import { connect as netConnect, type Socket } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
+import type { Socket } from 'node:net';
 import { PRICE_ONE, systemClock, type Clock, type Count, type Price } from '../../core/index.ts';
 import { ApplyStatus, type BookStore, type OrderBook } from '../../book/index.ts';
 import type { MarketRegistry } from '../../market/index.ts';
 import {
-  FixGroup, FixSession, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSessionEvent,
+  dialSession, FixGroup, FixSession, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSessionEvent,
 } from '../../fix/index.ts';
 import { silentLogger, type FeedLogger } from '../feed-logger.ts';
 
@@ -235,44 +234,23 @@ export class FixMarketData {
 
   #open(): void {
     const options = this.#options;
-    const socket = options.tls === null
-      ? netConnect({ host: options.host, port: options.port })
-      : tlsConnect({ host: options.host, port: options.port, minVersion: 'TLSv1.2', ...options.tls });
-    this.#socket = socket;
-    socket.setNoDelay(true);
-    const connectTimer = setTimeout(() => socket.destroy(), options.connectTimeoutMs ?? 10_000);
-    connectTimer.unref();
     const session = this.#session;
-    let linked = false;
-    socket.once(options.tls === null ? 'connect' : 'secureConnect', () => {
-      clearTimeout(connectTimer);
-      linked = true;
-      session.connect({
-        write(bytes: Uint8Array): void {
-          if (!socket.destroyed) socket.write(Buffer.from(bytes));
-        },
-        end(): void {
-          socket.end();
-          setTimeout(() => socket.destroy(), 1_000).unref();
-        },
-      });
-    });
-    socket.on('data', (chunk: Buffer) => {
-      try {
-        session.receive(chunk);
-      } catch (error) {
-        this.#logger.error({ err: error }, 'fix-md: failed on input; dropping the connection');
-        socket.destroy();
-      }
-    });
-    socket.on('error', () => { /* 'close' follows */ });
-    socket.on('close', () => {
-      clearTimeout(connectTimer);
-      if (this.#socket === socket) this.#socket = null;
-      if (linked) session.disconnected();
-      else this.#onClosed();
+    this.#socket = dialSession(session, { ...options, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 }, {
+      receive: (chunk) => {
+        try {
+          session.receive(chunk);
+        } catch (error) {
+          this.#logger.error({ err: error }, 'fix-md: failed on input; dropping the connection');
+          this.#socket?.destroy();
+        }
+      },
+      closed: (socket, linked) => {
+        if (this.#socket === socket) this.#socket = null;
+        if (!linked) this.#onClosed();
+      },
     });
   }
+
 
   #onEvent(event: FixSessionEvent): void {
     switch (event.type) {
