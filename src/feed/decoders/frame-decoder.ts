@@ -133,10 +133,11 @@ export class FrameDecoder {
         return this.#data(frame, MessageKind.EVENT_FEE_UPDATE);
       case 'rfq_created':
       case 'rfq_deleted':
+        return this.#data(frame, MessageKind.RFQ, type);
       case 'quote_created':
       case 'quote_accepted':
       case 'quote_executed':
-        return this.#communications(frame, type);
+        return this.#data(frame, MessageKind.QUOTE, type);
       case 'subscribed':
         return readControl(frame, this.subscribed) ? MessageKind.SUBSCRIBED : this.#malformed(controlRejectReason);
       case 'unsubscribed':
@@ -151,8 +152,11 @@ export class FrameDecoder {
     }
   }
 
-  /** Data messages: envelope sid (required), seq (optional), msg object read by the kind's reader. */
-  #data(frame: Record<string, unknown>, kind: MessageKind): MessageKind {
+  /**
+   * Data messages: envelope sid (required), seq (optional), msg object read by the kind's reader;
+   * `type` tells the communications messages of one kind apart (rfq_created / rfq_deleted, ...).
+   */
+  #data(frame: Record<string, unknown>, kind: MessageKind, type = ''): MessageKind {
     const sid = frame.sid;
     const seq = frame.seq;
     const msg = frame.msg;
@@ -200,31 +204,16 @@ export class FrameDecoder {
         this.eventFeeUpdate.seq = seqValue;
         readEventFeeUpdate(reader, this.eventFeeUpdate);
         break;
-    }
-    return reader.ok ? kind : this.#malformed(reader.badKey);
-  }
-
-  /** `communications` messages (envelope as #data: sid required, seq optional, msg object). */
-  #communications(frame: Record<string, unknown>, type: string): MessageKind {
-    const sid = frame.sid;
-    const seq = frame.seq;
-    const msg = frame.msg;
-    if (!isIndex(sid)) return this.#malformed('sid');
-    if (seq !== undefined && seq !== null && !isIndex(seq)) return this.#malformed('seq');
-    if (!isObject(msg)) return this.#malformed('msg');
-    const reader = this.#reader;
-    reader.begin(msg);
-    let kind: MessageKind;
-    if (type === 'rfq_created' || type === 'rfq_deleted') {
-      this.rfq.sid = sid;
-      this.rfq.seq = typeof seq === 'number' ? seq : -1;
-      readRfq(reader, type === 'rfq_created' ? 'created' : 'deleted', this.rfq);
-      kind = MessageKind.RFQ;
-    } else {
-      this.quote.sid = sid;
-      this.quote.seq = typeof seq === 'number' ? seq : -1;
-      readQuoteMessage(reader, type === 'quote_created' ? 'created' : type === 'quote_accepted' ? 'accepted' : 'executed', this.quote);
-      kind = MessageKind.QUOTE;
+      case MessageKind.RFQ:
+        this.rfq.sid = sid;
+        this.rfq.seq = seqValue;
+        readRfq(reader, type === 'rfq_created' ? 'created' : 'deleted', this.rfq);
+        break;
+      case MessageKind.QUOTE:
+        this.quote.sid = sid;
+        this.quote.seq = seqValue;
+        readQuoteMessage(reader, type === 'quote_created' ? 'created' : type === 'quote_accepted' ? 'accepted' : 'executed', this.quote);
+        break;
     }
     return reader.ok ? kind : this.#malformed(reader.badKey);
   }
