@@ -107,6 +107,25 @@ export interface TelemetryConfig {
   eventLoopStallSampleMs: number;
   /** Prometheus text-format metrics at http://host:port/metrics (src/runtime/runtime-metrics.ts). */
   metrics: MetricsConfig;
+  /** The live dashboard page (src/dashboard). */
+  dashboard: DashboardConfig;
+}
+
+export interface DashboardConfig {
+  enabled: boolean;
+  host: string;
+  /** 0: a free port. */
+  port: number;
+  /** null: a random token per run. */
+  token: string | null;
+  pushIntervalMs: number;
+}
+
+/** Session recording for replay (docs/recording-format.md). */
+export interface RecordConfig {
+  enabled: boolean;
+  /** Relative to the project root. */
+  dir: string;
 }
 
 export interface MetricsConfig {
@@ -178,6 +197,7 @@ export interface RuntimeConfig {
   process: ProcessConfig;
   workers: WorkersConfig;
   rfq: RfqConfig;
+  record: RecordConfig;
   /** venue: null in embedded mode, where wiring registers an ephemeral key with the simulator. */
   credentials: { venue: VenueCredentials | null };
 }

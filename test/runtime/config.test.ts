@@ -48,14 +48,16 @@ describe('defaults', () => {
     expect(config.sim.timestampWindowPastMs).toBe(10_000);
     expect(config.sim.timestampWindowFutureMs).toBe(30_000);
     expect(config.strategies).toEqual([]);
-    expect(config.telemetry).toEqual({ logLevel: 'info', pretty: 'auto', statusIntervalMs: 10_000, eventLoopStallSampleMs: 20, metrics: { enabled: false, host: '127.0.0.1', port: 9464 } });
+    expect(config.telemetry).toEqual({ logLevel: 'info', pretty: 'auto', statusIntervalMs: 10_000, eventLoopStallSampleMs: 20, metrics: { enabled: false, host: '127.0.0.1', port: 9464 },
+      dashboard: { enabled: false, host: '127.0.0.1', port: 9465, token: null, pushIntervalMs: 250 } });
+    expect(config.record).toEqual({ enabled: false, dir: 'var/recordings' });
     expect(config.credentials).toEqual({ venue: null });
   });
 
   it('config/runtime.json passes and describes one market-maker on subaccount 1', () => {
     const config = loadConfig('config/runtime.json', {});
     expect(config.venue.mode).toBe('embedded');
-    expect(Object.keys(config).sort()).toEqual(['credentials', 'exec', 'feed', 'process', 'rfq', 'risk', 'sim', 'strategies', 'telemetry', 'venue', 'workers']);
+    expect(Object.keys(config).sort()).toEqual(['credentials', 'exec', 'feed', 'process', 'record', 'rfq', 'risk', 'sim', 'strategies', 'telemetry', 'venue', 'workers']);
     expect(config.strategies).toEqual([{
       id: 'mm-demo', plugin: 'strategies/market-maker.ts', subaccount: 1,
       orderGroup: { contractsLimit: 100_000 }, markets: ['KXDEMO-26DEC31-T50'], params: {}, route: 'rest',
