@@ -2,7 +2,7 @@
 // sends every connected client one orderbook_delta-sized text frame every `gapMs` (argv[2]),
 // carrying its CLOCK_MONOTONIC send time in ns ("t"), comparable across processes on one machine.
 // Prints {"port":N} once listening; stopped by a signal (bench/child-process.ts) or when stdin closes.
-import { loadUws } from '../../src/sim/server/uws.ts';
+import { loadUws } from '../../src/net/uws.ts';
 const uws = loadUws();
 const gapMs = Number(process.argv[2] ?? 10);
 const pad = 'x'.repeat(160);

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type * as Uws from '@btc-vision/uwebsockets.js';
-import { loadUws } from '../../src/sim/server/uws.ts';
+import { loadUws } from '../../src/net/uws.ts';
 
 const uws = loadUws();
 

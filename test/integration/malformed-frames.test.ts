@@ -12,7 +12,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type * as Uws from '@btc-vision/uwebsockets.js';
-import { loadUws } from '../../src/sim/server/uws.ts';
+import { loadUws } from '../../src/net/uws.ts';
 import { createPrivateKey } from 'node:crypto';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';

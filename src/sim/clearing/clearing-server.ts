@@ -16,7 +16,7 @@
  */
 
 import type { SimServices } from '../server/services.ts';
-import type { HttpRequest, HttpResponse, TemplatedApp } from '../server/uws.ts';
+import type { HttpRequest, HttpResponse, TemplatedApp } from '../../net/uws.ts';
 import { jsonReply, statusLine, TOO_MANY_REQUESTS, flatError, type RestReply } from '../server/rest/reply.ts';
 import { Query } from '../server/rest/query.ts';
 import { RestError } from '../server/rest/reply.ts';

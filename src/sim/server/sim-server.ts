@@ -4,7 +4,7 @@
  * startSim (src/sim/index.ts) builds the services it runs on.
  */
 
-import { loadUws, type TemplatedApp, type UsListenSocket } from './uws.ts';
+import { loadUws, type TemplatedApp, type UsListenSocket } from '../../net/uws.ts';
 import type { SimServices } from './services.ts';
 import { RestServer } from './rest/rest-server.ts';
 import { ALL_ROUTES } from './rest/routes/index.ts';

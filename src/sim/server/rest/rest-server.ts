@@ -21,7 +21,7 @@ import {
   type AuthResult,
 } from '../../auth/index.ts';
 import { API_PREFIX, bucketOf, costOf } from '../../rate-limit/index.ts';
-import type { HttpRequest, HttpResponse, TemplatedApp } from '../uws.ts';
+import type { HttpRequest, HttpResponse, TemplatedApp } from '../../../net/uws.ts';
 import type { SimServices } from '../services.ts';
 import { PROBED_ROUTES, type WireProbe } from '../probe.ts';
 import { decodeJsonBody } from './body.ts';

@@ -10,7 +10,7 @@
  */
 
 import type { ApiKeyRecord } from '../../auth/index.ts';
-import type { WebSocket } from '../uws.ts';
+import type { WebSocket } from '../../../net/uws.ts';
 import { ChannelCoverage } from './coverage.ts';
 import { CHANNEL_MARKET_COVERAGE_LIMIT, type Channel } from './protocol.ts';
 import type { Subscription } from './subscription.ts';

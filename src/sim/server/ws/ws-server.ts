@@ -21,7 +21,7 @@ import {
   type Authenticator,
 } from '../../auth/index.ts';
 import type { Logger } from 'pino';
-import type { TemplatedApp, WebSocket } from '../uws.ts';
+import type { TemplatedApp, WebSocket } from '../../../net/uws.ts';
 import { CommandHandler, errorText } from './commands.ts';
 import type { WsHub } from './hub.ts';
 import { CLIENT_FRAME_BYTES_MAX, HEARTBEAT_PAYLOAD, MARGIN_WS_PATH, WS_PATH, WsError } from './protocol.ts';

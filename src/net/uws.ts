@@ -1,6 +1,6 @@
 /**
- * The one import point of uWebSockets.js for the simulator (and the tests and benches that run a
- * WebSocket server of their own). uWS.js is a native addon built per Node ABI, and no single
+ * The one import point of uWebSockets.js, for the simulator, the runtime's dashboard, and the
+ * tests and benches that run a WebSocket server of their own. uWS.js is a native addon built per Node ABI, and no single
  * registry package carries a binary for every supported Node that loads on every glibc (README,
  * Dependencies), so the distribution is chosen by the running Node's ABI:
  *
