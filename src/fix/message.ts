@@ -126,6 +126,26 @@ export class FixMessage {
     return true;
   }
 
+  /** @internal push() for the scanner's fast path: `tag` is a non-negative integer it parsed from digits. */
+  pushParsed(tag: number, valueStart: number, valueEnd: number): boolean {
+    const i = this.fieldCount;
+    const tags = this.#tags;
+    if (i === tags.length) return false;
+    tags[i] = tag;
+    this.#valueStarts[i] = valueStart;
+    this.#valueEnds[i] = valueEnd;
+    this.fieldCount = i + 1;
+    if (tag < TAG_LOOKUP) {
+      const generation = this.#generation;
+      const firstGeneration = this.#firstGeneration;
+      if (firstGeneration[tag] !== generation) {
+        firstGeneration[tag] = generation;
+        this.#firstIndex[tag] = i;
+      }
+    }
+    return true;
+  }
+
   /** The raw message bytes (a view, valid as long as the message). */
   raw(): Buffer {
     return this.bytes.subarray(this.start, this.end);

@@ -32,6 +32,9 @@ const TAG_MSG_TYPE: number = Tag.MsgType;
 const TAG_CHECK_SUM: number = Tag.CheckSum;
 const readInt = readIntImported;
 
+/** Every data-length tag of dataTagOf is below this. */
+const DATA_LENGTH_TAG_BELOW = 355;
+
 /** Data fields whose value may hold any byte, so their length comes from the preceding field. */
 function dataTagOf(lengthTag: number): number {
   switch (lengthTag) {
@@ -91,7 +94,7 @@ function scanFrame(bytes: Buffer, pos: number, end: number, message: FixMessage,
     if (end - beginValue <= BEGIN_STRING_VALUE_MAX) return 0;
     return fail(result, 'FIX_BAD_BEGIN_STRING', 2, 'BeginString unterminated');
   }
-  if (beginEnd - beginValue !== BEGIN_STRING.length || bytes.compare(BEGIN_STRING, 0, BEGIN_STRING.length, beginValue, beginEnd) !== 0) {
+  if (beginEnd - beginValue !== BEGIN_STRING.length || !isBeginString(bytes, beginValue)) {
     return fail(result, 'FIX_BAD_BEGIN_STRING', 2, 'BeginString is not FIXT.1.1');
   }
 
@@ -123,14 +126,21 @@ function scanFrame(bytes: Buffer, pos: number, end: number, message: FixMessage,
     return fail(result, 'FIX_BAD_BODY_LENGTH', 2, 'BodyLength does not end at CheckSum');
   }
   const declaredSum = readInt(bytes, bodyEnd + 3, bodyEnd + 6);
-  const sum = byteSum(bytes, start, bodyEnd);
+  const sum = sumMarkingSoh(bytes, start, bodyEnd);
   if (declaredSum !== (sum & 0xff)) return fail(result, 'FIX_BAD_CHECKSUM', total, 'CheckSum mismatch');
 
-  // 5. Index the fields: 8 and 9, the body, then 10.
+  // 5. Index the fields: 8 and 9, the body, then 10. The fast path takes the field ends the sum
+  // found; anything it does not expect (a data field, an odd tag, an empty value) goes the general way.
   message.clear(bytes, start);
   message.push(TAG_BEGIN_STRING, beginValue, beginEnd);
   message.push(TAG_BODY_LENGTH, lengthStart, bodyStart - 1);
-  if (!indexBody(bytes, bodyStart, bodyEnd, message)) return fail(result, 'FIX_TOO_MANY_FIELDS', total, 'too many fields');
+  const fast = indexBodyBySoh(bytes, bodyStart, bodyEnd, message);
+  if (fast === 0) {
+    message.clear(bytes, start);
+    message.push(TAG_BEGIN_STRING, beginValue, beginEnd);
+    message.push(TAG_BODY_LENGTH, lengthStart, bodyStart - 1);
+    if (!indexBody(bytes, bodyStart, bodyEnd, message)) return fail(result, 'FIX_TOO_MANY_FIELDS', total, 'too many fields');
+  } else if (fast === -1) return fail(result, 'FIX_TOO_MANY_FIELDS', total, 'too many fields');
   if (message.fieldCount < 3 || message.tagAt(2) !== TAG_MSG_TYPE) {
     return fail(result, 'FIX_MSG_TYPE_NOT_THIRD', total, 'MsgType is not the third field');
   }
@@ -140,21 +150,37 @@ function scanFrame(bytes: Buffer, pos: number, end: number, message: FixMessage,
   return 1;
 }
 
-// A Uint32Array over the last ArrayBuffer summed, so byteSum reads 4 bytes at a time without a view per call.
+// A Uint32Array over the last ArrayBuffer summed, so the sum reads 4 bytes at a time without a view per call.
 let wordsBuffer: ArrayBufferLike | null = null;
 let words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+// Little-endian word lanes map byte k of a word to bits 8k..8k+7; elsewhere the byte loop alone is used.
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+// Positions of the SOH bytes the last sum met, in order: the ends of the message's fields.
+const SOH_MAX = 2048;
+const sohs = new Int32Array(SOH_MAX + 1);
+let sohCount = 0; // -1: more than SOH_MAX, positions incomplete
 
-/** The sum of bytes [start, end) (the CheckSum before its mod 256). */
-function byteSum(bytes: Uint8Array, start: number, end: number): number {
+/**
+ * The sum of bytes [start, end) (the CheckSum before its mod 256), noting each SOH's position in
+ * `sohs` on the way: one pass over the bytes gives both the checksum and every field's end.
+ */
+function sumMarkingSoh(bytes: Uint8Array, start: number, end: number): number {
+  let count = 0;
   let sum = 0;
   let k = start;
-  if (end - start >= 64) {
+  if (end - start >= 64 && LITTLE_ENDIAN) {
     const offset = bytes.byteOffset;
-    for (; ((offset + k) & 3) !== 0; k++) sum += bytes[k];
+    for (; ((offset + k) & 3) !== 0; k++) {
+      const b = bytes[k];
+      sum += b;
+      if (b === SOH && count <= SOH_MAX) sohs[count++] = k;
+    }
     if (bytes.buffer !== wordsBuffer) {
       wordsBuffer = bytes.buffer;
       words = new Uint32Array(wordsBuffer, 0, wordsBuffer.byteLength >>> 2);
     }
+    const view = words; // locals: module bindings are reloaded on every use in the loop
+    const positions = sohs;
     // two 16-bit lanes of byte pairs per word; flushed every 64 words so a lane stays below 2^16
     let w = (offset + k) >>> 2;
     const wordsEnd = (offset + end) >>> 2;
@@ -162,15 +188,66 @@ function byteSum(bytes: Uint8Array, start: number, end: number): number {
       const flushAt = Math.min(wordsEnd, w + 64);
       let lanes = 0;
       for (; w < flushAt; w++) {
-        const word = words[w];
+        const word = view[w];
         lanes += (word & 0x00ff00ff) + ((word >>> 8) & 0x00ff00ff);
+        // SOH bytes become zero bytes in x; the zero-byte test flags every one (and at most a
+        // 0x00 byte above one, by borrow, which the byte check below drops)
+        const x = word ^ 0x01010101;
+        let hits = (x - 0x01010101) & ~x & 0x80808080;
+        while (hits !== 0) {
+          const position = (w << 2) - offset + ((31 - Math.clz32(hits & -hits)) >>> 3);
+          if (bytes[position] === SOH && count <= SOH_MAX) positions[count++] = position;
+          hits &= hits - 1;
+        }
       }
       sum += (lanes & 0xffff) + (lanes >>> 16);
     }
     k = (w << 2) - offset;
   }
-  for (; k < end; k++) sum += bytes[k];
+  for (; k < end; k++) {
+    const b = bytes[k];
+    sum += b;
+    if (b === SOH && count <= SOH_MAX) sohs[count++] = k;
+  }
+  sohCount = count > SOH_MAX ? -1 : count;
   return sum;
+}
+
+/**
+ * Indexes the body's fields from the SOH positions the sum noted: each field is a tag up to '='
+ * and a value up to its SOH, so values are never scanned. Returns 1 when indexed, -1 when the
+ * index is full, 0 when the message needs the general scan (data fields, whose values may hold
+ * SOH; a malformed tag; an empty value: the general scan records what is wrong).
+ */
+function indexBodyBySoh(bytes: Buffer, bodyStart: number, bodyEnd: number, message: FixMessage): number {
+  const count = sohCount;
+  if (count < 0) return 0;
+  const positions = sohs;
+  let k = 0;
+  while (k < count && positions[k] < bodyStart) k++;
+  let i = bodyStart;
+  for (; k < count; k++) {
+    const valueEnd = positions[k];
+    const tagStart = i;
+    let tag = 0;
+    let code = bytes[i];
+    while (code >= 0x30 && code <= 0x39) {
+      tag = tag * 10 + code - 0x30;
+      code = bytes[++i];
+    }
+    if (code !== EQUALS || i === tagStart || i - tagStart > 9 || bytes[tagStart] === 0x30 || i + 1 >= valueEnd) return 0;
+    if (tag < DATA_LENGTH_TAG_BELOW && dataTagOf(tag) !== 0) return 0;
+    if (!message.pushParsed(tag, i + 1, valueEnd)) return -1;
+    if (tag === TAG_MSG_SEQ_NUM && message.msgSeqNum === Number.MIN_SAFE_INTEGER) message.msgSeqNum = readInt(bytes, i + 1, valueEnd);
+    i = valueEnd + 1;
+  }
+  return i === bodyEnd ? 1 : 0;
+}
+
+/** "FIXT.1.1" at `at`, byte by byte (Buffer.compare is a native call for 8 bytes). */
+function isBeginString(bytes: Buffer, at: number): boolean {
+  for (let k = 0; k < 8; k++) if (bytes[at + k] !== BEGIN_STRING[k]) return false;
+  return true;
 }
 
 function fail(result: ScanResult, code: FixErrorCode, skip: number, detail: string): number {

@@ -199,6 +199,85 @@ describe('field-level problems keep the frame and name a SessionRejectReason', (
   });
 });
 
+describe('the field index agrees with a plain split, at every alignment', () => {
+  /** [tag, value] pairs of a message split on SOH and '=' (no data fields), the reference. */
+  function reference(bytes: Buffer): [number, string][] {
+    const text = bytes.toString('latin1');
+    return text.split('\x01').slice(0, -1).map((field): [number, string] => {
+      const eq = field.indexOf('=');
+      return [Number(field.slice(0, eq)), field.slice(eq + 1)];
+    });
+  }
+  function indexed(message: FixMessage): [number, string][] {
+    const fields: [number, string][] = [];
+    for (let i = 0; i < message.fieldCount; i++) fields.push([message.tagAt(i), message.stringAt(i) ?? '']);
+    return fields;
+  }
+  /** The message copied to `offset` bytes into a fresh buffer, so word reads start off alignment. */
+  function at(offset: number, bytes: Buffer): Buffer {
+    const holder = Buffer.alloc(bytes.length + 8);
+    bytes.copy(holder, offset);
+    return holder.subarray(offset, offset + bytes.length);
+  }
+
+  it('random long messages with bytes 0x00 and >= 0x80 in values index every field', () => {
+    const random = new SeededRandom(14);
+    for (let round = 0; round < 300; round++) {
+      const fieldCount = 5 + random.nextInt(60);
+      let body = '35=8|34=7|';
+      for (let f = 0; f < fieldCount; f++) {
+        let value = '';
+        const length = 1 + random.nextInt(24);
+        for (let c = 0; c < length; c++) {
+          let code = random.nextInt(256);
+          if (code === 1 || code === 0x3d || code === 0x7c) code = 0; // SOH ends a value; '=' kept out for the reference split, '|' is how the test writes SOH
+          value += String.fromCharCode(code);
+        }
+        let tag = 1 + random.nextInt(9_000);
+        if ([90, 93, 95, 212, 354].includes(tag)) tag++; // a data-length tag would announce the next value's length
+        body += `${tag}=${value}|`;
+      }
+      const bytes = withChecksum(`8=FIXT.1.1|9=${Buffer.byteLength(wire(body))}|${body}`);
+      for (let offset = 0; offset < 4; offset++) {
+        const parsed = parseMessage(at(offset, bytes));
+        expect(parsed).toBeInstanceOf(FixMessage);
+        const message = parsed as FixMessage;
+        expect(message.rejectReason).toBe(REJECT_NONE);
+        expect(indexed(message)).toEqual(reference(bytes));
+        expect(message.msgSeqNum).toBe(7);
+      }
+    }
+  });
+
+  it.each([
+    ['empty value', '58=|', SessionRejectReason.TAG_WITHOUT_VALUE, 58],
+    ['non-numeric tag', '5x=1|', SessionRejectReason.INVALID_TAG_NUMBER, 0],
+    ['leading-zero tag', '058=1|', SessionRejectReason.INVALID_TAG_NUMBER, 0],
+    ['field without =', '5811abc|', SessionRejectReason.INVALID_TAG_NUMBER, 0],
+  ])('a long message with a %s keeps the frame and names the reason', (_name, problem, reason, tag) => {
+    const body = `35=D|34=3|58=${'x'.repeat(90)}|${problem}11=abc|`;
+    const bytes = withChecksum(`8=FIXT.1.1|9=${body.length}|${body}`);
+    for (let offset = 0; offset < 4; offset++) {
+      const message = parseMessage(at(offset, bytes)) as FixMessage;
+      expect(message).toBeInstanceOf(FixMessage);
+      expect([message.msgSeqNum, message.rejectReason, message.rejectTag]).toEqual([3, reason, tag]);
+      expect(message.getString(Tag.ClOrdID)).toBe('abc');
+    }
+  });
+
+  it('a long Logon whose RawData holds SOH is read by its announced length', () => {
+    const value = `${'s'.repeat(80)}\x01${'t'.repeat(40)}`;
+    const body = `35=A|34=1|95=${value.length}|96=${value}|108=30|`;
+    const bytes = withChecksum(`8=FIXT.1.1|9=${body.length}|${body}`);
+    for (let offset = 0; offset < 4; offset++) {
+      const message = parseMessage(at(offset, bytes)) as FixMessage;
+      expect(message.rejectReason).toBe(REJECT_NONE);
+      expect(message.getString(Tag.RawData)).toBe(value.replace(/\|/g, '\x01'));
+      expect(message.getInt(108)).toBe(30);
+    }
+  });
+});
+
 describe('fuzz (seeded, bounded)', () => {
   it('random binary noise between good messages never throws and loses no good message', () => {
     const random = new SeededRandom(2024);
