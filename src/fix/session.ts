@@ -127,6 +127,8 @@ export class FixSession {
   #refusalSeq = 1; // numbers the Reject/Logout of a refused logon, which never touch a store
   #stateSinceMs = 0;
   #lastSentMs = 0;
+  /** SendingTime of the message being built: the send reuses it instead of reading the clock again. */
+  #buildingMs = 0;
   #lastReceivedMs = 0;
   #testRequestSentMs = -1;
   #testRequestCount = 0;
@@ -165,6 +167,11 @@ export class FixSession {
       this.#keyId = '';
       this.#heartbeatIntervalS = 30;
     }
+  }
+
+  /** When the last message was sent (its SendingTime), epoch ms. */
+  get lastSentMs(): number {
+    return this.#lastSentMs;
   }
 
   get state(): FixSessionState {
@@ -535,6 +542,7 @@ export class FixSession {
     if (reset) store.reset();
     const seq = store.nextOutgoing();
     const now = this.#clock.nowMs();
+    this.#buildingMs = now;
     // The signed SendingTime must equal tag 52 byte for byte: both come from the same formatter.
     const signature = signLogon(options.privateKey, formatUtcTimestamp(now), String(seq), options.keyId, options.sessionName);
     const encoder = this.#encoder.begin(MsgType.Logon, this.#ourCompId, options.sessionName, seq, now)
@@ -646,7 +654,9 @@ export class FixSession {
 
   #begin(msgType: string): FixEncoder {
     const store = this.#store as SequenceStore;
-    return this.#encoder.begin(msgType, this.#ourCompId, this.#peerCompId, store.nextOutgoing(), this.#clock.nowMs());
+    const nowMs = this.#clock.nowMs();
+    this.#buildingMs = nowMs;
+    return this.#encoder.begin(msgType, this.#ourCompId, this.#peerCompId, store.nextOutgoing(), nowMs);
   }
 
   /** Finishes the message being built, numbers it, writes it and keeps it for replay where that exists. */
@@ -657,7 +667,8 @@ export class FixSession {
     store.setNextOutgoing(seq + 1); // before the write: a crash must never reuse a number
     // Stored before the write too: a synchronous transport may re-enter and reuse the encoder's buffer.
     if (this.#kind !== null && this.#kind.retransmits) store.saveOutgoing(seq, bytes);
-    this.#write(bytes);
+    this.#lastSentMs = this.#buildingMs;
+    this.#transport?.write(bytes);
     return seq;
   }
 

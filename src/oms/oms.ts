@@ -18,7 +18,7 @@
  * timer. It never chooses prices.
  */
 
-import { CENTICENTS_INVALID, COUNT_INVALID } from '../core/index.ts';
+import { CENTICENTS_INVALID, COUNT_INVALID, FifoMap } from '../core/index.ts';
 import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
 import { ClientOrderIds, nextSessionEpoch } from './client-order-ids.ts';
 import { FillDedup } from './fill-dedup.ts';
@@ -135,7 +135,7 @@ export class Oms implements ExecListener {
    * ends by adopting the venue's positions again (the venue is the truth; never count twice).
    */
   readonly #restFillSubaccounts = new Set<number>();
-  readonly #orphanFills = new Map<string, number>();
+  readonly #orphanFills = new FifoMap<string, number>(ORPHAN_FILLS_MAX);
   readonly #dedup: FillDedup;
   readonly #subaccountsUsed = new Uint8Array(64);
   readonly #pendingKill = new Set<number>();
@@ -745,7 +745,6 @@ export class Oms implements ExecListener {
     if (order === undefined) {
       this.stats.orphanFills++;
       if (orderId !== '') {
-        if (this.#orphanFills.size >= ORPHAN_FILLS_MAX) this.#orphanFills.delete(this.#orphanFills.keys().next().value as string);
         this.#orphanFills.set(orderId, (this.#orphanFills.get(orderId) ?? 0) + count);
       }
       return;

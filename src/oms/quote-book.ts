@@ -14,7 +14,7 @@
  * talks to the network itself (the route does, QuoteEntry).
  */
 
-import { COUNT_INVALID, CENTICENTS_INVALID, PRICE_ONE } from '../core/index.ts';
+import { COUNT_INVALID, CENTICENTS_INVALID, FifoMap, PRICE_ONE } from '../core/index.ts';
 import type { Clock, Count, Price } from '../core/index.ts';
 import type { Journal, RecoveredQuote } from './journal.ts';
 import { SILENT_LOGGER } from './oms-inputs.ts';
@@ -156,7 +156,7 @@ export class QuoteBook implements QuoteListener {
   readonly #log: OmsLogger;
   readonly #onOpenCount: (count: number) => void;
   readonly #confirmWindowMs: number;
-  readonly #rfqs = new Map<string, Rfq>();
+  readonly #rfqs = new FifoMap<string, Rfq>(RFQS_MAX);
   readonly #byHandle = new Map<number, Quote>();
   readonly #byQuoteId = new Map<string, Quote>();
   #nextHandle = 1;
@@ -213,7 +213,6 @@ export class QuoteBook implements QuoteListener {
       }
       return known;
     }
-    if (this.#rfqs.size >= RFQS_MAX) this.#rfqs.delete(this.#rfqs.keys().next().value as string);
     const rfq = new Rfq();
     rfq.id = message.id;
     rfq.marketTicker = message.marketTicker;

@@ -41,7 +41,7 @@
 
 import type { KeyObject } from 'node:crypto';
 import type { Socket } from 'node:net';
-import { assert, COUNT_INVALID, type BookSide, type Clock, type Count, type Price } from '../../core/index.ts';
+import { assert, COUNT_INVALID, FifoMap, type BookSide, type Clock, type Count, type Price } from '../../core/index.ts';
 import {
   dialSession, FileSequenceStore, FixSession, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSessionEvent,
   type SequenceStore,
@@ -169,7 +169,7 @@ export class FixOrderEntry implements OrderEntry {
   readonly #bySeq = new Map<number, Pending>();
   readonly #free: Pending[] = [];
   readonly #answered: Pending[] = [];
-  readonly #orders = new Map<string, OrderRef>();
+  readonly #orders: FifoMap<string, OrderRef>;
   readonly #idPrefix: string;
   #idCounter = 0;
   #listener: ExecListener = NO_LISTENER;
@@ -185,6 +185,7 @@ export class FixOrderEntry implements OrderEntry {
   constructor(options: FixOrderEntryOptions) {
     validate(options);
     this.#options = options;
+    this.#orders = new FifoMap(options.ordersMax);
     this.#reconnectDelayMs = options.reconnectMinMs;
     this.#store = options.storePath === null ? new MemorySequenceStore() : new FileSequenceStore(options.storePath);
     const logonFields: [number, string][] = [[Tag.UseDollars, 'Y'], [Tag.SkipPendingExecReports, 'Y']];
@@ -336,7 +337,7 @@ export class FixOrderEntry implements OrderEntry {
     pending.clOrdId = clOrdId;
     pending.key = key;
     pending.seq = seq;
-    pending.sentMs = this.#options.clock.nowMs();
+    pending.sentMs = this.#session.lastSentMs; // the message's SendingTime, just written
     this.#pending.set(clOrdId, pending);
     this.#bySeq.set(seq, pending);
     this.stats.requests++;
@@ -412,8 +413,7 @@ export class FixOrderEntry implements OrderEntry {
     if (ref === undefined) {
       const side = message.valueEquals(Tag.Side, '2') ? '2' : '1';
       ref = { clOrdId, symbol: message.getString(Tag.Symbol) ?? '', side, price: 0, cumQty: 0, leavesQty: 0, done: false };
-      this.#orders.set(orderId, ref);
-      if (this.#orders.size > this.#options.ordersMax) this.#orders.delete(this.#orders.keys().next().value as string);
+      this.#orders.set(orderId, ref); // the oldest order evicted beyond ordersMax
     }
     if (clOrdId !== '') ref.clOrdId = clOrdId;
     const price = message.getPrice(Tag.Price);

@@ -22,6 +22,7 @@
  * beyond what its owner tells it (track / forget).
  */
 
+import { FifoMap } from '../../core/index.ts';
 import type { Clock } from '../../core/index.ts';
 import type { Presigner, PresignedSignature } from './presigner.ts';
 
@@ -82,7 +83,7 @@ export class OrderPathSignatures {
   readonly stats: OrderPathSignaturesStats = { tracked: 0, signed: 0, taken: 0, missed: 0, evicted: 0 };
   readonly #options: OrderPathSignaturesOptions;
   readonly #kinds: readonly OrderPathKind[];
-  readonly #records = new Map<string, OrderRecord>(); // insertion order = eviction order
+  readonly #records: FifoMap<string, OrderRecord>; // insertion order = eviction order
   readonly #free: OrderRecord[] = [];
 
   readonly #depth: number;
@@ -91,6 +92,7 @@ export class OrderPathSignatures {
     const depth = options.depth ?? 1;
     if (!(Number.isInteger(depth) && depth >= 1 && depth <= MAX_DEPTH)) throw new RangeError(`OrderPathSignatures: depth must be an integer in 1..${MAX_DEPTH}, got ${depth}`);
     this.#options = options;
+    this.#records = new FifoMap(options.capacity);
     this.#kinds = [...options.kinds];
     this.#depth = depth;
   }
@@ -108,17 +110,12 @@ export class OrderPathSignatures {
   /** After a create ack that left the order resting: its paths get signed at the next flush(). */
   track(orderId: string): void {
     if (this.#records.has(orderId)) return;
-    if (this.#records.size >= this.#options.capacity) {
-      const oldest = this.#records.keys().next().value as string;
-      this.#drop(oldest);
-      this.stats.evicted++;
-    }
     const record = this.#free.pop() ?? new OrderRecord();
     record.orderId = orderId;
     record.touchedMs = this.#options.clock.nowMs();
     const encoded = `${this.#options.ordersPath}/${encodeURIComponent(orderId)}`;
     for (const kind of this.#kinds) record.paths[kind] = encoded + SUFFIXES[kind]!;
-    this.#records.set(orderId, record);
+    this.#records.set(orderId, record, this.#recycle);
     this.stats.tracked++;
   }
 
@@ -223,6 +220,13 @@ export class OrderPathSignatures {
       }
     });
   }
+
+  /** An evicted record back to the free list. */
+  readonly #recycle = (_orderId: string, record: OrderRecord): void => {
+    record.clear();
+    this.#free.push(record);
+    this.stats.evicted++;
+  };
 
   #drop(orderId: string): void {
     const record = this.#records.get(orderId);

@@ -14,6 +14,7 @@
  * a group trigger) become unsolicited reports at once.
  */
 
+import { FifoMap } from '../../../core/index.ts';
 import type { BookSide } from '../../../core/index.ts';
 import type { Fill, Order, SimEngine } from '../../engine/index.ts';
 import { cancelTextOf } from './reject-texts.ts';
@@ -92,14 +93,13 @@ export class ReportHub {
   readonly #now: () => number;
   readonly #owned = new Map<string, OwnedOrder>();
   readonly #byClOrdId = new Map<string, string>(); // userId SOH clOrdId -> orderId (live orders)
-  readonly #finished = new Map<string, string>(); // orderId -> final status, bounded
+  readonly #finished: FifoMap<string, string>; // orderId -> final status, bounded
   readonly #sinks = new Map<string, ReportSink>();
   readonly #listeners = new Set<ReportSink>();
   readonly #dropCopy = new Map<string, ExecutionReportRecord[]>();
   readonly #evicted = new Map<string, number>(); // userId SOH index -> highest evicted execSeq
   readonly #dropCopyMax: number;
   readonly #dropCopyLookbackMs: number;
-  readonly #finishedMax: number;
   readonly #offline: (keyId: string, record: ExecutionReportRecord) => boolean;
   #callUser: string | null = null;
   #captured: OrderSnapshot[] = [];
@@ -109,7 +109,7 @@ export class ReportHub {
     this.#now = options.now;
     this.#dropCopyMax = options.dropCopyRecordsMax ?? 100_000;
     this.#dropCopyLookbackMs = options.dropCopyLookbackMs ?? 3 * 3_600_000;
-    this.#finishedMax = options.finishedOrdersMax ?? 10_000;
+    this.#finished = new FifoMap(options.finishedOrdersMax ?? 10_000);
     this.#offline = options.offline ?? (() => false);
     // The clock part of ExecID: the run's start second, so IDs of two runs never collide.
     this.execIds = new ExecIdSource(Math.floor(options.now() / 1000) % 1_000_000);
@@ -181,7 +181,6 @@ export class ReportHub {
     this.#owned.delete(owned.orderId);
     this.#byClOrdId.delete(`${owned.userId}\x01${owned.clOrdId}`);
     this.#finished.set(owned.orderId, status);
-    if (this.#finished.size > this.#finishedMax) this.#finished.delete(this.#finished.keys().next().value as string);
   }
 
   // ---- calls made by a session ----

@@ -26,6 +26,7 @@ import {
   BusinessRejectReason, FixGroup, INT_INVALID, MsgType, SessionRejectReason, Tag, type FixEncoder, type FixMessage, type FixSession,
   type SessionKind,
 } from '../../../fix/index.ts';
+import { FifoMap } from '../../../core/index.ts';
 import type { Centicents, Count, Price } from '../../../core/index.ts';
 import { resolveSubaccount, scopesAllow, SUBACCOUNT_FORBIDDEN } from '../../auth/index.ts';
 import { isSimError, type MveLeg, type Quote, type QuoteSide, type Rfq, type SimError } from '../../engine/index.ts';
@@ -74,10 +75,10 @@ export function rfqTextOf(error: SimError): string {
 export class RfqConnection extends ConnectionBase implements RfqSink, ReportSink {
   readonly #hub: RfqHub;
   /** QuoteIDs this session sent on 35=S -> server quote ids (bounded). */
-  readonly #clientQuotes = new Map<string, string>();
+  readonly #clientQuotes = new FifoMap<string, string>(IDS_REMEMBERED_MAX);
   /** QuoteReqIDs this session sent on 35=R -> server RFQ ids, and back (bounded). */
-  readonly #clientRfqs = new Map<string, string>();
-  readonly #rfqClientIds = new Map<string, string>();
+  readonly #clientRfqs = new FifoMap<string, string>(IDS_REMEMBERED_MAX);
+  readonly #rfqClientIds = new FifoMap<string, string>(IDS_REMEMBERED_MAX);
   readonly #group = new FixGroup(LEGS_MAX);
 
   constructor(ctx: AcceptorContext, sessionName: string, hub: RfqHub) {
@@ -488,7 +489,6 @@ function writeComboLegs(encoder: FixEncoder, rfq: Rfq): void {
 
 const IDS_REMEMBERED_MAX = 10_000;
 
-function remember(map: Map<string, string>, key: string, value: string): void {
-  map.set(key, value);
-  if (map.size > IDS_REMEMBERED_MAX) map.delete(map.keys().next().value as string);
+function remember(map: FifoMap<string, string>, key: string, value: string): void {
+  map.set(key, value); // the oldest id forgotten beyond IDS_REMEMBERED_MAX
 }

@@ -20,6 +20,7 @@
  * hub's own sends are deferred, so the session's direct answer (U8, AI, UC) comes first.
  */
 
+import { FifoMap } from '../../../core/index.ts';
 import type { Fill, Order, Quote, QuoteEvent, Rfq, RfqEvent, SimEngine } from '../../engine/index.ts';
 import type { OrderSnapshot, OwnedOrder, ReportHub } from './report-hub.ts';
 
@@ -53,9 +54,9 @@ export class RfqHub {
   readonly #engine: SimEngine;
   readonly #reports: ReportHub;
   readonly #sinks = new Set<RfqSink>();
-  readonly #quotes = new Map<string, OwnedQuote>(); // server quote id -> owner, insertion order
+  readonly #quotes = new FifoMap<string, OwnedQuote>(QUOTES_REMEMBERED_MAX); // server quote id -> owner, insertion order
   readonly #quoters = new Set<string>(); // users that sent a quote over KalshiRFQ
-  readonly #fills = new Map<string, { order: Order; events: OrderSnapshot[] }>(); // maker order id -> fills
+  readonly #fills = new FifoMap<string, { order: Order; events: OrderSnapshot[] }>(PENDING_FILLS_MAX); // maker order id -> fills
   #calls = 0;
   #deferred: Array<() => void> = [];
   /** RFQ ids a creator is closing itself (no unprompted 21013=2). */
@@ -86,7 +87,6 @@ export class RfqHub {
   own(quote: Quote, keyId: string, clientQuoteId: string): void {
     this.#quoters.add(quote.userId);
     this.#quotes.set(quote.quoteId, { keyId, clientQuoteId, rfqId: quote.rfqId });
-    if (this.#quotes.size > QUOTES_REMEMBERED_MAX) this.#quotes.delete(this.#quotes.keys().next().value as string);
   }
 
   owner(quoteId: string): OwnedQuote | undefined {
@@ -195,7 +195,6 @@ export class RfqHub {
     if (pending === undefined) {
       pending = { order, events: [] };
       this.#fills.set(order.orderId, pending);
-      if (this.#fills.size > PENDING_FILLS_MAX) this.#fills.delete(this.#fills.keys().next().value as string);
     }
     pending.events.push({
       fill: true, orderId: order.orderId, userId, clientOrderId: order.clientOrderId, ticker: order.ticker, side: order.side,
