@@ -96,6 +96,15 @@ function byteSum(bytes: Uint8Array, start: number, end: number): number {
   return sum;
 }
 
+// Tags below 1000 as [digit count, digits...] in 4 bytes each, so #tag copies instead of dividing.
+const TAG_TABLE_SIZE = 1000;
+const TAG_TABLE = new Uint8Array(TAG_TABLE_SIZE * 4);
+for (let tag = 1; tag < TAG_TABLE_SIZE; tag++) {
+  const digits = String(tag);
+  TAG_TABLE[tag * 4] = digits.length;
+  for (let k = 0; k < digits.length; k++) TAG_TABLE[tag * 4 + 1 + k] = digits.charCodeAt(k);
+}
+
 export class FixEncoder {
   #buffer: Buffer;
   #position: number;
@@ -357,9 +366,18 @@ export class FixEncoder {
 
   /** Writes "<tag>=" at the current position and returns where the value starts. */
   #tag(tag: number): number {
+    const buffer = this.#buffer;
+    let pos = this.#position;
+    if (tag > 0 && tag < TAG_TABLE_SIZE && (tag | 0) === tag) { // the usual tags: bytes from the table, no division
+      const from = tag * 4;
+      const length = TAG_TABLE[from];
+      for (let k = 1; k <= length; k++) buffer[pos++] = TAG_TABLE[from + k];
+      buffer[pos] = EQUALS;
+      return pos + 1;
+    }
     if (!Number.isSafeInteger(tag) || tag <= 0) throw new FixError('FIX_VALUE_INVALID', 'tag: not a positive integer');
-    const pos = writeDigits(this.#buffer, this.#position, tag);
-    this.#buffer[pos] = EQUALS;
+    pos = writeDigits(buffer, pos, tag);
+    buffer[pos] = EQUALS;
     return pos + 1;
   }
 
