@@ -25,5 +25,5 @@ export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/pres
 export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';
 export { encodeCreateOrder, jsonString } from './rest/order-body.ts';
 export type { OrderPathSignaturesStats } from './rest/order-path-signatures.ts';
-export { FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, FixOrderEntryConfigError } from './fix/index.ts';
-export type { FixOrderEntryOptions, FixOrderEntryStats } from './fix/index.ts';
+export { FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, FixOrderEntryConfigError, FIX_QUOTE_ROUTE_DEFAULTS, FixQuoteRoute } from './fix/index.ts';
+export type { FixOrderEntryOptions, FixOrderEntryStats, FixQuoteRouteOptions, FixQuoteRouteStats, RfqEventListener } from './fix/index.ts';

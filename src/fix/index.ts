@@ -29,3 +29,5 @@ export type {
 } from './session.ts';
 export { dialSession, linkSocket } from './socket-link.ts';
 export type { DialHooks, DialOptions, SocketLinkOptions } from './socket-link.ts';
+export { FixLink, FixLinkError } from './fix-link.ts';
+export type { FixLinkHooks, FixLinkOptions } from './fix-link.ts';

@@ -1,7 +1,7 @@
 /**
  * The quote route's port: what the quote book asks of the venue (create, cancel, confirm a quote;
  * list our quotes for reconciliation) and how the answers come back (QuoteListener). The REST
- * implementation is src/exec/rest/quote-route.ts; a FIX one (KalshiRFQ) would implement the same.
+ * implementation is src/exec/rest/quote-route.ts, the FIX one (KalshiRFQ) src/exec/fix/fix-quote-route.ts.
  * Types only.
  */
 
@@ -13,6 +13,8 @@ export interface QuoteRequest {
   readonly handle: number;
   readonly quoteId: string;
   readonly rfqId: string;
+  /** The RFQ's market (FIX Quote 55). */
+  readonly ticker: string;
   readonly yesBid: Price;
   readonly noBid: Price;
   readonly postOnly: boolean;

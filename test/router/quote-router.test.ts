@@ -79,7 +79,7 @@ describe('quote router', () => {
 
 describe('REST quote route wire', () => {
   it('encodes the create body and parses a listed quote', () => {
-    const body = encodeCreateQuote({ handle: 1, quoteId: '', rfqId: 'rfq-"1', yesBid: 4800 as Price, noBid: 0 as Price, postOnly: true, subaccount: 3 }, false);
+    const body = encodeCreateQuote({ handle: 1, quoteId: '', rfqId: 'rfq-"1', ticker: 'KX-A', yesBid: 4800 as Price, noBid: 0 as Price, postOnly: true, subaccount: 3 }, false);
     expect(JSON.parse(body)).toEqual({ rfq_id: 'rfq-"1', yes_bid: '0.4800', no_bid: '0.0000', rest_remainder: false, post_only: true, subaccount: 3 });
     expect(parseWireQuote({ id: 'q', rfq_id: 'r', market_ticker: 'KX-A', status: 'accepted', yes_bid_dollars: '0.4800', no_bid_dollars: '0.4700', accepted_side: 'no', creator_subaccount: 2, accepted_ts: '2026-09-01T00:00:00Z' }))
       .toEqual({ quoteId: 'q', rfqId: 'r', marketTicker: 'KX-A', status: 'accepted', yesBid: 4800, noBid: 4700, acceptedSide: 'no', subaccount: 2, acceptedMs: Date.UTC(2026, 8, 1) });
