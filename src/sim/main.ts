@@ -18,6 +18,9 @@
  *                       port: the ready line's "fix")
  *   --exit-with-stdin   exit when stdin ends: a parent that holds the other end of a pipe takes
  *                       the simulator down with it however it dies (the embedded venue's mode)
+ *   --liquidity         resting liquidity on every active book at start (activity/seed-liquidity.ts)
+ *   --no-liquidity      empty books at start. Default: --liquidity, except with --exit-with-stdin
+ *                       (the runtime's embedded venue keeps the empty books its jobs were written for)
  */
 
 import { createLogger } from '../telemetry/index.ts';
@@ -30,6 +33,8 @@ interface Args {
   markets: string | undefined;
   faults: string;
   activityRate: number;
+  /** null: not given, decided by --exit-with-stdin. */
+  liquidity: boolean | null;
   keysDir: string | undefined;
   logLevel: string;
   probe: boolean;
@@ -47,7 +52,7 @@ function integerArg(name: string, text: string | undefined): number {
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { port: 0, host: '127.0.0.1', seed: 1, markets: undefined, faults: 'none', activityRate: 0, keysDir: undefined, logLevel: 'info', probe: false, exitWithStdin: false, fix: false };
+  const args: Args = { port: 0, host: '127.0.0.1', seed: 1, markets: undefined, faults: 'none', activityRate: 0, liquidity: null, keysDir: undefined, logLevel: 'info', probe: false, exitWithStdin: false, fix: false };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
@@ -91,6 +96,12 @@ function parseArgs(argv: readonly string[]): Args {
       case '--fix':
         args.fix = true;
         break;
+      case '--liquidity':
+        args.liquidity = true;
+        break;
+      case '--no-liquidity':
+        args.liquidity = false;
+        break;
       default:
         throw new UsageError(`unknown argument ${flag}`);
     }
@@ -114,6 +125,7 @@ async function main(): Promise<void> {
     marketsFile: args.markets,
     faultProfile: args.faults,
     activity: args.activityRate > 0 ? { updatesPerSec: args.activityRate } : false,
+    seedLiquidity: args.liquidity ?? !args.exitWithStdin,
     keysDir: args.keysDir,
     logger,
     probe: args.probe,

@@ -25,6 +25,7 @@ import { ActivityDriver } from './server/activity-driver.ts';
 import { WireProbe, type SimProbe } from './server/probe.ts';
 import { SimServer } from './server/sim-server.ts';
 import { SimServices } from './server/services.ts';
+import { seedLiquidity } from './activity/index.ts';
 import { FixAcceptor, type FixSessionKindServed } from './server/fix/index.ts';
 
 export interface StartSimOptions {
@@ -71,6 +72,12 @@ export interface StartSimOptions {
   /** Trade tape and historical cutoff (history/sim-history.ts HISTORY_DEFAULTS: 65,536 rows per market, cutoff 1 h behind the clock). */
   history?: Partial<SimHistoryOptions>;
   /**
+   * Resting liquidity on every active Predictions and Margin book at start (activity/seed-liquidity.ts),
+   * so a crossing order fills without --activity-rate. Default false (tests expect empty books);
+   * `npm run sim` turns it on unless --no-liquidity.
+   */
+  seedLiquidity?: boolean;
+  /**
    * FIX acceptor (server/fix): KalshiNR, KalshiRT, KalshiDC, KalshiPT and KalshiMD, each on its own
    * free port of `host` (default the REST host), plain TCP unless `tls` gives a PEM certificate and
    * key; KalshiRT and KalshiPT sequence stores on file under `storeDir` (default in memory);
@@ -116,6 +123,8 @@ export interface SimHandle {
   history: SimHistory;
   /** The FIX acceptor's host and ports; null unless started with fix.enabled. */
   fix: SimFixEndpoints | null;
+  /** Everything the servers share (treasury, FCM registry, block trades, margin, keys): for tests and embedders. */
+  services: SimServices;
   close(): Promise<void>;
 }
 
@@ -164,6 +173,10 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
   });
   const demo = loadOrCreateDemoKey(keys, options.keysDir ?? DEFAULT_KEYS_DIR, options.demoKeyTier ?? SIM_DEFAULTS.demoKeyTier, DEFAULT_USER_ID);
   services.ensureFunded(DEFAULT_USER_ID, 0);
+  if (options.seedLiquidity === true) {
+    const seeded = seedLiquidity(engine, services.margin);
+    logger.info(seeded, 'resting liquidity seeded');
+  }
 
   const server = new SimServer(services, {
     host: options.host ?? SIM_DEFAULTS.host,
@@ -211,6 +224,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     faults: services.faults,
     engine,
     rateLimiter: services.rateLimiter,
+    services,
     probe,
     history,
     fix: fixEndpoints,

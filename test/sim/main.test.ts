@@ -1,13 +1,15 @@
 // Goal: `npm run sim` (src/sim/main.ts) as a process: it prints exactly one JSON "ready" line on
 // stdout with the URLs, key id, private key path and pid; serves requests; keeps the demo key
 // across restarts (same keys directory); logs go to stderr; SIGTERM exits 0; a bad argument
-// exits 2. Method: spawn tsx on main.ts with a temporary keys directory, port 0.
+// exits 2; it starts with resting liquidity unless --no-liquidity. Method: spawn tsx on main.ts
+// with a temporary keys directory, port 0.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RestClient } from './helpers/clients.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -55,6 +57,19 @@ function exitCode(child: ChildProcess): Promise<number | null> {
 }
 
 describe('npm run sim', () => {
+  it('starts with resting liquidity unless --no-liquidity', async () => {
+    for (const [args, levels] of [[[], 5], [['--no-liquidity'], 0]] as const) {
+      const run = await launch(['--port', '0', '--keys-dir', keysDir, ...args]);
+      const client = new RestClient(run.ready.http as string, { keyId: run.ready.keyId as string, privateKeyPem: readFileSync(run.ready.privateKeyPath as string, 'utf8') });
+      const book = await client.get('/markets/KXDEMO-26DEC31-T50/orderbook');
+      expect(book.status).toBe(200);
+      expect(book.body.orderbook_fp.yes_dollars ?? []).toHaveLength(levels);
+      expect(book.body.orderbook_fp.no_dollars ?? []).toHaveLength(levels);
+      run.child.kill('SIGTERM');
+      expect(await exitCode(run.child)).toBe(0);
+    }
+  });
+
   it('prints one ready line, serves, keeps its key, exits 0 on SIGTERM', async () => {
     const first = await launch(['--port', '0', '--seed', '3', '--keys-dir', keysDir, '--activity-rate', '200', '--faults', 'none']);
     const ready = first.ready;

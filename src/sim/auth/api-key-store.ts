@@ -6,7 +6,7 @@
  */
 
 import { createPublicKey, generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
-import type { RateLimitTier } from '../rate-limit/index.ts';
+import { RATE_LIMIT_TIERS, type RateLimitTier } from '../rate-limit/index.ts';
 import { isScope, type Scope } from './scopes.ts';
 
 export const SUBACCOUNT_MAX = 63;
@@ -19,6 +19,8 @@ export interface ApiKeyRecord {
   readonly subaccount: number | null;
   readonly tier: RateLimitTier;
   readonly userId: string;
+  /** The owner's label (POST /api_keys `name`); the sim's keys get a descriptive default. */
+  readonly name: string;
 }
 
 export interface ApiKeySpec {
@@ -28,6 +30,7 @@ export interface ApiKeySpec {
   userId?: string;
   /** Fixed key id (demo key reloaded from disk); a random UUID otherwise. */
   keyId?: string;
+  name?: string;
 }
 
 export class ApiKeyError extends Error {
@@ -42,6 +45,7 @@ export const DEFAULT_USER_ID = 'a5e1d6f0-5c2b-4b8e-9b8e-0d3f2c1a7e01';
 
 export class ApiKeyStore {
   readonly #keys = new Map<string, ApiKeyRecord>();
+  readonly #regionExpirationTs = new Map<string, number>();
   readonly #defaultTier: RateLimitTier;
 
   constructor(defaultTier: RateLimitTier = 'basic') {
@@ -81,6 +85,7 @@ export class ApiKeyStore {
       subaccount,
       tier: spec.tier ?? this.#defaultTier,
       userId: spec.userId ?? DEFAULT_USER_ID,
+      name: spec.name ?? (subaccount === null ? 'sim key' : `sim key (subaccount ${subaccount})`),
     };
     this.#keys.set(keyId, record);
     return record;
@@ -88,5 +93,37 @@ export class ApiKeyStore {
 
   remove(keyId: string): boolean {
     return this.#keys.delete(keyId);
+  }
+
+  /** The user's keys in creation order (GET /api_keys). */
+  listByUser(userId: string): ApiKeyRecord[] {
+    const out: ApiKeyRecord[] = [];
+    for (const record of this.#keys.values()) if (record.userId === userId) out.push(record);
+    return out;
+  }
+
+  /**
+   * Raises every key of `userId` to at least `tier` (a grant is per account, the sim's tiers are per
+   * key): records are replaced, so requests already holding the old record finish at the old tier.
+   */
+  raiseUserTier(userId: string, tier: RateLimitTier): void {
+    const rank = RATE_LIMIT_TIERS.indexOf(tier);
+    for (const [keyId, record] of this.#keys) {
+      if (record.userId !== userId || RATE_LIMIT_TIERS.indexOf(record.tier) >= rank) continue;
+      this.#keys.set(keyId, { ...record, tier });
+    }
+  }
+
+  /**
+   * When the account's location attestation expires, unix seconds (interface-spec Authentication 3);
+   * null: never attested (the field is then absent from GET /api_keys).
+   */
+  setRegionExpiration(userId: string, expirationTs: number | null): void {
+    if (expirationTs === null) this.#regionExpirationTs.delete(userId);
+    else this.#regionExpirationTs.set(userId, expirationTs);
+  }
+
+  regionExpiration(userId: string): number | null {
+    return this.#regionExpirationTs.get(userId) ?? null;
   }
 }

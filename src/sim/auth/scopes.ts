@@ -24,7 +24,7 @@ export const SCOPES: readonly Scope[] = [
 ];
 
 /** What a route demands of the key that signed it. */
-export type ScopeNeed = 'none' | 'read' | 'trade' | 'balance';
+export type ScopeNeed = 'none' | 'read' | 'trade' | 'balance' | 'write' | 'transfer' | 'block_trade_read' | 'block_trade_write';
 
 export function isScope(value: unknown): value is Scope {
   return typeof value === 'string' && (SCOPES as readonly string[]).includes(value);
@@ -32,7 +32,8 @@ export function isScope(value: unknown): value is Scope {
 
 /**
  * Whether `scopes` satisfy `need`. Reads need `read`; order and order-group writes need `write` or
- * `write::trade`; the balance read also accepts the narrow `read::portfolio_balance`.
+ * `write::trade`; the balance read also accepts the narrow `read::portfolio_balance`; transfers
+ * need `write` or `write::transfer`; block-trade reads and accepts their own child scopes (or the parent).
  */
 export function scopesAllow(scopes: ReadonlySet<Scope>, need: ScopeNeed): boolean {
   switch (need) {
@@ -44,5 +45,13 @@ export function scopesAllow(scopes: ReadonlySet<Scope>, need: ScopeNeed): boolea
       return scopes.has('write') || scopes.has('write::trade');
     case 'balance':
       return scopes.has('read') || scopes.has('read::portfolio_balance');
+    case 'write': // account administration (API keys): only the broad parent scope
+      return scopes.has('write');
+    case 'transfer': // transfers between subaccounts and exchange instances; write::trade excludes them
+      return scopes.has('write') || scopes.has('write::transfer');
+    case 'block_trade_read':
+      return scopes.has('read') || scopes.has('read::block_trade_accept');
+    case 'block_trade_write':
+      return scopes.has('write') || scopes.has('write::block_trade_accept');
   }
 }

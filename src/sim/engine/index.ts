@@ -20,3 +20,5 @@ export * from './render.ts';
 export * from './render-communications.ts';
 export { SeededRandom } from '../../core/index.ts';
 export { encodeCursor, decodeCursor } from './pagination.ts';
+export { simError } from './errors.ts';
+export { BlockTrades, BLOCK_TRADE_PROPOSALS_MAX, type BlockTradeProposal, type BlockTradeParty, type BlockTradeStatus, type ProposeBlockTradeParams } from './block-trades.ts';

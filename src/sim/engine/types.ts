@@ -34,7 +34,13 @@ export type SimErrorCode =
   // Combo market creation (interface-spec Errors 3)
   | 'conflicting_leg_outcomes'
   | 'duplicated_legs'
-  | 'invalid_market_combination';
+  | 'invalid_market_combination'
+  // Transfers and subaccounts (src/sim/treasury; codes are the simulator's choice, rest.md §11 gap)
+  | 'intra_exchange_transfers_inactive'
+  | 'subaccount_limit_reached'
+  | 'idempotency_key_already_used'
+  // Block-trade proposals (engine/block-trades.ts)
+  | 'block_trade_proposal_not_pending';
 
 /** An expected failure: the REST status and error body the exchange would send. */
 export interface SimError {

@@ -140,6 +140,8 @@ export class MarginEngine {
         volumeNotional: 0,
         openInterest: 0,
         trades: [],
+        tops: [],
+        openInterestTape: [],
         fundingRates: [],
         premiumAccum: 0,
         accumMs: nowMs,
@@ -730,6 +732,7 @@ export class MarginEngine {
   #updateMark(market: MarketState, nowMs: number): void {
     const bid = market.book.best('bid');
     const ask = market.book.best('ask');
+    recordTop(market, nowMs, bid, ask);
     const last = market.lastPrice ?? market.mark;
     const mark = bid !== null && ask !== null ? median(bid, ask, last) : last;
     if (mark === market.mark) return;
@@ -785,4 +788,23 @@ function premiumPpm(market: MarketState): number {
 
 function median(a: number, b: number, c: number): number {
   return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
+}
+
+/** Book tops and open interest kept per market for candlesticks: a memory bound. */
+export const MARGIN_TAPE_ENTRIES_MAX = 200_000;
+
+/** Appends the market's top (and open interest) when either changed; halves the tape when full. */
+function recordTop(market: MarketState, nowMs: number, bid: number | null, ask: number | null): void {
+  const tops = market.tops;
+  const last = tops.length === 0 ? null : tops[tops.length - 1];
+  if (last === null || last.bid !== bid || last.ask !== ask) {
+    tops.push({ ms: nowMs, bid, ask });
+    if (tops.length > MARGIN_TAPE_ENTRIES_MAX) tops.splice(0, tops.length >> 1);
+  }
+  const interest = market.openInterestTape;
+  const lastInterest = interest.length === 0 ? null : interest[interest.length - 1];
+  if (lastInterest === null || lastInterest.openInterest !== market.openInterest) {
+    interest.push({ ms: nowMs, openInterest: market.openInterest, mark: market.mark });
+    if (interest.length > MARGIN_TAPE_ENTRIES_MAX) interest.splice(0, interest.length >> 1);
+  }
 }

@@ -127,6 +127,10 @@ export interface MarketState {
   /** One-sided open interest: the sum of long positions. */
   openInterest: number;
   readonly trades: MarginTradeRecord[];
+  /** Best bid and ask (null: side empty) from each time they changed, oldest first (candlesticks). */
+  readonly tops: Array<{ ms: number; bid: number | null; ask: number | null }>;
+  /** Open interest (count units) and the mark at each change, oldest first (candlesticks). */
+  readonly openInterestTape: Array<{ ms: number; openInterest: number; mark: number }>;
   readonly fundingRates: FundingRateRecord[];
   /** Time-weighted premium: sum of premium ppm x ms since periodStartMs, accumulated to accumMs. */
   premiumAccum: number;

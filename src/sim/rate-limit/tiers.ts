@@ -47,3 +47,32 @@ export const TIER_BUDGETS: Readonly<Record<RateLimitTier, TierBudget>> = {
 export function isRateLimitTier(value: unknown): value is RateLimitTier {
   return typeof value === 'string' && (RATE_LIMIT_TIERS as readonly string[]).includes(value);
 }
+
+/**
+ * Trailing 30-day volume goals of the volume-based tiers (interface-spec: Premier, Paragon and
+ * Prime are earned from volume; qualification requirements were halved). The exchange publishes no
+ * numbers: these are the simulator's choice, in Count units (1/100 contract). `earn` reaches the
+ * tier, `keep` holds it at the next review.
+ */
+export interface VolumeGoal {
+  readonly level: RateLimitTier;
+  readonly earnCount: number;
+  readonly keepCount: number;
+}
+
+export const VOLUME_GOALS: readonly VolumeGoal[] = [
+  { level: 'expert', earnCount: 50_000 * 100, keepCount: 40_000 * 100 },
+  { level: 'premier', earnCount: 250_000 * 100, keepCount: 200_000 * 100 },
+  { level: 'paragon', earnCount: 1_000_000 * 100, keepCount: 800_000 * 100 },
+  { level: 'prime', earnCount: 2_500_000 * 100, keepCount: 2_000_000 * 100 },
+  { level: 'prestige', earnCount: 10_000_000 * 100, keepCount: 8_000_000 * 100 },
+];
+
+/**
+ * Perps (Margin) lane budgets for GET /account/limits/perps: Basic as captured on the margin
+ * surface (rest.md §9 [WIRE]: read 400/400, write 100/100); other tiers as the Predictions lane.
+ */
+export const PERPS_TIER_BUDGETS: Readonly<Record<RateLimitTier, TierBudget>> = {
+  ...TIER_BUDGETS,
+  basic: { read: { refillPerSecond: 400, capacity: 400 }, write: { refillPerSecond: 100, capacity: 100 } },
+};

@@ -15,8 +15,11 @@ import type { RateLimiter } from '../rate-limit/index.ts';
 import type { WireProbe } from './probe.ts';
 import type { Logger } from 'pino';
 import { resolve } from 'node:path';
-import { DEFAULT_MARGIN_CATALOG_FILE, loadMarginCatalog, MarginEngine } from '../margin/index.ts';
+import { DEFAULT_MARGIN_CATALOG_FILE, loadMarginCatalog, MarginEngine, MarginOrderGroups } from '../margin/index.ts';
 import { ClearingCredentials } from '../clearing/index.ts';
+import { Treasury } from '../treasury/index.ts';
+import { FcmRegistry } from './fcm-registry.ts';
+import { BlockTrades } from '../engine/index.ts';
 
 export interface SimServicesOptions {
   engine: SimEngine;
@@ -52,6 +55,14 @@ export class SimServices {
   readonly history: SimHistory;
   readonly margin: MarginEngine;
   readonly clearing: ClearingCredentials;
+  /** Transfers, created subaccounts, target balance allocation (src/sim/treasury). */
+  readonly treasury: Treasury;
+  /** FCM members and their subtraders (GET /fcm/orders). */
+  readonly fcm: FcmRegistry;
+  /** Block-trade proposals (communications). */
+  readonly blockTrades: BlockTrades;
+  /** Margin order groups (src/sim/margin/order-groups.ts). */
+  readonly marginOrderGroups: MarginOrderGroups;
   readonly #fundingPerSubaccount: Centicents;
   readonly #funded = new Set<string>();
 
@@ -69,6 +80,10 @@ export class SimServices {
     this.#fundingPerSubaccount = options.fundingPerSubaccount;
     this.margin = options.margin ?? new MarginEngine({ catalog: loadMarginCatalog(resolve(DEFAULT_MARGIN_CATALOG_FILE)), now: options.now, seed: 1 });
     this.clearing = options.clearing ?? new ClearingCredentials();
+    this.treasury = new Treasury(this.engine, this.margin, this.now);
+    this.fcm = new FcmRegistry();
+    this.blockTrades = new BlockTrades(this.engine, this.now);
+    this.marginOrderGroups = new MarginOrderGroups(this.margin);
   }
 
   /** Makes sure the user's margin account for `subaccount` exists, funded with the same amount as the other exchange. */

@@ -81,6 +81,21 @@ export class OpenApiValidator {
     return validate;
   }
 
+  /** The request body schema's validator of an operation; throws if the spec has none. */
+  request(method: string, path: string): ValidateFunction {
+    const key = `${method} ${path} request`;
+    let validate = this.#cache.get(key);
+    if (validate !== undefined) return validate;
+    const paths = this.#doc.paths as Record<string, Record<string, Node>>;
+    const operation = paths[path]?.[method.toLowerCase()];
+    if (operation === undefined) throw new Error(`no operation ${method} ${path} in the OpenAPI document`);
+    const schema = ((operation.requestBody as Node | undefined)?.content as Record<string, { schema: unknown }> | undefined)?.['application/json']?.schema;
+    if (schema === undefined) throw new Error(`no request body schema for ${method} ${path}`);
+    validate = this.#ajv.compile(rebase(translate(schema)) as Node);
+    this.#cache.set(key, validate);
+    return validate;
+  }
+
   /** A named component schema. */
   component(name: string): ValidateFunction {
     let validate = this.#cache.get(name);

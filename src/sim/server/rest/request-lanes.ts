@@ -9,7 +9,7 @@
  * a busy caller delays another by about one of its requests, not by all of them. A lane holds at
  * most `maxQueued` requests; more are refused at once (429). The lane key is read before
  * authentication: a caller naming another's key only shares that lane's turns, it gains nothing.
- * Time is `performance.now()`. This file never reads requests or writes replies itself.
+ * Time is `performance.now()` (tests pass their own). This file never reads requests or writes replies itself.
  */
 
 import { performance } from 'node:perf_hooks';
@@ -23,6 +23,8 @@ export interface RequestLanesOptions<T> {
   sliceMs: number;
   /** Requests one lane may hold waiting. */
   maxQueued: number;
+  /** The clock slices are measured with, ms (default performance.now). */
+  now?: () => number;
 }
 
 /** 1 ms, as for WebSocket sessions (ws/work-queue.ts). */
@@ -35,6 +37,7 @@ export class RequestLanes<T> {
   readonly #refuse: (item: T) => void;
   readonly #sliceMs: number;
   readonly #maxQueued: number;
+  readonly #now: () => number;
   /** ms each lane used in the current turn (cleared every turn). */
   readonly #usage = new Map<string, number>();
   /** Lanes with requests waiting. */
@@ -49,6 +52,7 @@ export class RequestLanes<T> {
     this.#refuse = options.refuse;
     this.#sliceMs = options.sliceMs;
     this.#maxQueued = options.maxQueued;
+    this.#now = options.now ?? (() => performance.now());
   }
 
   submit(lane: string, item: T): void {
@@ -66,9 +70,9 @@ export class RequestLanes<T> {
       this.#schedule();
       return;
     }
-    const startMs = performance.now();
+    const startMs = this.#now();
     this.#run(item, false);
-    this.#usage.set(lane, used + performance.now() - startMs);
+    this.#usage.set(lane, used + this.#now() - startMs);
     this.#schedule(); // the turn's end clears the usage
   }
 
@@ -94,13 +98,13 @@ export class RequestLanes<T> {
     this.#runList = [];
     for (const lane of lanes) {
       const queue = this.#queues.get(lane)!;
-      const startMs = performance.now();
+      const startMs = this.#now();
       const deadlineMs = startMs + this.#sliceMs;
       let done = 0;
       do this.#run(queue[done++], true);
-      while (done < queue.length && performance.now() < deadlineMs);
+      while (done < queue.length && this.#now() < deadlineMs);
       queue.splice(0, done);
-      this.#usage.set(lane, performance.now() - startMs);
+      this.#usage.set(lane, this.#now() - startMs);
       if (queue.length === 0) this.#queues.delete(lane);
       else this.#runList.push(lane);
     }

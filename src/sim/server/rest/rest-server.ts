@@ -46,6 +46,8 @@ interface PendingRequest {
   timestamp: string;
   signature: string;
   contentType: string;
+  /** Accept-Language as sent ('' when absent): market responses are translated by it. */
+  acceptLanguage: string;
   remoteAddress: string;
   route: RouteDef;
   params: Record<string, string>;
@@ -157,6 +159,7 @@ export class RestServer {
       timestamp: req.getHeader(ACCESS_TIMESTAMP_HEADER),
       signature: req.getHeader(ACCESS_SIGNATURE_HEADER),
       contentType: req.getHeader('content-type'),
+      acceptLanguage: req.getHeader('accept-language'),
       remoteAddress: Buffer.from(res.getRemoteAddressAsText()).toString(),
       route: match.route,
       params: match.params,
@@ -249,6 +252,7 @@ export class RestServer {
       key,
       body,
       services,
+      acceptLanguage: pending.acceptLanguage,
     };
     const { cost, perItem } = costOf(pending.method, route.path);
     const items = perItem && route.billedItems !== undefined ? Math.max(1, route.billedItems(ctx)) : 1;

@@ -29,6 +29,8 @@ export interface RestContext {
   /** Decoded JSON body, undefined when none was sent. */
   readonly body: unknown;
   readonly services: SimServices;
+  /** The Accept-Language header ('' when absent); market responses honour it (src/sim/i18n). */
+  readonly acceptLanguage: string;
 }
 
 export interface RouteDef {

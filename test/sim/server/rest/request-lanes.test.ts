@@ -2,35 +2,30 @@
 // requests from holding up another's: a lane under its slice runs a request at once; a lane that
 // used its slice queues the rest, FIFO, for the next turn (setImmediate) while other lanes still
 // run at once; a full lane refuses; close drops what waits. Method: the class alone with a fake
-// handler that records the order of calls and, for "expensive" items, spins past the 1 ms slice
-// (so the outcome depends on the slice being used, never on how long anything took).
+// handler that records the order of calls and, for "expensive" items, moves a fake clock past the
+// 1 ms slice (so the outcome depends on the slice being used, never on the machine's load).
 
 import { describe, expect, it } from 'vitest';
 import { RequestLanes } from '../../../../src/sim/server/rest/request-lanes.ts';
 
 interface Item {
   name: string;
-  /** Spin this long in the handler (more than the slice: the lane has used its turn). */
+  /** The handler takes this long on the fake clock (more than the slice: the lane has used its turn). */
   spinMs: number;
-}
-
-function spin(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end) {
-    // busy: stands for an expensive handler
-  }
 }
 
 function lanes(maxQueued = 16): { lanes: RequestLanes<Item>; ran: string[]; deferred: string[]; refused: string[] } {
   const ran: string[] = [];
   const deferred: string[] = [];
   const refused: string[] = [];
+  let nowMs = 0;
   const result = new RequestLanes<Item>({
     run: (item, isDeferred) => {
       ran.push(item.name);
       if (isDeferred) deferred.push(item.name);
-      spin(item.spinMs);
+      nowMs += item.spinMs; // stands for an expensive handler
     },
+    now: () => nowMs,
     refuse: (item) => refused.push(item.name),
     sliceMs: 1,
     maxQueued,

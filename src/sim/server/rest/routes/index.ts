@@ -15,6 +15,14 @@ import { PORTFOLIO_ROUTES } from './portfolio.ts';
 import { MARGIN_MARKET_ROUTES } from './margin-market.ts';
 import { MARGIN_ORDER_ROUTES } from './margin-orders.ts';
 import { MARGIN_TRIGGER_ROUTES } from './margin-triggers.ts';
+import { ACCOUNT_KEY_ROUTES } from './account-keys.ts';
+import { TRANSFER_ROUTES } from './transfers.ts';
+import { FCM_ROUTES } from './fcm.ts';
+import { BLOCK_TRADE_ROUTES } from './block-trades.ts';
+import { LIVE_DATA_ROUTES } from './live-data.ts';
+import { INCENTIVE_ROUTES } from './incentives.ts';
+import { REMOVED_ROUTES } from './removed.ts';
+import { MARGIN_EXTRA_ROUTES } from './margin-extra.ts';
 
 export const ALL_ROUTES: readonly RouteDef[] = [
   ...MARKET_DATA_ROUTES,
@@ -29,4 +37,12 @@ export const ALL_ROUTES: readonly RouteDef[] = [
   ...MARGIN_MARKET_ROUTES,
   ...MARGIN_ORDER_ROUTES,
   ...MARGIN_TRIGGER_ROUTES,
+  ...ACCOUNT_KEY_ROUTES,
+  ...TRANSFER_ROUTES,
+  ...FCM_ROUTES,
+  ...BLOCK_TRADE_ROUTES,
+  ...LIVE_DATA_ROUTES,
+  ...INCENTIVE_ROUTES,
+  ...REMOVED_ROUTES,
+  ...MARGIN_EXTRA_ROUTES,
 ];

@@ -36,7 +36,7 @@ export function oneSubaccount(ctx: RestContext, requested: number | null): numbe
 }
 
 /** A list filter: the locked subaccount, the named one, or null (all). */
-function filterSubaccount(ctx: RestContext, requested: number | null): number | null {
+export function filterSubaccount(ctx: RestContext, requested: number | null): number | null {
   const key = callerKey(ctx);
   if (key.subaccount !== null) {
     if (requested !== null && requested !== key.subaccount) throw restrictedSubaccountError(key);
@@ -66,8 +66,18 @@ function createOrder(ctx: RestContext): RestReply {
   const clientOrderId = body.clientOrderId('client_order_id');
   if (clientOrderId === null) return nestedError(400, 'bad_request', 'missing required field client_order_id', 'client_order_id');
   const expiration = body.integer('expiration_time');
+  const ticker = body.ticker('ticker', true);
+  // order_group_id: the group must be the caller's, on this subaccount, on the market's index (order-groups.ts).
+  const groupId = body.id('order_group_id', false);
+  const groups = ctx.services.marginOrderGroups;
+  const group = groupId === null ? null : groups.get(callerKey(ctx).userId, groupId, null);
+  if (groupId !== null && group === null) return nestedError(404, 'not_found', 'order group not found', 'order_group_id');
+  if (group !== null) {
+    const refused = groups.admit(group, subaccount, ticker);
+    if (refused !== null) return nestedError(refused.status, refused.code, refused.message, 'order_group_id');
+  }
   const result = marginOf(ctx).create(callerKey(ctx).userId, subaccount, {
-    ticker: body.ticker('ticker', true),
+    ticker,
     clientOrderId,
     side: body.oneOf('side', SIDES, true),
     count: body.count('count', true),
@@ -80,6 +90,7 @@ function createOrder(ctx: RestContext): RestReply {
     expirationTs: expiration,
   });
   if (isMarginError(result)) return errorReply(result);
+  if (group !== null) groups.joined(group, result.order.orderId, result.execution.filled, ctx.services.now());
   return jsonReply(201, {
     order_id: result.order.orderId,
     client_order_id: result.order.clientOrderId,

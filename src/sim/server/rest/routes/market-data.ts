@@ -17,6 +17,7 @@ import {
 } from '../../../engine/index.ts';
 import { jsonReply, msgError, nestedError, RestError, simErrorReply, type RestReply } from '../reply.ts';
 import { route, type RestContext, type RouteDef } from '../route.ts';
+import { localizeMarket, parseAcceptLanguage } from '../../../i18n/localize.ts';
 
 const MARKET_STATUS_FILTERS = ['unopened', 'open', 'paused', 'closed', 'settled'] as const;
 const EVENT_STATUS_FILTERS = ['unopened', 'open', 'closed', 'settled'] as const;
@@ -34,13 +35,14 @@ function getMarkets(ctx: RestContext): RestReply {
     mveFilter: q.oneOf('mve_filter', ['only', 'exclude'] as const),
   });
   if (isSimError(page)) return simErrorReply(page);
-  return jsonReply(200, { markets: page.items.map(marketToJson), cursor: page.cursor });
+  const locale = parseAcceptLanguage(ctx.acceptLanguage);
+  return jsonReply(200, { markets: page.items.map((market) => localizeMarket(marketToJson(market) as Record<string, unknown>, locale)), cursor: page.cursor });
 }
 
 function getMarket(ctx: RestContext): RestReply {
   const market = ctx.services.engine.getMarket(ctx.params.ticker);
   if (market === undefined) return nestedError(404, 'not_found', `market ${ctx.params.ticker} not found`);
-  return jsonReply(200, { market: marketToJson(market) });
+  return jsonReply(200, { market: localizeMarket(marketToJson(market) as Record<string, unknown>, parseAcceptLanguage(ctx.acceptLanguage)) });
 }
 
 function depthOf(ctx: RestContext): number | null {
@@ -106,7 +108,8 @@ function getEvent(ctx: RestContext): RestReply {
   if (event === undefined) return nestedError(404, 'not_found', `event ${ctx.params.event_ticker} not found`);
   const withNested = ctx.query.boolean('with_nested_markets') === true;
   // Top-level `markets` is deprecated but still required by the schema (rest.md §5).
-  return jsonReply(200, { event: eventToJson(event, withNested), markets: event.markets.map(marketToJson) });
+  const locale = parseAcceptLanguage(ctx.acceptLanguage);
+  return jsonReply(200, { event: eventToJson(event, withNested), markets: event.markets.map((market) => localizeMarket(marketToJson(market) as Record<string, unknown>, locale)) });
 }
 
 function getSeriesList(ctx: RestContext): RestReply {

@@ -26,6 +26,7 @@ import { BodyReader } from '../body.ts';
 import { emptyReply, invalidField, jsonReply, nestedError, simErrorReply, type RestReply } from '../reply.ts';
 import { route, type RestContext, type RouteDef } from '../route.ts';
 import { callerKey, querySubaccount, restrictedSubaccountError, writeSubaccount } from './caller.ts';
+import { regionGate } from './region-gate.ts';
 
 const SIDES: readonly BookSide[] = ['bid', 'ask'];
 const TIME_IN_FORCE: readonly TimeInForce[] = ['fill_or_kill', 'good_till_canceled', 'immediate_or_cancel'];
@@ -59,6 +60,8 @@ function createOrder(ctx: RestContext): RestReply {
   const key = callerKey(ctx);
   const { params, subaccount } = decodeCreate(ctx.body, '');
   params.subaccount = writeSubaccount(ctx, subaccount);
+  const gated = regionGate(ctx, key.userId, params.ticker);
+  if (gated !== null) return simErrorReply(gated);
   const result = ctx.services.engine.createOrder(key.userId, params);
   if (isSimError(result)) return simErrorReply(result);
   return jsonReply(201, createOrderResultToJson(result));
@@ -83,7 +86,11 @@ function batchCreate(ctx: RestContext): RestReply {
     entry.params.subaccount = writeSubaccount(ctx, entry.subaccount);
     return entry.params;
   });
-  const results = ctx.services.engine.batchCreateOrders(key.userId, params);
+  // Entries on markets the lapsed attestation gates fail alone; the others are placed.
+  const gates = params.map((entry) => regionGate(ctx, key.userId, entry.ticker));
+  const placed = ctx.services.engine.batchCreateOrders(key.userId, params.filter((_, index) => gates[index] === null));
+  let next = 0;
+  const results = gates.map((gate) => gate ?? placed[next++]);
   const orders = results.map((result, index) => {
     if (!isSimError(result)) return createOrderResultToJson(result);
     const clientOrderId = params[index].clientOrderId;
