@@ -50,7 +50,7 @@ export class FixLink {
   #tickTimer: NodeJS.Timeout | null = null;
   #reconnectTimer: NodeJS.Timeout | null = null;
   #reconnectDelayMs: number;
-  #started = false; // true after the first logon: reconnect on loss
+  #started = false; // true after the first logon (or start()): reconnect on loss
   #closed = false;
   #logonWaiter: { resolve: () => void; reject: (error: FixLinkError) => void } | null = null;
 
@@ -84,6 +84,20 @@ export class FixLink {
       this.#logonWaiter = { resolve, reject };
       if (this.#socket === null) this.#open();
     });
+  }
+
+  /**
+   * Connects and keeps connecting with backoff from the first attempt on, logged on or not, until
+   * close() (a feed that must come back by itself); connect() retries only after a first logon.
+   */
+  start(): void {
+    if (this.#closed || this.#started) return;
+    this.#started = true;
+    if (this.#tickTimer === null) {
+      this.#tickTimer = setInterval(() => this.#tick(), this.#options.tickMs);
+      this.#tickTimer.unref();
+    }
+    if (this.#socket === null) this.#open();
   }
 
   /** Logs out (bounded wait), stops reconnecting and ticking, destroys the socket. */

@@ -40,11 +40,10 @@
  */
 
 import type { KeyObject } from 'node:crypto';
-import type { Socket } from 'node:net';
 import { assert, COUNT_INVALID, FifoMap, type BookSide, type Clock, type Count, type Price } from '../../core/index.ts';
 import {
-  dialSession, FileSequenceStore, FixSession, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSessionEvent,
-  type SequenceStore,
+  FileSequenceStore, FixLink, FixLinkError, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSession,
+  type FixSessionEvent, type SequenceStore,
 } from '../../fix/index.ts';
 import { ExecError, type ExecErrorCode, type ExecListener, type ExecReject, type NewOrder, type OrderEntry } from '../../oms/index.ts';
 
@@ -163,6 +162,7 @@ export class FixOrderEntry implements OrderEntry {
     requests: 0, notSent: 0, acks: 0, rejects: 0, unknowns: 0, timeouts: 0, connects: 0, disconnects: 0, unsolicitedReports: 0, resendRequests: 0,
   };
   readonly #options: FixOrderEntryOptions;
+  readonly #link: FixLink;
   readonly #session: FixSession;
   readonly #store: SequenceStore;
   readonly #pending = new Map<string, Pending>();
@@ -173,31 +173,40 @@ export class FixOrderEntry implements OrderEntry {
   readonly #idPrefix: string;
   #idCounter = 0;
   #listener: ExecListener = NO_LISTENER;
-  #socket: Socket | null = null;
-  #tickTimer: NodeJS.Timeout | null = null;
-  #reconnectTimer: NodeJS.Timeout | null = null;
-  #reconnectDelayMs: number;
-  #started = false; // true after the first logon: reconnect on loss
   #closed = false;
   #inChunk = false;
-  #logonWaiter: { resolve: () => void; reject: (error: ExecError) => void } | null = null;
 
   constructor(options: FixOrderEntryOptions) {
     validate(options);
     this.#options = options;
     this.#orders = new FifoMap(options.ordersMax);
-    this.#reconnectDelayMs = options.reconnectMinMs;
     this.#store = options.storePath === null ? new MemorySequenceStore() : new FileSequenceStore(options.storePath);
     const logonFields: [number, string][] = [[Tag.UseDollars, 'Y'], [Tag.SkipPendingExecReports, 'Y']];
     if (options.cancelOrdersOnDisconnect) logonFields.push([Tag.CancelOrdersOnDisconnect, 'Y']);
-    this.#session = new FixSession({
-      role: 'initiator', sessionName: options.sessionName, keyId: options.keyId, privateKey: options.privateKey,
-      heartbeatIntervalS: options.heartbeatIntervalS, store: this.#store, clock: options.clock, logonFields,
-      handshakeTimeoutMs: options.connectTimeoutMs,
+    this.#link = new FixLink({
+      host: options.host, port: options.port, tls: options.tls, clock: options.clock, connectTimeoutMs: options.connectTimeoutMs,
+      reconnectMinMs: options.reconnectMinMs, reconnectMaxMs: options.reconnectMaxMs, tickMs: options.tickMs,
+      session: {
+        role: 'initiator', sessionName: options.sessionName, keyId: options.keyId, privateKey: options.privateKey,
+        heartbeatIntervalS: options.heartbeatIntervalS, store: this.#store, clock: options.clock, logonFields,
+        handshakeTimeoutMs: options.connectTimeoutMs,
+      },
     }, {
       onMessage: (message) => this.#onMessage(message),
       onEvent: (event) => this.#onEvent(event),
+      receive: (chunk, session) => {
+        // Reports of one read chunk are folded before the acks go out (see the file comment).
+        this.#inChunk = true;
+        try {
+          session.receive(chunk);
+        } finally {
+          this.#inChunk = false;
+          this.#flushAnswered();
+        }
+      },
+      onTick: (nowMs) => this.#expire(nowMs),
     });
+    this.#session = this.#link.session;
     // ClOrdIDs of our cancels and replaces: unique per process start (random prefix) and per request.
     this.#idPrefix = `fx${options.clock.nowMs().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}-`;
   }
@@ -211,35 +220,22 @@ export class FixOrderEntry implements OrderEntry {
   }
 
   /** Connects and logs on; resolves once active. Rejects with ExecError (refused logon, timeout, no route). */
-  connect(): Promise<void> {
+  async connect(): Promise<void> {
     assert(!this.#closed, 'FixOrderEntry.connect after close');
-    if (this.#session.state === 'active') return Promise.resolve();
-    if (this.#tickTimer === null) {
-      this.#tickTimer = setInterval(() => this.#tick(), this.#options.tickMs);
-      this.#tickTimer.unref();
+    try {
+      await this.#link.connect();
+    } catch (error) {
+      if (error instanceof FixLinkError) throw new ExecError(error.code === 'FIX_LOGON_REFUSED' ? 'EXEC_REJECTED' : 'EXEC_DISCONNECTED', error.message);
+      throw error;
     }
-    return new Promise<void>((resolve, reject) => {
-      this.#logonWaiter = { resolve, reject };
-      this.#open();
-    });
   }
 
   /** Logs out, stops reconnecting and closes the store: requests in flight end as unknown (EXEC_DISCONNECTED). */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#reconnectTimer !== null) clearTimeout(this.#reconnectTimer);
-    this.#reconnectTimer = null;
-    const socket = this.#socket;
-    if (this.#session.state === 'active' && socket !== null) {
-      this.#session.logout();
-      for (let i = 0; i < 50 && (this.#session.state as string) !== 'closed'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    socket?.destroy();
-    if (this.#session.state !== 'closed' && this.#session.state !== 'idle') this.#session.disconnected();
+    await this.#link.close();
     this.#failAll('EXEC_DISCONNECTED');
-    if (this.#tickTimer !== null) clearInterval(this.#tickTimer);
-    this.#tickTimer = null;
     this.#store.close();
   }
 
@@ -547,15 +543,7 @@ export class FixOrderEntry implements OrderEntry {
   #onEvent(event: FixSessionEvent): void {
     switch (event.type) {
       case 'logon':
-        this.stats.connects++;
-        this.#started = true; // from now on a lost connection is re-established
-        this.#reconnectDelayMs = this.#options.reconnectMinMs;
-        this.#logonWaiter?.resolve();
-        this.#logonWaiter = null;
-        return;
-      case 'logon-refused':
-        this.#logonWaiter?.reject(new ExecError('EXEC_REJECTED', `FIX logon refused: ${event.text}`));
-        this.#logonWaiter = null;
+        this.stats.connects++; // FixLink resolves connect() and resets its backoff
         return;
       case 'reject-received': {
         const pending = this.#bySeq.get(event.seq);
@@ -563,7 +551,8 @@ export class FixOrderEntry implements OrderEntry {
         return;
       }
       case 'closed':
-        this.#onClosed();
+        this.stats.disconnects++; // FixLink reconnects after the first logon
+        this.#failAll('EXEC_DISCONNECTED');
         return;
       case 'resend-requested':
         this.stats.resendRequests++;
@@ -573,34 +562,14 @@ export class FixOrderEntry implements OrderEntry {
     }
   }
 
-  #onClosed(): void {
-    this.stats.disconnects++;
-    this.#socket?.destroy();
-    this.#socket = null;
-    this.#failAll('EXEC_DISCONNECTED');
-    if (this.#logonWaiter !== null) {
-      this.#logonWaiter.reject(new ExecError('EXEC_DISCONNECTED', 'FIX connection closed before logon'));
-      this.#logonWaiter = null;
-    }
-    if (this.#closed || !this.#started) return;
-    const delay = this.#reconnectDelayMs;
-    this.#reconnectDelayMs = Math.min(this.#reconnectDelayMs * 2, this.#options.reconnectMaxMs);
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = null;
-      if (!this.#closed) this.#open();
-    }, delay);
-    this.#reconnectTimer.unref();
-  }
-
   /** Every request in flight: fate unknown (the connection went away with them). */
   #failAll(code: ExecErrorCode): void {
     this.#flushAnswered(); // answers already read are acks, not unknowns
     for (const pending of [...this.#pending.values()]) this.#unknown(pending, code);
   }
 
-  #tick(): void {
-    this.#session.tick();
-    const now = this.#options.clock.nowMs();
+  /** Requests with no answer within requestTimeoutMs: fate unknown (FixLink's tick calls this). */
+  #expire(now: number): void {
     const limit = this.#options.requestTimeoutMs;
     for (const pending of this.#pending.values()) {
       if (now - pending.sentMs < limit || pending.answered) continue;
@@ -608,26 +577,6 @@ export class FixOrderEntry implements OrderEntry {
       this.#unknown(pending, 'EXEC_TIMEOUT');
     }
   }
-
-  #open(): void {
-    const session = this.#session;
-    this.#socket = dialSession(session, this.#options, {
-      receive: (chunk) => {
-        this.#inChunk = true;
-        try {
-          session.receive(chunk);
-        } finally {
-          this.#inChunk = false;
-          this.#flushAnswered();
-        }
-      },
-      closed: (socket, linked) => {
-        if (this.#socket === socket) this.#socket = null;
-        if (!linked) this.#onClosed(); // never reached the session: retry (or fail connect())
-      },
-    });
-  }
-
 }
 
 function validate(options: FixOrderEntryOptions): void {

@@ -27,12 +27,11 @@
  */
 
 import type { KeyObject } from 'node:crypto';
-import type { Socket } from 'node:net';
 import { PRICE_ONE, systemClock, type Clock, type Count, type Price } from '../../core/index.ts';
 import { ApplyStatus, type BookStore, type OrderBook } from '../../book/index.ts';
 import type { MarketRegistry } from '../../market/index.ts';
 import {
-  dialSession, FixGroup, FixSession, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSessionEvent,
+  FixGroup, FixLink, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSession, type FixSessionEvent,
 } from '../../fix/index.ts';
 import { silentLogger, type FeedLogger } from '../feed-logger.ts';
 
@@ -113,6 +112,7 @@ export class FixMarketData {
   readonly #options: FixMarketDataOptions;
   readonly #clock: Clock;
   readonly #logger: FeedLogger;
+  readonly #link: FixLink;
   readonly #session: FixSession;
   readonly #wanted = new Map<string, Wanted>();
   /** MDReqID -> the request's symbols and type, until answered (a Y names its request by 262). */
@@ -120,11 +120,6 @@ export class FixMarketData {
   readonly #group = new FixGroup(4096);
   readonly #changed = new Set<OrderBook>();
   #listener: FixMarketDataListener = NOOP_LISTENER;
-  #socket: Socket | null = null;
-  #tickTimer: ReturnType<typeof setInterval> | null = null;
-  #reconnectTimer: ReturnType<typeof setTimeout> | null = null;
-  #reconnectDelayMs: number;
-  #started = false;
   #stopped = false;
   #connection = 0;
   #sid = FIX_SID_BASE;
@@ -135,20 +130,34 @@ export class FixMarketData {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? silentLogger;
-    this.#reconnectDelayMs = options.reconnectMinMs ?? 250;
-    this.#session = new FixSession({
-      role: 'initiator',
-      sessionName: options.sessionName ?? 'KalshiMD',
-      keyId: options.keyId,
-      privateKey: options.privateKey,
-      heartbeatIntervalS: options.heartbeatIntervalS ?? 30,
-      store: new MemorySequenceStore(), // 141=Y at every logon: nothing to keep across connections
-      resetSeqNum: true,
-      clock: this.#clock,
+    this.#link = new FixLink({
+      host: options.host, port: options.port, tls: options.tls, clock: this.#clock,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000, reconnectMinMs: options.reconnectMinMs ?? 250,
+      reconnectMaxMs: options.reconnectMaxMs ?? 30_000, tickMs: options.tickMs ?? 100,
+      session: {
+        role: 'initiator',
+        sessionName: options.sessionName ?? 'KalshiMD',
+        keyId: options.keyId,
+        privateKey: options.privateKey,
+        heartbeatIntervalS: options.heartbeatIntervalS ?? 30,
+        store: new MemorySequenceStore(), // 141=Y at every logon: nothing to keep across connections
+        resetSeqNum: true,
+        clock: this.#clock,
+      },
     }, {
       onMessage: (message) => this.#onMessage(message),
       onEvent: (event) => this.#onEvent(event),
+      receive: (chunk, session) => {
+        try {
+          session.receive(chunk);
+        } catch (error) {
+          this.#logger.error({ err: error }, 'fix-md: failed on input; dropping the connection');
+          this.#link.drop();
+        }
+      },
+      onTick: () => this.#requestOverdue(),
     });
+    this.#session = this.#link.session;
   }
 
   setListener(listener: FixMarketDataListener): void {
@@ -166,26 +175,14 @@ export class FixMarketData {
 
   /** Connects, and keeps reconnecting with doubling backoff until stop(). */
   start(): void {
-    if (this.#started) return;
-    this.#started = true;
-    this.#tickTimer = setInterval(() => this.tick(), this.#options.tickMs ?? 100);
-    this.#tickTimer.unref();
-    this.#open();
+    this.#link.start();
   }
 
   /** Logs out (bounded wait) and stops reconnecting; the books are left out of sync (RESYNC). */
   async stop(): Promise<void> {
     if (this.#stopped) return;
     this.#stopped = true;
-    if (this.#reconnectTimer !== null) clearTimeout(this.#reconnectTimer);
-    if (this.#tickTimer !== null) clearInterval(this.#tickTimer);
-    const socket = this.#socket;
-    if (this.#session.state === 'active' && socket !== null) {
-      this.#session.logout();
-      for (let i = 0; i < 50 && (this.#session.state as string) !== 'closed'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    socket?.destroy();
-    if (this.#session.state !== 'closed' && this.#session.state !== 'idle') this.#session.disconnected();
+    await this.#link.close();
   }
 
   /** Maintains these markets' books (each must already be in the store: Feed.addMarket). */
@@ -214,6 +211,11 @@ export class FixMarketData {
   /** Session heartbeats and overdue snapshot requests; driven by start()'s interval, public for tests. */
   tick(): void {
     this.#session.tick();
+    this.#requestOverdue();
+  }
+
+  /** Snapshot (or subscription) requests for books not in sync and not asked for recently. */
+  #requestOverdue(): void {
     if (this.#session.state !== 'active') return;
     const now = this.#clock.nowMs();
     const timeoutMs = this.#options.resyncTimeoutMs ?? 5_000;
@@ -231,26 +233,6 @@ export class FixMarketData {
   }
 
   // ---- connection ----
-
-  #open(): void {
-    const options = this.#options;
-    const session = this.#session;
-    this.#socket = dialSession(session, { ...options, connectTimeoutMs: options.connectTimeoutMs ?? 10_000 }, {
-      receive: (chunk) => {
-        try {
-          session.receive(chunk);
-        } catch (error) {
-          this.#logger.error({ err: error }, 'fix-md: failed on input; dropping the connection');
-          this.#socket?.destroy();
-        }
-      },
-      closed: (socket, linked) => {
-        if (this.#socket === socket) this.#socket = null;
-        if (!linked) this.#onClosed();
-      },
-    });
-  }
-
 
   #onEvent(event: FixSessionEvent): void {
     switch (event.type) {
@@ -277,7 +259,6 @@ export class FixMarketData {
 
   #onLogon(): void {
     this.stats.connects++;
-    this.#reconnectDelayMs = this.#options.reconnectMinMs ?? 250;
     this.#connection++;
     this.#sid = FIX_SID_BASE + this.#connection;
     this.#seq = 0;
@@ -288,22 +269,12 @@ export class FixMarketData {
 
   #onClosed(): void {
     this.stats.disconnects++;
-    this.#socket?.destroy();
-    this.#socket = null;
     // The connection's data stops: every book it fed waits for a snapshot on the next one.
     this.#options.books.resetSubscription(this.#sid);
     for (const wanted of this.#wanted.values()) {
       wanted.venueSubscribed = false;
       wanted.requestedMs = -1;
     }
-    if (this.#stopped || !this.#started) return;
-    const delay = this.#reconnectDelayMs;
-    this.#reconnectDelayMs = Math.min(delay * 2, this.#options.reconnectMaxMs ?? 30_000);
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = null;
-      if (!this.#stopped) this.#open();
-    }, delay);
-    this.#reconnectTimer.unref();
   }
 
   /** fix.md §3: a gap on KalshiMD cannot be recovered: every book of the connection is out of sync. */
@@ -317,12 +288,12 @@ export class FixMarketData {
 
   #subscribeAll(list: Wanted[]): void {
     const active = list.filter((wanted) => wanted.active);
-    for (const wanted of active) wanted.requestedMs = -1; // tick() asks it now
+    for (const wanted of active) wanted.requestedMs = -1; // asked for just below
     for (const wanted of active) {
       this.#session.begin(MsgType.SecurityStatusRequest).string(Tag.SubscriptionRequestType, '1').string(Tag.Symbol, wanted.ticker);
       this.#session.send();
     }
-    this.tick();
+    this.#requestOverdue();
   }
 
   #request(type: 0 | 1, list: Wanted[]): void {
