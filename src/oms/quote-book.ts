@@ -113,6 +113,17 @@ export class Quote {
   get status(): QuoteStatusName {
     return QUOTE_STATE_NAMES[this.state];
   }
+
+  /** Our bids that may still execute (1: YES, 2: NO; the gate's QUOTE_SIDE_*): both until a side is taken, none once closed. */
+  get exposedSides(): number {
+    if (isQuoteTerminal(this.state)) return 0;
+    const yes = this.yesBid > 0 ? 1 : 0;
+    const no = this.noBid > 0 ? 2 : 0;
+    // The creator taking YES makes us buy NO at our NO bid, and the other way round.
+    if (this.acceptedSide === 'yes') return no;
+    if (this.acceptedSide === 'no') return yes;
+    return yes | no;
+  }
 }
 
 /** Told after every change of a quote (the strategy host's onQuoteUpdate) and of the open count (the gate). */
@@ -135,6 +146,8 @@ export interface QuoteBookOptions {
   recovered?: readonly RecoveredQuote[];
   /** Told the count of quotes not yet closed after every change (the gate's setOpenQuotes). */
   onOpenCount?: (count: number) => void;
+  /** Told every new quote and every change of one (the gate's onQuoteChange: open quotes count as resting). */
+  onExposure?: (quote: Quote) => void;
   confirmWindowMs?: number;
 }
 
@@ -155,6 +168,7 @@ export class QuoteBook implements QuoteListener {
   readonly #journal: Journal | null;
   readonly #log: OmsLogger;
   readonly #onOpenCount: (count: number) => void;
+  readonly #onExposure: (quote: Quote) => void;
   readonly #confirmWindowMs: number;
   readonly #rfqs = new FifoMap<string, Rfq>(RFQS_MAX);
   readonly #byHandle = new Map<number, Quote>();
@@ -170,6 +184,7 @@ export class QuoteBook implements QuoteListener {
     this.#journal = options.journal;
     this.#log = options.logger ?? SILENT_LOGGER;
     this.#onOpenCount = options.onOpenCount ?? (() => {});
+    this.#onExposure = options.onExposure ?? (() => {});
     this.#confirmWindowMs = options.confirmWindowMs ?? CONFIRM_WINDOW_MS;
     for (const r of options.recovered ?? []) {
       if (isQuoteTerminal(r.state) || r.quoteId === '') continue; // a create without an answer: found by reconcile() if it exists
@@ -252,6 +267,7 @@ export class QuoteBook implements QuoteListener {
     this.stats.created++;
     this.#journal?.appendQuote(quote, -1, quote.createdMs, '');
     this.#onOpenCount(this.#open);
+    this.#onExposure(quote);
     return quote;
   }
 
@@ -470,6 +486,7 @@ export class QuoteBook implements QuoteListener {
     }
     quote.state = next;
     this.#journal?.appendQuote(quote, event, nowMs, code);
+    this.#onExposure(quote); // the taken side (acceptedSide, set before) or nothing once closed
     const closedNow = isQuoteTerminal(next) && !isQuoteTerminal(before);
     if (closedNow) {
       this.#open--;

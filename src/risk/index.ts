@@ -19,4 +19,6 @@ export { DenyDetail, RiskGate } from './risk-gate.ts';
 export type { OrderGroupUpdate, RiskGateOptions, VerdictProbe } from './risk-gate.ts';
 export { OrderBookings } from './order-bookings.ts';
 export type { BookedOrder } from './order-bookings.ts';
+export { QuoteBookings, QUOTE_SIDE_NO, QUOTE_SIDE_YES } from './quote-bookings.ts';
+export type { BookedQuote } from './quote-bookings.ts';
 export { PortfolioField, PortfolioView, portfolioSnapshotLength } from './portfolio-view.ts';

@@ -10,6 +10,7 @@
 import { OrderState, assert, isLive } from '../core/index.ts';
 import type { BookSide, Price } from '../core/index.ts';
 import type { ExposureLedger } from './exposure-ledger.ts';
+import type { QuoteBookings } from './quote-bookings.ts';
 import type { RiskMarkets } from './risk-markets.ts';
 
 /** What the gate reads of an order (the OMS's Order satisfies it). */
@@ -82,8 +83,9 @@ export class OrderBookings {
    * subaccount what those orders book, the open-order count their number. O(orders); off the hot
    * path (about once a second).
    */
-  assertMatches(orders: Iterable<BookedOrder>, ledger: ExposureLedger): void {
+  assertMatches(orders: Iterable<BookedOrder>, ledger: ExposureLedger, quotes: QuoteBookings | null = null): void {
     const sums = new Map<number, { bid: number; ask: number; market: number; subaccount: number }>();
+    quotes?.addTo(sums); // open quotes are booked in the same counts (quote-bookings.ts)
     let open = 0;
     for (const order of orders) {
       const slot = order.slot;
@@ -103,8 +105,8 @@ export class OrderBookings {
     for (const sum of sums.values()) {
       const slot = ledger.slot(sum.market, sum.subaccount);
       assert(slot !== null, 'OrderBookings: a live order has no ledger slot');
-      assert(slot.restingBid === sum.bid, 'OrderBookings: resting bids differ from the live orders');
-      assert(slot.restingAsk === sum.ask, 'OrderBookings: resting asks differ from the live orders');
+      assert(slot.restingBid === sum.bid, 'OrderBookings: resting bids differ from the live orders and open quotes');
+      assert(slot.restingAsk === sum.ask, 'OrderBookings: resting asks differ from the live orders and open quotes');
     }
   }
 

@@ -32,6 +32,8 @@ export const QUOTE_TOKEN_COST: readonly number[] = Object.freeze([2, 2, 10, 10, 
 
 export class QuoteIntent {
   action: QuoteAction = QuoteAction.NEW;
+  /** CONFIRM / CANCEL: the quote book's handle (its booking is already in the ledger); -1 for a new quote. */
+  handle = -1;
   /** Gate market handle of the RFQ's market. */
   market = -1;
   /** Our YES bid (0: we decline to buy YES, the creator may not take NO). */

@@ -34,6 +34,8 @@ import type { RiskLimits } from './limits.ts';
 import type { MarketRegistry } from '../market/index.ts';
 import { OrderBookings } from './order-bookings.ts';
 import type { BookedOrder } from './order-bookings.ts';
+import { QuoteBookings } from './quote-bookings.ts';
+import type { BookedQuote } from './quote-bookings.ts';
 import { OrderGroups } from './order-groups.ts';
 import type { PortfolioView } from './portfolio-view.ts';
 import { QUOTE_TOKEN_COST, QuoteAction } from './quote-intent.ts';
@@ -94,6 +96,7 @@ export class RiskGate {
   readonly exposure: ExposureLedger;
   readonly groups = new OrderGroups();
   readonly #bookings = new OrderBookings();
+  readonly #quoteBookings = new QuoteBookings();
   readonly budget: RateBudget;
   /** The reused detail record of the last deny. */
   readonly detail = new DenyDetail();
@@ -241,9 +244,14 @@ export class RiskGate {
     this.budget.onVenueRateLimited(nowMs);
   }
 
-  /** Throws when the ledger is not the sum of `orders` (the OMS's live orders); about once a second. */
+  /** An open quote was accepted, changed state or closed (the quote book): the ledger follows by difference. */
+  onQuoteChange(quote: BookedQuote): void {
+    this.#quoteBookings.sync(quote, this.exposure);
+  }
+
+  /** Throws when the ledger is not the sum of `orders` (the OMS's live orders) and our open quotes; about once a second. */
   assertLedger(orders: Iterable<BookedOrder>): void {
-    this.#bookings.assertMatches(orders, this.exposure);
+    this.#bookings.assertMatches(orders, this.exposure, this.#quoteBookings);
   }
 
   // ---- trading state and kill switch -----------------------------------------------------------
@@ -334,15 +342,21 @@ export class RiskGate {
     const cost = yesCost > noCost ? yesCost : noCost;
     if (cost > this.#notionalOrderMaxMicro) return this.#deny(Deny.NOTIONAL_ABOVE_MAX, 'limits.orderNotionalMax', this.#notionalOrderMaxMicro, cost);
     // Worst-case position in the market if the taken side fills on top of resting orders and the position.
+    // Other open quotes are in the ledger; a confirmed quote's own booking is taken out first.
     const slot = this.exposure.slot(intent.market, intent.subaccount);
     const position = slot === null ? 0 : slot.position;
-    const restingBid = slot === null ? 0 : slot.restingBid;
-    const restingAsk = slot === null ? 0 : slot.restingAsk;
+    const own = intent.handle >= 0;
+    const restingBid = (slot === null ? 0 : slot.restingBid) - (own ? this.#quoteBookings.bookedBid(intent.handle) : 0);
+    const restingAsk = (slot === null ? 0 : slot.restingAsk) - (own ? this.#quoteBookings.bookedAsk(intent.handle) : 0);
     const worstYes = checkYes ? worstOf(position, restingBid + count, restingAsk) : 0;
     const worstNo = checkNo ? worstOf(position, restingBid, restingAsk + count) : 0;
     const worst = worstYes > worstNo ? worstYes : worstNo;
     const positionMax = this.#limits.marketPositionMax;
     if (worst > positionMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', positionMax, worst);
+    if (isNew) {
+      const resting = this.exposure.restingMicro(intent.subaccount) + cost;
+      if (resting > this.#notionalSubMaxMicro) return this.#deny(Deny.SUBACCOUNT_NOTIONAL_LIMIT, 'limits.subaccountNotionalMax', this.#notionalSubMaxMicro, resting);
+    }
     if (isNew && this.#openQuotes >= this.#limits.openQuotesMax) {
       return this.#deny(Deny.QUOTE_OPEN_LIMIT, 'limits.openQuotesMax', this.#limits.openQuotesMax, this.#openQuotes + 1);
     }

@@ -47,6 +47,7 @@ export class QuoteRouter implements QuotePort {
     const market = gate.marketHandle(rfq.marketTicker);
     const intent = this.#intent;
     intent.action = QuoteAction.NEW;
+    intent.handle = -1;
     intent.market = market;
     intent.yesBid = yesBid;
     intent.noBid = noBid;
@@ -104,6 +105,7 @@ export class QuoteRouter implements QuotePort {
   #fill(action: QuoteAction, quote: Quote): QuoteIntent {
     const intent = this.#intent;
     intent.action = action;
+    intent.handle = quote.handle;
     // A quote recovered from the journal carries no handle of this run: look its market up again.
     intent.market = quote.market >= 0 ? quote.market : this.gate.marketHandle(quote.ticker);
     intent.yesBid = quote.yesBid;

@@ -79,6 +79,21 @@ describe('quote state table', () => {
 });
 
 describe('quote book', () => {
+  it('reports what each quote exposes to the gate: both bids while open, the other side of the one taken, nothing once closed', () => {
+    const exposed: string[] = [];
+    const book = new QuoteBook({ clock: new ManualClock(1_000_000), journal: null, onExposure: (q: Quote) => exposed.push(`${q.handle}:${q.exposedSides}`) });
+    book.setEntry(new FakeRoute());
+    book.onRfq({ eventType: 'created', id: 'rfq-1', creatorId: '', marketTicker: 'KX-A', eventTicker: 'KX', contracts: 1000 as Count, targetCost: CENTICENTS_INVALID, tsMs: 0 });
+    const quote = book.accept('rfq-1', 'KX-A', 0, 4800 as Price, 4700 as Price, 1000 as Count, true, 0, 1);
+    book.onQuoteCreateAck(quote.handle, 'q-1');
+    book.onQuoteMessage(message('accepted', 'q-1', { acceptedSide: 'yes' })); // the creator buys YES: we buy NO
+    book.onQuoteMessage(message('executed', 'q-1', { orderId: 'o-1' }));
+    expect(exposed).toEqual([`${quote.handle}:3`, `${quote.handle}:3`, `${quote.handle}:2`, `${quote.handle}:0`]);
+    const yesOnly = book.accept('rfq-1', 'KX-A', 0, 4800 as Price, 0 as Price, 1000 as Count, true, 0, 1);
+    book.onQuoteCreateReject(yesOnly.handle, 'NOT_FOUND', 404);
+    expect(exposed.slice(-2)).toEqual([`${yesOnly.handle}:1`, `${yesOnly.handle}:0`]);
+  });
+
   it('lifecycle from the route answers and the channel: open, accepted, confirming, executed; journaled', async () => {
     const { book, accept, updates, openCounts, journal, path } = setup();
     const quote = accept();

@@ -6,6 +6,9 @@
 // action takes no token; the check order decides when several checks fail.
 // Method: a gate over a ManualClock and a fake book, one scenario per code, a ladder quote that
 // breaks every check and is repaired one at a time; token counts read from the gate's budget.
+// Open quotes booked in the exposure ledger (onQuoteChange): both bids while open, the taken side
+// once accepted, nothing once closed; they count against a later quote's limits and the ledger
+// check, and a confirm does not count its own booking twice.
 
 import { describe, expect, it } from 'vitest';
 import { ManualClock, parsePrice, parseSignedCount, PRICE_INVALID, PriceGrid } from '../../src/core/index.ts';
@@ -71,6 +74,7 @@ const SCENARIOS: Record<string, () => { code: Deny; w: World }> = {
   COUNT_ABOVE_MAX: () => { const w = world({ orderCountMax: c('5') }); return { code: w.gate.checkQuote(w.intent), w }; },
   NOTIONAL_ABOVE_MAX: () => { const w = world({ orderNotionalMax: 40_000 as never }); return { code: w.gate.checkQuote(w.intent), w }; }, // $4 < 10 x 0.48
   MARKET_POSITION_LIMIT: () => { const w = world({ marketPositionMax: c('8') }); return { code: w.gate.checkQuote(w.intent), w }; },
+  SUBACCOUNT_NOTIONAL_LIMIT: () => { const w = world({ subaccountNotionalMax: 40_000 as never }); return { code: w.gate.checkQuote(w.intent), w }; }, // $4 < 10 x 0.48
   QUOTE_OPEN_LIMIT: () => { const w = world({ openQuotesMax: 2 }); w.gate.setOpenQuotes(2); return { code: w.gate.checkQuote(w.intent), w }; },
   POST_ONLY_CROSS: () => { const w = world(); w.book.ask = p('0.48'); return { code: w.gate.checkQuote(w.intent), w }; },
   RATE_LIMITED: () => {
@@ -186,5 +190,53 @@ describe('risk gate: quote actions', () => {
     const w = world();
     w.intent.yesBid = PRICE_INVALID;
     expect(w.gate.checkQuote(w.intent)).toBe(Deny.PRICE_OUT_OF_RANGE);
+  });
+
+  describe('open quotes in the exposure ledger', () => {
+    interface Q { handle: number; market: number; subaccount: number; yesBid: Price; noBid: Price; count: number; exposedSides: number }
+    const quoteOf = (w: World, handle: number, sides = 3): Q => ({ handle, market: w.market, subaccount: 0, yesBid: p('0.48'), noBid: p('0.47'), count: c('10'), exposedSides: sides });
+
+    it('books both bids while open, the side taken once accepted, nothing once closed', () => {
+      const w = world();
+      const quote = quoteOf(w, 1);
+      w.gate.onQuoteChange(quote);
+      const slot = w.gate.exposure.slot(w.market, 0)!;
+      expect([slot.restingBid, slot.restingAsk]).toEqual([c('10'), c('10')]);
+      expect(w.gate.exposure.restingMicro(0)).toBe(10 * 480_000 + 10 * 470_000); // $4.80 YES and $4.70 NO, micro-dollars
+      expect(w.gate.exposure.openOrders).toBe(0); // a quote is not an order
+      w.gate.onQuoteChange({ ...quote, exposedSides: 2 }); // the creator took YES: we may buy NO
+      expect([slot.restingBid, slot.restingAsk]).toEqual([0, c('10')]);
+      w.gate.assertLedger([]);
+      w.gate.onQuoteChange({ ...quote, exposedSides: 0 });
+      expect([slot.restingBid, slot.restingAsk, w.gate.exposure.restingMicro(0)]).toEqual([0, 0, 0]);
+      w.gate.assertLedger([]);
+    });
+
+    it('an open quote counts against the next quote: each alone passes, together they exceed the position limit', () => {
+      const w = world({ marketPositionMax: c('15') });
+      expect(w.gate.checkQuote(w.intent)).toBe(Deny.NONE);
+      w.gate.onQuoteChange(quoteOf(w, 1));
+      expect(w.gate.checkQuote(w.intent)).toBe(Deny.MARKET_POSITION_LIMIT); // 10 booked + 10 > 15
+      w.gate.onQuoteChange(quoteOf(w, 1, 0)); // the first closed
+      expect(w.gate.checkQuote(w.intent)).toBe(Deny.NONE);
+    });
+
+    it('a confirm takes its own booking out before adding the side taken', () => {
+      const w = world({ marketPositionMax: c('15') });
+      w.gate.onQuoteChange(quoteOf(w, 7, 1)); // accepted: we may buy YES 10
+      w.intent.action = QuoteAction.CONFIRM;
+      w.intent.acceptedSide = 'no';
+      w.intent.handle = 7;
+      expect(w.gate.checkQuote(w.intent)).toBe(Deny.NONE); // 10, not 20
+      w.intent.handle = -1; // the same confirm without its booking named counts it twice
+      expect(w.gate.checkQuote(w.intent)).toBe(Deny.MARKET_POSITION_LIMIT);
+    });
+
+    it('the ledger check fails when the ledger and the bookings disagree', () => {
+      const w = world();
+      w.gate.onQuoteChange(quoteOf(w, 1));
+      w.gate.exposure.addResting(w.market, 0, 'bid', p('0.40'), c('1'), 0);
+      expect(() => w.gate.assertLedger([])).toThrow(/resting bids differ/);
+    });
   });
 });
