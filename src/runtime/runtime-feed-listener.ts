@@ -5,7 +5,9 @@
  * gate; trades and book-top changes, after the strategies, to the live candles' batch (a typed-array
  * row, no waiting); lifecycle to the strategies (the feed has written the market's facts in the registry the
  * gate reads); connection changes to logs and, after a reconnect, to a reconciliation. Runs on the
- * hot path synchronously; logs only on errors and connection changes.
+ * hot path synchronously; logs only on errors and connection changes. A quote's execution makes
+ * venue orders the OMS never placed: their fills go to the quoting strategy, those that arrive
+ * before the execution message names the order held (bounded) until it does.
  * Wiring only: it decides nothing beyond which component hears which message.
  */
 
@@ -23,15 +25,20 @@ import type {
   TradeRecord,
   UserOrderRecord,
 } from '../feed/index.ts';
-import type { Oms, QuoteBook } from '../oms/index.ts';
+import { FifoMap } from '../core/index.ts';
+import type { Oms, QuoteBook, QuoteMessageInput, RfqInput } from '../oms/index.ts';
 import type { RiskGate } from '../risk/index.ts';
-import type { StrategyHost } from '../strategy/index.ts';
+import type { FillView, StrategyHost } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import type { CandleFeed } from '../workers/index.ts';
 import type { FrameStamps, TickToTradeProbe } from './tick-to-trade-probe.ts';
 
 /** Bound on back-to-back reconciliation rounds after a reconnect (each is one listOrders per market). */
 const RECONCILE_ROUNDS_MAX = 5;
+/** Orders with fills and no owner yet (a quote execution not yet announced), and executions remembered. */
+const UNOWNED_ORDERS_MAX = 256;
+const UNOWNED_FILLS_PER_ORDER_MAX = 64;
+const EXECUTIONS_REMEMBERED_MAX = 10_000;
 
 export class RuntimeFeedStats {
   /** Fill messages received (duplicates included; the OMS counts those). */
@@ -51,6 +58,10 @@ export class RuntimeFeedListener implements FeedListener {
   #host: StrategyHost | null = null;
   #candles: CandleFeed | null = null;
   #quotes: QuoteBook | null = null;
+  /** Fills of orders no strategy owns yet, by order id (copies: the decoder reuses its record). */
+  readonly #unowned = new FifoMap<string, FillView[]>(UNOWNED_ORDERS_MAX);
+  /** Quote executions: venue order id -> the quoting strategy. */
+  readonly #executions = new FifoMap<string, number>(EXECUTIONS_REMEMBERED_MAX);
   #everOpen = false;
   #reconciling = false;
   #reconcileAgain = false;
@@ -109,7 +120,16 @@ export class RuntimeFeedListener implements FeedListener {
     const host = this.#host;
     if (host === null) return;
     const order = (record.orderId !== '' ? oms.orderByOrderId(record.orderId) : undefined) ?? (record.clientOrderId !== '' ? oms.order(record.clientOrderId) : undefined);
-    host.onFill(record, order === undefined ? -1 : order.strategyId);
+    if (order !== undefined || this.#quotes === null || record.orderId === '') {
+      host.onFill(record, order === undefined ? -1 : order.strategyId);
+      return;
+    }
+    const quoter = this.#executions.get(record.orderId);
+    if (quoter !== undefined) return host.onFill(record, quoter);
+    // Possibly a quote execution announced after its fills: held until the message names the order.
+    let held = this.#unowned.get(record.orderId);
+    if (held === undefined) this.#unowned.set(record.orderId, (held = []));
+    if (held.length < UNOWNED_FILLS_PER_ORDER_MAX) held.push({ ...record });
   }
 
   onUserOrder(record: UserOrderRecord): void {
@@ -129,7 +149,7 @@ export class RuntimeFeedListener implements FeedListener {
   }
 
   /** RFQs to the quote book (what a quote may answer), then to the strategies trading the market. */
-  onRfq(record: RfqRecord): void {
+  onRfq(record: RfqRecord | RfqInput): void {
     const quotes = this.#quotes;
     if (quotes === null) return;
     const rfq = quotes.onRfq(record);
@@ -140,9 +160,15 @@ export class RuntimeFeedListener implements FeedListener {
     }
   }
 
-  /** Quote messages to the quote book, which tells the owning strategy. */
-  onQuote(record: QuoteMessageRecord): void {
-    this.#quotes?.onQuoteMessage(record);
+  /** Quote messages to the quote book, which tells the owning strategy; an execution also hands it the fills held for its order. */
+  onQuote(record: QuoteMessageRecord | QuoteMessageInput): void {
+    const quote = this.#quotes?.onQuoteMessage(record) ?? null;
+    if (quote === null || record.eventType !== 'executed' || record.orderId === '') return;
+    this.#executions.set(record.orderId, quote.strategyId);
+    const held = this.#unowned.get(record.orderId);
+    if (held === undefined) return;
+    this.#unowned.delete(record.orderId);
+    for (const fill of held) this.#host?.onFill(fill, quote.strategyId);
   }
 
   onError(code: number | FeedErrorCode, message: string): void {

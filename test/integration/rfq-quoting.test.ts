@@ -4,7 +4,8 @@
  * strategy, which prices it from the local book and quotes through the gate and the quote book
  * (POST /communications/quotes); the requester accepts; the strategy confirms after its last look;
  * the quote executes; the runtime's position equals the venue's and the quote book ends executed,
- * journaled. Also: a quote the venue no longer has (a roll cleared it) is found cancelled by the
+ * journaled; the execution's fill reaches the quoting strategy's onFill (its order is the venue's,
+ * not the OMS's). Also: a quote the venue no longer has (a roll cleared it) is found cancelled by the
  * reconciliation from GET /communications/quotes; an RFQ above the strategy's size limit is not
  * answered.
  * Method: an in-process simulator without synthetic activity, a liquidity user that makes the
@@ -90,6 +91,13 @@ describe('RFQ quoting against the simulator (WebSocket + REST)', () => {
     const rt = createRfqRuntime('rfq-lifecycle.jsonl', { edge: '0.0200', maxContracts: '100.00', maxOpenQuotes: 5, postOnly: true });
     runtime = rt;
     await rt.start();
+    // What reaches strategies' onFill, and for which strategy (the host's one entry point for fills).
+    const fills: [string, number][] = [];
+    const deliver = rt.host.onFill.bind(rt.host);
+    rt.host.onFill = (fill, strategyId = -1) => {
+      fills.push([fill.orderId, strategyId]);
+      deliver(fill, strategyId);
+    };
     await waitUntil(() => rt.feed.books.get(MARKET)?.synced === true, 5_000, 'book synced');
     const before = await venuePosition();
     expect(before === undefined || before === '0.00').toBe(true);
@@ -111,6 +119,8 @@ describe('RFQ quoting against the simulator (WebSocket + REST)', () => {
     expect(quote.acceptedSide).toBe('yes');
     expect(quote.orderId).not.toBe('');
     await waitUntil(() => rt.router.position(0, MARKET) === -1000, 5_000, 'runtime position -10.00');
+    await waitUntil(() => fills.some(([orderId]) => orderId === quote.orderId), 5_000, 'the execution fill at onFill');
+    expect(fills.filter(([orderId]) => orderId === quote.orderId).map(([, id]) => id)).toEqual([rt.host.strategyNumber('rfq')]);
     expect(await venuePosition()).toBe('-10.00');
     const after = await rest(sim, requester, 'GET', `/communications/quotes/${quote.quoteId}`);
     expect(after.body.quote).toMatchObject({ status: 'executed' });
