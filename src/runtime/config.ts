@@ -52,6 +52,8 @@ export interface FixVenueConfig {
   /** KalshiMD (feed.source "fix"): the market-data host and port; null in embedded mode. */
   marketDataHost: string | null;
   marketDataPort: number | null;
+  /** KalshiRFQ port (rfq.route "fix"); the host is `host`. */
+  rfqPort: number | null;
 }
 
 export interface SimConfig {
@@ -86,6 +88,8 @@ export interface RfqConfig {
   enabled: boolean;
   maxOpenQuotes: number;
   restRemainder: boolean;
+  /** rest: POST /communications/quotes and the communications channel; fix: the KalshiRFQ session. */
+  route: 'rest' | 'fix';
 }
 
 export interface StrategyConfig {
@@ -509,6 +513,12 @@ function checkAcrossKeys(data: Record<string, unknown>, issues: ConfigIssue[]): 
   if (isObject(feed) && feed.source === 'fix' && isObject(venue) && venue.mode === 'remote' && isObject(venue.fix)) {
     for (const key of ['marketDataHost', 'marketDataPort']) {
       if (venue.fix[key] === null) issues.push(issue('INCONSISTENT_VALUES', `/venue/fix/${key}`, 'required when /venue/mode is "remote" and /feed/source is "fix"'));
+    }
+  }
+  const rfq = data.rfq;
+  if (isObject(rfq) && rfq.enabled === true && rfq.route === 'fix' && isObject(venue) && venue.mode === 'remote' && isObject(venue.fix)) {
+    for (const key of ['host', 'rfqPort']) {
+      if (venue.fix[key] === null || venue.fix[key] === undefined) issues.push(issue('INCONSISTENT_VALUES', `/venue/fix/${key}`, 'required when /venue/mode is "remote" and /rfq/route is "fix"'));
     }
   }
   if (Array.isArray(data.strategies)) {

@@ -37,7 +37,7 @@ describe('defaults', () => {
     expect(config.venue).toEqual({
       mode: 'embedded', restUrl: null, wsUrl: null,
       keyIdEnv: 'KALSHI_API_KEY_ID', privateKeyPathEnv: 'KALSHI_PRIVATE_KEY_PATH', privateKeyPemEnv: 'KALSHI_PRIVATE_KEY_PEM', restrictedSubaccount: -1, orderWatchdog: true,
-      fix: { host: null, port: null, sessionName: 'KalshiNR', tls: true, heartbeatIntervalS: 30, cancelOrdersOnDisconnect: true, marketDataHost: null, marketDataPort: null },
+      fix: { host: null, port: null, sessionName: 'KalshiNR', tls: true, heartbeatIntervalS: 30, cancelOrdersOnDisconnect: true, marketDataHost: null, marketDataPort: null, rfqPort: null },
     });
     expect(config.risk.maxOrderCount).toBe(10_000); // "100.00" contracts in 1/100 contract
     expect(config.risk.maxOrderNotionalDollars).toBe(1_000_000); // "100.00" dollars in 1/10,000 dollar
@@ -80,6 +80,25 @@ describe('defaults', () => {
     }
     expect(String((error as Error).message)).toMatch(/\/venue\/fix\/host/);
     expect(validateConfig({ strategies: [strategy({ route: 'fix' })] }, 'x.json', {}).strategies[0].route).toBe('fix'); // embedded: the simulator's acceptor
+  });
+
+  it('quotes over FIX need the FIX host and the KalshiRFQ port of a remote venue', () => {
+    const remote = { mode: 'remote', restUrl: 'https://x.example/trade-api/v2', wsUrl: 'wss://x.example/trade-api/ws/v2' };
+    const env = { KALSHI_API_KEY_ID: 'k', KALSHI_PRIVATE_KEY_PATH: '/nonexistent.pem' };
+    const messageOf = (document: Record<string, unknown>): string => {
+      try {
+        validateConfig(document, 'x.json', env);
+        return '';
+      } catch (caught) {
+        return String((caught as Error).message);
+      }
+    };
+    const message = messageOf({ venue: remote, rfq: { enabled: true, route: 'fix' } });
+    expect(message).toMatch(/\/venue\/fix\/host/);
+    expect(message).toMatch(/\/venue\/fix\/rfqPort/);
+    expect(messageOf({ venue: { ...remote, fix: { host: 'fix.example', rfqPort: 8232 } }, rfq: { enabled: true, route: 'fix' } })).not.toMatch(/rfqPort|\/venue\/fix\/host/);
+    expect(validateConfig({ rfq: { enabled: true, route: 'fix' } }, 'x.json', {}).rfq.route).toBe('fix'); // embedded: the simulator's acceptor
+    expect(validateConfig({}, 'x.json', {}).rfq.route).toBe('rest');
   });
 
   it('converts fixed-point strings exactly, with or without trailing decimals', () => {
