@@ -73,6 +73,13 @@ export interface FeedOptions {
   markets?: MarketRegistry;
   /** Builds the session (default: a WsSession). Tests pass a scripted fake. */
   createSession?: (options: WsSessionOptions) => FeedSession;
+  /**
+   * Sees every frame the session delivers, right after it was handled (so the orders it caused are
+   * already written), with the hop record's receive stamp (0 when stamps are off): the recorder,
+   * src/record. Must copy what it keeps and not throw. Absent or null: the session calls
+   * handleBytes directly.
+   */
+  frameTap?: ((bytes: Buffer, start: number, end: number, receivedNs: number) => void) | null;
 }
 
 /** A caller slip the feed refuses: a stable code to branch on. */
@@ -135,12 +142,20 @@ export class Feed {
       orderbookParams.skip_ticker_ack = true;
       commonParams.skip_ticker_ack = true;
     }
+    const frameTap = options.frameTap ?? null;
     const sessionOptions: WsSessionOptions = {
       url: options.url,
       sign: options.auth === null ? null : handshakeSigner(options.auth),
       handler: {
         onOpen: () => this.#onOpen(),
-        onFrame: (bytes, start, end) => this.handleBytes(bytes, start, end),
+        // Chosen once here, so a feed without a tap pays nothing for the option.
+        onFrame: frameTap === null
+          ? (bytes, start, end) => this.handleBytes(bytes, start, end)
+          : (bytes, start, end) => {
+              const utf8 = this.handleBytes(bytes, start, end);
+              frameTap(bytes, start, end, this.hop.receivedNs);
+              return utf8;
+            },
         onClose: (code, reason) => this.#onClose(code, reason),
         onState: (state) => this.#onState(state),
       },

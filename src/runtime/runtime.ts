@@ -11,12 +11,13 @@
  * presigning workers, and the worker pool (config.workers): live candlesticks (backfilled from the
  * venue when a market is added, then kept from the trade feed) and portfolio risk (the gate waits
  * for the first snapshot before strategies start). The event-loop stall sampler runs from start
- * to stop; the status reports it with the pool's queue depth.
+ * to stop; the status reports it with the pool's queue depth. With config record.enabled the run
+ * is recorded (src/record: frames, markets, orders and answers) to one file under record.dir.
  */
 
 import type { KeyObject } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve as resolvePath } from 'node:path';
 import { createIntent, IntentKind, systemClock } from '../core/index.ts';
 import type { Clock, Count } from '../core/index.ts';
 import { Channel } from '../feed/index.ts';
@@ -41,6 +42,7 @@ import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 import { TradingGraph, configuredTradingState } from './trading-graph.ts';
 import { KeepWarm } from './keep-warm.ts';
+import { Recorder, RecordKind, marketRecordText } from '../record/index.ts';
 
 export interface VenueEndpoint {
   /** REST base including the API prefix, e.g. http://127.0.0.1:9000/trade-api/v2. */
@@ -179,6 +181,8 @@ export class Runtime {
   readonly stall: EventLoopStall;
   /** The keep-warm dry run (process.keepWarmMs), null when off. */
   readonly keepWarm: KeepWarm | null;
+  /** The session recording (config record.enabled; docs/recording-format.md), null when off. */
+  readonly recorder: Recorder | null;
   readonly #denyScratch = new Float64Array(DENY_CODE_COUNT);
   /** Whether each event's markets are mutually exclusive, as read from the venue (portfolio risk). */
   readonly #eventExclusive = new Map<string, Promise<boolean>>();
@@ -241,6 +245,10 @@ export class Runtime {
 
     mkdirSync(dirname(options.journalPath), { recursive: true, mode: 0o700 });
     this.recovered = recover(options.journalPath);
+    // One file per run under record.dir (relative to the project root), named by the start time.
+    this.recorder = config.record.enabled ? new Recorder({ dir: resolvePath(options.rootDir, config.record.dir), startMs: this.clock.nowMs() }) : null;
+    if (this.recorder !== null) options.logger.info({ path: this.recorder.path }, 'recording the session (record.enabled)');
+    this.recorder?.text(RecordKind.SESSION, JSON.stringify({ event: 'start', source: 'runtime', strategies: (options.strategies ?? config.strategies).map((s) => s.id) }));
     this.graph = new TradingGraph({
       config,
       clock: this.clock,
@@ -273,6 +281,7 @@ export class Runtime {
       reconcileIntervalMs: options.reconcileIntervalMs,
       drainTimeoutMs: options.drainTimeoutMs,
       workers: true,
+      recorder: this.recorder,
     });
     const graph = this.graph;
     this.candles = graph.candles;
@@ -472,6 +481,14 @@ export class Runtime {
     await this.quoteRoute?.close();
     await this.fix?.close();
     await this.oms.stop();
+    await this.#closeRecorder();
+  }
+
+  async #closeRecorder(): Promise<void> {
+    const recorder = this.recorder;
+    if (recorder === null) return;
+    await recorder.close();
+    this.logger.info({ path: recorder.path, ...recorder.stats }, 'session recording closed');
   }
 
   /** Simulates a crash for tests: stops strategies, timers and sockets without cancelling or reconciling. */
@@ -492,6 +509,7 @@ export class Runtime {
     await this.account.close();
     await this.quoteRoute?.close();
     await this.journal.close();
+    await this.#closeRecorder();
   }
 
   status(): RuntimeStatus {
@@ -570,6 +588,7 @@ export class Runtime {
           // One registry: the feed's book, the gate's market and the facts share one index and one record.
           const handle = gate.addMarket(ticker, facts.grid, book, { open: facts.open });
           gate.setMarketCloseTime(handle, facts.closeMs);
+          this.recorder?.text(RecordKind.MARKET, marketRecordText(ticker, facts.grid, facts.open, facts.closeMs, facts.eventTicker));
           added.push(book);
           learnt.push({ ticker, handle, eventTicker: facts.eventTicker });
         }

@@ -4,7 +4,10 @@
  * measures the runtime (bench/hot-path, bench/tick-to-trade). What differs between them comes in
  * as options, never as a second wiring: the order-entry route (REST, or a sink), the reads the OMS
  * reconciles with, the feed session (the exchange's WebSocket, or a stub fed by a driver), the
- * clock, and how a market is looked up when a strategy asks for it.
+ * clock, and how a market is looked up when a strategy asks for it. A replay (src/replay) builds
+ * this same graph from a recording: a replay session, a replay venue route, the recording's clock.
+ * With a recorder (config record.enabled) the feed's frames and the routes' requests and answers
+ * are tapped into it; without one nothing is wrapped.
  *
  *   WS frame (or FIX W/X, feed.source "fix") -> feed decode -> book apply -> RuntimeFeedListener -> StrategyHost -> strategy
  *     -> Router: RiskGate.check -> Oms.accept -> route (bytes out) ; route answers -> Oms -> gate
@@ -36,6 +39,8 @@ import { StrategyHost } from '../strategy/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import { CandleFeed, PortfolioRiskPublisher } from '../workers/index.ts';
+import { RecordingOrderEntry } from '../record/index.ts';
+import type { Recorder } from '../record/index.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
 import { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import { TickToTradeProbe } from './tick-to-trade-probe.ts';
@@ -86,6 +91,11 @@ export interface TradingGraphOptions {
    * which measure the hot path alone and start no pool).
    */
   workers?: boolean;
+  /**
+   * The session recorder (config record.enabled; src/record): taps the feed's frames and sits
+   * between the router and every route to record orders and answers. Null or absent: no tap at all.
+   */
+  recorder?: Recorder | null;
 }
 
 /** The risk limits the gate enforces, from the validated config's `risk` section. */
@@ -150,8 +160,10 @@ export class TradingGraph {
       markets: this.markets,
       portfolio: portfolioView,
     });
+    const recorder = options.recorder ?? null;
     this.feed = new Feed({
       ...options.feed,
+      frameTap: recorder === null ? null : recorder.frameTap,
       markets: this.markets,
       logger: log.child({ component: 'feed' }),
       clock,
@@ -170,7 +182,10 @@ export class TradingGraph {
       reconnectMinMs: md.reconnectMinMs ?? config.feed.reconnectBackoffMinMs,
       reconnectMaxMs: md.reconnectMaxMs ?? config.feed.reconnectBackoffMaxMs,
     });
-    this.entry = options.entry;
+    this.entry = recorder === null ? options.entry : new RecordingOrderEntry(recorder, options.entry, 'rest');
+    const moreRoutes = recorder === null || options.moreRoutes === undefined
+      ? options.moreRoutes
+      : options.moreRoutes.map((route) => ({ name: route.name, entry: new RecordingOrderEntry(recorder, route.entry, route.name) }));
     this.journal = new Journal(options.journalPath);
     this.oms = new Oms({
       reads: options.reads,
@@ -187,7 +202,7 @@ export class TradingGraph {
       reconcileIntervalMs: options.reconcileIntervalMs,
     });
     probe.controlStamps(this.feed.hop);
-    this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, moreRoutes: options.moreRoutes, clock, probe });
+    this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, moreRoutes, clock, probe });
     const quoteEntry = options.quoteEntry ?? null;
     this.quoteBook = quoteEntry === null ? null : new QuoteBook({
       clock,

@@ -70,4 +70,20 @@ describe('folder dependencies', () => {
   it('the simulator never imports the runtime\'s trading code', () => {
     expectNone('sim', ['oms', 'risk', 'router', 'strategy', 'runtime', 'feed', 'book']);
   });
+
+  it('recording knows no trading decisions; nothing below the runtime knows record or replay', () => {
+    expectNone('record', ['sim', 'replay', 'runtime', 'router', 'risk', 'strategy', 'exec', 'feed', 'book']);
+    for (const folder of ['sim', 'core', 'net', 'fix', 'market', 'book', 'feed', 'oms', 'risk', 'router', 'strategy', 'exec']) expectNone(folder, ['record', 'replay']);
+    // The runtime opens the recorder; replay builds on the runtime's graph, never the reverse.
+    expectNone('runtime', ['replay']);
+  });
+
+  it('replay reaches the simulator only through its matching engine\'s index', () => {
+    const simFiles = (foldersImportedBy('replay').get('sim') ?? []);
+    for (const file of filesOf('replay')) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/from\s+'([^']*\/sim\/[^']*)'/g)) expect(match[1], path.relative(SRC, file)).toMatch(/\/sim\/engine\/index\.ts$/);
+    }
+    expect(simFiles.length).toBeGreaterThan(0); // the rule is about a real import, not an empty folder
+  });
 });

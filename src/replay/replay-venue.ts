@@ -1,0 +1,422 @@
+/**
+ * The replay venue: the order-entry route of a replay, an OrderEntry (src/oms/order-route.ts)
+ * whose exchange is the simulator's matching engine (src/sim/engine) seeded with the recorded
+ * market. Time is the recording's: a request reaches the engine `orderLatencyUs` after it was sent,
+ * its answer reaches the OMS `answerLatencyUs` later, and our fills and order updates reach the feed
+ * as `fill` / `user_order` frames `feedLatencyUs` after the match, through the same decoder, OMS and
+ * strategy path as live.
+ *
+ * Liquidity (the queue-position model): the engine's book holds "mirror" orders standing for the
+ * recorded book. When one of our orders arrives, the levels it could cross and the level it joins
+ * are brought to the recorded sizes first; new recorded size joins behind us, size that left the
+ * level leaves from the back of the queue (`risk_averse`: only trades move us forward) or from the
+ * front (`optimistic`). A recorded public trade in a market where we rest is replayed as a mirror
+ * taker order of the trade's size and price, so it fills whoever is ahead of us, then us.
+ *
+ * Deterministic: engine ids from the seed, time from the driver, events in (time, sequence) order.
+ * Owns the engine and the pending events; never decides for the OMS (answers only).
+ */
+
+import type { BookSide, Count, Price } from '../core/index.ts';
+import { PRICE_ONE } from '../core/index.ts';
+import type { OrderBook } from '../book/index.ts';
+import type { ExecListener, NewOrder, OrderEntry, OrderReads, WireFill, WireOrder, WirePosition } from '../oms/index.ts';
+import { ExecError } from '../oms/index.ts';
+import { SimEngine, fillToWsMsg, isSimError, parseCatalog, userOrderToWsMsg } from '../sim/engine/index.ts';
+import type { CreateOrderParams, Fill, Order, SimError } from '../sim/engine/index.ts';
+import { createOrderText } from '../record/index.ts';
+import type { RecordedMarket } from '../record/index.ts';
+
+export type QueueModel = 'risk_averse' | 'optimistic';
+
+export interface ReplayVenueOptions {
+  markets: readonly RecordedMarket[];
+  /** Unix ms the recording started (engine time = startMs + ns / 1e6). */
+  startMs: number;
+  orderLatencyUs: number;
+  answerLatencyUs: number;
+  feedLatencyUs: number;
+  queueModel: QueueModel;
+  seed: number;
+  /** Cash per subaccount, centicents. */
+  cashCenticents: number;
+  subaccounts: readonly number[];
+  /** The runtime's book of a market (the recorded state as of now), for the mirror. */
+  book: (ticker: string) => OrderBook | undefined;
+  /** Delivers a frame to the feed (the same path as a socket frame). */
+  deliverFrame: (text: string) => void;
+}
+
+export interface ReplayVenueStats {
+  requests: number;
+  creates: number;
+  cancels: number;
+  amends: number;
+  decreases: number;
+  rejects: number;
+  /** Engine error codes of the rejects, by code. */
+  rejectCodes: Map<string, number>;
+  fills: number;
+  /** Contracts filled, 1/100 contract. */
+  filledCount: number;
+  mirrorTrades: number;
+  /** Microseconds from a create's send to its ack, per create (recording clock + model). */
+  ackLatencyUs: number[];
+}
+
+const US = 'replay';
+const BOOK_USER = 'mirror-book';
+const TAKER_USER = 'mirror-taker';
+const MIRROR_CASH = 1e14; // centicents: $10 billion, never the binding limit
+const LEVELS_SYNCED_MAX = 64; // levels brought to the recorded size per arrival
+const FILL_SID = 0; // replaced by the session's sid for the channel (setSids)
+
+/** One pending event, in (timeNs, seq) order. */
+interface VenueEvent {
+  timeNs: number;
+  seq: number;
+  run: () => void;
+}
+
+export class ReplayVenue implements OrderEntry, OrderReads {
+  readonly engine: SimEngine;
+  /** Every request as `<time ns>|<request text>` (docs/recording-format.md's ORDER text): the determinism check hashes it. */
+  readonly log: string[] = [];
+  readonly stats: ReplayVenueStats = { requests: 0, creates: 0, cancels: 0, amends: 0, decreases: 0, rejects: 0, rejectCodes: new Map(), fills: 0, filledCount: 0, mirrorTrades: 0, ackLatencyUs: [] };
+  readonly #options: ReplayVenueOptions;
+  readonly #events: VenueEvent[] = [];
+  #seq = 0;
+  #nowNs = 0;
+  #engineMs: number;
+  #listener: ExecListener | null = null;
+  /** Mirror orders by `${side}:${price}` of a market, oldest first. */
+  readonly #mirror = new Map<string, Map<string, string[]>>();
+  /** Our resting orders per market (from the engine's order updates). */
+  readonly #restingByMarket = new Map<string, Set<string>>();
+  #fillSid = FILL_SID;
+  #userOrderSid = FILL_SID;
+  readonly #levels = new Int32Array(LEVELS_SYNCED_MAX);
+
+  constructor(options: ReplayVenueOptions) {
+    this.#options = options;
+    this.#engineMs = options.startMs;
+    const catalog = parseCatalog(catalogOf(options.markets), 'replay catalog');
+    this.engine = new SimEngine({ now: () => this.#engineMs, seed: options.seed, catalog });
+    for (const user of [US, BOOK_USER, TAKER_USER]) this.engine.addUser(user, { keepHistory: user === US });
+    for (const subaccount of options.subaccounts) this.#check(this.engine.deposit(US, subaccount, 0, options.cashCenticents as never));
+    this.#check(this.engine.deposit(BOOK_USER, 0, 0, MIRROR_CASH as never));
+    this.#check(this.engine.deposit(TAKER_USER, 0, 0, MIRROR_CASH as never));
+    this.engine.subscribe({
+      onFill: (userId, fill) => {
+        if (userId === US) this.#onOurFill(fill);
+      },
+      onUserOrder: (userId, order) => {
+        if (userId === US) this.#onOurOrder(order);
+      },
+    });
+  }
+
+  /** The sids the replay session gave the fill and user_orders channels (their frames carry them). */
+  setSids(fillSid: number, userOrderSid: number): void {
+    this.#fillSid = fillSid;
+    this.#userOrderSid = userOrderSid;
+  }
+
+  /** Pending events (requests in flight, answers, frames). */
+  get pendingCount(): number {
+    return this.#events.length;
+  }
+
+  /** Time of the next pending event, Infinity when none. */
+  nextEventNs(): number {
+    return this.#events.length === 0 ? Infinity : this.#events[0].timeNs;
+  }
+
+  /** Runs every event due at or before `timeNs`, each at its own time; `setTime` moves the runtime's clock. */
+  runUntil(timeNs: number, setTime: (ns: number) => void): number {
+    let ran = 0;
+    // Bounded: each event runs once; events an event adds are later (latencies > 0) or run here in order.
+    while (this.#events.length > 0 && this.#events[0].timeNs <= timeNs && ran < 1_000_000) {
+      const event = this.#events.shift()!;
+      this.#nowNs = event.timeNs;
+      this.#engineMs = this.#options.startMs + Math.floor(event.timeNs / 1e6);
+      setTime(event.timeNs);
+      event.run();
+      ran++;
+    }
+    return ran;
+  }
+
+  /** The driver's time: requests sent now are stamped with it. */
+  setNow(timeNs: number): void {
+    this.#nowNs = timeNs;
+  }
+
+  /** A recorded public trade: replayed against our resting orders (see the file comment). */
+  onRecordedTrade(ticker: string, yesPrice: Price, count: Count, takerBookSide: BookSide): void {
+    const resting = this.#restingByMarket.get(ticker);
+    if (resting === undefined || resting.size === 0 || count <= 0) return;
+    this.#engineMs = this.#options.startMs + Math.floor(this.#nowNs / 1e6);
+    // The taker bought YES (bid) -> it consumed asks at or below the price, and the reverse.
+    const makerSide: BookSide = takerBookSide === 'bid' ? 'ask' : 'bid';
+    this.#syncLevels(ticker, makerSide, yesPrice);
+    this.stats.mirrorTrades++;
+    this.engine.createOrder(TAKER_USER, {
+      ticker, side: takerBookSide, price: yesPrice, count, timeInForce: 'immediate_or_cancel', selfTradePrevention: 'taker_at_cross', subaccount: 0,
+    });
+  }
+
+  // ---- OrderEntry ---------------------------------------------------------------------------------
+
+  setListener(listener: ExecListener): void {
+    this.#listener = listener;
+  }
+
+  create(order: Readonly<NewOrder>): void {
+    this.stats.requests++;
+    this.stats.creates++;
+    const sentNs = this.#nowNs;
+    this.log.push(`${sentNs}|${createOrderText(order)}`);
+    // Copied now: the router reuses its record after the call.
+    const params: CreateOrderParams = {
+      ticker: order.ticker, clientOrderId: order.clientOrderId, side: order.side, price: order.price, count: order.count,
+      timeInForce: order.timeInForce, selfTradePrevention: order.selfTradePrevention, postOnly: order.postOnly,
+      reduceOnly: order.reduceOnly, subaccount: order.subaccount, orderGroupId: order.orderGroupId,
+      expirationTs: order.expirationTs === 0 ? null : order.expirationTs,
+    };
+    const clientOrderId = order.clientOrderId;
+    this.#at(sentNs + this.#options.orderLatencyUs * 1000, () => {
+      this.#syncForOrder(params.ticker, params.side, params.price);
+      const result = this.engine.createOrder(US, params);
+      this.#answer(() => {
+        const listener = this.#listener;
+        if (listener === null) return;
+        if (isSimError(result)) {
+          this.stats.rejects++;
+          countCode(this.stats.rejectCodes, result);
+          listener.onCreateReject(clientOrderId, rejectOf(result));
+          return;
+        }
+        this.stats.ackLatencyUs.push(Math.round((this.#nowNs - sentNs) / 1000));
+        listener.onCreateAck(clientOrderId, result.order.orderId, result.fillCount, result.order.remainingCount, this.#engineMs);
+      });
+    });
+  }
+
+  cancel(orderId: string, subaccount: number): void {
+    this.stats.requests++;
+    this.stats.cancels++;
+    this.log.push(`${this.#nowNs}|cancel|${orderId}|${subaccount}`);
+    this.#at(this.#nowNs + this.#options.orderLatencyUs * 1000, () => {
+      const result = this.engine.cancelOrder(US, orderId, subaccount);
+      this.#answer(() => {
+        if (this.#listener === null) return;
+        if (isSimError(result)) {
+          this.stats.rejects++;
+          countCode(this.stats.rejectCodes, result);
+          this.#listener.onCancelReject(orderId, rejectOf(result));
+        } else this.#listener.onCancelAck(orderId, result.reducedBy, this.#engineMs);
+      });
+    });
+  }
+
+  amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
+    this.stats.requests++;
+    this.stats.amends++;
+    this.log.push(`${this.#nowNs}|amend|${orderId}|${ticker}|${side}|${price}|${count}|${subaccount}`);
+    this.#at(this.#nowNs + this.#options.orderLatencyUs * 1000, () => {
+      this.#syncForOrder(ticker, side, price);
+      const result = this.engine.amendOrder(US, orderId, { ticker, side, price, count, subaccount } as never);
+      this.#answer(() => {
+        if (this.#listener === null) return;
+        if (isSimError(result)) {
+          this.stats.rejects++;
+          countCode(this.stats.rejectCodes, result);
+          this.#listener.onAmendReject(orderId, rejectOf(result));
+        } else this.#listener.onAmendAck(orderId, result.order.fillCount, result.order.remainingCount, this.#engineMs);
+      });
+    });
+  }
+
+  decrease(orderId: string, reduceBy: Count, subaccount: number): void {
+    this.stats.requests++;
+    this.stats.decreases++;
+    this.log.push(`${this.#nowNs}|decrease|${orderId}|${reduceBy}|${subaccount}`);
+    this.#at(this.#nowNs + this.#options.orderLatencyUs * 1000, () => {
+      const result = this.engine.decreaseOrder(US, orderId, { reduceBy, subaccount } as never);
+      this.#answer(() => {
+        if (this.#listener === null) return;
+        if (isSimError(result)) {
+          this.stats.rejects++;
+          countCode(this.stats.rejectCodes, result);
+          this.#listener.onDecreaseReject(orderId, rejectOf(result));
+        } else this.#listener.onDecreaseAck(orderId, result.order.remainingCount, this.#engineMs);
+      });
+    });
+  }
+
+  /** An order group at the engine (the strategy's configured orderGroup), created at once: start-up, not the hot path. */
+  createOrderGroup(subaccount: number, contractsLimit: Count): string {
+    const group = this.engine.createOrderGroup(US, { subaccount, contractsLimit });
+    if (isSimError(group)) throw new ExecError('EXEC_REJECTED', `replay venue: order group refused: ${group.code} ${group.message}`, group.status);
+    return group.orderGroupId;
+  }
+
+  deleteOrderGroup(orderGroupId: string, subaccount: number): void {
+    this.engine.deleteOrderGroup(US, orderGroupId, subaccount);
+  }
+
+  cancelAll(subaccount: number | null): Promise<void> {
+    this.engine.cancelAllOrders(US, subaccount);
+    return Promise.resolve();
+  }
+
+  // ---- OrderReads (reconciliation; the replay driver does not reconcile, but a strategy may ask) ----
+
+  listOrders(): Promise<WireOrder[]> {
+    const out: WireOrder[] = this.engine.restingOrders(US).map((o) => ({
+      orderId: o.orderId, clientOrderId: o.clientOrderId, ticker: o.ticker, side: o.side, price: o.price, status: 'resting',
+      fillCount: o.fillCount, remainingCount: o.remainingCount, initialCount: o.initialCount, subaccount: o.subaccount,
+      orderGroupId: o.orderGroupId, createdTimeMs: o.createdMs,
+    }));
+    return Promise.resolve(out);
+  }
+
+  listFills(): Promise<WireFill[]> {
+    return Promise.reject(new ExecError('EXEC_REJECTED', 'replay venue: fills arrive on the fill channel only'));
+  }
+
+  listPositions(): Promise<WirePosition[]> {
+    return Promise.reject(new ExecError('EXEC_REJECTED', 'replay venue: positions are the OMS\'s own'));
+  }
+
+  // ---- internals ------------------------------------------------------------------------------------
+
+  #at(timeNs: number, run: () => void): void {
+    const event: VenueEvent = { timeNs, seq: this.#seq++, run };
+    // Insert in (time, seq) order; latencies are constant per kind, so this is near the end.
+    const events = this.#events;
+    let i = events.length;
+    while (i > 0 && events[i - 1].timeNs > timeNs) i--;
+    events.splice(i, 0, event);
+  }
+
+  #answer(run: () => void): void {
+    this.#at(this.#nowNs + this.#options.answerLatencyUs * 1000, run);
+  }
+
+  #onOurFill(fill: Fill): void {
+    this.stats.fills++;
+    this.stats.filledCount += fill.count;
+    const text = `{"type":"fill","sid":${this.#fillSid},"msg":${JSON.stringify(fillToWsMsg(fill))}}`;
+    this.#at(this.#nowNs + this.#options.feedLatencyUs * 1000, () => this.#options.deliverFrame(text));
+  }
+
+  #onOurOrder(order: Order): void {
+    let resting = this.#restingByMarket.get(order.ticker);
+    if (resting === undefined) this.#restingByMarket.set(order.ticker, (resting = new Set()));
+    if (order.status === 'resting') resting.add(order.orderId);
+    else resting.delete(order.orderId);
+    const text = `{"type":"user_order","sid":${this.#userOrderSid},"msg":${JSON.stringify(userOrderToWsMsg(order))}}`;
+    this.#at(this.#nowNs + this.#options.feedLatencyUs * 1000, () => this.#options.deliverFrame(text));
+  }
+
+  /** Before our order meets the engine: the levels it may cross, and the level it joins, at their recorded sizes. */
+  #syncForOrder(ticker: string, side: BookSide, price: Price): void {
+    this.#syncLevels(ticker, side === 'bid' ? 'ask' : 'bid', price);
+    this.#syncLevel(ticker, side, price);
+  }
+
+  /** The `makerSide` levels a taker at `price` would reach, best first, at most LEVELS_SYNCED_MAX. */
+  #syncLevels(ticker: string, makerSide: BookSide, price: Price): void {
+    const book = this.#options.book(ticker);
+    if (book === undefined || !book.synced) return;
+    const levels = this.#levels;
+    const n = makerSide === 'ask' ? book.topAskLevels(LEVELS_SYNCED_MAX, levels) : book.topBidLevels(LEVELS_SYNCED_MAX, levels);
+    for (let i = 0; i < n; i++) {
+      const levelPrice = book.grid.priceAt(levels[i]);
+      if (makerSide === 'ask' ? levelPrice > price : levelPrice < price) break;
+      this.#syncLevel(ticker, makerSide, levelPrice);
+    }
+  }
+
+  /** Brings the mirror at one level to the recorded size (book side 'bid' = YES bids, 'ask' = NO bids at 1 - price). */
+  #syncLevel(ticker: string, side: BookSide, price: Price): void {
+    const book = this.#options.book(ticker);
+    if (book === undefined || !book.synced || price <= 0 || price >= PRICE_ONE) return;
+    const level = book.grid.levelOf(price);
+    if (level < 0) return;
+    const recorded = side === 'bid' ? book.bidSizeAtLevel(level) : book.askSizeAtLevel(level);
+    let byLevel = this.#mirror.get(ticker);
+    if (byLevel === undefined) this.#mirror.set(ticker, (byLevel = new Map()));
+    const key = `${side}:${price}`;
+    let ids = byLevel.get(key);
+    if (ids === undefined) byLevel.set(key, (ids = []));
+    // Drop mirror orders the engine no longer rests (filled or cancelled), summing the rest.
+    let mirrored = 0;
+    let kept = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const order = this.engine.getOrder(BOOK_USER, ids[i], 0);
+      if (isSimError(order) || order.status !== 'resting') continue;
+      ids[kept++] = ids[i];
+      mirrored += order.remainingCount;
+    }
+    ids.length = kept;
+    if (recorded > mirrored) {
+      // New size joins the back of the queue, behind whatever rests there (us included).
+      const result = this.engine.createOrder(BOOK_USER, {
+        ticker, side, price, count: (recorded - mirrored) as Count, timeInForce: 'good_till_canceled', selfTradePrevention: 'maker', postOnly: true, subaccount: 0,
+      });
+      if (!isSimError(result) && result.order.status === 'resting') ids.push(result.order.orderId);
+      return;
+    }
+    let excess = mirrored - recorded;
+    const fromBack = this.#options.queueModel === 'risk_averse';
+    // Bounded by the level's mirror orders: each is reduced or cancelled once.
+    for (let step = 0; excess > 0 && step < ids.length; step++) {
+      const index = fromBack ? ids.length - 1 - step : step;
+      const order = this.engine.getOrder(BOOK_USER, ids[index], 0);
+      if (isSimError(order)) continue;
+      if (order.remainingCount <= excess) {
+        excess -= order.remainingCount;
+        this.engine.cancelOrder(BOOK_USER, order.orderId, 0);
+      } else {
+        this.engine.decreaseOrder(BOOK_USER, order.orderId, { reduceBy: excess as Count, subaccount: 0 } as never);
+        excess = 0;
+      }
+    }
+  }
+
+  #check(error: SimError | null): void {
+    if (error !== null) throw new Error(`replay venue: engine setup failed: ${error.code} ${error.message}`);
+  }
+}
+
+function rejectOf(error: SimError): { status: number; code: string; message: string; details: string } {
+  return { status: error.status, code: error.code, message: error.message, details: '' };
+}
+
+function countCode(codes: Map<string, number>, error: SimError): void {
+  codes.set(error.code, (codes.get(error.code) ?? 0) + 1);
+}
+
+/** An engine catalog of the recorded markets: one series and event per event ticker, all markets active. */
+function catalogOf(markets: readonly RecordedMarket[]): Record<string, unknown> {
+  const events = new Map<string, string>();
+  for (const market of markets) {
+    const event = market.eventTicker !== '' ? market.eventTicker : market.ticker.split('-').slice(0, -1).join('-') || market.ticker;
+    events.set(event, event.split('-')[0]);
+  }
+  const series = [...new Set(events.values())].map((ticker) => ({ ticker, title: ticker, fee_type: 'quadratic', exchange_index: 0 }));
+  return {
+    series,
+    events: [...events].map(([event, seriesTicker]) => ({ event_ticker: event, series_ticker: seriesTicker, title: event })),
+    markets: markets.map((market) => {
+      const event = market.eventTicker !== '' ? market.eventTicker : market.ticker.split('-').slice(0, -1).join('-') || market.ticker;
+      const out: Record<string, unknown> = { ticker: market.ticker, event_ticker: event, status: 'active', close_time: '2099-12-31T23:59:59Z' };
+      if (market.priceRanges !== null) out.price_ranges = market.priceRanges;
+      else out.price_level_structure = market.priceLevelStructure;
+      return out;
+    }),
+  };
+}

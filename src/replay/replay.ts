@@ -1,0 +1,393 @@
+/**
+ * A replay: a recording (src/record) run through the trading graph the live runtime builds
+ * (src/runtime/trading-graph.ts), with three options of its own: the feed session is a
+ * ReplaySession (no socket; it answers the feed's commands), the order-entry route is the
+ * ReplayVenue (the simulator's matching engine under a latency and queue-position model), and the
+ * clock is a ManualClock set from the recording's receive times. Frames go in through
+ * Feed.handleBytes exactly as a socket delivers them, so books, resyncs, strategies, gate, OMS and
+ * router run their live code. Faster than real time: nothing waits; time jumps to the next record.
+ *
+ * What is not replayed: the recording's command replies (the session answers the replay's own
+ * commands) and private frames (fill, user_order, market_position, order_group_update: they were
+ * the live orders' fate; the venue makes the replay orders' own). Deterministic: no wall clock,
+ * no randomness outside the seed, microtasks drained at fixed frame counts, so one recording and
+ * one config give the same orders and the same report, byte for byte.
+ */
+
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { IntentKind, ManualClock, PriceGrid, createIntent, isPriceLevelStructure } from '../core/index.ts';
+import type { Count, PriceLevelStructure } from '../core/index.ts';
+import { DENY_CODE_COUNT, DENY_NAMES, Deny } from '../risk/index.ts';
+import { MessageKind } from '../feed/index.ts';
+import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
+import { createLogger } from '../telemetry/index.ts';
+import type { Logger } from '../telemetry/index.ts';
+import { RecordKind, recordText, recordedMarkets } from '../record/index.ts';
+import type { RecordedMarket, Recording } from '../record/index.ts';
+import type { DeepReadonly, RuntimeConfig } from '../runtime/config.ts';
+import { TradingGraph } from '../runtime/trading-graph.ts';
+import { ReplaySession } from './replay-session.ts';
+import { ReplayVenue } from './replay-venue.ts';
+import type { QueueModel } from './replay-venue.ts';
+import { FrameClass, classifyFrames } from './frame-class.ts';
+import { type ReplayReport, percentiles } from './report.ts';
+
+export interface ReplayOptions {
+  recording: Recording;
+  config: DeepReadonly<RuntimeConfig>;
+  /** Project root: strategy plugin paths are relative to it. */
+  rootDir: string;
+  /** Request sent -> at the engine, µs (default 500). */
+  orderLatencyUs?: number;
+  /** Engine -> answer at the OMS, µs (default 500). */
+  answerLatencyUs?: number;
+  /** Engine -> our fill / order frame at the feed, µs (default 1,000). */
+  feedLatencyUs?: number;
+  queueModel?: QueueModel;
+  /** Engine id seed (default 1). */
+  seed?: number;
+  /** Cash per subaccount at the replay venue, centicents (default $1,000,000). */
+  cashCenticents?: number;
+  /** Stop after this many frames (default: all). */
+  framesMax?: number;
+  logger?: Logger;
+  /** Tick period of the feed, host and OMS on the recording's clock, ms (default 100). */
+  tickMs?: number;
+  /** Stamp per-hop wall-clock latency with the tick-to-trade probe (not deterministic; reported apart). */
+  measure?: boolean;
+}
+
+/** A configuration the recording cannot replay: a stable code to branch on. */
+export class ReplayError extends Error {
+  readonly code: 'REPLAY_UNKNOWN_MARKET';
+  constructor(code: 'REPLAY_UNKNOWN_MARKET', message: string) {
+    super(`${code}: ${message}`);
+    this.name = 'ReplayError';
+    this.code = code;
+  }
+}
+
+/** Frames between microtask drains: fixed, so the drains fall at the same frames every run. */
+const DRAIN_EVERY_FRAMES = 256;
+
+export function gridOf(market: RecordedMarket): PriceGrid {
+  if (market.priceRanges !== null) return PriceGrid.fromPriceRanges(market.priceRanges);
+  const structure = market.priceLevelStructure ?? 'linear_cent';
+  if (!isPriceLevelStructure(structure)) throw new Error(`replay: market ${market.ticker} has an unknown price_level_structure ${structure}`);
+  return PriceGrid.fromStructure(structure as PriceLevelStructure);
+}
+
+export class Replay {
+  readonly graph: TradingGraph;
+  readonly venue: ReplayVenue;
+  readonly clock: ManualClock;
+  readonly recording: Recording;
+  readonly classes: Uint8Array;
+  readonly #seqOks: Map<number, string>;
+  session: ReplaySession | null = null;
+  readonly #options: ReplayOptions;
+  readonly #entries: StrategyEntry[];
+  readonly #workDir: string;
+  readonly #startMs: number;
+  #framesDelivered = 0;
+  #framesSkipped = 0;
+  #nextTickMs = 0;
+  #cursor = 0;
+  readonly #setTimeBound = (ns: number): void => this.#setTime(ns);
+  readonly #tickMs: number;
+
+  constructor(options: ReplayOptions) {
+    this.#options = options;
+    const recording = options.recording;
+    this.recording = recording;
+    this.#startMs = recording.startMs;
+    this.#tickMs = options.tickMs ?? 100;
+    const config = options.config;
+    const classified = classifyFrames(recording);
+    this.classes = classified.classes;
+    this.#seqOks = classified.seqOks;
+    const markets = recordedMarkets(recording);
+    for (const strategy of config.strategies) {
+      for (const ticker of strategy.markets) {
+        if (!markets.has(ticker)) throw new ReplayError('REPLAY_UNKNOWN_MARKET', `strategy ${strategy.id} trades ${ticker}, which the recording never added (it has: ${[...markets.keys()].join(', ') || 'no markets'})`);
+      }
+    }
+    this.clock = new ManualClock(recording.startMs);
+    this.#entries = config.strategies as unknown as StrategyEntry[];
+    // The OMS journals as live; a replay's journal is scratch, removed by close().
+    this.#workDir = mkdtempSync(join(tmpdir(), 'replay-'));
+    const log = options.logger ?? createLogger({ level: 'silent', pretty: false });
+    let graphRef: TradingGraph | null = null;
+    this.venue = new ReplayVenue({
+      markets: [...markets.values()],
+      startMs: recording.startMs,
+      orderLatencyUs: options.orderLatencyUs ?? 500,
+      answerLatencyUs: options.answerLatencyUs ?? 500,
+      feedLatencyUs: options.feedLatencyUs ?? 1_000,
+      queueModel: options.queueModel ?? 'risk_averse',
+      seed: options.seed ?? 1,
+      cashCenticents: options.cashCenticents ?? 10_000_000_000,
+      subaccounts: [...new Set(this.#entries.map((entry) => entry.subaccount))],
+      book: (ticker) => graphRef?.feed.books.get(ticker),
+      deliverFrame: (text) => graphRef?.feed.handleFrame(text),
+    });
+    this.graph = new TradingGraph({
+      config,
+      clock: this.clock,
+      logger: log,
+      entry: this.venue,
+      reads: this.venue,
+      feed: {
+        url: 'ws://replay.invalid/trade-api/ws/v2',
+        auth: null,
+        createSession: (sessionOptions) => (this.session = new ReplaySession(sessionOptions, classified.sidsByChannel)),
+      },
+      journalPath: join(this.#workDir, 'journal.jsonl'),
+      recovered: null,
+      strategies: this.#entries,
+      restrictedSubaccount: -1,
+      clientOrderIdPrefix: 'rp',
+      rootDir: options.rootDir,
+      markets: ({ gate, feed }): MarketPort => ({
+        marketHandle: (ticker) => gate.marketHandle(ticker),
+        book: (ticker) => feed.books.get(ticker),
+        ensureMarkets: async (tickers) => {
+          const added: string[] = [];
+          for (const ticker of tickers) {
+            if (gate.marketHandle(ticker) >= 0) continue;
+            const market = markets.get(ticker);
+            if (market === undefined) throw new Error(`replay: the recording has no market record for ${ticker}`);
+            const grid = gridOf(market);
+            const book = feed.addMarket(ticker, grid);
+            const handle = gate.addMarket(ticker, grid, book, { open: market.open });
+            gate.setMarketCloseTime(handle, market.closeMs ?? Infinity);
+            added.push(ticker);
+          }
+          if (added.length === 0) return;
+          feed.subscribeOrderbooks(added);
+          feed.subscribe('trade', added);
+        },
+      }),
+      // As the runtime's port (runtime.ts #groupPort): the gate books the request, the venue makes the group.
+      orderGroups: ({ gate }): OrderGroupPort => {
+        const intent = createIntent();
+        return {
+          create: async (subaccount, contractsLimit: Count) => {
+            intent.kind = IntentKind.GROUP_CREATE;
+            intent.subaccount = subaccount;
+            intent.count = contractsLimit;
+            const deny = gate.check(intent);
+            if (deny !== Deny.NONE) throw new Error(`risk gate denied the order group: ${DENY_NAMES[deny]}`);
+            return gate.addOrderGroup(this.venue.createOrderGroup(subaccount, contractsLimit), subaccount, contractsLimit);
+          },
+          release: async (handle, subaccount) => {
+            const group = gate.groups.at(handle);
+            if (group === undefined) return;
+            this.venue.deleteOrderGroup(group.id, subaccount);
+            gate.groups.delete(handle);
+          },
+        };
+      },
+    });
+    graphRef = this.graph;
+    // Per-hop wall-clock stamps only when asked: they read the clock three times a frame.
+    this.graph.probe.setEnabled(options.measure === true);
+  }
+
+  /** Opens the session, subscribes as the runtime does, starts the strategies. */
+  async start(): Promise<void> {
+    const feed = this.graph.feed;
+    feed.session.start();
+    feed.subscribe('fill');
+    feed.subscribe('user_orders');
+    feed.subscribe('market_lifecycle_v2');
+    await this.graph.host.start(this.#entries);
+    this.#drainReplies();
+    const session = this.session!;
+    this.venue.setSids(session.sidOf('fill'), session.sidOf('user_orders'));
+    this.#nextTickMs = this.#startMs + this.#tickMs;
+  }
+
+  /** Replays every frame (or options.framesMax), lets what is in flight land, and returns the report. */
+  async run(): Promise<ReplayReport> {
+    await this.advance(this.#options.framesMax ?? Infinity);
+    return this.finish();
+  }
+
+  /**
+   * Replays frames from where the last call stopped until `framesTotal` frames have been delivered
+   * in all (or the recording ends). Tests stop mid-recording with it to look at the books.
+   */
+  async advance(framesTotal: number): Promise<void> {
+    const recording = this.recording;
+    const { kinds, timesNs, bodyStarts, bodyLengths, bytes, count } = recording;
+    const classes = this.classes;
+    const feed = this.graph.feed;
+    const venue = this.venue;
+    const setTime = this.#setTimeBound;
+    let sinceDrain = 0;
+    let i = this.#cursor;
+    for (; i < count && this.#framesDelivered < framesTotal; i++) {
+      if (kinds[i] !== RecordKind.FRAME) continue;
+      const frameClass = classes[i];
+      if (frameClass === FrameClass.SKIP) {
+        this.#framesSkipped++;
+        continue;
+      }
+      const timeNs = timesNs[i];
+      if (venue.pendingCount !== 0 && venue.nextEventNs() <= timeNs) venue.runUntil(timeNs, setTime);
+      this.#setTime(timeNs);
+      venue.setNow(timeNs);
+      const start = bodyStarts[i];
+      if (frameClass === FrameClass.SEQ_OK) feed.handleFrame(this.#seqOks.get(i)!);
+      else feed.handleBytes(bytes, start, start + bodyLengths[i]);
+      // The decoder's trade record is this frame's only if the frame decoded as a trade.
+      if (frameClass === FrameClass.TRADE && feed.hop.kind === MessageKind.TRADE) {
+        const trade = feed.decoder.trade;
+        venue.onRecordedTrade(trade.marketTicker, trade.yesPrice, trade.count, trade.takerBookSide);
+      }
+      this.#framesDelivered++;
+      // A break queued a get_snapshot (a microtask, as live): let it go out before the next frame, as it would live.
+      if (feed.resync.queuedCount !== 0) {
+        await Promise.resolve();
+        this.#drainReplies();
+      }
+      if (++sinceDrain === DRAIN_EVERY_FRAMES) {
+        sinceDrain = 0;
+        await Promise.resolve(); // microtasks only (resync drains, strategy promises): no timer, no I/O
+        this.#drainReplies();
+      }
+    }
+    this.#cursor = i;
+  }
+
+  /** What is still in flight lands (bounded: one more second of the recording's clock); the report. */
+  async finish(): Promise<ReplayReport> {
+    const recording = this.recording;
+    const endNs = (recording.count === 0 ? 0 : recording.timesNs[recording.count - 1]) + 1e9;
+    this.venue.runUntil(endNs, this.#setTimeBound);
+    await Promise.resolve();
+    return this.report();
+  }
+
+  /** Stops the strategies and removes the scratch journal. */
+  async close(): Promise<void> {
+    this.graph.host.halt();
+    this.graph.feed.session.stop();
+    await this.graph.oms.stop();
+    rmSync(this.#workDir, { recursive: true, force: true });
+  }
+
+  get framesDelivered(): number {
+    return this.#framesDelivered;
+  }
+
+  #setTime(timeNs: number): void {
+    const ms = this.#startMs + Math.floor(timeNs / 1e6);
+    if (ms <= this.clock.nowMs()) return;
+    this.clock.set(ms);
+    if (ms >= this.#nextTickMs) {
+      // The coarse ticks the live runtime runs on timers, on the recording's clock; a long silence ticks once.
+      this.#nextTickMs = ms + this.#tickMs;
+      this.graph.feed.tick(ms);
+      this.graph.host.tick();
+      this.#drainReplies();
+    }
+  }
+
+  #drainReplies(): void {
+    this.session?.deliverReplies((text) => this.graph.feed.handleFrame(text));
+  }
+
+  report(): ReplayReport {
+    const graph = this.graph;
+    const recording = this.recording;
+    const denyCounts = graph.host.denyCounts(new Float64Array(DENY_CODE_COUNT));
+    const denies: Record<string, number> = {};
+    for (let code = 1; code < denyCounts.length; code++) if (denyCounts[code] !== 0) denies[DENY_NAMES[code]] = denyCounts[code];
+    const positions: ReplayReport['positions'] = [];
+    let pnlMicro = 0;
+    for (const position of graph.oms.positions.all()) {
+      const book = graph.feed.books.get(position.ticker);
+      const bid = book === undefined ? -1 : book.bestBid();
+      const ask = book === undefined ? -1 : book.bestAsk();
+      // Integer micro-dollars: price (1e-4 $) x count (1e-2 contract), the mid's half rounded down.
+      const marked = bid < 0 || ask < 0 ? 0 : Math.floor(((bid + ask) * position.position) / 2) - position.costMicro;
+      const pnl = position.realizedMicro + marked - position.feesCenticents * 100;
+      pnlMicro += pnl;
+      if (position.position !== 0 || position.volume !== 0) positions.push({ subaccount: position.subaccount, ticker: position.ticker, position: position.position, pnlMicro: pnl });
+    }
+    positions.sort((a, b) => (a.ticker < b.ticker ? -1 : a.ticker > b.ticker ? 1 : a.subaccount - b.subaccount));
+    const counters = graph.feed.counters;
+    const recorded = recordedHops(recording);
+    const venue = this.venue.stats;
+    const report: ReplayReport = {
+      recording: { records: recording.count, frames: this.#framesDelivered + this.#framesSkipped, truncatedTailBytes: recording.truncatedTailBytes, durationMs: recording.count === 0 ? 0 : Math.floor(recording.timesNs[recording.count - 1] / 1e6) },
+      replay: { framesDelivered: this.#framesDelivered, framesSkipped: this.#framesSkipped, endMs: this.clock.nowMs() },
+      orders: { sha256: createHash('sha256').update(this.venue.log.join('\n')).digest('hex'), sent: graph.oms.stats.ordersSent, creates: venue.creates, cancels: venue.cancels, amends: venue.amends, decreases: venue.decreases, venueRejects: venue.rejects, venueRejectsByCode: Object.fromEntries([...venue.rejectCodes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) },
+      fills: { count: venue.fills, contracts: venue.filledCount, mirrorTrades: venue.mirrorTrades },
+      denies,
+      pnlMicro,
+      positions,
+      book: { seqGaps: counters.seqGaps, resyncsRequested: counters.resyncsRequested, resyncsCompleted: counters.resyncsCompleted, snapshotsApplied: counters.snapshotsApplied, deltasApplied: counters.deltasApplied, outOfSync: counters.outOfSync },
+      hopsUs: {
+        recordedFrameToOrder: percentiles(recorded.frameToOrderUs),
+        recordedOrderToAnswer: percentiles(recorded.orderToAnswerUs),
+        replayOrderToAck: percentiles(venue.ackLatencyUs),
+      },
+    };
+    if (this.#options.measure === true) {
+      const total = graph.probe.total.summary();
+      report.measuredWallClockNs = { tickToTradeP50: total.p50, tickToTradeP99: total.p99, count: total.count };
+    }
+    return report;
+  }
+}
+
+/**
+ * Per-hop latencies of the live run, from the recording's own clock: frame -> the create it caused,
+ * create -> its answer. A FRAME record is appended after the frame was handled, so the creates it
+ * caused precede it in the file with later times: a create belongs to the next frame when that
+ * frame's receive time is not after it, else to the frame before.
+ */
+function recordedHops(recording: Recording): { frameToOrderUs: number[]; orderToAnswerUs: number[] } {
+  const frameToOrderUs: number[] = [];
+  const orderToAnswerUs: number[] = [];
+  const sentNs = new Map<string, number>();
+  const waiting: number[] = []; // create times since the last FRAME record
+  let lastFrameNs = -1;
+  for (let i = 0; i < recording.count; i++) {
+    const kind = recording.kinds[i];
+    const ns = recording.timesNs[i];
+    if (kind === RecordKind.FRAME) {
+      for (const orderNs of waiting) {
+        const causeNs = ns <= orderNs ? ns : lastFrameNs;
+        if (causeNs >= 0) frameToOrderUs.push(Math.round((orderNs - causeNs) / 1000));
+      }
+      waiting.length = 0;
+      lastFrameNs = ns;
+    } else if (kind === RecordKind.ORDER) {
+      const parts = recordText(recording, i).split('|');
+      if (parts[0] === 'create') {
+        sentNs.set(parts[1], ns);
+        waiting.push(ns);
+      } else if (parts[0] === 'cancel' || parts[0] === 'amend' || parts[0] === 'decrease') sentNs.set(`${parts[0]}:${parts[1]}`, ns);
+    } else if (kind === RecordKind.ANSWER) {
+      const parts = recordText(recording, i).split('|');
+      const verb = parts[0].slice(0, parts[0].indexOf('_'));
+      const key = verb === 'create' ? parts[1] : `${verb}:${parts[1]}`;
+      const sent = sentNs.get(key);
+      if (sent !== undefined) {
+        orderToAnswerUs.push(Math.round((ns - sent) / 1000));
+        sentNs.delete(key);
+      }
+    }
+  }
+  return { frameToOrderUs, orderToAnswerUs };
+}
+
+export type { ReplayReport };
+export { DRAIN_EVERY_FRAMES };

@@ -1,0 +1,131 @@
+/**
+ * Goal: the replay venue's latency and queue-position models do what they say. A request reaches
+ * the engine orderLatencyUs after it was sent and its answer the OMS answerLatencyUs later; an order
+ * joining a recorded level queues behind the size already there; size that leaves the level leaves
+ * from behind us (risk_averse) or from the front (optimistic), so the same recorded trades fill us
+ * under one model and not the other; a crossing order fills against the recorded liquidity at once.
+ * Method: a ReplayVenue over a real OrderBook driven by hand, a listener and a frame sink that
+ * collect what the venue sends back, time moved by runUntil.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { PriceGrid } from '../../src/core/index.ts';
+import type { Count, Price } from '../../src/core/index.ts';
+import { OrderBook } from '../../src/book/index.ts';
+import type { ExecListener, NewOrder } from '../../src/oms/index.ts';
+import { ReplayVenue } from '../../src/replay/replay-venue.ts';
+import type { QueueModel } from '../../src/replay/replay-venue.ts';
+
+const TICKER = 'KXT-26DEC31-T50';
+const MS = 1_790_000_000_000;
+
+interface Harness {
+  venue: ReplayVenue;
+  book: OrderBook;
+  acks: string[];
+  frames: string[];
+  at: (ns: number) => void;
+}
+
+function harness(queueModel: QueueModel): Harness {
+  const book = new OrderBook(TICKER, PriceGrid.fromStructure('linear_cent'));
+  book.beginSnapshot();
+  book.setLevel(0, 5000 as Price, 1000 as Count); // 10.00 YES bid at $0.50
+  book.setLevel(1, 4000 as Price, 500 as Count); // 5.00 NO bid at $0.40 = YES ask at $0.60
+  book.endSnapshot();
+  const acks: string[] = [];
+  const frames: string[] = [];
+  const venue = new ReplayVenue({
+    markets: [{ ticker: TICKER, priceLevelStructure: 'linear_cent', priceRanges: null, open: true, closeMs: null, eventTicker: 'KXT-26DEC31' }],
+    startMs: MS, orderLatencyUs: 300, answerLatencyUs: 200, feedLatencyUs: 100, queueModel, seed: 1, cashCenticents: 10_000_000, subaccounts: [0],
+    book: (ticker) => (ticker === TICKER ? book : undefined),
+    deliverFrame: (text) => frames.push(text),
+  });
+  venue.setSids(11, 12);
+  const record = (name: string) => (...args: unknown[]) => acks.push(`${name} ${args.map(String).join(' ')}`);
+  venue.setListener({
+    onCreateAck: record('create_ack'), onCreateReject: (id, reject) => acks.push(`create_reject ${id} ${reject.code}`), onCreateUnknown: record('create_unknown'),
+    onCancelAck: record('cancel_ack'), onCancelReject: record('cancel_reject'), onCancelUnknown: record('cancel_unknown'),
+    onAmendAck: record('amend_ack'), onAmendReject: record('amend_reject'), onDecreaseAck: record('decrease_ack'), onDecreaseReject: record('decrease_reject'),
+  } satisfies ExecListener);
+  const at = (ns: number): void => {
+    venue.runUntil(ns, () => {});
+    venue.setNow(ns);
+  };
+  return { venue, book, acks, frames, at };
+}
+
+function order(clientOrderId: string, side: 'bid' | 'ask', price: number, count: number): NewOrder {
+  return {
+    clientOrderId, ticker: TICKER, side, price: price as Price, count: count as Count, timeInForce: 'good_till_canceled', postOnly: false,
+    reduceOnly: false, selfTradePrevention: 'taker_at_cross', subaccount: 0, orderGroupId: null, expirationTs: 0,
+  };
+}
+
+function fills(frames: readonly string[]): { count: string; price: string; taker: boolean }[] {
+  return frames.filter((text) => text.startsWith('{"type":"fill"')).map((text) => {
+    const msg = (JSON.parse(text) as { sid: number; msg: { count_fp: string; yes_price_dollars: string; is_taker: boolean } }).msg;
+    return { count: msg.count_fp, price: msg.yes_price_dollars, taker: msg.is_taker };
+  });
+}
+
+/** Our 1.00 bid joins 10.00 at $0.50; 5.00 joins behind us; a 1.00 trade; 5.00 leaves; a 6.00 trade. */
+function queueScenario(model: QueueModel): ReturnType<typeof fills> {
+  const h = harness(model);
+  h.at(1_000_000);
+  h.venue.create(order('c1', 'bid', 5000, 100));
+  h.at(2_000_000); // arrived (300 µs) and acked (200 µs more)
+  expect(h.acks).toEqual([expect.stringMatching(/^create_ack c1 \S+ 0 100 /)]);
+  h.book.applyDelta(0, 5000 as Price, 500 as Count); // 15.00 now: the new 5.00 queues behind us
+  h.venue.onRecordedTrade(TICKER, 5000 as Price, 100 as Count, 'ask'); // a seller takes 1.00 from the front: 9.00 ahead
+  h.book.applyDelta(0, 5000 as Price, -100 as Count); // the trade, as the recorded book shows it
+  h.book.applyDelta(0, 5000 as Price, -500 as Count); // 5.00 cancelled: 9.00 left besides us
+  h.at(3_000_000);
+  h.venue.onRecordedTrade(TICKER, 5000 as Price, 600 as Count, 'ask');
+  h.at(4_000_000);
+  return fills(h.frames);
+}
+
+describe('replay venue', () => {
+  it('answers after the order latency plus the answer latency, on the recording\'s clock', () => {
+    const h = harness('risk_averse');
+    h.at(1_000_000);
+    h.venue.create(order('c1', 'bid', 4500, 100));
+    h.at(1_499_999);
+    expect(h.acks).toEqual([]); // reached the engine at 1.3 ms; its answer is due at 1.5 ms
+    h.at(1_500_000);
+    expect(h.acks).toHaveLength(1);
+    expect(h.acks[0]).toMatch(new RegExp(`^create_ack c1 \\S+ 0 100 ${MS + 1}$`));
+    expect(h.venue.stats.ackLatencyUs).toEqual([500]);
+  });
+
+  it('a crossing order fills at once against the recorded liquidity, and its fill reaches the feed as a fill frame', () => {
+    const h = harness('risk_averse');
+    h.at(1_000_000);
+    h.venue.create(order('c1', 'bid', 6000, 200)); // 2.00 at $0.60 against 5.00 offered at $0.60
+    h.at(2_000_000);
+    expect(h.acks[0]).toMatch(/^create_ack c1 \S+ 200 0 /);
+    expect(fills(h.frames)).toEqual([{ count: '2.00', price: '0.6000', taker: true }]);
+    expect(JSON.parse(h.frames.find((text) => text.startsWith('{"type":"fill"'))!).sid).toBe(11);
+  });
+
+  it('risk_averse: size leaving the level leaves from behind us, so the trades do not reach us', () => {
+    expect(queueScenario('risk_averse')).toEqual([]);
+  });
+
+  it('optimistic: size leaving the level leaves from the front, so the second trade fills us', () => {
+    expect(queueScenario('optimistic')).toEqual([{ count: '1.00', price: '0.5000', taker: false }]);
+  });
+
+  it('a cancel is answered after the latencies and the order is gone at the venue', async () => {
+    const h = harness('risk_averse');
+    h.at(1_000_000);
+    h.venue.create(order('c1', 'bid', 4500, 100));
+    h.at(2_000_000);
+    const orderId = h.acks[0].split(' ')[2];
+    h.venue.cancel(orderId, 0);
+    h.at(3_000_000);
+    expect(h.acks[1]).toMatch(new RegExp(`^cancel_ack ${orderId} 100 `));
+    expect(await h.venue.listOrders()).toEqual([]);
+  });
+});
