@@ -11,8 +11,12 @@
  * "exec returned" is "bytes written".
 
  * Beside it, in the same run:
- * - the replace run again with the metrics server on and scraped once a second (the operator's
- *   view must cost under 5% of tick-to-trade p50 and p99);
+ * - the replace run again with the metrics server on and scraped once a second, and again with
+ *   the dashboard on as well (pushing a view every 250 ms to one connected WebSocket) and scraped:
+ *   the operator's view must cost under 5% of tick-to-trade p50 and p99. The scraper and the
+ *   dashboard's client run in a child process of their own (operator-client.ts), on the
+ *   simulator's CPUs when placed, as Prometheus and a browser would: the runtime's loop pays for
+ *   the snapshot and for serving, not for an HTTP client;
  * - the loopback floor: a node:net echo server in a child process, ping-pong with the sizes of one
  *   order request out and one book frame in (round trip; the one-way floor is about half);
  * - order round trip, ours (RestOrderEntry.create, presigned) vs the official `kalshi-typescript`
@@ -54,8 +58,10 @@ import { createLogger } from '../../src/telemetry/index.ts';
 import { loopbackRoundTrips, oneMarketCatalog, simProbe } from '../loopback.ts';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { RAW_HTTP_WRITE_START_CHANNEL } from '../../src/net/index.ts';
-import { startRuntimeMetrics } from '../../src/runtime/runtime-metrics.ts';
+import { METRICS_SNAPSHOT_MS, startRuntimeMetrics } from '../../src/runtime/runtime-metrics.ts';
+import { DashboardServer, OperatorSnapshots } from '../../src/dashboard/index.ts';
 import type { MetricsServer } from '../../src/telemetry/index.ts';
+import { BenchChild } from '../child-process.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import type { ExecListener, NewOrder } from '../../src/oms/index.ts';
@@ -67,6 +73,11 @@ const FLOOR = 'floor: loopback TCP ping-pong (round trip)';
 const OFFICIAL = 'kalshi-typescript createOrderV2 round trip';
 // About the gap between the timed orders at the simulator's 1,000 updates/s (touch changes ~60/s).
 const PACED_GAP_MS = 15;
+/** The dashboard row's push period: the config default (telemetry.dashboard.pushIntervalMs). */
+const DASHBOARD_PUSH_MS = 250;
+/** The operator's view in a replace run: none, the metrics, or the dashboard and the metrics. */
+type Operator = 'off' | 'metrics' | 'dashboard' | 'control';
+const OPERATOR_LABEL: Record<Operator, string> = { off: '', metrics: ', metrics on', dashboard: ', dashboard+metrics on', control: ', off again' };
 // A book frame as the simulator sends it (spec/websocket.md §6.1): its size sets the floor's reply.
 const SAMPLE_FRAME =
   '{"type":"orderbook_delta","sid":1,"seq":12345,"msg":{"market_ticker":"KXDEMO-26DEC31-T50","market_id":"3f1c2d4e-0a1b-4c5d-8e9f-102132435465","price_dollars":"0.4200","delta_fp":"-40.00","side":"yes","ts_ms":1798761600123}}';
@@ -108,16 +119,30 @@ export default {
       const pin = placement.plan?.runtimeCpus ?? null;
       const replace = await tickToTrade(sim, work, phase, 'replace', pin);
       rows.push(...replace.rows);
-      rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
-      // Issue 8 of 8's overhead row: the same replace run with the metrics server on and scraped.
-      const withMetrics = (await tickToTrade(sim, work, phase, 'replace', pin, true)).rows;
-      for (const row of withMetrics) {
-        if (!/tick-to-trade:/.test(row.case)) continue;
-        const plain = replace.rows.find((candidate) => candidate.case === row.case.replace('[replace, metrics on]', '[replace]'));
-        if (plain === undefined) continue;
-        const ratio = (row.p99Ns ?? 0) / Math.max(1, plain.p99Ns ?? 1);
-        rows.push({ ...row, compareTo: plain.case, target: 'p50 and p99 within 5% of metrics off', pass: (row.p50Ns ?? 0) <= 1.05 * (plain.p50Ns ?? 0) && ratio <= 1.05 });
+      // The operator's view's overhead rows: the same replace run with the metrics server on and
+      // scraped, then with the dashboard pushing as well, each beside the off row.
+      const simCpusForClient = placement.plan?.simCpus ?? null;
+      for (const operator of ['metrics', 'dashboard'] as const) {
+        const withOperator = (await tickToTrade(sim, work, phase, 'replace', pin, operator, simCpusForClient)).rows;
+        for (const row of withOperator) {
+          if (!/tick-to-trade:/.test(row.case)) {
+            if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(row); // the per-hop rows too, to see where a cost lands
+            continue;
+          }
+          const plain = replace.rows.find((candidate) => candidate.case === row.case.replace(`[replace${OPERATOR_LABEL[operator]}]`, '[replace]'));
+          if (plain === undefined) continue;
+          const ratio = (row.p99Ns ?? 0) / Math.max(1, plain.p99Ns ?? 1);
+          rows.push({ ...row, compareTo: plain.case, target: `p50 and p99 within 5% of ${operator === 'metrics' ? 'metrics' : 'dashboard and metrics'} off`, pass: (row.p50Ns ?? 0) <= 1.05 * (plain.p50Ns ?? 0) && ratio <= 1.05 });
+        }
       }
+      // BENCH_OPERATOR_CONTROL=1: the off run once more after the on runs, to tell their cost from
+      // drift over the run (a loaded machine, a process that slows as runtimes come and go), and
+      // the on runs' per-hop rows.
+      if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'control')).rows);
+      // Amend after every replace run: switching the strategy's mode leaves V8's feedback on the
+      // gate and route polymorphic for a while, and a replace run right after amend measured its
+      // risk hop ~2-3x slower (BENCH_OPERATOR_CONTROL=1, Nov 2026): the on rows would pay for it.
+      rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
       const simCpus = placement.plan?.simCpus ?? null;
       rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
       // The same round trip at about the timed orders' pace: both ends idle between round trips.
@@ -138,8 +163,8 @@ export default {
  * bid, cancel the old: presigned paths) or amend (the amend path carries the order id: signed
  * inline by exec).
  */
-async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: string | null, metrics = false): Promise<{ rows: BenchRow[] }> {
-  const label = metrics ? `${mode}, metrics on` : mode;
+async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: string | null, operator: Operator = 'off', clientCpus: string | null = null): Promise<{ rows: BenchRow[] }> {
+  const label = `${mode}${OPERATOR_LABEL[operator]}`;
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
@@ -154,7 +179,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     config,
     venue: { restUrl: `${sim.ready.http}/trade-api/v2`, wsUrl: sim.ready.ws, keyId: sim.ready.keyId, privateKey: loadPrivateKey(sim.ready.privateKeyPath) },
     rootDir: REPO_DIR,
-    journalPath: path.join(work, `journal-${mode}${metrics ? '-metrics' : ''}.jsonl`),
+    journalPath: path.join(work, `journal-${mode}-${operator}.jsonl`),
     logger: createLogger({ level: 'silent', pretty: false }),
   });
   const probe = runtime.probe;
@@ -172,14 +197,22 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
   subscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
   let unpin: (() => void) | null = null;
   let metricsServer: MetricsServer | null = null;
-  let scraper: NodeJS.Timeout | null = null;
+  let snapshots: OperatorSnapshots | null = null;
+  let dashboard: DashboardServer | null = null;
+  let client: BenchChild | null = null;
   try {
     await runtime.start();
-    if (metrics) {
-      // The metrics server as the main job runs it, scraped once a second as Prometheus would.
-      metricsServer = await startRuntimeMetrics(runtime, { enabled: true, host: '127.0.0.1', port: 0 }, createLogger({ level: 'silent', pretty: false }));
-      const url = metricsServer!.url;
-      scraper = setInterval(() => void fetch(url).then((response) => response.text()).catch(() => undefined), 1_000);
+    if (operator !== 'off' && operator !== 'control') {
+      // As the main job wires them (main.ts): one snapshot timer for the metrics and the dashboard.
+      snapshots = new OperatorSnapshots(runtime, operator === 'dashboard' ? DASHBOARD_PUSH_MS : METRICS_SNAPSHOT_MS);
+      metricsServer = await startRuntimeMetrics(runtime, { enabled: true, host: '127.0.0.1', port: 0 }, createLogger({ level: 'silent', pretty: false }), snapshots);
+      const token = 'bench-dashboard-token';
+      if (operator === 'dashboard') {
+        dashboard = await DashboardServer.start({ host: '127.0.0.1', port: 0, token, snapshots, onKill: () => undefined });
+      }
+      snapshots.start();
+      const wsUrl = dashboard === null ? '-' : `ws://127.0.0.1:${dashboard.port}/ws?token=${token}`;
+      client = await BenchChild.start(path.join('bench', 'tick-to-trade', 'operator-client.ts'), [metricsServer!.url, wsUrl], 10_000, clientCpus);
     }
     // As `npm start`: the event loop is pinned once the runtime's worker threads exist (they inherit it otherwise).
     if (pin !== null) unpin = pinEventLoop(pin);
@@ -190,10 +223,14 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     toWrite.reset();
     await pause(phase.measureMs);
     const wire = await simProbe(sim, 'read');
+    const served = client === null ? null : await client.command({ cmd: 'read' });
     const frames = probe.frames;
     const withOrder = probe.framesWithOrder;
     const status = runtime.status();
-    const note = `book frames ${frames}, with an order ${withOrder} (others: request in flight); denies ${JSON.stringify(status.denies)}`;
+    const tick = snapshots?.stats;
+    const tickNote = tick === undefined || tick.ticks === 0 ? '' : `; snapshot ticks ${tick.ticks}, each mean ${Math.round(tick.busyNsTotal / tick.ticks / 1000)} us, max ${Math.round(tick.busyNsMax / 1000)} us (refresh, metrics text${dashboard === null ? '' : ', push'})`;
+    const servedNote = served === null ? '' : `; operator client (whole run): scrapes ${served.scrapes} (failed ${served.scrapeFailures}), dashboard views ${served.views}${dashboard === null ? '' : `, dropped ${dashboard.stats.dropped}`}${tickNote}`;
+    const note = `book frames ${frames}, with an order ${withOrder} (others: request in flight); denies ${JSON.stringify(status.denies)}${servedNote}`;
     const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, `[${label}] ${name}`, false, histogram, extra);
     const stats = runtime.rest.stats;
     const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}`;
@@ -210,7 +247,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
       hop('tick-to-trade: frame received -> first byte handed to socket.write', toWrite, { note: 'the first write inside each timed frame (exec write-start channel); its return is the row below' }),
       hop('tick-to-trade: frame received -> exec returned', probe.total.histogram, { compareTo: FLOOR, note }),
     ];
-    if (mode === 'replace' && !metrics && wire !== null) {
+    if (mode === 'replace' && operator === 'off' && wire !== null) {
       rows.push({
         suite: SUITE,
         case: `[${mode}] wire-to-wire (simulator side): delta sent -> order received`,
@@ -228,7 +265,9 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     return { rows };
   } finally {
     unsubscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
-    if (scraper !== null) clearInterval(scraper);
+    await client?.stop();
+    snapshots?.stop();
+    await dashboard?.stop();
     await metricsServer?.stop();
     unpin?.();
     await runtime.stop('bench done');

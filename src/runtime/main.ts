@@ -4,12 +4,13 @@
  * against it over loopback with the demo key; with `--venue <url>` or venue.mode "remote" trades
  * against that exchange with the key from the environment. Runs the configured strategies, prints
  * the status every second (a table redrawn in place on a terminal, JSON lines otherwise or with
- * `--json`), serves Prometheus metrics when telemetry.metrics.enabled, and on
+ * `--json`), serves Prometheus metrics when telemetry.metrics.enabled and the operator's dashboard
+ * when telemetry.dashboard.enabled (its URL with the token on stderr, never in the log), and on
  * SIGINT / SIGTERM or after `--duration` stops the strategies, cancels every order (cancel-all at
  * the exchange), prints a summary, stops the simulator and exits 0. SIGHUP re-reads the
- * configuration and redeploys the strategies whose entries changed. SIGUSR2 engages the kill
- * switch, which persists in the journal: a later start refuses to trade (exit 3, saying when, why
- * and by whom) until `--release-kill-switch`.
+ * configuration and redeploys the strategies whose entries changed. SIGUSR2 (or the dashboard's
+ * kill switch button) engages the kill switch, which persists in the journal: a later start
+ * refuses to trade (exit 3, saying when, why and by whom) until `--release-kill-switch`.
  *
  * Failures end through the same stop path: an error that escapes to the process is charged to the
  * plugin whose code its stack names (that strategy is faulted, the rest trade on); any other ends
@@ -45,7 +46,8 @@ import { applyEagerTierUp } from './jit-tier-up.ts';
 import { StatusPrinter, formatMicroDollars, statusJson } from './status-line.ts';
 import { StatusTablePrinter } from './status-table.ts';
 import type { StatusTableContext } from './status-table.ts';
-import { startRuntimeMetrics } from './runtime-metrics.ts';
+import { METRICS_SNAPSHOT_MS, startRuntimeMetrics } from './runtime-metrics.ts';
+import { DashboardServer, OperatorSnapshots, dashboardToken } from '../dashboard/index.ts';
 import { loadRuntimeConfig } from './venue-config.ts';
 import { HOP_NAMES } from './tick-to-trade-probe.ts';
 
@@ -126,6 +128,8 @@ async function main(argv: readonly string[]): Promise<number> {
   let watchdog: OrderWatchdog | null = null;
   let plan: CpuPlan | null = null;
   let metrics: MetricsServer | null = null;
+  let snapshots: OperatorSnapshots | null = null;
+  let dashboard: DashboardServer | null = null;
   const stop = new StopRequest();
   const loopDelay = new EventLoopDelay();
   guardEscapedErrors(stop, () => runtime, logger);
@@ -188,9 +192,30 @@ async function main(argv: readonly string[]): Promise<number> {
     await runtime.start();
     // Pinned only now: threads inherit their creator's CPUs, and the signing worker must not.
     if (plan !== null) pinForTheRun(plan);
-    // After start: the metrics read the started runtime's status; a port in use fails the start.
-    metrics = await startRuntimeMetrics(runtime, config.telemetry.metrics, logger);
+    // After start: the metrics and the dashboard read the started runtime; a port in use fails the start.
+    const dashboardConfig = config.telemetry.dashboard;
+    if (config.telemetry.metrics.enabled || dashboardConfig.enabled) {
+      // One snapshot on one timer for both: a scrape and a push only send what the tick built.
+      snapshots = new OperatorSnapshots(runtime, dashboardConfig.enabled ? dashboardConfig.pushIntervalMs : METRICS_SNAPSHOT_MS);
+    }
+    metrics = await startRuntimeMetrics(runtime, config.telemetry.metrics, logger, snapshots);
     if (metrics !== null) process.stderr.write(`metrics: ${metrics.url}\n`);
+    if (dashboardConfig.enabled && snapshots !== null) {
+      const token = dashboardToken(dashboardConfig.token);
+      const running = runtime;
+      dashboard = await DashboardServer.start({
+        host: dashboardConfig.host,
+        port: dashboardConfig.port,
+        token,
+        snapshots,
+        onKill: (source) => engageKillSwitch(running, logger, source),
+        onError: (error, what) => logger.error({ err: error }, `dashboard: ${what} failed`),
+      });
+      // The token goes to the operator's terminal only; the log gets the address without it.
+      process.stderr.write(`dashboard: ${dashboard.url}?token=${encodeURIComponent(token)}\n`);
+      logger.info({ url: dashboard.url, tokenFrom: dashboardConfig.token === null ? 'random per run' : 'config' }, 'dashboard serving');
+    }
+    snapshots?.start();
     process.stderr.write(`trading: ${config.strategies.map((s) => `${s.id} (${s.plugin} on ${s.markets.join(',')})`).join('; ') || 'no strategies'}; Ctrl-C to stop\n`);
     const reason = await runUntilStopped(runtime, args, logger, stop, watchdog);
     process.stderr.write(`\nstopping (${reason}): cancelling every order...\n`);
@@ -198,6 +223,9 @@ async function main(argv: readonly string[]): Promise<number> {
     const workersAtStop = runtime.status().workers ?? null;
     await runtime.stop(reason);
     watchdog?.disarm();
+    snapshots?.stop();
+    await dashboard?.stop();
+    dashboard = null;
     await metrics?.stop();
     metrics = null;
     printSummary(runtime, reason, loopDelay, workersAtStop, args.json);
@@ -222,6 +250,8 @@ async function main(argv: readonly string[]): Promise<number> {
     watchdog?.disarm();
     return EXIT_FAILURE;
   } finally {
+    snapshots?.stop();
+    await dashboard?.stop().catch(() => undefined);
     await metrics?.stop().catch(() => undefined);
     if (sim !== null) await sim.stop();
     await closeLog(logger, logStream);
@@ -256,10 +286,7 @@ async function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger, 
   const onHangup = (): void => {
     void reloadStrategies(runtime, args, logger, subaccounts);
   };
-  const onKillSwitch = (): void => {
-    process.stderr.write('\nSIGUSR2: kill switch engaged: cancelling every order; no new ones until --release-kill-switch\n');
-    runtime.engageKillSwitch('SIGUSR2', 'operator').catch((error: unknown) => logger.error({ err: error }, 'kill switch: cancel-all failed; retried by the OMS tick'));
-  };
+  const onKillSwitch = (): void => engageKillSwitch(runtime, logger, 'SIGUSR2');
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   process.on('SIGHUP', onHangup);
@@ -272,6 +299,12 @@ async function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger, 
   process.off('SIGUSR2', onKillSwitch);
   printer.finish();
   return reason;
+}
+
+/** The operator's kill switch (SIGUSR2, the dashboard's button): journaled, every order cancelled, no new ones. */
+function engageKillSwitch(runtime: Runtime, logger: Logger, by: string): void {
+  process.stderr.write(`\n${by}: kill switch engaged: cancelling every order; no new ones until --release-kill-switch\n`);
+  runtime.engageKillSwitch(by, 'operator').catch((error: unknown) => logger.error({ err: error }, 'kill switch: cancel-all failed; retried by the OMS tick'));
 }
 
 /**

@@ -1,145 +1,198 @@
 /**
- * The runtime's Prometheus metrics (prom-client, text format), served by telemetry's
- * MetricsServer when telemetry.metrics.enabled. Every value is read when scraped: one
- * runtime.status() per scrape (taken in beforeScrape), the tick-to-trade probe's hop histograms
- * (reading them drains the probe's ring, as every reader does, off the frame), and the plain
- * integer counters the feed, feed listener and OMS already keep. Nothing here is incremented per
- * frame, so the hot path pays nothing for the metrics; a scrape costs about what a status line does.
+ * The runtime's Prometheus metrics (text format 0.0.4), served by telemetry's MetricsServer when
+ * telemetry.metrics.enabled. The text is rendered from the operator snapshot (src/dashboard,
+ * OperatorSnapshots) when its timer refreshes it, the same record the dashboard pushes, so a
+ * scrape only writes a prebuilt string: no status(), no histogram walk, no prom-client
+ * collect() promises on the event loop at scrape time (that cost a frame arriving during a scrape
+ * ~1 ms: bench/tick-to-trade, metrics-on row). Without a running snapshot timer (a caller that
+ * only wants metrics, e.g. a test) the scrape refreshes the snapshot itself.
  *
- * Counters are set from the owner's running totals at scrape time (reset, then inc by the total):
- * they only go down when the runtime restarts, which Prometheus reads as a counter reset.
- * Owns the metric definitions only; decides nothing.
+ * Counters are the owners' running totals: they only go down when the runtime restarts, which
+ * Prometheus reads as a counter reset. Owns the metric names, help and rendering; decides nothing.
  */
 
-import { Counter, Gauge, Registry } from 'prom-client';
 import { ConnectionState } from '../feed/index.ts';
-import { HdrHistogramMetric, MetricsServer, registerHdrHistogram } from '../telemetry/index.ts';
+import { OperatorSnapshots } from '../dashboard/index.ts';
+import type { OperatorView, SnapshotSource } from '../dashboard/index.ts';
+import { MetricsServer } from '../telemetry/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import type { MetricsConfig } from './config.ts';
-import type { Runtime, RuntimeStatus } from './runtime.ts';
-import { HOP_NAMES } from './tick-to-trade-probe.ts';
 
-/** What the metrics read: the runtime's read-only surface. */
-export type MetricsSource = Pick<Runtime, 'status' | 'probe' | 'feed' | 'listener' | 'oms' | 'fix' | 'marketData'>;
+/** What the metrics read: the runtime's read-only surface, through the operator snapshot. */
+export type MetricsSource = SnapshotSource;
 
 export const METRIC_PREFIX = 'trading_';
+/** The exposition's content type (Prometheus text format 0.0.4). */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+/** Snapshot period when the metrics run without the dashboard (the dashboard's pushIntervalMs otherwise). */
+export const METRICS_SNAPSHOT_MS = 1_000;
 const FEED_STATES: readonly string[] = Object.values(ConnectionState);
-/** Dollars per micro-dollar; contracts per count unit (1/100 contract). */
+/** Dollars per micro-dollar; contracts per count unit (1/100 contract); seconds per ns and per µs. */
 const DOLLARS_PER_MICRO = 1e-6;
 const CONTRACTS_PER_COUNT = 0.01;
+const SECONDS_PER_NS = 1e-9;
+const SECONDS_PER_US = 1e-6;
 
-/**
- * Defines every metric on a fresh Registry. `refresh()` takes the scrape's one status snapshot;
- * the collect() callbacks read it (MetricsServer calls refresh before each scrape).
- */
-export function createRuntimeMetrics(source: MetricsSource): { registry: Registry; refresh: () => void } {
-  const registry = new Registry();
-  let status: RuntimeStatus | null = null;
-  const refresh = (): void => {
-    status = source.status();
-  };
-  const now = (): RuntimeStatus => status ?? source.status();
-  const name = (suffix: string): string => `${METRIC_PREFIX}${suffix}`;
+/** Builds the text exposition line by line; label values escaped as the format says. */
+class Exposition {
+  #text = '';
 
-  registerHdrHistogram(registry, new HdrHistogramMetric({
-    name: name('hop_latency_seconds'),
-    help: 'Tick-to-trade latency per hop (decode, book, strategy, risk, oms, exec) and in total, frame received to order handed to the socket, for the first order each book frame causes.',
-    labelName: 'hop',
-    recorders: () => HOP_NAMES.map((hop) => [hop, source.probe.recorder(hop)] as const),
-  }));
+  family(suffix: string, type: 'counter' | 'gauge' | 'histogram', help: string): string {
+    const name = `${METRIC_PREFIX}${suffix}`;
+    this.#text += `# HELP ${name} ${help}\n# TYPE ${name} ${type}\n`;
+    return name;
+  }
 
-  const counter = (suffix: string, help: string, read: () => number): void => {
-    new Counter({ name: name(suffix), help, registers: [registry], collect() {
-      this.reset();
-      this.inc(read());
-    } });
-  };
-  const gauge = (suffix: string, help: string, read: () => number): void => {
-    new Gauge({ name: name(suffix), help, registers: [registry], collect() {
-      this.set(read());
-    } });
-  };
+  sample(name: string, value: number, labels?: Record<string, string | number>): void {
+    let line = name;
+    if (labels !== undefined) {
+      let separator = '{';
+      for (const key in labels) {
+        line += `${separator}${key}="${escapeLabel(String(labels[key]))}"`;
+        separator = ',';
+      }
+      line += '}';
+    }
+    this.#text += `${line} ${formatValue(value)}\n`;
+  }
 
-  counter('orders_sent_total', 'Orders sent to the venue.', () => now().ordersSent);
-  gauge('orders_open', 'Orders live at the venue (acknowledged or pending).', () => now().openOrders);
-  counter('fills_total', 'Fills received, duplicates excluded.', () => now().fills);
-  new Counter({ name: name('denies_total'), help: 'Intents the risk gate denied, by deny code.', labelNames: ['code'], registers: [registry], collect() {
-    this.reset();
-    for (const [code, count] of Object.entries(now().denies)) this.inc({ code }, count);
-  } });
-  new Gauge({ name: name('position_contracts'), help: 'Signed position in contracts, per subaccount and market.', labelNames: ['subaccount', 'ticker'], registers: [registry], collect() {
-    this.reset();
-    for (const p of now().positions) this.set({ subaccount: p.subaccount, ticker: p.ticker }, p.position * CONTRACTS_PER_COUNT);
-  } });
-  new Gauge({ name: name('position_pnl_dollars'), help: 'Realized minus fees plus the open position marked at the book mid, dollars, per subaccount and market.', labelNames: ['subaccount', 'ticker'], registers: [registry], collect() {
-    this.reset();
-    for (const p of now().positions) this.set({ subaccount: p.subaccount, ticker: p.ticker }, p.pnlMicro * DOLLARS_PER_MICRO);
-  } });
-  gauge('pnl_dollars', 'Total PnL over every position, dollars (realized minus fees plus marked at the mid).', () => now().pnlMicro * DOLLARS_PER_MICRO);
-  gauge('books_synced', 'Order books in sync with the venue.', () => now().booksSynced);
-  gauge('books_total', 'Order books the feed keeps.', () => now().booksTotal);
-  new Gauge({ name: name('feed_state'), help: 'The WebSocket feed connection: 1 for its current state, 0 for the others.', labelNames: ['state'], registers: [registry], collect() {
-    const current = now().feedState;
-    this.reset();
-    for (const state of FEED_STATES) this.set({ state }, state === current ? 1 : 0);
-  } });
-  new Gauge({ name: name('session_state'), help: 'FIX sessions (order entry "fix", market data "fix_md"): 1 for the current state label.', labelNames: ['session', 'state'], registers: [registry], collect() {
-    this.reset();
-    if (source.fix !== null) this.set({ session: 'fix', state: source.fix.sessionState }, 1);
-    if (source.marketData !== null) this.set({ session: 'fix_md', state: source.marketData.sessionState }, 1);
-  } });
-  counter('feed_reconnects_total', 'Feed connections opened after the first (reconnects).', () => Math.max(0, source.listener.stats.connects - 1));
-  counter('feed_disconnects_total', 'Open feed connections lost.', () => source.feed.counters.disconnects);
-  counter('feed_resyncs_requested_total', 'Book resyncs requested (sequence gap, out of sync, stale book).', () => source.feed.counters.resyncsRequested);
-  counter('feed_resyncs_total', 'Book resyncs completed (a fresh snapshot applied).', () => source.feed.counters.resyncsCompleted);
-  counter('feed_seq_gaps_total', 'Sequence gaps seen on the feed.', () => source.feed.counters.seqGaps);
-  counter('feed_frames_total', 'Frames received on the feed.', () => source.feed.counters.framesReceived);
-  counter('feed_malformed_frames_total', 'Frames dropped as malformed.', () => source.feed.counters.malformedFrames);
-  counter('tick_to_trade_frames_total', 'Book frames dispatched to strategies.', () => source.probe.frames);
-  counter('tick_to_trade_frames_with_order_total', 'Book frames that led to an order on the wire.', () => source.probe.framesWithOrder);
-  counter('oms_reconcile_rounds_total', 'OMS reconciliation rounds with the venue.', () => source.oms.stats.reconcileRounds);
-  gauge('kill_switch_engaged', '1 while the kill switch is engaged (no new orders), else 0.', () => (now().killSwitch === null ? 0 : 1));
-  new Gauge({ name: name('strategies'), help: 'Strategy instances, by status.', labelNames: ['status'], registers: [registry], collect() {
-    this.reset();
-    const counts = new Map<string, number>();
-    for (const strategy of now().strategies) counts.set(strategy.status, (counts.get(strategy.status) ?? 0) + 1);
-    for (const [status, count] of counts) this.set({ status }, count);
-  } });
-  new Gauge({ name: name('event_loop_stall_seconds'), help: 'Event-loop stall by setImmediate round trips since start: p50, p99 and max.', labelNames: ['stat'], registers: [registry], collect() {
-    this.reset();
-    const stall = now().eventLoopStall;
-    if (stall === undefined || stall.samples === 0) return;
-    this.set({ stat: 'p50' }, stall.p50Us * 1e-6);
-    this.set({ stat: 'p99' }, stall.p99Us * 1e-6);
-    this.set({ stat: 'max' }, stall.maxUs * 1e-6);
-  } });
-  new Gauge({ name: name('worker_queue_depth'), help: 'Worker pool tasks waiting or running (0 when the pool is off).', registers: [registry], collect() {
-    this.reset();
-    const workers = now().workers;
-    if (workers !== undefined && workers !== null) this.set(workers.queueDepth);
-  } });
-  new Gauge({ name: name('worker_in_flight'), help: 'Worker pool tasks running (0 when the pool is off).', registers: [registry], collect() {
-    this.reset();
-    const workers = now().workers;
-    if (workers !== undefined && workers !== null) this.set(workers.inFlight);
-  } });
-  new Counter({ name: name('worker_tasks_failed_total'), help: 'Worker pool tasks that failed (0 when the pool is off).', registers: [registry], collect() {
-    this.reset();
-    const workers = now().workers;
-    if (workers !== undefined && workers !== null) this.inc(workers.failed);
-  } });
-  return { registry, refresh };
+  /** A sample whose name and labels are a prebuilt prefix ending in a space. */
+  prefixed(prefix: string, value: number): void {
+    this.#text += `${prefix}${formatValue(value)}\n`;
+  }
+
+  get text(): string {
+    return this.#text;
+  }
 }
 
-/** The main job's metrics server for `runtime`, or null when telemetry.metrics is off. */
-export async function startRuntimeMetrics(source: MetricsSource, config: Readonly<MetricsConfig>, logger: Logger): Promise<MetricsServer | null> {
+const LABEL_SPECIAL = /[\\"\n]/;
+
+function escapeLabel(value: string): string {
+  if (!LABEL_SPECIAL.test(value)) return value;
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+/** The histogram's bucket lines up to the value, per hop and bound: built once (the bounds never change). */
+const bucketPrefixes = new Map<string, string[]>();
+
+function bucketPrefixesOf(hop: string, boundsNs: readonly number[]): string[] {
+  const key = `${hop} ${boundsNs.length}`;
+  let prefixes = bucketPrefixes.get(key);
+  if (prefixes === undefined) {
+    prefixes = boundsNs.map((ns) => `${METRIC_PREFIX}hop_latency_seconds_bucket{hop="${escapeLabel(hop)}",le="${formatValue(ns * SECONDS_PER_NS)}"} `);
+    prefixes.push(`${METRIC_PREFIX}hop_latency_seconds_bucket{hop="${escapeLabel(hop)}",le="+Inf"} `);
+    bucketPrefixes.set(key, prefixes);
+  }
+  return prefixes;
+}
+
+/** The Prometheus text of one operator view. */
+export function renderMetricsText(view: Readonly<OperatorView>): string {
+  const out = new Exposition();
+  const hops = out.family('hop_latency_seconds', 'histogram', 'Tick-to-trade latency per hop (decode, book, strategy, risk, oms, exec) and in total, frame received to order handed to the socket, for the first order each book frame causes.');
+  for (const hop of view.hops) {
+    const prefixes = bucketPrefixesOf(hop.hop, view.boundsNs);
+    for (let i = 0; i < view.boundsNs.length; i++) out.prefixed(prefixes[i], hop.cumulative[i]);
+    out.prefixed(prefixes[view.boundsNs.length], hop.count);
+    out.sample(`${hops}_sum`, hop.meanNs * hop.count * SECONDS_PER_NS, { hop: hop.hop });
+    out.sample(`${hops}_count`, hop.count, { hop: hop.hop });
+  }
+  const single = (suffix: string, type: 'counter' | 'gauge', help: string, value: number): void => out.sample(out.family(suffix, type, help), value);
+  single('orders_sent_total', 'counter', 'Orders sent to the venue.', view.ordersSent);
+  single('orders_open', 'gauge', 'Orders live at the venue (acknowledged or pending).', view.openOrders);
+  single('fills_total', 'counter', 'Fills received, duplicates excluded.', view.fills);
+  const denies = out.family('denies_total', 'counter', 'Intents the risk gate denied, by deny code.');
+  for (const code in view.denies) out.sample(denies, view.denies[code], { code });
+  const position = out.family('position_contracts', 'gauge', 'Signed position in contracts, per subaccount and market.');
+  for (const p of view.positions) out.sample(position, p.position * CONTRACTS_PER_COUNT, { subaccount: p.subaccount, ticker: p.ticker });
+  const positionPnl = out.family('position_pnl_dollars', 'gauge', 'Realized minus fees plus the open position marked at the book mid, dollars, per subaccount and market.');
+  for (const p of view.positions) out.sample(positionPnl, p.pnlMicro * DOLLARS_PER_MICRO, { subaccount: p.subaccount, ticker: p.ticker });
+  single('pnl_dollars', 'gauge', 'Total PnL over every position, dollars (realized minus fees plus marked at the mid).', view.pnlMicro * DOLLARS_PER_MICRO);
+  single('books_synced', 'gauge', 'Order books in sync with the venue.', view.booksSynced);
+  single('books_total', 'gauge', 'Order books the feed keeps.', view.booksTotal);
+  const feedState = out.family('feed_state', 'gauge', 'The WebSocket feed connection: 1 for its current state, 0 for the others.');
+  for (const state of FEED_STATES) out.sample(feedState, state === view.feedState ? 1 : 0, { state });
+  const session = out.family('session_state', 'gauge', 'FIX sessions (order entry "fix", market data "fix_md"): 1 for the current state label.');
+  for (const s of view.sessions) out.sample(session, 1, { session: s.name === 'fix KalshiMD' ? 'fix_md' : 'fix', state: s.state });
+  single('feed_reconnects_total', 'counter', 'Feed connections opened after the first (reconnects).', view.feed.reconnects);
+  single('feed_disconnects_total', 'counter', 'Open feed connections lost.', view.feed.disconnects);
+  single('feed_resyncs_requested_total', 'counter', 'Book resyncs requested (sequence gap, out of sync, stale book).', view.feed.resyncsRequested);
+  single('feed_resyncs_total', 'counter', 'Book resyncs completed (a fresh snapshot applied).', view.feed.resyncs);
+  single('feed_seq_gaps_total', 'counter', 'Sequence gaps seen on the feed.', view.feed.seqGaps);
+  single('feed_frames_total', 'counter', 'Frames received on the feed.', view.feed.frames);
+  single('feed_malformed_frames_total', 'counter', 'Frames dropped as malformed.', view.feed.malformed);
+  single('tick_to_trade_frames_total', 'counter', 'Book frames dispatched to strategies.', view.probe.frames);
+  single('tick_to_trade_frames_with_order_total', 'counter', 'Book frames that led to an order on the wire.', view.probe.framesWithOrder);
+  single('oms_reconcile_rounds_total', 'counter', 'OMS reconciliation rounds with the venue.', view.omsReconcileRounds);
+  single('kill_switch_engaged', 'gauge', '1 while the kill switch is engaged (no new orders), else 0.', view.killSwitch === null ? 0 : 1);
+  const strategies = out.family('strategies', 'gauge', 'Strategy instances, by status.');
+  const byStatus = new Map<string, number>();
+  for (const s of view.strategies) byStatus.set(s.status, (byStatus.get(s.status) ?? 0) + 1);
+  for (const [status, count] of byStatus) out.sample(strategies, count, { status });
+  const stall = out.family('event_loop_stall_seconds', 'gauge', 'Event-loop stall by setImmediate round trips since start: p50, p99 and max.');
+  if (view.stall.samples > 0) {
+    out.sample(stall, view.stall.p50Us * SECONDS_PER_US, { stat: 'p50' });
+    out.sample(stall, view.stall.p99Us * SECONDS_PER_US, { stat: 'p99' });
+    out.sample(stall, view.stall.maxUs * SECONDS_PER_US, { stat: 'max' });
+  }
+  const workers = view.workers;
+  single('worker_queue_depth', 'gauge', 'Worker pool tasks waiting or running (0 when the pool is off or not reported).', workers?.queueDepth ?? 0);
+  single('worker_in_flight', 'gauge', 'Worker pool tasks running (0 when the pool is off or not reported).', workers?.inFlight ?? 0);
+  single('worker_tasks_failed_total', 'counter', 'Worker pool tasks that failed (0 when the pool is off or not reported).', workers?.failed ?? 0);
+  return out.text;
+}
+
+/**
+ * The metrics' text source over `snapshots`: while their timer runs, the text rendered at the
+ * last refresh; otherwise (no timer) a refresh and a render per scrape.
+ */
+export function metricsTextSource(snapshots: OperatorSnapshots): () => string {
+  let text = '';
+  let renderedSeq = -1;
+  let renderedAtMs = 0;
+  snapshots.onRefresh((view) => {
+    // With the dashboard's faster ticks the text is rebuilt about once a second, not every tick:
+    // a scrape sees figures at most METRICS_SNAPSHOT_MS plus one tick old.
+    if (view.tsMs - renderedAtMs < METRICS_SNAPSHOT_MS - snapshots.intervalMs / 2) return;
+    text = renderMetricsText(view);
+    renderedSeq = view.seq;
+    renderedAtMs = view.tsMs;
+  });
+  return () => {
+    if (!snapshots.running || snapshots.view === null) {
+      const view = snapshots.refresh();
+      text = renderMetricsText(view);
+      renderedSeq = view.seq;
+    } else if (renderedSeq === -1) {
+      // Started after the snapshots' first tick: render the latest view once.
+      text = renderMetricsText(snapshots.view);
+      renderedSeq = snapshots.view.seq;
+      renderedAtMs = snapshots.view.tsMs;
+    }
+    return text;
+  };
+}
+
+/**
+ * The main job's metrics server for `source`, or null when telemetry.metrics is off. `snapshots`:
+ * the shared operator snapshot (also the dashboard's), whose timer the caller starts; without
+ * it, each scrape builds its own snapshot.
+ */
+export async function startRuntimeMetrics(source: MetricsSource, config: Readonly<MetricsConfig>, logger: Logger, snapshots: OperatorSnapshots | null = null): Promise<MetricsServer | null> {
   if (!config.enabled) return null;
-  const { registry, refresh } = createRuntimeMetrics(source);
   return MetricsServer.start({
-    registry,
+    text: metricsTextSource(snapshots ?? new OperatorSnapshots(source, METRICS_SNAPSHOT_MS)),
+    contentType: METRICS_CONTENT_TYPE,
     host: config.host,
     port: config.port,
-    beforeScrape: refresh,
     onError: (error) => logger.error({ err: error }, 'metrics scrape failed'),
   });
 }

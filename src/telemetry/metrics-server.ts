@@ -1,9 +1,12 @@
 /**
- * Serves a prom-client Registry in the Prometheus text format at GET /metrics over node:http,
- * bound to the configured host (loopback by default). Before each scrape `beforeScrape` runs once,
- * so the metrics' collect() callbacks can read one snapshot instead of each taking its own.
- * One scrape at a time: a scrape arriving while one is rendered waits for that one's text rather
- * than rendering again. Owns the HTTP server only; what the metrics are is the caller's.
+ * Serves metrics in the Prometheus text format at GET /metrics over node:http, bound to the
+ * configured host (loopback by default), from one of two sources:
+ * - `text`: a function returning the exposition, called once per scrape, synchronously; the
+ *   runtime's returns text prebuilt on its snapshot timer, so a scrape costs one string write;
+ * - `registry`: a prom-client Registry rendered per scrape. Before each scrape `beforeScrape` runs
+ *   once, so the metrics' collect() callbacks can read one snapshot instead of each taking its own.
+ *   One scrape at a time: a scrape arriving while one is rendered waits for that one's text.
+ * Owns the HTTP server only; what the metrics are is the caller's.
  */
 
 import { createServer } from 'node:http';
@@ -12,7 +15,11 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 
 export interface MetricsServerOptions {
-  registry: Registry;
+  /** The exposition, returned synchronously per scrape (takes precedence over `registry`). */
+  text?: () => string;
+  /** Content type of `text` (default the text format 0.0.4). */
+  contentType?: string;
+  registry?: Registry;
   host: string;
   /** 0: a free port (read `port` after start). */
   port: number;
@@ -24,6 +31,7 @@ export interface MetricsServerOptions {
 
 /** Idle keep-alive sockets are closed after this long, so stop() never waits on a scraper. */
 const KEEP_ALIVE_MS = 5_000;
+const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 export class MetricsServer {
   readonly #options: MetricsServerOptions;
@@ -32,6 +40,7 @@ export class MetricsServer {
   #port = -1;
 
   private constructor(options: MetricsServerOptions) {
+    if (options.text === undefined && options.registry === undefined) throw new TypeError('MetricsServer: a text source or a registry is required');
     this.#options = options;
     this.#server = createServer((request, response) => this.#handle(request, response));
     this.#server.keepAliveTimeout = KEEP_ALIVE_MS;
@@ -75,9 +84,23 @@ export class MetricsServer {
       response.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain; charset=utf-8' }).end('GET /metrics\n');
       return;
     }
+    const text = this.#options.text;
+    if (text !== undefined) {
+      let body: string;
+      try {
+        body = text();
+      } catch (error) {
+        this.#options.onError?.(error);
+        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end('metrics failed; see the log\n');
+        return;
+      }
+      response.writeHead(200, { 'content-type': this.#options.contentType ?? TEXT_CONTENT_TYPE });
+      response.end(request.method === 'HEAD' ? undefined : body);
+      return;
+    }
     this.#render().then(
       (text) => {
-        response.writeHead(200, { 'content-type': this.#options.registry.contentType });
+        response.writeHead(200, { 'content-type': this.#options.registry!.contentType });
         response.end(request.method === 'HEAD' ? undefined : text);
       },
       (error: unknown) => {
@@ -92,7 +115,7 @@ export class MetricsServer {
     const rendering = (async () => {
       try {
         this.#options.beforeScrape?.();
-        return await this.#options.registry.metrics();
+        return await this.#options.registry!.metrics();
       } finally {
         this.#rendering = null;
       }

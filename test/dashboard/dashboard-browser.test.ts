@@ -1,0 +1,153 @@
+/**
+ * Goal: the operator's dashboard works in a real browser against a runtime trading on the
+ * simulator: the page shows the book with our own orders marked and a fill, and its kill switch
+ * goes through the runtime's kill path (journaled, every order cancelled at the venue, no new
+ * ones); the page and the WebSocket refuse a missing (401) or wrong (403) token.
+ * Method: an in-process simulator, a Runtime wired as the main job wires it running the market
+ * maker on subaccount 1 (quotes at 0.48 / 0.52), the shared OperatorSnapshots on a 100 ms timer
+ * and a DashboardServer on 127.0.0.1 port 0; headless Chromium from the system packages
+ * (`command -v chromium`) driven by playwright-core; a counterparty order fills our bid; the venue
+ * is asked over REST (GET /portfolio/orders?status=resting) after the kill. Bounded waits.
+ */
+
+import { execFileSync } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DashboardServer, OperatorSnapshots, dashboardToken } from '../../src/dashboard/index.ts';
+import type { Runtime } from '../../src/runtime/runtime.ts';
+import { MARKET, counterpartyKey, createRuntime, demoKey, entry, orderBody, rest, startTestSim, waitUntil } from '../integration/helpers.ts';
+import type { TestSim } from '../integration/helpers.ts';
+
+const SUBACCOUNT = 1;
+let sim: TestSim;
+let runtime: Runtime;
+let snapshots: OperatorSnapshots;
+let dashboard: DashboardServer;
+let browser: Browser;
+const token = dashboardToken(null);
+const kills: string[] = [];
+
+/** The system's Chromium (`apt-get install chromium`; .ci/run installs it when missing). */
+function chromiumPath(): string {
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error('chromium is not installed: apt-get install -y chromium (.ci/run does it)');
+  }
+}
+
+async function venueResting(): Promise<unknown[]> {
+  const reply = await rest(sim, demoKey(sim), 'GET', `/portfolio/orders?ticker=${MARKET}&status=resting&subaccount=${SUBACCOUNT}`);
+  expect(reply.status).toBe(200);
+  return reply.body.orders as unknown[];
+}
+
+/** The status of a WebSocket upgrade request to /ws with `query` (101 when accepted). */
+function upgradeStatus(query: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1', port: dashboard.port, path: `/ws${query}`, timeout: 5_000,
+      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==' },
+    });
+    req.on('upgrade', (response, socket) => {
+      socket.destroy();
+      resolve(response.statusCode ?? 0);
+    });
+    req.on('response', (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    req.on('timeout', () => req.destroy(new Error('upgrade timed out')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  sim = await startTestSim();
+  runtime = createRuntime(sim, {
+    strategies: [entry('mm', 'strategies/market-maker.ts', { fairValue: '0.5000', halfSpreadTicks: 2, size: '3.00', maxPosition: '10.00', timerIntervalMs: 100 }, SUBACCOUNT)],
+    journalPath: join(sim.workDir, 'dashboard.jsonl'),
+  });
+  await runtime.start();
+  snapshots = new OperatorSnapshots(runtime, 100);
+  dashboard = await DashboardServer.start({
+    host: '127.0.0.1',
+    port: 0,
+    token,
+    snapshots,
+    // The main job's kill path (main.ts engageKillSwitch): the runtime's operator kill switch.
+    onKill: (source) => {
+      kills.push(source);
+      void runtime.engageKillSwitch(source, 'operator');
+    },
+  });
+  snapshots.start();
+  browser = await chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox'], headless: true, timeout: 20_000 });
+}, 40_000);
+
+afterAll(async () => {
+  await browser?.close();
+  snapshots?.stop();
+  await dashboard?.stop();
+  await runtime?.stop('test done');
+  await sim?.close();
+}, 30_000);
+
+describe('dashboard in a browser', () => {
+  it('refuses the page and the WebSocket without the token (401) or with a wrong one (403)', async () => {
+    const page = `http://127.0.0.1:${dashboard.port}/`;
+    expect((await fetch(page)).status).toBe(401);
+    expect((await fetch(`${page}?token=`)).status).toBe(401);
+    const wrong = await fetch(`${page}?token=${encodeURIComponent(`${token.slice(0, -1)}x`)}`);
+    expect(wrong.status).toBe(403);
+    expect(await wrong.text()).not.toContain(token);
+    expect((await fetch(`${page}?token=${encodeURIComponent(token)}`)).status).toBe(200);
+    expect(await upgradeStatus('')).toBe(401);
+    expect(await upgradeStatus('?token=wrong')).toBe(403);
+    expect(await upgradeStatus(`?token=${encodeURIComponent(token)}`)).toBe(101);
+  });
+
+  it('shows the book with own orders and a fill, and its kill switch cancels everything at the venue', async () => {
+    await waitUntil(async () => (await venueResting()).length === 2, 10_000, 'the market maker quoting both sides');
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+    await page.goto(`http://127.0.0.1:${dashboard.port}/?token=${encodeURIComponent(token)}`, { timeout: 10_000 });
+    // The token is stripped from the address bar once read.
+    expect(page.url()).toBe(`http://127.0.0.1:${dashboard.port}/`);
+    await page.locator('[data-testid="conn-state"]', { hasText: 'live' }).waitFor({ timeout: 10_000 });
+    // The book, with our two quotes marked on their levels (0.48 bid, 0.52 ask, 3.00 each).
+    const book = page.locator(`[data-testid="book"][data-ticker="${MARKET}"]`);
+    await book.waitFor({ timeout: 10_000 });
+    await book.locator('tr[data-side="bid"][data-price="4800"][data-own="300"]').waitFor({ timeout: 10_000 });
+    await book.locator('tr[data-side="ask"][data-price="5200"][data-own="300"]').waitFor({ timeout: 10_000 });
+    expect(await page.locator('[data-testid="order"]').count()).toBe(2);
+
+    // A counterparty sells 2.00 into our bid: the page shows the fill and the position.
+    const fill = await rest(sim, counterpartyKey(sim), 'POST', '/portfolio/events/orders', orderBody('ask', '0.4800', '2.00', 'immediate_or_cancel'));
+    expect(fill.status).toBe(201);
+    await page.locator('[data-testid="fills"]', { hasText: '1' }).waitFor({ timeout: 10_000 });
+    await page.locator('[data-testid="position"]', { hasText: '2.00' }).waitFor({ timeout: 10_000 });
+
+    // The kill switch: a click, then the confirmation.
+    await page.click('[data-testid="kill-button"]');
+    await page.click('[data-testid="kill-confirm"]');
+    await page.locator('[data-testid="kill-state"]', { hasText: 'ENGAGED' }).waitFor({ timeout: 10_000 });
+    expect(kills).toEqual(['dashboard']);
+    expect(runtime.oms.killSwitchState).toMatchObject({ source: 'operator', reason: 'dashboard' });
+    await waitUntil(async () => (await venueResting()).length === 0, 10_000, 'no resting order at the venue after the kill switch');
+    expect(await venueResting()).toEqual([]);
+    // As after any kill switch: the strategy keeps running and nothing new rests.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await venueResting()).toEqual([]);
+    expect(runtime.status().denies.KILL_SWITCH ?? 0).toBeGreaterThan(0);
+    expect(await page.locator('[data-testid="kill-button"]').isDisabled()).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 60_000);
+});
