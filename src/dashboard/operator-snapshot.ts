@@ -22,9 +22,8 @@ import { DENY_CODE_COUNT, DENY_NAMES } from '../risk/index.ts';
 import { LATENCY_BOUNDS_SECONDS, nowNs } from '../telemetry/index.ts';
 import { HopDigest } from './hop-digest.ts';
 
-/** What the snapshot reads: the runtime's read-only surface (plus an optional workers accessor). */
+/** What the snapshot reads: the runtime's read-only surface (the worker pool's figures optional, for fakes). */
 export type SnapshotSource = Pick<Runtime, 'feed' | 'oms' | 'host' | 'listener' | 'probe' | 'stall' | 'fix' | 'marketData' | 'config'> & {
-  /** The worker pool's figures, when the runtime offers them without a full status() (Runtime has no such accessor yet: null). */
   workersStatus?: () => WorkersStatus | null;
 };
 

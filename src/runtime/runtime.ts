@@ -549,11 +549,12 @@ export class Runtime {
       strategies: this.host.summaries().map((s) => ({ id: s.id, status: s.status })),
       killSwitch: killSwitchStatus(this.oms.killSwitchState),
       eventLoopStall: this.stall.summary(),
-      workers: this.#workersStatus(),
+      workers: this.workersStatus(),
     };
   }
 
-  #workersStatus(): WorkersStatus | null {
+  /** The worker pool's figures (queue depth, tasks, candle batches, portfolio age), null when the pool is off. */
+  workersStatus(): WorkersStatus | null {
     const pool = this.#pool;
     if (pool === null) return null;
     const view = this.portfolio?.view ?? null;

@@ -37,6 +37,8 @@ export class LatencyRecorder {
   readonly histogram: hdr.Histogram;
   #overflowCount = 0;
   #invalidCount = 0;
+  /** Sum of the recorded values, ns (a float64 stays exact far past any run's total). */
+  #sumNs = 0;
 
   constructor(name: string, options: LatencyRecorderOptions = {}) {
     const highestNs = options.highestNs ?? DEFAULT_HIGHEST_NS;
@@ -67,6 +69,7 @@ export class LatencyRecorder {
       this.#overflowCount++;
     }
     this.histogram.recordValue(value);
+    this.#sumNs += value;
   }
 
   /** Record the time elapsed since `startNs` (a value from nowNs()). */
@@ -76,6 +79,7 @@ export class LatencyRecorder {
 
   reset(): void {
     this.histogram.reset();
+    this.#sumNs = 0;
     this.#overflowCount = 0;
     this.#invalidCount = 0;
   }
@@ -94,7 +98,8 @@ export class LatencyRecorder {
       p99: h.getValueAtPercentile(99),
       p999: h.getValueAtPercentile(99.9),
       max: h.maxValue,
-      mean: empty ? 0 : h.mean,
+      // From the recorded values' sum: hdr-histogram-js walks every bucket for its mean (milliseconds).
+      mean: empty ? 0 : this.#sumNs / h.totalCount,
       // Percentile 0 is the lowest recorded value, zero included (minNonZeroValue skips zeros).
       min: empty ? 0 : h.getValueAtPercentile(0),
       overflowCount: this.#overflowCount,
