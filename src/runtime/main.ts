@@ -139,6 +139,7 @@ async function main(argv: readonly string[]): Promise<number> {
     let journalPath: string;
     const usesFix = config.strategies.some((strategy) => strategy.route === 'fix');
     const fixFeed = config.feed.source === 'fix';
+    const fixQuotes = config.rfq.enabled && config.rfq.route === 'fix';
     if (config.venue.mode === 'embedded') {
       process.stderr.write('starting the embedded simulator...\n');
       plan = config.sim.cpuPlacement === 'auto' ? cpuPlan() : null;
@@ -151,7 +152,7 @@ async function main(argv: readonly string[]): Promise<number> {
         activityUpdatesPerSec: config.sim.activityUpdatesPerSec,
         logPath: join(logDir, `sim-${stamp}.log`),
         // The simulator's FIX acceptor only when a strategy trades on the FIX route or the books come from KalshiMD.
-        extraArgs: usesFix || fixFeed ? ['--fix'] : [],
+        extraArgs: usesFix || fixFeed || fixQuotes ? ['--fix'] : [],
       });
       const fix = sim.ready.fix;
       venue = {
@@ -161,6 +162,7 @@ async function main(argv: readonly string[]): Promise<number> {
         privateKey: loadPrivateKey(sim.ready.privateKeyPath),
         fix: usesFix && fix !== null ? { host: fix.host, port: config.venue.fix.sessionName === 'KalshiRT' ? fix.ports.KalshiRT : fix.ports.KalshiNR, tls: fix.tls } : null,
         marketData: fixFeed && fix !== null ? { host: fix.host, port: fix.ports.KalshiMD, tls: fix.tls } : null,
+        rfq: fixQuotes && fix !== null ? { host: fix.host, port: fix.ports.KalshiRFQ, tls: fix.tls } : null,
       };
       // A fresh simulator per run: its orders never outlive it, so each run journals on its own.
       journalPath = join(privateDir(join(ROOT_DIR, 'var', 'journal')), `embedded-${stamp}.jsonl`);
@@ -176,6 +178,7 @@ async function main(argv: readonly string[]): Promise<number> {
         privateKey: credentials.privateKey,
         fix: usesFix && fix.host !== null && fix.port !== null ? { host: fix.host, port: fix.port, tls: fix.tls } : null,
         marketData: fixFeed && fix.marketDataHost !== null && fix.marketDataPort !== null ? { host: fix.marketDataHost, port: fix.marketDataPort, tls: fix.tls } : null,
+        rfq: fixQuotes && fix.host !== null && fix.rfqPort !== null ? { host: fix.host, port: fix.rfqPort, tls: fix.tls } : null,
       };
       // One journal per venue and key: a restart reconciles what the last run left.
       const host = new URL(config.venue.restUrl).host.replace(/[^A-Za-z0-9.-]/g, '_');

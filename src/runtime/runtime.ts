@@ -23,7 +23,10 @@ import type { Clock, Count } from '../core/index.ts';
 import { Channel } from '../feed/index.ts';
 import type { Feed, FixMarketData } from '../feed/index.ts';
 import type { OrderBook } from '../book/index.ts';
-import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, REST_ORDER_ENTRY_DEFAULTS, REST_QUOTE_ROUTE_DEFAULTS, RestOrderEntry, RestQuoteRoute } from '../exec/index.ts';
+import {
+  ACCOUNT_CLIENT_DEFAULTS, AccountClient, FIX_ORDER_ENTRY_DEFAULTS, FIX_QUOTE_ROUTE_DEFAULTS, FixOrderEntry, FixQuoteRoute, REST_ORDER_ENTRY_DEFAULTS,
+  REST_QUOTE_ROUTE_DEFAULTS, RestOrderEntry, RestQuoteRoute,
+} from '../exec/index.ts';
 import { recover } from '../oms/index.ts';
 import type { ExecListener, Journal, Oms, QuoteBook, RecoveredJournal, RecoveredKill } from '../oms/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES, Deny } from '../risk/index.ts';
@@ -55,6 +58,8 @@ export interface VenueEndpoint {
   fix?: { host: string; port: number; tls: boolean } | null;
   /** The FIX market-data session KalshiMD (config feed.source "fix"), or null: books from the WebSocket. */
   marketData?: { host: string; port: number; tls: boolean } | null;
+  /** The FIX RFQ session KalshiRFQ (config rfq.route "fix"), or null: quotes over REST, RFQs on `communications`. */
+  rfq?: { host: string; port: number; tls: boolean } | null;
 }
 
 export interface RuntimeOptions {
@@ -161,6 +166,8 @@ export class Runtime {
   readonly account: AccountClient;
   /** The REST quote route (config rfq.enabled), null when quoting is off. */
   readonly quoteRoute: RestQuoteRoute | null;
+  /** The FIX quote route (config rfq.route "fix"; its reconciliation reads through quoteRoute), null otherwise. */
+  readonly fixQuotes: FixQuoteRoute | null;
   /** Our RFQ quotes (config rfq.enabled), null when quoting is off. */
   readonly quoteBook: QuoteBook | null;
   readonly oms: Oms;
@@ -242,6 +249,23 @@ export class Runtime {
     this.account = new AccountClient({ ...ACCOUNT_CLIENT_DEFAULTS, ...venueClient });
 
     this.quoteRoute = !config.rfq.enabled ? null : new RestQuoteRoute({ ...REST_QUOTE_ROUTE_DEFAULTS, ...venueClient, restRemainder: config.rfq.restRemainder });
+    // rfq.route "fix": quotes and RFQs over KalshiRFQ; the REST route stays for the quote list FIX lacks.
+    const rfqSession = config.rfq.enabled && config.rfq.route === 'fix' ? (venue.rfq ?? null) : null;
+    if (config.rfq.enabled && config.rfq.route === 'fix' && rfqSession === null) throw new RuntimeError('RUNTIME_START_FAILED', 'rfq.route "fix" needs the venue\'s KalshiRFQ endpoint (venue.fix.host and venue.fix.rfqPort)');
+    const quoteReads = this.quoteRoute;
+    this.fixQuotes = rfqSession === null || quoteReads === null ? null : new FixQuoteRoute({
+      ...FIX_QUOTE_ROUTE_DEFAULTS,
+      host: rfqSession.host,
+      port: rfqSession.port,
+      tls: rfqSession.tls ? {} : null,
+      heartbeatIntervalS: config.venue.fix.heartbeatIntervalS,
+      keyId: venue.keyId,
+      privateKey: venue.privateKey,
+      clock: this.clock,
+      requestTimeoutMs: config.exec.requestTimeoutMs,
+      restRemainder: config.rfq.restRemainder,
+      reads: quoteReads,
+    });
 
     mkdirSync(dirname(options.journalPath), { recursive: true, mode: 0o700 });
     this.recovered = recover(options.journalPath);
@@ -256,7 +280,7 @@ export class Runtime {
       entry: this.rest,
       moreRoutes: this.fix === null ? [] : [{ name: 'fix', entry: this.fix }],
       reads: this.account,
-      quoteEntry: this.quoteRoute,
+      quoteEntry: this.fixQuotes ?? this.quoteRoute,
       feed: { url: venue.wsUrl, auth: { keyId: venue.keyId, privateKey: venue.privateKey } },
       marketData: config.feed.source === 'fix' && venue.marketData !== undefined && venue.marketData !== null
         ? {
@@ -297,6 +321,7 @@ export class Runtime {
     this.quoteBook = graph.quoteBook;
     this.keepWarm = config.process.keepWarmMs > 0 ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock }) : null;
     this.listener = graph.listener;
+    this.fixQuotes?.setRfqListener(graph.listener); // RFQs and quote events of KalshiRFQ, as from `communications`
     this.host = graph.host;
     const releaseBy = options.releaseKillSwitchBy ?? null;
     if (releaseBy !== null && this.oms.killSwitchState !== null) {
@@ -323,6 +348,10 @@ export class Runtime {
     await this.rest.connect();
     await this.account.connect();
     await this.quoteRoute?.connect();
+    if (this.fixQuotes !== null) {
+      await this.fixQuotes.connect();
+      log.info({ session: 'KalshiRFQ' }, 'FIX quotes logged on');
+    }
     if (this.fix !== null) {
       await this.fix.connect();
       log.info({ session: this.config.venue.fix.sessionName }, 'FIX order entry logged on');
@@ -334,7 +363,8 @@ export class Runtime {
     this.feed.subscribe(Channel.MARKET_POSITIONS);
     this.feed.subscribe(Channel.ORDER_GROUP_UPDATES);
     this.feed.subscribe(Channel.MARKET_LIFECYCLE);
-    if (this.quoteBook !== null) this.feed.subscribe(Channel.COMMUNICATIONS);
+    // RFQs arrive once: on the FIX RFQ session when quotes go over FIX, else on `communications`.
+    if (this.quoteBook !== null && this.fixQuotes === null) this.feed.subscribe(Channel.COMMUNICATIONS);
     await waitFor(() => this.feed.state === 'open', timeoutMs, 'RUNTIME_FEED_CONNECT_TIMEOUT', 'feed did not connect');
     if (this.marketData !== null) {
       this.marketData.start();
@@ -478,6 +508,7 @@ export class Runtime {
     await this.#stopWorkers(); // the pool's threads, the candle and risk timers, the stall sampler
     await this.rest.close();
     await this.account.close();
+    await this.fixQuotes?.close();
     await this.quoteRoute?.close();
     await this.fix?.close();
     await this.oms.stop();
@@ -507,6 +538,7 @@ export class Runtime {
     await this.rest.close();
     await this.fix?.close();
     await this.account.close();
+    await this.fixQuotes?.close();
     await this.quoteRoute?.close();
     await this.journal.close();
     await this.#closeRecorder();

@@ -41,7 +41,7 @@ export interface SimReady {
   privateKeyPath: string;
   pid: number;
   /** The FIX acceptor's endpoints (started with `fix`), else null. */
-  fix: { host: string; tls: boolean; ports: { KalshiNR: number; KalshiRT: number; KalshiDC: number; KalshiPT: number; KalshiMD: number } } | null;
+  fix: { host: string; tls: boolean; ports: { KalshiNR: number; KalshiRT: number; KalshiDC: number; KalshiPT: number; KalshiRFQ: number; KalshiMD: number } } | null;
 }
 
 export type SimChildErrorCode = 'SIM_START_TIMEOUT' | 'SIM_EXITED' | 'SIM_BAD_READY_LINE';

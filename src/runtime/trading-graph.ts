@@ -11,8 +11,8 @@
  *
  *   WS frame (or FIX W/X, feed.source "fix") -> feed decode -> book apply -> RuntimeFeedListener -> StrategyHost -> strategy
  *     -> Router: RiskGate.check -> Oms.accept -> route (bytes out) ; route answers -> Oms -> gate
- *   `communications` frame -> RuntimeFeedListener -> QuoteBook -> StrategyHost.onRfq / onQuoteUpdate -> strategy
- *     -> QuoteRouter: RiskGate.checkQuote -> QuoteBook.accept -> quote route (REST, off the book path)
+ *   `communications` frame (or KalshiRFQ R/AI/8, rfq.route "fix") -> RuntimeFeedListener -> QuoteBook -> StrategyHost.onRfq / onQuoteUpdate -> strategy
+ *     -> QuoteRouter: RiskGate.checkQuote -> QuoteBook.accept (-> gate's ledger) -> quote route (REST or FIX, off the book path)
  *
  * With `workers` (the main job and the integration tests, through Runtime) it also builds the
  * main-thread halves of the worker pool's work, wired in at construction: the CandleFeed (the
@@ -210,6 +210,7 @@ export class TradingGraph {
       logger: log.child({ component: 'quote-book' }),
       recovered: options.recovered?.quotes ?? [],
       onOpenCount: (count) => this.gate.setOpenQuotes(count),
+      onExposure: (quote) => this.gate.onQuoteChange(quote), // open quotes count as resting in the ledger
     });
     this.gate.setOpenQuotes(this.quoteBook === null ? 0 : this.quoteBook.openCount);
     this.quoteRouter = quoteEntry === null || this.quoteBook === null ? null : new QuoteRouter({ gate: this.gate, quotes: this.quoteBook, route: quoteEntry });

@@ -7,7 +7,9 @@
  * journaled; the execution's fill reaches the quoting strategy's onFill (its order is the venue's,
  * not the OMS's). Also: a quote the venue no longer has (a roll cleared it) is found cancelled by the
  * reconciliation from GET /communications/quotes; an RFQ above the strategy's size limit is not
- * answered.
+ * answered. The same lifecycle with rfq.route "fix": RFQs arrive on the KalshiRFQ session (not on
+ * `communications`), quotes and the confirm go out on it, and the open quote is booked in the
+ * gate's exposure ledger (and released at execution).
  * Method: an in-process simulator without synthetic activity, a liquidity user that makes the
  * book (0.45 / 0.55), a requester user; a Runtime with rfq.enabled and the rfq-maker plugin.
  */
@@ -28,7 +30,7 @@ let liquidity: ApiKey;
 let requester: ApiKey;
 
 beforeAll(async () => {
-  sim = await startTestSim();
+  sim = await startTestSim({ fix: { enabled: true } });
   liquidity = counterpartyKey(sim, 'rfq-liquidity');
   requester = counterpartyKey(sim, 'rfq-requester');
   // The book the maker prices from: YES 0.45 bid, 0.55 ask.
@@ -47,14 +49,14 @@ afterAll(async () => {
   await sim.close();
 });
 
-function createRfqRuntime(journal: string, params: Record<string, unknown>): Runtime {
+function createRfqRuntime(journal: string, params: Record<string, unknown>, route: 'rest' | 'fix' = 'rest'): Runtime {
   const key = demoKey(sim);
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime' },
       exec: { requestTimeoutMs: 1_000 },
       feed: { reconnectBackoffMinMs: 50, reconnectBackoffMaxMs: 200 },
-      rfq: { enabled: true, maxOpenQuotes: 10 },
+      rfq: { enabled: true, maxOpenQuotes: 10, route },
       strategies: [{ id: 'rfq', plugin: 'strategies/rfq-maker.ts', subaccount: 0, orderGroup: null, markets: [MARKET], params }],
     },
     '<integration>',
@@ -62,7 +64,10 @@ function createRfqRuntime(journal: string, params: Record<string, unknown>): Run
   );
   return new Runtime({
     config,
-    venue: { restUrl: `${sim.httpUrl}/trade-api/v2`, wsUrl: sim.wsUrl, keyId: key.keyId, privateKey: key.privateKey },
+    venue: {
+      restUrl: `${sim.httpUrl}/trade-api/v2`, wsUrl: sim.wsUrl, keyId: key.keyId, privateKey: key.privateKey,
+      rfq: route === 'fix' ? { host: sim.fix!.host, port: sim.fix!.ports.KalshiRFQ, tls: false } : null,
+    },
     rootDir: ROOT_DIR,
     journalPath: join(sim.workDir, journal),
     logger: createLogger({ level: process.env.INTEGRATION_LOG_LEVEL ?? 'silent', pretty: false }),
@@ -149,6 +154,35 @@ describe('RFQ quoting against the simulator (WebSocket + REST)', () => {
     sim.engine.rollQuotes(); // open quotes cleared at the venue: 404 afterwards, no message
     expect(await book.reconcile()).toBe(1);
     expect(quote.state).toBe(QuoteState.CANCELLED);
+    expect(book.openCount).toBe(0);
+  });
+
+  it('over the FIX RFQ session: RFQ in, quote out, booked in the ledger, accepted, confirmed, executed; positions agree', async () => {
+    const rt = createRfqRuntime('rfq-fix.jsonl', { edge: '0.0200', maxContracts: '100.00', maxOpenQuotes: 5, postOnly: true }, 'fix');
+    runtime = rt;
+    await rt.start();
+    expect(rt.fixQuotes?.sessionState).toBe('active');
+    await waitUntil(() => rt.feed.books.get(MARKET)?.synced === true, 5_000, 'book synced');
+    const startPosition = rt.router.position(0, MARKET);
+    const rfqId = await createRfq('4.00');
+    const book = rt.quoteBook!;
+    await waitUntil(() => [...book.quotes()].some((q) => q.rfqId === rfqId && q.state === QuoteState.OPEN), 5_000, 'our quote open over FIX');
+    const quote = [...book.quotes()].find((q) => q.rfqId === rfqId)!;
+    expect(rt.fixQuotes!.stats.rfqs).toBeGreaterThanOrEqual(1); // the RFQ came over FIX
+    expect(rt.fixQuotes!.stats.quotesSent).toBeGreaterThanOrEqual(1);
+    // Booked as resting on both sides while open: YES bid 4.00 and NO bid 4.00 (a YES ask).
+    const slot = rt.gate.exposure.slot(rt.gate.marketHandle(MARKET), 0)!;
+    expect([slot.restingBid, slot.restingAsk]).toEqual([400, 400]);
+    const listed = await rest(sim, requester, 'GET', `/communications/quotes?rfq_id=${rfqId}`);
+    expect((listed.body.quotes as { id: string; status: string }[])[0]).toMatchObject({ id: quote.quoteId, status: 'open' });
+
+    const accepted = await rest(sim, requester, 'PUT', `/communications/rfqs/${rfqId}/quotes/${quote.quoteId}/accept`, { accepted_side: 'no' });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(204);
+    await waitUntil(() => quote.state === QuoteState.EXECUTED, 5_000, 'quote executed over FIX');
+    expect(quote.acceptedSide).toBe('no'); // the requester bought NO: we bought YES 4
+    await waitUntil(() => rt.router.position(0, MARKET) === startPosition + 400, 5_000, 'runtime position +4.00');
+    expect([slot.restingBid, slot.restingAsk]).toEqual([0, 0]); // nothing booked once executed
+    rt.gate.assertLedger(rt.oms.liveOrders());
     expect(book.openCount).toBe(0);
   });
 });
