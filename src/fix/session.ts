@@ -98,12 +98,18 @@ export interface FixAcceptorOptions extends CommonOptions {
   storeFor(keyId: string, sessionName: string): SequenceStore;
   /** Key restrictions and flag rules (fix.md §11 step 9): a refusal Text, or null to accept. */
   authorize?(logon: FixMessage, keyId: string, kind: SessionKind): string | null;
+  /**
+   * The HeartBtInt(108) rule of the exchange behind this listener. Predictions (default): required,
+   * > 3. Margin (fix.md §1): optional with a default of 30, >= 3.
+   */
+  heartbeat?: { minS: number; defaultS: number | null };
 }
 
 export type FixSessionOptions = FixInitiatorOptions | FixAcceptorOptions;
 export type FixSessionState = 'idle' | 'logon-sent' | 'awaiting-logon' | 'active' | 'logout-sent' | 'closed';
 
 const HEARTBEAT_INTERVAL_MIN_S = 4; // fix.md §1: HeartBtInt > 3
+const PREDICTIONS_HEARTBEAT = { minS: HEARTBEAT_INTERVAL_MIN_S, defaultS: null };
 const TEST_REQUEST_GRACE_PERCENT = 20; // silence of 1.2 x HeartBtInt before a TestRequest (§12 item 7)
 
 export class FixSession {
@@ -612,9 +618,11 @@ export class FixSession {
     const signed = signature !== null && verifyLogon(publicKey, message.getString(Tag.SendingTime) ?? '',
       message.getString(Tag.MsgSeqNum) ?? '', keyId, name, signature);
     if (!signed) return this.#refuse('Logon signature error', true);
-    const heartbeatIntervalS = message.getInt(Tag.HeartBtInt);
-    if (heartbeatIntervalS === INT_INVALID || heartbeatIntervalS < HEARTBEAT_INTERVAL_MIN_S) {
-      return this.#refuse('HeartBtInt(108) must be greater than 3', true);
+    const rule = options.heartbeat ?? PREDICTIONS_HEARTBEAT;
+    const given = message.getInt(Tag.HeartBtInt);
+    const heartbeatIntervalS = given === INT_INVALID && !message.has(Tag.HeartBtInt) && rule.defaultS !== null ? rule.defaultS : given;
+    if (heartbeatIntervalS === INT_INVALID || heartbeatIntervalS < rule.minS) {
+      return this.#refuse(`HeartBtInt(108) must be ${rule.minS === HEARTBEAT_INTERVAL_MIN_S ? 'greater than 3' : `at least ${rule.minS}`}`, true);
     }
     if (message.has(Tag.SenderSubID)) return this.#refuse('SenderSubID(50) is not allowed on Logon', true);
     const refusal = options.authorize?.(message, keyId, kind) ?? null;

@@ -2,7 +2,11 @@
  * `npm run sim`: the simulator as a process of its own. Parses the command line, starts the
  * simulator, prints exactly one JSON line on stdout when ready
  *   {"event":"ready","http":"http://127.0.0.1:PORT","ws":"ws://127.0.0.1:PORT/trade-api/ws/v2","keyId":"...","privateKeyPath":"...","pid":N,
- *    "fix":null | {"host":"127.0.0.1","tls":false,"ports":{"KalshiNR":N,"KalshiRT":N,"KalshiDC":N,"KalshiPT":N,"KalshiMD":N}}}
+ *    "fix":null | {"host":"127.0.0.1","tls":false,"ports":{"KalshiNR":N,"KalshiRT":N,"KalshiDC":N,"KalshiPT":N,"KalshiRFQ":N,"KalshiMD":N},
+ *                  "margin":{"KalshiNR":N,"KalshiRT":N,"KalshiMD":N}},
+ *    "clearing":{"url":"http://127.0.0.1:PORT/clearing-api/v1","credentialPath":"<keys dir>/clearing-credential.json"}}
+ * (the clearing credential file holds the demo clearing member's admin user id and access token,
+ * mode 0600; the token itself is never printed or logged)
  * and logs everything else (pino JSON) on stderr. SIGINT/SIGTERM close it cleanly (exit 0).
  *
  *   --port N            listen port, 0 = any (default 0)
@@ -14,8 +18,9 @@
  *   --keys-dir DIR      demo key directory (default var/sim-keys)
  *   --log-level LEVEL   stderr log level (default info)
  *   --probe             wire-to-wire probe on (GET /_sim/probe, POST /_sim/probe/reset; default off)
- *   --fix               FIX acceptor on (KalshiNR, KalshiRT, KalshiDC, KalshiPT, KalshiMD, each on a free
- *                       port: the ready line's "fix")
+ *   --fix               FIX acceptor on (KalshiNR, KalshiRT, KalshiDC, KalshiPT, KalshiRFQ, KalshiMD, each on a
+ *                       free port: the ready line's "fix".ports; the Margin exchange's KalshiNR, KalshiRT
+ *                       and KalshiMD: "fix".margin)
  *   --exit-with-stdin   exit when stdin ends: a parent that holds the other end of a pipe takes
  *                       the simulator down with it however it dies (the embedded venue's mode)
  *   --liquidity         resting liquidity on every active book at start (activity/seed-liquidity.ts)
@@ -133,7 +138,7 @@ async function main(): Promise<void> {
   });
   logger.info({ http: sim.httpUrl, ws: sim.wsUrl, faults: args.faults, activityRate: args.activityRate, probe: args.probe, keyId: sim.demoKey.keyId }, 'simulator listening');
   process.stdout.write(
-    `${JSON.stringify({ event: 'ready', http: sim.httpUrl, ws: sim.wsUrl, keyId: sim.demoKey.keyId, privateKeyPath: sim.demoKey.privateKeyPath, pid: process.pid, fix: sim.fix })}\n`,
+    `${JSON.stringify({ event: 'ready', http: sim.httpUrl, ws: sim.wsUrl, keyId: sim.demoKey.keyId, privateKeyPath: sim.demoKey.privateKeyPath, pid: process.pid, fix: sim.fix, clearing: { url: sim.demoClearing.url, credentialPath: sim.demoClearing.credentialPath } })}\n`,
   );
   let stopping = false;
   const stop = (signal: string): void => {

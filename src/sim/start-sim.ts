@@ -26,7 +26,8 @@ import { WireProbe, type SimProbe } from './server/probe.ts';
 import { SimServer } from './server/sim-server.ts';
 import { SimServices } from './server/services.ts';
 import { seedLiquidity } from './activity/index.ts';
-import { FixAcceptor, type FixSessionKindServed } from './server/fix/index.ts';
+import { FixAcceptor, type FixSessionKindServed, type MarginFixSessionServed } from './server/fix/index.ts';
+import { CLEARING_PREFIX, loadOrCreateDemoClearingCredential } from './clearing/index.ts';
 
 export interface StartSimOptions {
   /** 0 = any free port. Default 0. */
@@ -79,7 +80,8 @@ export interface StartSimOptions {
   seedLiquidity?: boolean;
   /**
    * FIX acceptor (server/fix): KalshiNR, KalshiRT, KalshiDC, KalshiPT and KalshiMD, each on its own
-   * free port of `host` (default the REST host), plain TCP unless `tls` gives a PEM certificate and
+   * free port of `host` (default the REST host), and the Margin exchange's KalshiNR, KalshiRT and
+   * KalshiMD on three more (`fix.margin`), plain TCP unless `tls` gives a PEM certificate and
    * key; KalshiRT and KalshiPT sequence stores on file under `storeDir` (default in memory);
    * `marketDataSubscriptionsMax` bounds a KalshiMD connection's subscriptions (default 100,000,
    * fix.md §8). Default off.
@@ -95,6 +97,8 @@ export interface SimFixEndpoints {
   host: string;
   tls: boolean;
   ports: Readonly<Record<FixSessionKindServed, number>>;
+  /** The Margin exchange's sessions (fix.md §1 "Margin exchange"), each on a port of its own. */
+  margin: Readonly<Record<MarginFixSessionServed, number>>;
 }
 
 export interface CreateApiKeyOptions {
@@ -123,6 +127,12 @@ export interface SimHandle {
   history: SimHistory;
   /** The FIX acceptor's host and ports; null unless started with fix.enabled. */
   fix: SimFixEndpoints | null;
+  /**
+   * The demo clearing-member credential (clearing/demo-credential.ts), acting for the demo user:
+   * `url` is the clearing base URL (…/clearing-api/v1), `credentialPath` the 0600 file beside the
+   * demo key. The token is here for in-process callers; never log it.
+   */
+  demoClearing: { url: string; credentialPath: string; adminUserId: string; accessToken: string; memberUserId: string };
   /** Everything the servers share (treasury, FCM registry, block trades, margin, keys): for tests and embedders. */
   services: SimServices;
   close(): Promise<void>;
@@ -187,6 +197,16 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
   });
   const host = options.host ?? SIM_DEFAULTS.host;
   const port = await server.listen(host, options.port ?? SIM_DEFAULTS.port);
+  const clearingUrl = `http://${host}:${port}${CLEARING_PREFIX}`;
+  let demoClearing: ReturnType<typeof loadOrCreateDemoClearingCredential>;
+  try {
+    // Needs the port, so after listen; a keys directory that cannot be written must not leave the server open.
+    demoClearing = loadOrCreateDemoClearingCredential(services.clearing, options.keysDir ?? DEFAULT_KEYS_DIR, DEFAULT_USER_ID, clearingUrl);
+  } catch (error) {
+    server.close();
+    detachHistory();
+    throw error;
+  }
   let fix: FixAcceptor | null = null;
   let fixEndpoints: SimFixEndpoints | null = null;
   if (options.fix?.enabled === true) {
@@ -197,7 +217,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     });
     try {
       const ports = await fix.listen();
-      fixEndpoints = { host: fixHost, tls: (options.fix.tls ?? null) !== null, ports: { ...ports } };
+      fixEndpoints = { host: fixHost, tls: (options.fix.tls ?? null) !== null, ports: { ...ports }, margin: { ...fix.marginPorts } };
     } catch (error) {
       server.close();
       detachHistory();
@@ -228,6 +248,13 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
     probe,
     history,
     fix: fixEndpoints,
+    demoClearing: {
+      url: clearingUrl,
+      credentialPath: demoClearing.path,
+      adminUserId: demoClearing.credential.adminUserId,
+      accessToken: demoClearing.credential.accessToken,
+      memberUserId: demoClearing.credential.memberUserId,
+    },
     async close() {
       if (closed) return;
       closed = true;

@@ -67,6 +67,11 @@ describe('folder dependencies', () => {
     for (const folder of ['net', 'fix', 'market', 'core']) expectNone(folder, ['oms', 'risk', 'exec', 'router', 'strategy', 'runtime', 'feed', 'sim', 'book']);
   });
 
+  it('the clearing-member client is a standalone client: no trading code, no simulator', () => {
+    expectNone('clearing', ['oms', 'risk', 'exec', 'router', 'strategy', 'runtime', 'feed', 'book', 'sim', 'record', 'replay']);
+    for (const folder of ['sim', 'core', 'net', 'fix', 'market', 'book', 'feed', 'oms', 'risk', 'router', 'strategy', 'exec', 'runtime']) expectNone(folder, ['clearing']);
+  });
+
   it('the simulator never imports the runtime\'s trading code', () => {
     expectNone('sim', ['oms', 'risk', 'router', 'strategy', 'runtime', 'feed', 'book']);
   });

@@ -81,7 +81,12 @@ describe('npm run sim', () => {
       privateKeyPath: join(keysDir, 'demo-key.pem'),
       pid: expect.any(Number), // the node process; tsx may run it as a child of its own
       fix: null, // no --fix: no FIX acceptor
+      clearing: { url: `${ready.http}/clearing-api/v1`, credentialPath: join(keysDir, 'clearing-credential.json') },
     });
+    // The clearing token is in the 0600 file, never on stdout or in the logs.
+    const clearingFile = JSON.parse(readFileSync(join(keysDir, 'clearing-credential.json'), 'utf8'));
+    expect(statSync(join(keysDir, 'clearing-credential.json')).mode & 0o077).toBe(0);
+    expect(clearingFile.url).toBe(`${ready.http}/clearing-api/v1`);
     expect(existsSync(ready.privateKeyPath as string)).toBe(true);
     expect(statSync(ready.privateKeyPath as string).mode & 0o077).toBe(0);
     const response = await fetch(`${ready.http}/trade-api/v2/exchange/status`);
@@ -91,19 +96,27 @@ describe('npm run sim', () => {
     expect(await exitCode(first.child)).toBe(0);
     expect(first.stdout().trim().split('\n')).toHaveLength(1);
     expect(first.stderr()).toContain('simulator listening');
+    expect(first.stdout() + first.stderr()).not.toContain(clearingFile.accessToken);
 
     const second = await launch(['--keys-dir', keysDir]);
     expect(second.ready.keyId).toBe(ready.keyId);
+    // The demo clearing credential survives a restart too (only its url follows the new port).
+    const reloaded = JSON.parse(readFileSync(join(keysDir, 'clearing-credential.json'), 'utf8'));
+    expect([reloaded.adminUserId, reloaded.accessToken]).toEqual([clearingFile.adminUserId, clearingFile.accessToken]);
+    expect(reloaded.url).toBe(`${second.ready.http}/clearing-api/v1`);
     second.child.kill('SIGINT');
     expect(await exitCode(second.child)).toBe(0);
   });
 
   it('with --fix the ready line names the FIX host and a port per session kind, and the port takes connections', async () => {
     const run = await launch(['--port', '0', '--keys-dir', keysDir, '--fix']);
-    const fix = run.ready.fix as { host: string; tls: boolean; ports: Record<string, number> };
+    const fix = run.ready.fix as { host: string; tls: boolean; ports: Record<string, number>; margin: Record<string, number> };
     expect(fix.host).toBe('127.0.0.1');
     expect(fix.tls).toBe(false);
     for (const name of ['KalshiNR', 'KalshiRT', 'KalshiDC']) expect(fix.ports[name]).toBeGreaterThan(0);
+    // The Margin exchange's sessions, each on a port of its own.
+    expect(Object.keys(fix.margin).sort()).toEqual(['KalshiMD', 'KalshiNR', 'KalshiRT']);
+    for (const port of Object.values(fix.margin)) expect(Object.values(fix.ports)).not.toContain(port);
     const { connect } = await import('node:net');
     await new Promise<void>((resolve, reject) => {
       const socket = connect(fix.ports.KalshiNR, fix.host, () => {

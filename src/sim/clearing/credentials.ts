@@ -38,6 +38,16 @@ export class ClearingCredentials {
     return credential;
   }
 
+  /**
+   * Registers a credential made elsewhere (the demo credential reloaded from disk). An admin id
+   * already known is replaced.
+   */
+  register(credential: ClearingCredential): ClearingCredential {
+    const frozen: ClearingCredential = { ...credential, permissions: Object.freeze([...credential.permissions]) };
+    this.#byAdmin.set(frozen.adminUserId, frozen);
+    return frozen;
+  }
+
   revoke(adminUserId: string): void {
     this.#byAdmin.delete(adminUserId);
   }

@@ -2,3 +2,4 @@
 export { ClearingCredentials, ClearingAuthFailure, type ClearingCredential, type ClearingPermission } from './credentials.ts';
 export { obligationsOf, fundingEstimateOf, INLINE_DETAIL_ROWS_MAX, type Obligation } from './obligations.ts';
 export { ClearingServer, CLEARING_PREFIX } from './clearing-server.ts';
+export { loadOrCreateDemoClearingCredential, DEMO_CLEARING_CREDENTIAL_FILE, type DemoClearingCredential } from './demo-credential.ts';

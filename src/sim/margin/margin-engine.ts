@@ -116,6 +116,8 @@ export class MarginEngine {
   readonly triggers: ExitTriggers = new ExitTriggers(this);
   /** The WebSocket feed (server/ws/margin-feed.ts); null when nothing listens. */
   listener: MarginEngineListener | null = null;
+  /** Further listeners beside `listener` (the FIX acceptor's Margin sessions); see observe(). */
+  readonly #observers = new Set<MarginEngineListener>();
   readonly #ids: IdSource;
   readonly #clientIds = new Map<string, Set<string>>(); // per user
   #seq = 0;
@@ -201,6 +203,22 @@ export class MarginEngine {
     this.#settle();
   }
 
+  /** Adds a listener beside `listener` (called after it, in insertion order); returns its removal. */
+  observe(observer: MarginEngineListener): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  #emitOrder(order: MarginOrderRecord): void {
+    this.listener?.onOrder(order);
+    for (const observer of this.#observers) observer.onOrder(order);
+  }
+
+  #emitTrade(market: MarketState, trade: MarginTradeRecord): void {
+    this.listener?.onTrade(market, trade);
+    for (const observer of this.#observers) observer.onTrade(market, trade);
+  }
+
   // ---- orders -------------------------------------------------------------------------------
 
   create(userId: string, subaccount: number, request: CreateMarginOrder, source: OrderSource = 'user', reason: OrderReason | null = null): CreateResult | MarginError {
@@ -262,7 +280,7 @@ export class MarginEngine {
       if (request.timeInForce === 'good_till_canceled') market.book.add(order);
       else this.#finish(order, order.lastUpdateReason === '' ? 'MarginCancel' : order.lastUpdateReason, 'canceled');
     }
-    this.listener?.onOrder(order);
+    this.#emitOrder(order);
     this.#settle();
     return { order, execution };
   }
@@ -302,7 +320,7 @@ export class MarginEngine {
       execution.fees = result.fees;
       if (order.status === 'resting') market.book.add(order);
     }
-    this.listener?.onOrder(order);
+    this.#emitOrder(order);
     this.#settle();
     return { order, execution, sizeChanged: sizeChanged || execution.filled > 0 };
   }
@@ -322,7 +340,7 @@ export class MarginEngine {
     order.remaining = target;
     order.lastUpdateReason = 'Decrease';
     order.lastUpdateMs = this.now();
-    this.listener?.onOrder(order);
+    this.#emitOrder(order);
     this.#settle();
     return order;
   }
@@ -519,7 +537,7 @@ export class MarginEngine {
     this.markets.get(order.ticker)!.book.remove(order);
     this.#finish(order, reason, 'canceled');
     order.remaining = 0;
-    this.listener?.onOrder(order);
+    this.#emitOrder(order);
     this.#settle();
     return order;
   }
@@ -592,7 +610,7 @@ export class MarginEngine {
         if (!isTaker) market.book.remove(order);
         order.status = 'executed';
       }
-      if (!isTaker) this.listener?.onOrder(order);
+      if (!isTaker) this.#emitOrder(order);
       const account = this.accounts.get(accountKey(order.userId, order.subaccount))!;
       const applied = this.#applyFill(market, account, order.side === 'bid' ? quantity : -quantity, price, fee);
       this.fills.push({
@@ -619,7 +637,7 @@ export class MarginEngine {
     market.lastPrice = price;
     market.volume += quantity;
     market.volumeNotional += notional;
-    this.listener?.onTrade(market, trade);
+    this.#emitTrade(market, trade);
     return takerFee;
   }
 

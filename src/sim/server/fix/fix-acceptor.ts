@@ -21,6 +21,12 @@
  * connection-base.ts; fix_exchange_unavailable in order-entry-connection.ts. Bounds: connections,
  * bytes per message, messages per second and garbled frames per connection (connection-base.ts).
  * One unref'd interval ticks every session (heartbeats, TestRequest, logon timeout).
+ *
+ * Margin exchange (fix.md §1 "Margin exchange"): KalshiNR, KalshiRT and KalshiMD again, on listeners
+ * of their own (`marginPorts`: the venue's Margin hosts), mapped onto the margin engine through
+ * margin-fix-hub.ts (margin-order-entry-connection.ts; market-data-connection.ts over the Margin
+ * books). They have their own one-session-per-key registries (another gateway), their own KalshiRT
+ * stores, and the Margin HeartBtInt rule (optional, default 30, at least 3: the session's heartbeat option). No Margin DC, PT or RFQ (DC not served yet).
  */
 
 import { mkdirSync } from 'node:fs';
@@ -46,9 +52,18 @@ import { OrderEntryConnection } from './order-entry-connection.ts';
 import { ReportHub } from './report-hub.ts';
 import { RfqConnection } from './rfq-connection.ts';
 import { RfqHub } from './rfq-hub.ts';
+import { MarginFixHub } from './margin-fix-hub.ts';
+import { MarginOrderEntryConnection } from './margin-order-entry-connection.ts';
+
+/** fix.md §1 Margin: HeartBtInt optional (default 30 s), at least 3. */
+export const MARGIN_HEARTBEAT = { minS: 3, defaultS: 30 } as const;
 
 export type FixSessionKindServed = 'KalshiNR' | 'KalshiRT' | 'KalshiDC' | 'KalshiPT' | 'KalshiRFQ' | 'KalshiMD';
 export const FIX_SESSIONS_SERVED: readonly FixSessionKindServed[] = ['KalshiNR', 'KalshiRT', 'KalshiDC', 'KalshiPT', 'KalshiRFQ', 'KalshiMD'];
+/** The Margin exchange's sessions served (fix.md §1: NR, RT, DC and MD exist there; DC not yet). */
+export type MarginFixSessionServed = 'KalshiNR' | 'KalshiRT' | 'KalshiMD';
+export const MARGIN_FIX_SESSIONS_SERVED: readonly MarginFixSessionServed[] = ['KalshiNR', 'KalshiRT', 'KalshiMD'];
+type Venue = 'predictions' | 'margin';
 
 export interface FixAcceptorOptions {
   services: SimServices;
@@ -91,6 +106,7 @@ interface Live {
   socket: Socket;
   session: FixSession;
   name: FixSessionKindServed;
+  venue: Venue;
 }
 
 export class FixAcceptor {
@@ -99,6 +115,11 @@ export class FixAcceptor {
   readonly ports: Record<FixSessionKindServed, number> = { KalshiNR: 0, KalshiRT: 0, KalshiDC: 0, KalshiPT: 0, KalshiRFQ: 0, KalshiMD: 0 };
   readonly marketData: MarketDataHub;
   readonly settlements: SettlementHub;
+  readonly marginPorts: Record<MarginFixSessionServed, number> = { KalshiNR: 0, KalshiRT: 0, KalshiMD: 0 };
+  readonly margin: MarginFixHub;
+  readonly #marginRegistry = new ActiveSessionRegistry();
+  readonly #marginMdRegistry = new ActiveSessionRegistry();
+  readonly #marginRtStores = new Map<string, SequenceStore>();
   readonly #options: FixAcceptorOptions;
   readonly #context: AcceptorContext;
   readonly #registry = new ActiveSessionRegistry();
@@ -142,33 +163,37 @@ export class FixAcceptor {
       users: () => new Set(this.#ptKeys.values()),
       deliver: (userId, page) => this.#deliverSettlement(userId, page),
     });
+    this.margin = new MarginFixHub(services.margin, now);
     if (options.storeDir) mkdirSync(options.storeDir, { recursive: true, mode: 0o700 });
   }
 
   /** Starts every listener on `host`, port 0 each; resolves with the bound ports. */
   async listen(): Promise<Record<FixSessionKindServed, number>> {
-    this.#detach.push(this.hub.attach(), this.rfqs.attach(), this.marketData.attach(), this.settlements.attach());
+    this.#detach.push(this.hub.attach(), this.rfqs.attach(), this.marketData.attach(), this.settlements.attach(), this.margin.attach());
     this.#detach.push(this.#context.faults.attachFix({ dropConnections: (filter) => this.#dropConnections(filter) }));
-    for (const name of FIX_SESSIONS_SERVED) {
-      const onSocket = (socket: Socket): void => this.#accept(socket, name);
-      const tls = this.#options.tls;
-      const server = tls ? createTlsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, onSocket) : createTcpServer(onSocket);
-      server.on('error', (error) => this.#context.logger.error({ err: error, session: name }, 'fix: listener error'));
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, this.#options.host, () => {
-          server.off('error', reject);
-          resolve();
-        });
-      });
-      this.ports[name] = (server.address() as AddressInfo).port;
-      this.#servers.push(server);
-    }
+    for (const name of FIX_SESSIONS_SERVED) this.ports[name] = await this.#listenFor(name, 'predictions');
+    for (const name of MARGIN_FIX_SESSIONS_SERVED) this.marginPorts[name] = await this.#listenFor(name, 'margin');
     this.#timer = setInterval(() => {
       for (const live of this.#live) live.session.tick();
     }, FIX_ACCEPTOR_DEFAULTS.tickIntervalMs);
     this.#timer.unref();
     return this.ports;
+  }
+
+  async #listenFor(name: FixSessionKindServed, venue: Venue): Promise<number> {
+    const onSocket = (socket: Socket): void => this.#accept(socket, name, venue);
+    const tls = this.#options.tls;
+    const server = tls ? createTlsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, onSocket) : createTcpServer(onSocket);
+    server.on('error', (error) => this.#context.logger.error({ err: error, session: name, venue }, 'fix: listener error'));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(0, this.#options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.#servers.push(server);
+    return (server.address() as AddressInfo).port;
   }
 
   /** Stops listening, drops every connection and closes the stores. */
@@ -185,17 +210,20 @@ export class FixAcceptor {
     this.#rtStores.clear();
     for (const store of this.#ptStores.values()) store.close();
     this.#ptStores.clear();
+    for (const store of this.#marginRtStores.values()) store.close();
+    this.#marginRtStores.clear();
   }
 
-  #accept(socket: Socket, name: FixSessionKindServed): void {
+  #accept(socket: Socket, name: FixSessionKindServed, venue: Venue): void {
     const options = this.#options;
     if (this.#closed || this.#live.size >= (options.connectionsMax ?? FIX_ACCEPTOR_DEFAULTS.connectionsMax)) {
       socket.destroy();
       return;
     }
     socket.setNoDelay(true);
-    const connection = this.#connectionFor(name);
-    connection.afterLogon = () => this.#noteLogon(connection, name);
+    const connection = venue === 'margin' ? this.#marginConnectionFor(name) : this.#connectionFor(name);
+    // The RT/PT bookkeeping of #noteLogon is the Predictions venue's; a Margin logon must not touch it.
+    if (venue === 'predictions') connection.afterLogon = () => this.#noteLogon(connection, name);
     connection.dropConnection = () => socket.destroy();
     // Wire-to-wire probe (../probe.ts): when each chunk of an order-entry socket was read (this listener
     // runs before the session's, below), taken by the connection's NewOrderSingle as its arrival.
@@ -212,12 +240,15 @@ export class FixAcceptor {
       sendingTimeToleranceMs: options.sendingTimeToleranceMs ?? FIX_ACCEPTOR_DEFAULTS.sendingTimeToleranceMs,
       messageBytesMax: options.messageBytesMax ?? FIX_ACCEPTOR_DEFAULTS.messageBytesMax,
       handshakeTimeoutMs: 10_000,
-      registry: name === 'KalshiMD' ? this.#mdRegistry : this.#registry,
+      registry: venue === 'margin' ? (name === 'KalshiMD' ? this.#marginMdRegistry : this.#marginRegistry) : name === 'KalshiMD' ? this.#mdRegistry : this.#registry,
       publicKeyOf: (keyId) => this.#context.keys.get(keyId)?.publicKey ?? null,
-      storeFor: (keyId, sessionName) => (sessionName === 'KalshiRT' ? this.#rtStore(keyId) : sessionName === 'KalshiPT' ? this.#ptStore(keyId) : new MemorySequenceStore()),
+      storeFor: (keyId, sessionName) => (venue === 'margin'
+        ? (sessionName === 'KalshiRT' ? this.#marginRtStore(keyId) : new MemorySequenceStore())
+        : sessionName === 'KalshiRT' ? this.#rtStore(keyId) : sessionName === 'KalshiPT' ? this.#ptStore(keyId) : new MemorySequenceStore()),
       authorize: (logon, keyId, kind) => connection.authorize(logon, keyId, kind),
+      heartbeat: venue === 'margin' ? MARGIN_HEARTBEAT : undefined,
     }, connection);
-    const live: Live = { socket, session, name };
+    const live: Live = { socket, session, name, venue };
     this.#live.add(live);
     const transport: FixTransport = {
       write(bytes: Uint8Array): void {
@@ -266,6 +297,26 @@ export class FixAcceptor {
       }
       default: return new OrderEntryConnection(this.#context, name);
     }
+  }
+
+  #marginConnectionFor(name: FixSessionKindServed): ConnectionBase {
+    if (name === 'KalshiMD') {
+      return new MarketDataConnection(this.#context, name, this.margin, this.#options.marketDataSubscriptionsMax ?? FIX_ACCEPTOR_DEFAULTS.marketDataSubscriptionsMax);
+    }
+    const services = this.#options.services;
+    return new MarginOrderEntryConnection(this.#context, name, this.margin, (userId, subaccount) => services.ensureMarginAccount(userId, subaccount));
+  }
+
+  #marginRtStore(keyId: string): SequenceStore {
+    let store = this.#marginRtStores.get(keyId);
+    if (store === undefined) {
+      const messagesMax = this.#options.rtMessagesMax ?? FIX_ACCEPTOR_DEFAULTS.rtMessagesMax;
+      store = this.#options.storeDir
+        ? new FileSequenceStore(join(this.#options.storeDir, `${keyId.replace(/[^A-Za-z0-9-]/g, '_')}-margin-KalshiRT`), { messagesMax })
+        : new MemorySequenceStore({ messagesMax });
+      this.#marginRtStores.set(keyId, store);
+    }
+    return store;
   }
 
   #dropConnections(filter: FixActionFilter): number {

@@ -4,8 +4,11 @@
  * market data (V/W/X/Y, e/f) and settlement reports (UMS).
  */
 
-export { FixAcceptor, FIX_ACCEPTOR_DEFAULTS, FIX_SESSIONS_SERVED } from './fix-acceptor.ts';
-export type { FixAcceptorOptions, FixSessionKindServed } from './fix-acceptor.ts';
+export { FixAcceptor, FIX_ACCEPTOR_DEFAULTS, FIX_SESSIONS_SERVED, MARGIN_FIX_SESSIONS_SERVED } from './fix-acceptor.ts';
+export type { FixAcceptorOptions, FixSessionKindServed, MarginFixSessionServed } from './fix-acceptor.ts';
+export { MarginFixHub } from './margin-fix-hub.ts';
+export { MARGIN_ORD_REJ_STALE, STALE_ORDER_MS } from './margin-order-entry-connection.ts';
+export { MARGIN_HEARTBEAT } from './fix-acceptor.ts';
 export { ReportHub } from './report-hub.ts';
 export { parseExecId } from './execution-report.ts';
 export { easternDate, easternEndOfDayMs } from './eastern-time.ts';

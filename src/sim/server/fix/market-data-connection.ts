@@ -18,9 +18,8 @@ import {
   BusinessRejectReason, FixGroup, MsgType, SessionRejectReason, Tag, type FixEncoder, type FixMessage,
 } from '../../../fix/index.ts';
 import type { Count, Price } from '../../../core/index.ts';
-import type { Order, Trade } from '../../engine/index.ts';
 import { allowedTags, ConnectionBase, type AcceptorContext } from './connection-base.ts';
-import type { MarketDataHub, MarketDataSink } from './market-data-hub.ts';
+import type { LevelCause, MarketDataSink, MarketDataSource, TradeEntry } from './market-data-hub.ts';
 
 const MD_REQUEST_TAGS = allowedTags([
   Tag.MDReqID, Tag.SubscriptionRequestType, Tag.MarketDepth, Tag.MDUpdateType, Tag.NoRelatedSym, Tag.Symbol,
@@ -35,13 +34,13 @@ const SYMBOLS_PER_REQUEST_MAX = 1024;
 const SYMBOL_CHARS_MAX = 128;
 
 export class MarketDataConnection extends ConnectionBase implements MarketDataSink {
-  readonly #hub: MarketDataHub;
+  readonly #hub: MarketDataSource;
   readonly #subscriptionsMax: number;
   readonly #books = new Set<string>();
   readonly #statuses = new Set<string>();
   readonly #group = new FixGroup(SYMBOLS_PER_REQUEST_MAX);
 
-  constructor(ctx: AcceptorContext, sessionName: string, hub: MarketDataHub, subscriptionsMax: number) {
+  constructor(ctx: AcceptorContext, sessionName: string, hub: MarketDataSource, subscriptionsMax: number) {
     super(ctx, sessionName);
     this.#hub = hub;
     this.#subscriptionsMax = subscriptionsMax;
@@ -190,7 +189,7 @@ export class MarketDataConnection extends ConnectionBase implements MarketDataSi
 
   // ---- MarketDataSink ----
 
-  onLevel(ticker: string, entryType: 0 | 1, price: Price, size: Count, previous: Count, order: Order, tsMs: number): void {
+  onLevel(ticker: string, entryType: 0 | 1, price: Price, size: Count, previous: Count, order: LevelCause, tsMs: number): void {
     const session = this.#live();
     if (session === null) return;
     const action = previous === 0 ? '0' : size === 0 ? '2' : '1';
@@ -203,7 +202,7 @@ export class MarketDataConnection extends ConnectionBase implements MarketDataSi
     session.send();
   }
 
-  onTrade(ticker: string, trade: Trade): void {
+  onTrade(ticker: string, trade: TradeEntry): void {
     const session = this.#live();
     if (session === null) return;
     const encoder = session.begin(MsgType.MarketDataIncrementalRefresh).int(Tag.NoMDEntries, 1)

@@ -23,14 +23,34 @@ export const SecurityTradingStatus = {
   SETTLED: 101,
 } as const;
 
+/** The order whose change moved a level (its owner sees 11 and 79 on the entry). */
+export interface LevelCause {
+  readonly userId: string;
+  readonly clientOrderId: string;
+  readonly subaccount: number;
+}
+
+/** What a trade entry needs (a Predictions Trade, or the Margin hub's record). */
+export type TradeEntry = Pick<Trade, 'price' | 'count' | 'takerSide' | 'isBlockTrade' | 'tsMs'>;
+
 /** What a KalshiMD connection implements to receive the hub's fan-out. */
 export interface MarketDataSink {
   /** A level changed: entryType 0 bid / 1 offer, price YES-scale, size the new total (0: deleted). */
-  onLevel(ticker: string, entryType: 0 | 1, price: Price, size: Count, previous: Count, order: Order, tsMs: number): void;
-  onTrade(ticker: string, trade: Trade): void;
+  onLevel(ticker: string, entryType: 0 | 1, price: Price, size: Count, previous: Count, order: LevelCause, tsMs: number): void;
+  onTrade(ticker: string, trade: TradeEntry): void;
   onStatus(ticker: string, status: number): void;
   /** The market settled: its book and status subscriptions are dropped (fix.md §8, 326=101). */
   onDropped(ticker: string): void;
+}
+
+/** The books a KalshiMD connection reads and subscribes to: the Predictions hub, or the Margin one. */
+export interface MarketDataSource {
+  known(ticker: string): boolean;
+  levels(ticker: string): { bids: Array<[number, number]>; offers: Array<[number, number]> };
+  subscribeBook(sink: MarketDataSink, ticker: string): void;
+  unsubscribeBook(sink: MarketDataSink, ticker: string): void;
+  subscribeStatus(sink: MarketDataSink, ticker: string): void;
+  unsubscribeStatus(sink: MarketDataSink, ticker: string): void;
 }
 
 class HubBook {
@@ -41,7 +61,7 @@ class HubBook {
   readonly subscribers = new Set<MarketDataSink>();
 }
 
-export class MarketDataHub {
+export class MarketDataHub implements MarketDataSource {
   readonly #engine: SimEngine;
   readonly #books = new Map<string, HubBook>();
   readonly #status = new Map<string, Set<MarketDataSink>>();
