@@ -1,7 +1,7 @@
 /**
  * The clearing client's failures: one error class with a stable `code` that callers, the command
  * and tests branch on (STYLE §4: I/O failures are coded error classes). CLEARING_ERROR_CODES is the
- * closed set with a sentence each; docs/clearing-readme.md lists every code (a test checks it).
+ * closed set with a sentence each; docs/clearing.md lists every code (a test checks it).
  * Messages never contain the access token: the client never puts the Authorization header or the
  * credential text into one.
  */

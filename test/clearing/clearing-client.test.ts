@@ -241,8 +241,8 @@ describe('clearing client against a scripted server', () => {
     expect(() => new ClearingCredential('a', 'has space')).toThrow(expect.objectContaining({ code: 'CLEARING_BAD_CREDENTIAL' }));
   });
 
-  it('documents every error code in docs/clearing-readme.md', () => {
-    const doc = readFileSync('docs/clearing-readme.md', 'utf8');
+  it('documents every error code in docs/clearing.md', () => {
+    const doc = readFileSync('docs/clearing.md', 'utf8');
     for (const code of Object.keys(CLEARING_ERROR_CODES)) expect(doc, code).toContain(`\`${code}\``);
   });
 });
