@@ -256,7 +256,7 @@ export class ReplayVenue implements OrderEntry, OrderReads {
   }
 
   /** An order group at the engine (the strategy's configured orderGroup), created at once: start-up, not the hot path. */
-  createOrderGroup(subaccount: number, contractsLimit: Count): string {
+  createOrderGroup(contractsLimit: Count, subaccount: number): string {
     const group = this.engine.createOrderGroup(US, { subaccount, contractsLimit });
     if (isSimError(group)) throw new ExecError('EXEC_REJECTED', `replay venue: order group refused: ${group.code} ${group.message}`, group.status);
     return group.orderGroupId;

@@ -18,9 +18,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IntentKind, ManualClock, PriceGrid, createIntent, isPriceLevelStructure } from '../core/index.ts';
-import type { Count, PriceLevelStructure } from '../core/index.ts';
-import { DENY_CODE_COUNT, DENY_NAMES, Deny } from '../risk/index.ts';
+import { ManualClock, PriceGrid, isPriceLevelStructure } from '../core/index.ts';
+import type { PriceLevelStructure } from '../core/index.ts';
+import { DENY_CODE_COUNT, DENY_NAMES } from '../risk/index.ts';
 import { MessageKind } from '../feed/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
 import { createLogger } from '../telemetry/index.ts';
@@ -29,6 +29,7 @@ import { RecordKind, recordText, recordedMarkets } from '../record/index.ts';
 import type { RecordedMarket, Recording } from '../record/index.ts';
 import type { DeepReadonly, RuntimeConfig } from '../runtime/config.ts';
 import { TradingGraph } from '../runtime/trading-graph.ts';
+import { gatedOrderGroupPort } from '../runtime/order-group-port.ts';
 import { ReplaySession } from './replay-session.ts';
 import { ReplayVenue } from './replay-venue.ts';
 import type { QueueModel } from './replay-venue.ts';
@@ -171,26 +172,8 @@ export class Replay {
           feed.subscribe('trade', added);
         },
       }),
-      // As the runtime's port (runtime.ts #groupPort): the gate books the request, the venue makes the group.
-      orderGroups: ({ gate }): OrderGroupPort => {
-        const intent = createIntent();
-        return {
-          create: async (subaccount, contractsLimit: Count) => {
-            intent.kind = IntentKind.GROUP_CREATE;
-            intent.subaccount = subaccount;
-            intent.count = contractsLimit;
-            const deny = gate.check(intent);
-            if (deny !== Deny.NONE) throw new Error(`risk gate denied the order group: ${DENY_NAMES[deny]}`);
-            return gate.addOrderGroup(this.venue.createOrderGroup(subaccount, contractsLimit), subaccount, contractsLimit);
-          },
-          release: async (handle, subaccount) => {
-            const group = gate.groups.at(handle);
-            if (group === undefined) return;
-            this.venue.deleteOrderGroup(group.id, subaccount);
-            gate.groups.delete(handle);
-          },
-        };
-      },
+      // As the main job's: the gate books the request, the replay venue makes the group.
+      orderGroups: ({ gate }): OrderGroupPort => gatedOrderGroupPort(gate, this.venue),
     });
     graphRef = this.graph;
     // Per-hop wall-clock stamps only when asked: they read the clock three times a frame.

@@ -18,8 +18,8 @@
 import type { KeyObject } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve as resolvePath } from 'node:path';
-import { createIntent, IntentKind, systemClock } from '../core/index.ts';
-import type { Clock, Count } from '../core/index.ts';
+import { systemClock } from '../core/index.ts';
+import type { Clock } from '../core/index.ts';
 import { Channel } from '../feed/index.ts';
 import type { Feed, FixMarketData } from '../feed/index.ts';
 import type { OrderBook } from '../book/index.ts';
@@ -29,7 +29,7 @@ import {
 } from '../exec/index.ts';
 import { recover } from '../oms/index.ts';
 import type { ExecListener, Journal, Oms, QuoteBook, RecoveredJournal, RecoveredKill } from '../oms/index.ts';
-import { DENY_CODE_COUNT, DENY_NAMES, Deny } from '../risk/index.ts';
+import { DENY_CODE_COUNT, DENY_NAMES } from '../risk/index.ts';
 import type { RiskGate } from '../risk/index.ts';
 import type { Router } from '../router/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry, StrategyHost } from '../strategy/index.ts';
@@ -45,6 +45,7 @@ import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 import { TradingGraph, configuredTradingState } from './trading-graph.ts';
 import { KeepWarm } from './keep-warm.ts';
+import { gatedOrderGroupPort } from './order-group-port.ts';
 import { Recorder, RecordKind, marketRecordText } from '../record/index.ts';
 
 export interface VenueEndpoint {
@@ -644,32 +645,7 @@ export class Runtime {
   }
 
   #groupPort(gate: RiskGate): OrderGroupPort {
-    const account = this.account;
-    const intent = createIntent();
-    return {
-      create: async (subaccount, contractsLimit: Count) => {
-        intent.kind = IntentKind.GROUP_CREATE;
-        intent.subaccount = subaccount;
-        intent.count = contractsLimit;
-        const deny = gate.check(intent);
-        if (deny !== Deny.NONE) throw new Error(`risk gate denied the order group: ${DENY_NAMES[deny]}`);
-        const id = await account.createOrderGroup(contractsLimit, subaccount);
-        // order_group_updates "created" may have registered it already.
-        const known = gate.groupHandle(id);
-        if (known >= 0) {
-          const group = gate.groups.at(known);
-          if (group !== undefined) group.contractsLimit = contractsLimit;
-          return known;
-        }
-        return gate.addOrderGroup(id, subaccount, contractsLimit);
-      },
-      release: async (handle, subaccount) => {
-        const group = gate.groups.at(handle);
-        if (group === undefined) return;
-        await account.deleteOrderGroup(group.id, subaccount);
-        gate.groups.delete(handle);
-      },
-    };
+    return gatedOrderGroupPort(gate, this.account);
   }
 }
 
