@@ -4,15 +4,17 @@
  * not open DC, RT or listener sessions; listener needs 21011=Y and forbids 8013=Y; Logon is billed
  * to the read bucket), the Logon flags kept for the life of the session (§2), per-connection bounds
  * on message rate and garbled input, the "undefined tag" check (§3: 373=3, or 373=2 for a known tag
- * on the wrong message), and the session-level Reject and BusinessMessageReject writers.
+ * on the wrong message), and the session-level Reject and BusinessMessageReject writers. The
+ * message helpers are public so that a handler shared by two connection kinds (rfq-requester.ts)
+ * can answer through the connection it serves.
  */
 
 import type { Logger } from 'pino';
 import {
-  BusinessRejectReason, MsgType, SessionRejectReason, Tag, type FixApplication, type FixMessage, type FixSession,
+  BusinessRejectReason, INT_INVALID, MsgType, SessionRejectReason, Tag, type FixApplication, type FixMessage, type FixSession,
   type FixSessionEvent, type SessionKind,
 } from '../../../fix/index.ts';
-import type { ApiKeyRecord, ApiKeyStore } from '../../auth/index.ts';
+import { resolveSubaccount, scopesAllow, SUBACCOUNT_FORBIDDEN, type ApiKeyRecord, type ApiKeyStore } from '../../auth/index.ts';
 import type { SimEngine } from '../../engine/index.ts';
 import type { FaultController } from '../../faults/index.ts';
 import { bucketOf, costOf, type RateLimiter } from '../../rate-limit/index.ts';
@@ -173,7 +175,7 @@ export abstract class ConnectionBase implements FixApplication {
   protected onClosed(): void {}
 
   /** True when the message carries only `allowed` tags; otherwise answers Reject 373=3/2 and returns false. */
-  protected checkTags(message: FixMessage, msgType: string, allowed: ReadonlySet<number>): boolean {
+  checkTags(message: FixMessage, msgType: string, allowed: ReadonlySet<number>): boolean {
     for (let i = 0; i < message.fieldCount; i++) {
       const tag = message.tagAt(i);
       if (allowed.has(tag)) continue;
@@ -185,7 +187,7 @@ export abstract class ConnectionBase implements FixApplication {
   }
 
   /** True when every tag of `required` is present; otherwise answers Reject 373=1. */
-  protected checkRequired(message: FixMessage, msgType: string, required: readonly number[]): boolean {
+  checkRequired(message: FixMessage, msgType: string, required: readonly number[]): boolean {
     for (const tag of required) {
       if (message.has(tag)) continue;
       this.sessionReject(message, SessionRejectReason.REQUIRED_TAG_MISSING, tag, msgType, 'Required tag missing');
@@ -195,7 +197,7 @@ export abstract class ConnectionBase implements FixApplication {
   }
 
   /** Reject(35=3), fix.md §3: 45, 58, 371, 372, 373. */
-  protected sessionReject(message: FixMessage, reason: number, tag: number, msgType: string, text: string): void {
+  sessionReject(message: FixMessage, reason: number, tag: number, msgType: string, text: string): void {
     const session = this.session;
     if (session === null || session.state !== 'active') return;
     const encoder = session.begin(MsgType.Reject).int(Tag.RefSeqNum, Math.max(0, message.msgSeqNum)).string(Tag.Text, text);
@@ -206,7 +208,7 @@ export abstract class ConnectionBase implements FixApplication {
   }
 
   /** BusinessMessageReject(35=j), fix.md §3: 45, 372, 380, 379, 58. */
-  protected businessReject(message: FixMessage, reason: number, text: string, refId: string): void {
+  businessReject(message: FixMessage, reason: number, text: string, refId: string): void {
     const session = this.session;
     if (session === null || session.state !== 'active') return;
     const msgType = message.msgType();
@@ -219,7 +221,7 @@ export abstract class ConnectionBase implements FixApplication {
   }
 
   /** Bills the REST-equivalent route (fix.md §1 "same token buckets and costs"); false = refused (380=8 sent). */
-  protected admit(message: FixMessage, method: string, template: string, refId: string): boolean {
+  admit(message: FixMessage, method: string, template: string, refId: string): boolean {
     const key = this.key;
     if (key === null) return false;
     const { cost } = costOf(method, template);
@@ -228,8 +230,26 @@ export abstract class ConnectionBase implements FixApplication {
     return false;
   }
 
+  /** Listener sessions and keys without a trading scope may not trade (fix.md §3, 380=6). */
+  mayTrade(message: FixMessage, refId: string): boolean {
+    if (!this.listener && this.key !== null && scopesAllow(this.key.scopes, 'trade')) return true;
+    this.businessReject(message, BusinessRejectReason.NOT_AUTHORIZED, this.listener ? 'Listener session cannot trade' : 'API key lacks a trading scope', refId);
+    return false;
+  }
+
+  /** AllocAccount(79) resolved against the key's subaccount lock (omitted: the lock, or 0); SUBACCOUNT_FORBIDDEN when refused. */
+  subaccountOf(message: FixMessage): number {
+    let requested: number | null = null;
+    if (message.has(Tag.AllocAccount)) {
+      const value = message.getInt(Tag.AllocAccount);
+      if (value === INT_INVALID || value < 0 || value > 63) return SUBACCOUNT_FORBIDDEN;
+      requested = value;
+    }
+    return resolveSubaccount(this.key, requested, 0);
+  }
+
   /** A printable string value of at most `max` characters, or null. */
-  protected text(message: FixMessage, tag: number, max: number): string | null {
+  text(message: FixMessage, tag: number, max: number): string | null {
     const value = message.getString(tag);
     if (value === null || value.length === 0 || value.length > max || !/^[\x20-\x7e]+$/.test(value)) return null;
     return value;

@@ -6,7 +6,8 @@
  * (src/fix) that checks the signed Logon against the simulator's API keys, with one live session
  * per key across all listeners (a second Logon gets Logout "already exists"), and an application
  * object that maps messages onto the engine (order-entry-connection.ts, drop-copy-connection.ts,
- * post-trade-connection.ts, rfq-connection.ts with rfq-hub.ts, market-data-connection.ts). KalshiMD has a registry of its own: it lives
+ * post-trade-connection.ts, rfq-connection.ts with rfq-hub.ts, market-data-connection.ts; the RFQ
+ * requester's messages are rfq-requester.ts, served on KalshiRT and on KalshiRFQ). KalshiMD has a registry of its own: it lives
  * on the venue's market-data host (fix.md §1), a separate gateway, so one key may hold an
  * order-entry session and a market-data session at once (our reading; §1 says one connection per
  * key without naming hosts).
@@ -295,7 +296,8 @@ export class FixAcceptor {
         };
         return connection;
       }
-      default: return new OrderEntryConnection(this.#context, name);
+      // KalshiRT serves the RFQ requester too (fix.md §7); KalshiNR does not.
+      default: return new OrderEntryConnection(this.#context, name, name === 'KalshiRT' ? this.rfqs : null);
     }
   }
 

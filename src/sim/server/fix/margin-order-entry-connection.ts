@@ -19,7 +19,6 @@
  */
 
 import { BusinessRejectReason, INT_INVALID, MsgType, SessionRejectReason, Tag, type FixMessage, type SessionKind } from '../../../fix/index.ts';
-import { resolveSubaccount, scopesAllow, SUBACCOUNT_FORBIDDEN } from '../../auth/index.ts';
 import type { SimError } from '../../engine/index.ts';
 import { CONTRACT, isMarginError, type MarginError, type MarginOrderRecord, type MarginSelfTradePrevention, type MarginTimeInForce } from '../../margin/index.ts';
 import { allowedTags, ConnectionBase, type AcceptorContext } from './connection-base.ts';
@@ -115,19 +114,7 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     }
   }
 
-  #mayTrade(message: FixMessage, refId: string): boolean {
-    if (!this.listener && this.key !== null && scopesAllow(this.key.scopes, 'trade')) return true;
-    this.businessReject(message, BusinessRejectReason.NOT_AUTHORIZED, this.listener ? 'Listener session cannot trade' : 'API key lacks a trading scope', refId);
-    return false;
-  }
 
-  /** The subaccount of AllocAccount(79) under the key's lock, or -1 when forbidden. */
-  #subaccountOf(message: FixMessage): number {
-    const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
-    if (requested !== null && (requested === INT_INVALID || requested < 0 || requested > 63)) return -1;
-    const subaccount = resolveSubaccount(this.key, requested, 0);
-    return subaccount === SUBACCOUNT_FORBIDDEN ? -1 : subaccount;
-  }
 
   // ---- NewOrderSingle (35=D) ----
 
@@ -141,7 +128,7 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     if (symbol === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.Symbol, msgType, 'Invalid Symbol');
     const sideText = message.getString(Tag.Side);
     if (sideText !== '1' && sideText !== '2') return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.Side, msgType, 'Side must be 1 or 2');
-    if (!this.#mayTrade(message, clOrdId)) return;
+    if (!this.mayTrade(message, clOrdId)) return;
     if (!this.admit(message, 'POST', '/margin/orders', clOrdId)) return;
     const count = message.getCount(Tag.OrderQty);
     const price = message.getPrice(Tag.Price); // dollars always (fix.md §1 Margin)
@@ -158,7 +145,7 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     const selfTradePrevention: MarginSelfTradePrevention = stpText === '2' ? 'maker' : 'taker_at_cross';
     const transactMs = message.getTimestamp(Tag.TransactTime);
     if (transactMs > 0 && this.ctx.now() - transactMs > STALE_ORDER_MS) return reject(STALE_ORDER);
-    const subaccount = this.#subaccountOf(message);
+    const subaccount = this.subaccountOf(message);
     if (subaccount < 0) return reject(PERMISSION_DENIED);
     this.#ensureAccount(this.userId, subaccount);
     const engine = this.#hub.engine;
@@ -241,7 +228,7 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     const clOrdId = this.text(message, Tag.ClOrdID, CL_ORD_ID_CHARS_MAX);
     const origClOrdId = this.text(message, Tag.OrigClOrdID, CL_ORD_ID_CHARS_MAX);
     if (clOrdId === null || origClOrdId === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, clOrdId === null ? Tag.ClOrdID : Tag.OrigClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
-    if (!this.#mayTrade(message, clOrdId)) return;
+    if (!this.mayTrade(message, clOrdId)) return;
     if (!this.admit(message, 'DELETE', '/margin/orders/{order_id}', clOrdId)) return;
     const order = this.#target(message, origClOrdId);
     if (order === null) return this.#cancelReject(clOrdId, origClOrdId, null, '1', { text: 'UNKNOWN_ORDER', reason: 1 });
@@ -262,7 +249,7 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     const clOrdId = this.text(message, Tag.ClOrdID, CL_ORD_ID_CHARS_MAX);
     const origClOrdId = this.text(message, Tag.OrigClOrdID, CL_ORD_ID_CHARS_MAX);
     if (clOrdId === null || origClOrdId === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, clOrdId === null ? Tag.ClOrdID : Tag.OrigClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
-    if (!this.#mayTrade(message, clOrdId)) return;
+    if (!this.mayTrade(message, clOrdId)) return;
     if (!this.admit(message, 'POST', '/margin/orders/{order_id}/amend', clOrdId)) return;
     const order = this.#target(message, origClOrdId);
     if (order === null) return this.#cancelReject(clOrdId, origClOrdId, null, '2', { text: 'UNKNOWN_ORDER', reason: 1 });

@@ -14,13 +14,18 @@
  * (IOC or FOK without fills, post-only cross, self-trade stop), and for a partly filled IOC only
  * with 21007=Y. The last Trade of a request states the order's final leaves (0 when the rest was
  * cancelled in the same cycle).
+ *
+ * KalshiRT also serves the RFQ requester (fix.md §7: R, UA and UE; b, S, UC, UB, AG and 8) through
+ * rfq-requester.ts, the same code as KalshiRFQ. KalshiNR does not: fix.md lists R/UA/UE for RT only,
+ * so NR answers them BusinessMessageReject 380=3 (unsupported message type), like every other
+ * message it does not serve.
  */
 
 import {
   BusinessRejectReason, INT_INVALID, MsgType, SessionRejectReason, Tag, type FixMessage,
 } from '../../../fix/index.ts';
 import type { Count, Price } from '../../../core/index.ts';
-import { resolveSubaccount, scopesAllow, SUBACCOUNT_FORBIDDEN } from '../../auth/index.ts';
+import { resolveSubaccount, SUBACCOUNT_FORBIDDEN } from '../../auth/index.ts';
 import {
   isSimError, type CreateOrderParams, type Order, type SelfTradePrevention, type SimError, type TimeInForce,
 } from '../../engine/index.ts';
@@ -32,6 +37,8 @@ import {
   type FixRejectText,
 } from './reject-texts.ts';
 import type { OrderSnapshot, OwnedOrder, ReportSink } from './report-hub.ts';
+import type { RfqHub } from './rfq-hub.ts';
+import { RfqRequester } from './rfq-requester.ts';
 import type { WireProbe } from '../probe.ts';
 
 const PARTY_TAGS = [Tag.NoPartyIDs, Tag.PartyID, 447, Tag.PartyRole];
@@ -62,9 +69,14 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
   #massCancelCount = 0;
   /** The wire-to-wire probe (server/probe.ts), set by the acceptor; null when it is off. */
   wireProbe: WireProbe | null = null;
+  /** The RFQ requester's side on KalshiRT (rfq-requester.ts); null on KalshiNR. */
+  readonly #requester: RfqRequester | null;
 
-  constructor(ctx: AcceptorContext, sessionName: string) {
+  /** `rfqs`: the RFQ hub on KalshiRT, where the requester is served; null on KalshiNR. */
+  constructor(ctx: AcceptorContext, sessionName: string, rfqs: RfqHub | null = null) {
     super(ctx, sessionName);
+    // KalshiRT never receives quotes of its own, so a QuoteID on 35=UA is the server's.
+    this.#requester = rfqs === null ? null : new RfqRequester(this, rfqs, (given) => given);
   }
 
   deliver(record: ExecutionReportRecord): void {
@@ -76,10 +88,12 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
 
   protected override onLogon(): void {
     this.ctx.hub.register(this);
+    this.#requester?.register();
   }
 
   protected override onClosed(): void {
     this.ctx.hub.unregister(this);
+    this.#requester?.unregister();
     if (!this.cancelOnDisconnect || this.key === null) return;
     // fix.md §2 8013=Y: every open order of the session is cancelled, even on a graceful logout.
     for (const orderId of this.ctx.hub.restingOf(this.keyId)) this.ctx.engine.cancelOrder(this.userId, orderId, null);
@@ -92,6 +106,11 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
       case MsgType.OrderCancelReplaceRequest: return this.#replace(message);
       case MsgType.OrderMassCancelRequest: return this.#massCancel(message);
       case MsgType.OrderGroupRequest: return this.#orderGroup(message);
+      case MsgType.QuoteRequest:
+      case MsgType.AcceptQuote:
+      case MsgType.RFQCancel:
+        if (this.#requester !== null) return this.#requester.handle(message, msgType);
+        return this.businessReject(message, BusinessRejectReason.UNSUPPORTED_MESSAGE_TYPE, `Unsupported message type ${msgType} on ${this.sessionName}`, '');
       default:
         if (Object.values(MsgType).includes(msgType as MsgType)) {
           this.businessReject(message, BusinessRejectReason.UNSUPPORTED_MESSAGE_TYPE, `Unsupported message type ${msgType} on ${this.sessionName}`, '');
@@ -101,12 +120,6 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
     }
   }
 
-  /** Listener sessions and keys without a trading scope may not trade (fix.md §3, 380=6). */
-  #mayTrade(message: FixMessage, refId: string): boolean {
-    if (!this.listener && this.key !== null && scopesAllow(this.key.scopes, 'trade')) return true;
-    this.businessReject(message, BusinessRejectReason.NOT_AUTHORIZED, this.listener ? 'Listener session cannot trade' : 'API key lacks a trading scope', refId);
-    return false;
-  }
 
   // ---- NewOrderSingle (35=D) ----
 
@@ -121,7 +134,7 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
     if (symbol === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.Symbol, msgType, 'Symbol invalid');
     const side = sideOf(message);
     if (side === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.Side, msgType, 'Side must be 1 or 2');
-    if (!this.#mayTrade(message, clOrdId)) return;
+    if (!this.mayTrade(message, clOrdId)) return;
     if (!this.admit(message, 'POST', ORDERS_PATH, clOrdId)) return;
 
     const reject = (why: FixRejectText): void => this.#sendOrderReject(clOrdId, symbol, side, message, why);
@@ -131,7 +144,7 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
     if (message.has(Tag.QuoteID)) return reject(INVALID_ORDER); // RFQ acceptance over 35=D: not simulated
     const price = this.flags.dollars ? message.getPrice(Tag.Price) : message.getPriceCents(Tag.Price);
     if (price === INT_INVALID) return reject(orderRejectOf(simErrorOf('invalid_price')));
-    const subaccount = this.#subaccountOf(message);
+    const subaccount = this.subaccountOf(message);
     if (subaccount === SUBACCOUNT_FORBIDDEN) return reject(PERMISSION_DENIED);
     const timing = timeInForceOf(message, this.ctx.now());
     if (timing === null) return reject(INVALID_ORDER);
@@ -261,7 +274,7 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
     if (clOrdId === null || origClOrdId === null) {
       return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, clOrdId === null ? Tag.ClOrdID : Tag.OrigClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
     }
-    if (!this.#mayTrade(message, clOrdId)) return;
+    if (!this.mayTrade(message, clOrdId)) return;
     if (!this.admit(message, 'DELETE', ORDER_PATH, clOrdId)) return;
     const target = this.#findOrder(message, origClOrdId);
     if (typeof target === 'number') return this.#cancelReject(message, clOrdId, origClOrdId, '', '1', target === CxlRejReason.TOO_LATE_TO_CANCEL ? { text: 'TOO_LATE_TO_CANCEL', reason: target } : { text: 'UNKNOWN_ORDER', reason: target });
@@ -353,7 +366,7 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
     if (clOrdId === null || origClOrdId === null) {
       return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, clOrdId === null ? Tag.ClOrdID : Tag.OrigClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
     }
-    if (!this.#mayTrade(message, clOrdId)) return;
+    if (!this.mayTrade(message, clOrdId)) return;
     if (!this.admit(message, 'POST', AMEND_PATH, clOrdId)) return;
     const target = this.#findOrder(message, origClOrdId);
     if (typeof target === 'number') return this.#cancelReject(message, clOrdId, origClOrdId, '', '2', target === CxlRejReason.TOO_LATE_TO_CANCEL ? { text: 'CANNOT_UPDATE_FILLED_ORDER', reason: CxlRejReason.BROKER } : { text: 'UNKNOWN_ORDER', reason: target });
@@ -433,7 +446,7 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
     if (!this.checkRequired(message, msgType, [Tag.ClOrdID, Tag.MassCancelRequestType])) return;
     const clOrdId = this.text(message, Tag.ClOrdID, CL_ORD_ID_CHARS_MAX);
     if (clOrdId === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.ClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
-    if (!this.#mayTrade(message, clOrdId)) return;
+    if (!this.mayTrade(message, clOrdId)) return;
     const now = this.ctx.now();
     if (this.#lastMassCancelMs >= 0 && now - this.#lastMassCancelMs < this.ctx.massCancelIntervalMs) {
       return this.businessReject(message, BusinessRejectReason.RATE_LIMIT_EXCEEDED, 'OrderMassCancelRequest is limited to 1 per second', clOrdId);
@@ -483,7 +496,7 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
       }
       limit = contracts * 100;
     }
-    if (!this.#mayTrade(message, groupId ?? '')) return;
+    if (!this.mayTrade(message, groupId ?? '')) return;
     const template = action === 1 ? '/portfolio/order_groups/create' : '/portfolio/order_groups/{order_group_id}/reset';
     if (!this.admit(message, action === 1 ? 'POST' : 'PUT', template, groupId ?? '')) return;
     const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
@@ -523,17 +536,6 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
   }
 
   // ---- helpers ----
-
-  /** AllocAccount(79) resolved against the key's subaccount lock (omitted: the lock, or 0). */
-  #subaccountOf(message: FixMessage): number {
-    let requested: number | null = null;
-    if (message.has(Tag.AllocAccount)) {
-      const value = message.getInt(Tag.AllocAccount);
-      if (value === INT_INVALID || value < 0 || value > 63) return SUBACCOUNT_FORBIDDEN;
-      requested = value;
-    }
-    return resolveSubaccount(this.key, requested, 0);
-  }
 
   /**
    * The FIX fault fix_exchange_unavailable (not applied: reject; applied: ambiguous), then the REST

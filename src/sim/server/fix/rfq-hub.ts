@@ -1,30 +1,36 @@
 /**
- * Where the KalshiRFQ sessions (rfq-connection.ts) hear about RFQs and quotes: the hub listens to
- * the engine's RFQ book events and hands each to the live sessions that must see it (fix.md §7):
+ * Where the FIX RFQ sessions hear about RFQs and quotes: the hub listens to the engine's RFQ book
+ * events and hands each to the live sessions that must see it (fix.md §7). Two kinds of sink:
+ * makers (KalshiRFQ sessions, rfq-connection.ts) and requesters (the RfqRequester of a KalshiRT
+ * session, order-entry-connection.ts, or of a KalshiRFQ session; rfq-requester.ts).
  *
- * - rfq_created: QuoteRequest (35=R) to every live RFQ session of another user (makers; the
- *   creator cannot quote on its own RFQ, so its own sessions are skipped).
+ * - rfq_created: QuoteRequest (35=R) to every maker of another user (the creator cannot quote on
+ *   its own RFQ, so its own sessions are skipped).
  * - rfq_deleted: QuoteRequestReject (35=AG, 658=99) to those makers; RFQCancelStatus 21013=2
- *   (unprompted close) to the creator's sessions unless the creator closed it itself; and a
- *   QuoteStatusReport CANCELLED for every FIX quote the close cancelled.
- * - quote_created: Quote (35=S) to the RFQ creator's sessions, with the maker's public
+ *   (unprompted close) to the creator's requesters unless the creator closed it itself or it
+ *   executed; and a QuoteStatusReport CANCELLED for every FIX quote the close cancelled.
+ * - quote_created: Quote (35=S) to the RFQ creator's requesters, with the maker's public
  *   communications id in NoPartyIDs (452=35).
- * - quote_accepted: QuoteStatusReport ACCEPTED (297=0, 54 = AcceptedSide) to the session that sent
- *   the quote.
- * - quote_executed: ExecutionReports (35=8, 150=F) of the maker's order to the session that sent
- *   the quote, through the ReportHub (so listener sessions and drop copy see them too); a remainder
- *   left resting is owned by the ReportHub, so its later fills arrive as unsolicited reports.
+ * - quote_accepted: QuoteStatusReport ACCEPTED (297=0, 54 = AcceptedSide) to the maker session
+ *   that sent the quote.
+ * - quote_executed: ExecutionReports (35=8, 150=F) of each party's order, through the ReportHub (so
+ *   listener sessions, drop copy and an offline KalshiRT key's resend store see them too): the
+ *   maker's to the key that sent the quote over FIX (11 = its QuoteID), the requester's to the key
+ *   that accepted it over FIX with 35=UA (11 = the UA's ClOrdID, else the venue's client order id).
+ *   A remainder left resting is owned by the ReportHub, so its later fills arrive as unsolicited
+ *   reports. Quotes sent or accepted over REST get no FIX reports.
  *
- * Fills of the maker's order come before quote_executed in engine order: they are kept (bounded)
- * until that event names the order. While a session handles a request (beginCall/endCall) the
- * hub's own sends are deferred, so the session's direct answer (U8, AI, UC) comes first.
+ * Fills come before quote_executed in engine order: they are kept (bounded) for users with FIX
+ * quotes or FIX accepts until that event names the order. While a session handles a request
+ * (beginCall/endCall) the hub's own sends are deferred, so the session's direct answer (U8, AI,
+ * UC, b, UB) comes first.
  */
 
 import { FifoMap } from '../../../core/index.ts';
 import type { Fill, Order, Quote, QuoteEvent, Rfq, RfqEvent, SimEngine } from '../../engine/index.ts';
 import type { OrderSnapshot, OwnedOrder, ReportHub } from './report-hub.ts';
 
-/** What an RFQ session offers the hub. */
+/** What a maker's session (KalshiRFQ) offers the hub. */
 export interface RfqSink {
   readonly keyId: string;
   readonly userId: string;
@@ -32,9 +38,17 @@ export interface RfqSink {
   readonly lock: number | null;
   sendQuoteRequest(rfq: Rfq): void;
   sendRfqClosed(rfq: Rfq): void;
+  sendQuoteStatus(quote: Quote, status: number, text: string): void;
+}
+
+/** What a requester's session (KalshiRT, or KalshiRFQ) offers the hub (rfq-requester.ts). */
+export interface RequesterSink {
+  readonly keyId: string;
+  readonly userId: string;
+  /** The key's subaccount lock, null when unrestricted. */
+  readonly lock: number | null;
   sendRfqExpired(rfq: Rfq): void;
   sendQuoteToRequester(quote: Quote): void;
-  sendQuoteStatus(quote: Quote, status: number, text: string): void;
 }
 
 /** A quote sent over KalshiRFQ: the key that sent it and the maker's own QuoteID(117). */
@@ -42,6 +56,12 @@ export interface OwnedQuote {
   keyId: string;
   clientQuoteId: string;
   rfqId: string;
+}
+
+/** A quote accepted over FIX (35=UA): the key that accepted it and the ClOrdID(11) it sent, or null. */
+interface AcceptedQuote {
+  keyId: string;
+  clOrdId: string | null;
 }
 
 /** QuoteStatus(297), fix.md §7. */
@@ -56,6 +76,9 @@ export class RfqHub {
   readonly #sinks = new Set<RfqSink>();
   readonly #quotes = new FifoMap<string, OwnedQuote>(QUOTES_REMEMBERED_MAX); // server quote id -> owner, insertion order
   readonly #quoters = new Set<string>(); // users that sent a quote over KalshiRFQ
+  readonly #requesters = new Set<RequesterSink>();
+  readonly #accepted = new FifoMap<string, AcceptedQuote>(QUOTES_REMEMBERED_MAX); // server quote id -> who accepted it over FIX
+  readonly #acceptors = new Set<string>(); // users that accepted a quote over FIX
   readonly #fills = new FifoMap<string, { order: Order; events: OrderSnapshot[] }>(PENDING_FILLS_MAX); // maker order id -> fills
   #calls = 0;
   #deferred: Array<() => void> = [];
@@ -81,6 +104,20 @@ export class RfqHub {
 
   unregister(sink: RfqSink): void {
     this.#sinks.delete(sink);
+  }
+
+  registerRequester(sink: RequesterSink): void {
+    this.#requesters.add(sink);
+  }
+
+  unregisterRequester(sink: RequesterSink): void {
+    this.#requesters.delete(sink);
+  }
+
+  /** Records that `quote` was accepted over FIX by `keyId` (the requester's execution reports go there). */
+  accepted(quote: Quote, keyId: string, clOrdId: string | null): void {
+    this.#acceptors.add(quote.rfqUserId);
+    this.#accepted.set(quote.quoteId, { keyId, clOrdId });
   }
 
   /** Records that `quoteId` was sent by `keyId` as its `clientQuoteId`. */
@@ -125,14 +162,14 @@ export class RfqHub {
     return undefined;
   }
 
-  #creatorSinks(rfq: Rfq): RfqSink[] {
-    const out: RfqSink[] = [];
-    for (const sink of this.#sinks) if (sink.userId === rfq.userId && (sink.lock === null || sink.lock === rfq.subaccount)) out.push(sink);
+  #creatorSinks(rfq: Rfq): RequesterSink[] {
+    const out: RequesterSink[] = [];
+    for (const sink of this.#requesters) if (sink.userId === rfq.userId && (sink.lock === null || sink.lock === rfq.subaccount)) out.push(sink);
     return out;
   }
 
   #onRfq(event: RfqEvent): void {
-    if (this.#sinks.size === 0 && event.type !== 'rfq_deleted') return;
+    if (this.#sinks.size === 0 && this.#requesters.size === 0 && event.type !== 'rfq_deleted') return;
     const rfq = event.rfq;
     if (event.type === 'rfq_created') {
       for (const sink of this.#sinks) if (sink.userId !== rfq.userId) this.#send(() => sink.sendQuoteRequest(rfq));
@@ -167,30 +204,43 @@ export class RfqHub {
       return;
     }
     if (event.type !== 'quote_executed') return;
-    const pending = this.#fills.get(quote.creatorOrderId);
+    const makerFills = this.#fills.get(quote.creatorOrderId);
     this.#fills.delete(quote.creatorOrderId);
-    if (owned === undefined || pending === undefined) return;
+    const requesterFills = this.#fills.get(quote.rfqCreatorOrderId);
+    this.#fills.delete(quote.rfqCreatorOrderId);
+    const accepted = this.#accepted.get(quote.quoteId);
+    this.#accepted.delete(quote.quoteId);
+    if (owned !== undefined && makerFills !== undefined) {
+      this.#reportExecution(makerFills, owned.keyId, owned.clientQuoteId, quote.subaccount);
+    }
+    if (accepted !== undefined && requesterFills !== undefined) {
+      this.#reportExecution(requesterFills, accepted.keyId, accepted.clOrdId ?? quote.rfqCreatorClientOrderId, quote.rfqSubaccount);
+    }
+  }
+
+  /** The Trade reports of one party's execution order, to `keyId` (as if that key had placed the order with `clOrdId`). */
+  #reportExecution(pending: { order: Order; events: OrderSnapshot[] }, keyId: string, clOrdId: string, subaccount: number): void {
     const order = pending.order;
     const record: OwnedOrder = {
-      orderId: order.orderId, keyId: owned.keyId, userId: order.userId, clOrdId: owned.clientQuoteId, symbol: order.ticker,
+      orderId: order.orderId, keyId, userId: order.userId, clOrdId, symbol: order.ticker,
       side: order.side === 'bid' ? '1' : '2', price: order.price, originalQty: order.initialCount, cumNotional: 0,
-      allocAccount: quote.subaccount !== 0 ? quote.subaccount : -1, exchangeIndex: order.exchangeIndex, expireTimeMs: 0,
+      allocAccount: subaccount !== 0 ? subaccount : -1, exchangeIndex: order.exchangeIndex, expireTimeMs: 0,
     };
     const reports = pending.events.map((fill) => this.#reports.trade(record, fill));
     if (order.status === 'resting') {
       // A rest_remainder order keeps resting: later fills become the ReportHub's unsolicited reports.
-      const kept = this.#reports.own(order, owned.keyId, owned.clientQuoteId, record.allocAccount, 0);
+      const kept = this.#reports.own(order, keyId, clOrdId, record.allocAccount, 0);
       kept.cumNotional = record.cumNotional;
     }
     this.#send(() => {
-      for (const report of reports) this.#reports.emit(report, owned.keyId);
+      for (const report of reports) this.#reports.emit(report, keyId);
     });
   }
 
   #onFill(userId: string, fill: Fill, order: Order): void {
     // The Order facade does not say which order is a quote execution: keep recent fills of users
-    // with FIX quotes (bounded); quote_executed names the maker's order right after its fills.
-    if (!this.#quoters.has(userId)) return;
+    // with FIX quotes or FIX accepts (bounded); quote_executed names both parties' orders right after their fills.
+    if (!this.#quoters.has(userId) && !this.#acceptors.has(userId)) return;
     let pending = this.#fills.get(order.orderId);
     if (pending === undefined) {
       pending = { order, events: [] };
