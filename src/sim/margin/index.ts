@@ -6,3 +6,4 @@ export * as marginRender from './render.ts';
 export { ppmToNumber, PPM } from './arith.ts';
 export { ExitTriggers, CROSS_BRACKETS_MAX, type ExitTriggerRecord, type SetTriggerRequest, type PositionSlot, type TriggerKind, type TriggerSlot } from './triggers.ts';
 export { MarginOrderGroups, MARGIN_EXCHANGE_INDEX, type MarginOrderGroup } from './order-groups.ts';
+export { MarginBookLevels, type LevelChange } from './book-levels.ts';

@@ -2,7 +2,9 @@
 // the margin_ticker channel (volume and open interest with their dollar notional companions,
 // book top, marks, funding; at most one message per market per second), user_orders with the
 // Margin fields (exchange_index, order_source, order_reason on system orders, here an exit
-// trigger's order), and the Margin endpoint's error codes 23, 24 and 28 (and 8 for channels it
+// trigger's order), orderbook_delta (a snapshot, then one delta per changed level with the Margin
+// field names, seq per sid, the causing order's client_order_id to its own user only), trade and
+// fill (post_position), and the Margin endpoint's error codes 23, 24 and 28 (and 8 for channels it
 // does not serve; margin_ticker is unknown on the Predictions endpoint).
 // Method: in-process sim (margin-sim.ts), undici WebSocket signed over the Margin path. The
 // AsyncAPI document has no Margin messages (its ticker and user_order are the Predictions shapes),
@@ -157,6 +159,78 @@ describe('margin_ticker', () => {
     await post(bob, { side: 'ask', count: '1', price: '99.00', time_in_force: 'immediate_or_cancel' });
     const traded = await ws.waitFor((m) => m.type === 'ticker' && m.msg.volume === '5.00');
     expect(traded.msg).toMatchObject({ price: '99.0000', last_trade_size_fp: '1.00', volume_notional_value_dollars: '499.0000', open_interest: '5.00', ts_ms: START_MS + 5000 });
+  });
+});
+
+/** websocket.md §7.1 and §7.3 (Margin). */
+const SNAPSHOT_SCHEMA = {
+  type: 'object', required: ['market_ticker', 'bid', 'ask'], additionalProperties: false,
+  properties: { market_ticker: { type: 'string' }, bid: { type: 'array', items: { type: 'array', prefixItems: [dollars, countFp], minItems: 2, maxItems: 2 } }, ask: { type: 'array', items: { type: 'array', prefixItems: [dollars, countFp], minItems: 2, maxItems: 2 } } },
+};
+const DELTA_SCHEMA = {
+  type: 'object', required: ['market_ticker', 'price', 'delta', 'side'], additionalProperties: false,
+  properties: { market_ticker: { type: 'string' }, price: dollars, delta: { type: 'string', pattern: '^-?[0-9]+\\.[0-9]{2}$' }, side: { enum: ['bid', 'ask'] }, ts_ms: { type: 'integer' }, client_order_id: { type: 'string' }, subaccount: { type: 'integer' } },
+};
+const TRADE_SCHEMA = {
+  type: 'object', required: ['trade_id', 'market_ticker', 'price', 'count', 'taker_side', 'ts_ms'], additionalProperties: false,
+  properties: { trade_id: { type: 'string' }, market_ticker: { type: 'string' }, price: dollars, count: countFp, taker_side: { enum: ['bid', 'ask'] }, ts_ms: { type: 'integer' } },
+};
+const FILL_SCHEMA = {
+  type: 'object', required: ['trade_id', 'order_id', 'market_ticker', 'is_taker', 'side', 'ts_ms', 'price', 'count', 'fee_cost', 'post_position'], additionalProperties: false,
+  properties: {
+    trade_id: { type: 'string' }, order_id: { type: 'string' }, market_ticker: { type: 'string' }, is_taker: { type: 'boolean' }, side: { enum: ['bid', 'ask'] }, ts_ms: { type: 'integer' },
+    price: dollars, count: countFp, fee_cost: dollars, post_position: { type: 'string', pattern: '^-?[0-9]+\\.[0-9]{2}$' }, client_order_id: { type: 'string' }, subaccount: { type: 'integer' },
+  },
+};
+const snapshotValid = ajv.compile(SNAPSHOT_SCHEMA);
+const deltaValid = ajv.compile(DELTA_SCHEMA);
+const tradeValid = ajv.compile(TRADE_SCHEMA);
+const fillValid = ajv.compile(FILL_SCHEMA);
+
+describe('order books, trades and fills on the Margin endpoint', () => {
+  it('snapshot then a delta per changed level (seq per sid), trades to all, fills to their owner with the position after', async () => {
+    sim = await startMarginSim({ fundingDollars: 100_000 });
+    const alice = sim.user('alice');
+    const bob = sim.user('bob');
+    sim.user('watcher');
+    await post(bob, { side: 'ask', count: '10', price: '101.00' });
+    await post(bob, { side: 'bid', count: '3', price: '99.00' });
+    const watcher = await connect('watcher');
+    const bookId = watcher.send('subscribe', { channels: ['orderbook_delta', 'trade'], market_tickers: ['KXBTCPERP'] });
+    const bookSid = (await watcher.waitFor((m) => m.id === bookId && m.type === 'subscribed' && m.msg.channel === 'orderbook_delta')).msg.sid;
+    const snapshot = await watcher.waitFor((m) => m.type === 'orderbook_snapshot');
+    expect(snapshotValid(snapshot.msg), JSON.stringify(snapshotValid.errors)).toBe(true);
+    expect([snapshot.sid, snapshot.seq, snapshot.msg]).toEqual([bookSid, 1, { market_ticker: 'KXBTCPERP', bid: [['99.0000', '3.00']], ask: [['101.0000', '10.00']] }]);
+    const own = await connect('alice');
+    const fillId = own.send('subscribe', { channels: ['fill', 'orderbook_delta'], market_tickers: ['KXBTCPERP'] });
+    await own.waitFor((m) => m.id === fillId && m.type === 'subscribed' && m.msg.channel === 'fill');
+    await own.waitFor((m) => m.type === 'orderbook_snapshot');
+
+    const taken = await post(alice, { side: 'bid', count: '4', price: '101.00', time_in_force: 'immediate_or_cancel' });
+    const delta = await watcher.waitFor((m) => m.type === 'orderbook_delta');
+    expect(deltaValid(delta.msg), JSON.stringify(deltaValid.errors)).toBe(true);
+    expect([delta.sid, delta.seq]).toEqual([bookSid, 2]);
+    expect(delta.msg).toMatchObject({ market_ticker: 'KXBTCPERP', price: '101.0000', delta: '-4.00', side: 'ask' });
+    expect(delta.msg.client_order_id).toBeUndefined(); // bob's order: not the watcher's
+    const trade = await watcher.waitFor((m) => m.type === 'trade');
+    expect(tradeValid(trade.msg), JSON.stringify(tradeValid.errors)).toBe(true);
+    expect(trade.msg).toMatchObject({ market_ticker: 'KXBTCPERP', price: '101.0000', count: '4.00', taker_side: 'bid' });
+    const fill = await own.waitFor((m) => m.type === 'fill');
+    expect(fillValid(fill.msg), JSON.stringify(fillValid.errors)).toBe(true);
+    expect(fill.msg).toMatchObject({ order_id: taken.order_id, is_taker: true, side: 'bid', price: '101.0000', count: '4.00', post_position: '4.00', trade_id: trade.msg.trade_id });
+    expect(own.messages.filter((m) => m.type === 'fill')).toHaveLength(1); // bob's side is not alice's
+
+    // alice's own resting order: her delta carries its client_order_id, the watcher's does not
+    const resting = marginOrder({ side: 'bid', count: '2', price: '100.00' });
+    expect((await alice.post('/margin/orders', resting)).status).toBe(201);
+    const mine = await own.waitFor((m) => m.type === 'orderbook_delta' && m.msg.price === '100.0000');
+    expect(mine.msg).toMatchObject({ side: 'bid', delta: '2.00', client_order_id: resting.client_order_id, subaccount: 0 });
+    const theirs = await watcher.waitFor((m) => m.type === 'orderbook_delta' && m.msg.price === '100.0000');
+    expect(theirs.msg.client_order_id).toBeUndefined();
+    expect(theirs.seq).toBe(3);
+    // orderbook_delta needs a market filter (14)
+    const bare = watcher.send('subscribe', { channels: ['orderbook_delta'] });
+    expect((await watcher.waitFor((m) => m.id === bare)).msg.code).toBe(14);
   });
 });
 

@@ -15,6 +15,7 @@
  */
 
 import { asCount, asPrice, FifoMap } from '../../../core/index.ts';
+import { MarginBookLevels } from '../../margin/index.ts';
 import type { MarginEngine, MarginFillRecord, MarginOrderRecord, MarginTradeRecord, MarketState } from '../../margin/index.ts';
 import { ExecIdSource, newReport, type ExecutionReportRecord } from './execution-report.ts';
 import type { MarketDataSink, MarketDataSource } from './market-data-hub.ts';
@@ -27,11 +28,6 @@ export interface MarginReportSink {
 /** Orders remembered for routing and ClOrdID lookup; the oldest are forgotten beyond this (a forgotten order gets no more FIX reports). */
 const TRACKED_ORDERS_MAX = 100_000; // FifoMap allocates its ring up front: 3 maps x 2 x this many slots
 
-interface Levels {
-  bids: Map<number, number>;
-  asks: Map<number, number>;
-  subscribers: Set<MarketDataSink>;
-}
 
 export class MarginFixHub implements MarketDataSource {
   readonly engine: MarginEngine;
@@ -40,10 +36,13 @@ export class MarginFixHub implements MarketDataSource {
   readonly #byClOrdId = new FifoMap<string, string>(TRACKED_ORDERS_MAX); // `${userId}|${clOrdId}` -> orderId
   /** Sum of price x count of the fills of each tracked order (AvgPx). */
   readonly #cost = new FifoMap<string, number>(TRACKED_ORDERS_MAX);
-  readonly #books = new Map<string, Levels>();
+  /** KalshiMD subscribers per market, and the levels those markets had at the last engine event. */
+  readonly #subscribers = new Map<string, Set<MarketDataSink>>();
+  readonly #levels: MarginBookLevels;
 
   constructor(engine: MarginEngine, now: () => number) {
     this.engine = engine;
+    this.#levels = new MarginBookLevels(engine);
     this.execIds = new ExecIdSource(Math.floor(now() / 1000)); // the run's start second, like the Predictions clock
   }
 
@@ -97,10 +96,10 @@ export class MarginFixHub implements MarketDataSource {
       if (sink === undefined || order === undefined) continue;
       sink.deliverMargin(this.tradeReport(order, fill, this.noteFill(fill, order)));
     }
-    const book = this.#books.get(market.spec.ticker);
-    if (book === undefined) return;
+    const subscribers = this.#subscribers.get(market.spec.ticker);
+    if (subscribers === undefined) return;
     const entry = { price: asPrice(trade.price), count: asCount(trade.count), takerSide: trade.takerSide, isBlockTrade: false, tsMs: trade.createdMs };
-    for (const sink of book.subscribers) sink.onTrade(market.spec.ticker, entry);
+    for (const sink of subscribers) sink.onTrade(market.spec.ticker, entry);
   }
 
   /** A Trade report (150=F) for `fill` of `order`, its state as it is now. */
@@ -158,21 +157,21 @@ export class MarginFixHub implements MarketDataSource {
   }
 
   subscribeBook(sink: MarketDataSink, ticker: string): void {
-    const market = this.engine.markets.get(ticker);
-    if (market === undefined) return;
-    let book = this.#books.get(ticker);
-    if (book === undefined) {
-      book = { bids: new Map(market.book.depth('bid', 0)), asks: new Map(market.book.depth('ask', 0)), subscribers: new Set() };
-      this.#books.set(ticker, book);
+    let subscribers = this.#subscribers.get(ticker);
+    if (subscribers === undefined) {
+      if (!this.#levels.watch(ticker)) return;
+      this.#subscribers.set(ticker, (subscribers = new Set()));
     }
-    book.subscribers.add(sink);
+    subscribers.add(sink);
   }
 
   unsubscribeBook(sink: MarketDataSink, ticker: string): void {
-    const book = this.#books.get(ticker);
-    if (book === undefined) return;
-    book.subscribers.delete(sink);
-    if (book.subscribers.size === 0) this.#books.delete(ticker);
+    const subscribers = this.#subscribers.get(ticker);
+    if (subscribers === undefined) return;
+    subscribers.delete(sink);
+    if (subscribers.size > 0) return;
+    this.#subscribers.delete(ticker);
+    this.#levels.unwatch(ticker);
   }
 
   subscribeStatus(): void {
@@ -181,22 +180,14 @@ export class MarginFixHub implements MarketDataSource {
 
   unsubscribeStatus(): void {}
 
-  /** Compares a subscribed book with the engine's and sends each changed level. */
+  /** Sends each level of a subscribed book that the engine event changed. */
   #diff(ticker: string, cause: MarginOrderRecord): void {
-    const book = this.#books.get(ticker);
-    const market = this.engine.markets.get(ticker);
-    if (book === undefined || market === undefined) return;
+    const subscribers = this.#subscribers.get(ticker);
+    if (subscribers === undefined) return;
     const tsMs = this.engine.now();
-    for (const [entryType, side, known] of [[0, 'bid', book.bids], [1, 'ask', book.asks]] as const) {
-      const now = new Map(market.book.depth(side, 0));
-      const changed: Array<[number, number, number]> = []; // price, size, previous
-      for (const [price, size] of now) if (known.get(price) !== size) changed.push([price, size, known.get(price) ?? 0]);
-      for (const [price, size] of known) if (!now.has(price)) changed.push([price, 0, size]);
-      for (const [price, size, previous] of changed) {
-        if (size === 0) known.delete(price);
-        else known.set(price, size);
-        for (const sink of book.subscribers) sink.onLevel(ticker, entryType, asPrice(price), asCount(size), asCount(previous), cause, tsMs);
-      }
+    for (const change of this.#levels.diff(ticker)) {
+      const entryType = change.side === 'bid' ? 0 : 1;
+      for (const sink of subscribers) sink.onLevel(ticker, entryType, asPrice(change.price), asCount(change.size), asCount(change.previous), cause, tsMs);
     }
   }
 }

@@ -240,6 +240,10 @@ export class WsHub implements EngineListener, WsFaultActuator {
 
   /** An order book market of `sub` starts receiving deltas (right after its snapshot). */
   indexBookMarket(sub: Subscription, ticker: string): void {
+    if (sub.session.exchange === 'margin') {
+      this.#margin?.indexBook(sub, ticker);
+      return;
+    }
     if (this.#engine.getMarket(ticker) === undefined) (sub.unknownMarkets ??= new Set()).add(ticker);
     else addTo(this.#book, ticker, sub);
   }
@@ -286,6 +290,10 @@ export class WsHub implements EngineListener, WsFaultActuator {
 
   /** Sends the orderbook_snapshot of one market on an order book subscription (steps.ts slices these). */
   sendBookSnapshot(sub: Subscription, ticker: string): void {
+    if (sub.session.exchange === 'margin') {
+      this.#margin?.sendBookSnapshot(sub, ticker);
+      return;
+    }
     const market = this.#engine.getMarket(ticker);
     let msg: string;
     if (market === undefined) msg = emptySnapshotText(ticker);

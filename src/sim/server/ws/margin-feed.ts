@@ -1,6 +1,9 @@
 /**
  * The Margin WebSocket feed: the Margin engine's listener for the sessions of the Margin endpoint
- * (MARGIN_WS_PATH). Channels: `margin_ticker` (also subscribed as `ticker`; websocket.md §7.2,
+ * (MARGIN_WS_PATH). Channels (websocket.md §7): `orderbook_delta` (an `orderbook_snapshot` per
+ * market, then one `orderbook_delta` per level an engine event changed, Margin field names `bid`,
+ * `ask`, `price`, `delta`, `side`; the causing order's `client_order_id` and `subaccount` to its own
+ * user only), `trade` (every match), `fill` (each party's own, with `post_position`), `margin_ticker` (also subscribed as `ticker`; websocket.md §7.2,
  * message type `ticker`) with last price, best bid/ask and sizes, volume and open interest with
  * their dollar notional companions, reference / settlement / liquidation marks and the funding
  * estimate, coalesced to at most one message per market per second of the simulator clock (a
@@ -9,7 +12,10 @@
  * Subscriptions are few on this endpoint, so they sit in flat lists and filter by market.
  */
 
-import { marginRender, ppmToNumber, type MarginEngine, type MarginEngineListener, type MarginOrderRecord, type MarketState } from '../../margin/index.ts';
+import {
+  MarginBookLevels, accountKey, marginRender, ppmToNumber, type MarginEngine, type MarginEngineListener, type MarginFillRecord, type MarginOrderRecord,
+  type MarginTradeRecord, type MarketState,
+} from '../../margin/index.ts';
 import type { Subscription } from './subscription.ts';
 
 /** At most one ticker message per market per this many ms (websocket.md §7.2). */
@@ -26,6 +32,13 @@ export class MarginWsFeed implements MarginEngineListener {
   readonly #now: () => number;
   readonly #tickers: Subscription[] = [];
   readonly #userOrders = new Map<string, Subscription[]>();
+  readonly #trades: Subscription[] = [];
+  readonly #fills = new Map<string, Subscription[]>();
+  /** orderbook_delta subscriptions per market, and the levels of those markets at the last event. */
+  readonly #books = new Map<string, Subscription[]>();
+  readonly #levels: MarginBookLevels;
+  /** The engine's fills already sent on `fill` (an index into engine.fills). */
+  #fillsSent: number;
   /** Per market: when its last ticker went out, the text sent (without ts_ms), a pending change, its timer. */
   readonly #sentMs = new Map<string, number>();
   readonly #sentText = new Map<string, string>();
@@ -36,23 +49,59 @@ export class MarginWsFeed implements MarginEngineListener {
     this.#engine = engine;
     this.#sink = sink;
     this.#now = now;
+    this.#levels = new MarginBookLevels(engine);
+    this.#fillsSent = engine.fills.length;
     engine.listener = this;
   }
 
   register(sub: Subscription): void {
-    if (sub.channel === 'user_orders') {
-      const list = this.#userOrders.get(sub.session.userId);
-      if (list === undefined) this.#userOrders.set(sub.session.userId, [sub]);
-      else list.push(sub);
-    } else this.#tickers.push(sub);
+    switch (sub.channel) {
+      case 'orderbook_delta': return; // indexed market by market as each snapshot goes out (indexBook)
+      case 'user_orders': return addTo(this.#userOrders, sub.session.userId, sub);
+      case 'fill': return addTo(this.#fills, sub.session.userId, sub);
+      case 'trade': return void this.#trades.push(sub);
+      default: return void this.#tickers.push(sub);
+    }
   }
 
   unregister(sub: Subscription): void {
     sub.alive = false;
-    const list = sub.channel === 'user_orders' ? this.#userOrders.get(sub.session.userId) : this.#tickers;
-    if (list === undefined) return;
-    const index = list.indexOf(sub);
-    if (index >= 0) list.splice(index, 1);
+    switch (sub.channel) {
+      case 'orderbook_delta':
+        for (const ticker of sub.markets ?? []) {
+          const list = this.#books.get(ticker);
+          if (list === undefined || !removeFrom(list, sub)) continue;
+          if (list.length === 0) {
+            this.#books.delete(ticker);
+            this.#levels.unwatch(ticker);
+          }
+        }
+        return;
+      case 'user_orders': return void removeFrom(this.#userOrders.get(sub.session.userId) ?? [], sub);
+      case 'fill': return void removeFrom(this.#fills.get(sub.session.userId) ?? [], sub);
+      case 'trade': return void removeFrom(this.#trades, sub);
+      default: return void removeFrom(this.#tickers, sub);
+    }
+  }
+
+  /** An orderbook_delta subscription starts following one market (after its snapshot is queued). */
+  indexBook(sub: Subscription, ticker: string): void {
+    let list = this.#books.get(ticker);
+    if (list === undefined) {
+      if (!this.#levels.watch(ticker)) {
+        (sub.unknownMarkets ??= new Set()).add(ticker);
+        return;
+      }
+      this.#books.set(ticker, (list = []));
+    }
+    list.push(sub);
+  }
+
+  /** The orderbook_snapshot of one market: every level each side, best first; an unknown market is empty. */
+  sendBookSnapshot(sub: Subscription, ticker: string): void {
+    const market = this.#engine.markets.get(ticker);
+    const side = (name: 'bid' | 'ask'): string[][] => (market === undefined ? [] : market.book.depth(name, 0).map(([price, size]) => [marginRender.price(price), marginRender.count(size)]));
+    this.#sink.deliver(sub, 'orderbook_snapshot', JSON.stringify({ market_ticker: ticker, bid: side('bid'), ask: side('ask') }), ticker);
   }
 
   /** send_initial_snapshot: the market's current ticker on one subscription. */
@@ -65,14 +114,51 @@ export class MarginWsFeed implements MarginEngineListener {
 
   onOrder(order: MarginOrderRecord): void {
     this.#marketChanged(order.ticker);
+    if (this.#books.has(order.ticker)) this.#sendLevels(order);
     const subs = this.#userOrders.get(order.userId);
     if (subs === undefined || subs.length === 0) return;
     const msg = JSON.stringify(userOrderMsg(order));
     for (const sub of subs) if (sub.alive && sub.covers(order.ticker)) this.#sink.deliver(sub, 'user_order', msg, order.ticker);
   }
 
-  onTrade(market: MarketState): void {
+  onTrade(market: MarketState, trade: MarginTradeRecord): void {
     this.#marketChanged(market.spec.ticker);
+    const ticker = market.spec.ticker;
+    if (this.#trades.length > 0) {
+      const msg = JSON.stringify({
+        trade_id: trade.tradeId, market_ticker: ticker, price: marginRender.price(trade.price), count: marginRender.count(trade.count),
+        taker_side: trade.takerSide, ts_ms: trade.createdMs,
+      });
+      for (const sub of this.#trades) if (sub.alive && sub.covers(ticker)) this.#sink.deliver(sub, 'trade', msg, ticker);
+    }
+    // The match's fills are in the engine by now (its trade event comes after both).
+    const fills = this.#engine.fills;
+    for (; this.#fillsSent < fills.length; this.#fillsSent++) this.#sendFill(fills[this.#fillsSent]);
+  }
+
+  #sendFill(fill: MarginFillRecord): void {
+    const subs = this.#fills.get(fill.userId);
+    if (subs === undefined || subs.length === 0) return;
+    const order = this.#engine.orders.get(fill.orderId);
+    const position = this.#engine.accounts.get(accountKey(fill.userId, fill.subaccount))?.positions.get(fill.ticker)?.count ?? 0;
+    const msg = JSON.stringify({
+      trade_id: fill.tradeId, order_id: fill.orderId, market_ticker: fill.ticker, is_taker: fill.isTaker, side: fill.side, ts_ms: fill.createdMs,
+      price: marginRender.price(fill.price), count: marginRender.count(fill.count), fee_cost: marginRender.dollars(fill.fee),
+      post_position: marginRender.count(position), client_order_id: order?.clientOrderId ?? '', subaccount: fill.subaccount,
+    });
+    for (const sub of subs) if (sub.alive && sub.covers(fill.ticker)) this.#sink.deliver(sub, 'fill', msg, fill.ticker);
+  }
+
+  /** One orderbook_delta per level the event changed; the cause's own user also sees its order. */
+  #sendLevels(cause: MarginOrderRecord): void {
+    const ticker = cause.ticker;
+    const subs = this.#books.get(ticker)!;
+    const tsMs = this.#now();
+    for (const change of this.#levels.diff(ticker)) {
+      const base = `{"market_ticker":${JSON.stringify(ticker)},"price":"${marginRender.price(change.price)}","delta":"${marginRender.count(change.size - change.previous)}","side":"${change.side}","ts_ms":${tsMs}`;
+      const own = `${base},"client_order_id":${JSON.stringify(cause.clientOrderId)},"subaccount":${cause.subaccount}}`;
+      for (const sub of subs) if (sub.alive) this.#sink.deliver(sub, 'orderbook_delta', sub.session.userId === cause.userId ? own : `${base}}`, ticker);
+    }
   }
 
   close(): void {
@@ -117,6 +203,19 @@ export class MarginWsFeed implements MarginEngineListener {
     const msg = withTs(body, tsMs);
     for (const sub of this.#tickers) if (sub.alive && sub.covers(ticker)) this.#sink.deliver(sub, 'ticker', msg, ticker);
   }
+}
+
+function addTo(map: Map<string, Subscription[]>, key: string, sub: Subscription): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [sub]);
+  else list.push(sub);
+}
+
+function removeFrom(list: Subscription[], sub: Subscription): boolean {
+  const index = list.indexOf(sub);
+  if (index < 0) return false;
+  list.splice(index, 1);
+  return true;
 }
 
 /** The ticker message's JSON without its closing brace and ts_ms (so unchanged state is detected). */
