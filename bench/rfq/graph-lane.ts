@@ -5,9 +5,11 @@
  *
  *   - default route RestOrderEntry with the config's signing ('presigned' by default: its worker
  *     and rings start on connect), the AccountClient for the OMS's reads, both as Runtime makes them;
- *   - quoteEntry 'rest': RestQuoteRoute with the Runtime's venue-client settings, signing through
- *     the REST route's presigner (presigner: () => rest.presigner), and RFQs from the WebSocket's
- *     `communications` channel;
+ *   - quoteEntry 'rest': RestQuoteRoute with the Runtime's venue-client settings, its creates signed
+ *     from the REST route's presigner (presigner: () => rest.presigner; the REST route keeps a ring
+ *     for POST /communications/quotes: presign.extraEndpoints [RestQuoteRoute.presignEndpoint], as
+ *     Runtime asks it when rfq is enabled) and written on its raw socket, and RFQs from the
+ *     WebSocket's `communications` channel;
  *   - quoteEntry 'fix': FixQuoteRoute on the simulator's KalshiRFQ port, its RFQs (35=R) into the
  *     graph's feed listener (setRfqListener(graph.listener)); `communications` is not subscribed, so
  *     each RFQ reaches the lane once. Its reconciliation reads are the REST route's list.
@@ -103,6 +105,7 @@ export async function startGraphLane(options: GraphLaneOptions): Promise<GraphLa
     presign: {
       ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize, batchCapacity: config.exec.presignPoolSize,
       workerNice: config.exec.presignWorkerNice === 0 ? null : config.exec.presignWorkerNice,
+      extraEndpoints: [RestQuoteRoute.presignEndpoint],
     },
   });
   const venueClient = {
@@ -201,7 +204,9 @@ export async function startGraphLane(options: GraphLaneOptions): Promise<GraphLa
     signingNote: () => {
       const presigner = rest.presigner;
       if (presigner === null) return `signing ${config.exec.signing}`;
-      return `signing ${config.exec.signing}: quote creates signed by the REST route's presigner worker (one-off signAsync; nice ${presigner.workerNice ?? 'not reported'})`;
+      const stats = restRoute.stats;
+      return `signing ${config.exec.signing}: quote creates presigned from the REST route's presigner ring (nice ${presigner.workerNice ?? 'not reported'}), written on RestQuoteRoute's raw socket: ` +
+        `presigned ${stats.presigned}, inline ${stats.inlineSigned} (fallbacks ${stats.presignFallbacks}), queued ${stats.queued}; acks ${stats.acks}, rejects ${stats.rejects}, unknowns ${stats.unknowns}`;
     },
     stop: async () => {
       clearInterval(timer);

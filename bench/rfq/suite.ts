@@ -3,16 +3,22 @@
  * p50 <= 20 us, p99 <= 100 us at a pace of 10 RFQs/s, over WebSocket+REST and over FIX, each beside
  * the same work done through the official client in the same run").
  *
- * One simulator, started in this process (startSim, FIX on, 127.0.0.1 port 0), one market with a
- * resting 0.45 bid and 0.55 ask from a liquidity user, and a requester (the demo key) that creates
+ * One simulator in a child process of its own (sim-child.ts, started as bench/child-process.ts
+ * starts children, as bench/fix/wire.ts and bench/tick-to-trade run theirs), FIX on, one market with
+ * a resting 0.45 bid and 0.55 ask from a liquidity user, and a requester (the demo key) that creates
  * one RFQ of 10 contracts every 100 ms over signed REST and deletes each RFQ about a second later
- * (at the half tick, so its signing never sits beside a fresh RFQ; the venue keeps at most 100 open
- * per user). Three makers, each its own simulator user (so each sees every RFQ), quote every RFQ:
+ * (at the half tick; the venue keeps at most 100 open per user). The requester lives in that child
+ * too: its inline RSA signing (~1 ms per create and per delete) and the answers to its requests
+ * would otherwise run on the lanes' event loop at the very moment the RFQ it created reaches them
+ * (the create's answer and the broadcasts leave the simulator together); in the child they only
+ * decide when an RFQ is sent, before any lane's t0. Three makers, each its own simulator user (so
+ * each sees every RFQ), quote every RFQ:
  *
  *   1. ours, WebSocket + REST (graph-lane.ts): the runtime's graph with the rfq-maker plugin, RFQs
  *      from the `communications` channel, quotes through RestQuoteRoute signed as the runtime signs
- *      them by default (exec.signing 'presigned': the REST route's presigner worker signs each
- *      quote create, one-off, before undici sends it).
+ *      them by default (exec.signing 'presigned': a signature the REST route's presigner worker
+ *      made ahead for POST /communications/quotes, taken from its ring, the request written on a
+ *      raw HTTP/1.1 socket before create() returns).
  *   2. ours, FIX (graph-lane.ts): the same graph, quotes through FixQuoteRoute on the simulator's
  *      KalshiRFQ session, RFQs from that session's QuoteRequest (35=R); no `communications`.
  *   3. baseline, official client (official-maker.ts): undici WebSocket, JSON.parse, a fixed mid,
@@ -28,12 +34,11 @@
  * graph's share: decode, quote book, strategy, gate; the route's own share is the difference), from
  * a wrapper on the route instance that costs one hrtime read per quote inside the window.
  *
- * The simulator shares this event loop (the brief's choice, unlike bench/tick-to-trade and
- * bench/fix, which run it in a child): its work for one RFQ (the requester's answer, three
- * broadcasts, the FIX message) runs before the lanes' data events, and its handling of one lane's
- * quote request can run inside another lane's window when that lane's path is asynchronous (the
- * presigner's reply, undici's dispatch, axios's promise chain). The three lanes also share the loop
- * with one another, as makers in one process would. The JIT tiers up eagerly as `npm start` does
+ * Only the three lanes share this event loop, with one another, as makers in one process would:
+ * a lane whose path is asynchronous (axios's promise chain) can run inside another lane's window.
+ * Placement and JIT as bench/fix/wire.ts and `npm start`: on Linux with two or more CPUs and
+ * taskset, this event loop on the first CPU (pinned once the lanes' worker threads exist) and the
+ * simulator child on the others (BENCH_PLACEMENT=off turns it off); eager JIT tier-up
  * (BENCH_EAGER_JIT=off keeps V8's default). Bounded in RFQs and in time; decides nothing.
  */
 
@@ -42,11 +47,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
-import { Pool } from 'undici';
-import { signedHeaders } from '../../src/core/index.ts';
+import { pinEventLoop, placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
 import { applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
-import { startSim, type SimHandle } from '../../src/sim/index.ts';
+import { BenchChild } from '../child-process.ts';
 import { createHistogram, latencyRow, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite } from '../harness.ts';
 import { startGraphLane, type GraphLane } from './graph-lane.ts';
@@ -58,7 +61,6 @@ const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const TICKER = 'KXDEMO-26DEC31-T50';
 const API = '/trade-api/v2';
 const PACE_MS = 100; // 10 RFQs/s
-const DELETE_AFTER = 10; // RFQs: each is deleted ~1 s after it was created
 const P50_TARGET_NS = 20_000;
 const P99_TARGET_NS = 100_000;
 const TARGET = 'p50 <= 20 us, p99 <= 100 us';
@@ -75,80 +77,22 @@ export interface RfqPhase {
 export const RFQ_QUICK: RfqPhase = { warmupMs: 3_000, rfqs: 200 };
 export const RFQ_FULL: RfqPhase = { warmupMs: 5_000, rfqs: 2_000 };
 
-const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A signed REST caller for one key (the requester's and the liquidity user's own pool). */
-class SignedCaller {
-  readonly #pool: Pool;
-  readonly #keyId: string;
-  readonly #key: ReturnType<typeof createPrivateKey>;
-
-  constructor(origin: string, keyId: string, privateKeyPem: string) {
-    this.#pool = new Pool(origin, { connections: 2 });
-    this.#keyId = keyId;
-    this.#key = createPrivateKey(privateKeyPem);
-  }
-
-  async call(method: 'GET' | 'POST' | 'DELETE', relative: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-    const fullPath = `${API}${relative}`;
-    const response = await this.#pool.request({
-      method,
-      path: fullPath,
-      headers: { ...signedHeaders(this.#keyId, this.#key, Date.now(), method, fullPath), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.body.text();
-    return { status: response.statusCode, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-  }
-
-  close(): Promise<void> {
-    return this.#pool.close();
-  }
+/** The simulator child's ready line (sim-child.ts). */
+interface SimReady {
+  http: string;
+  ws: string;
+  port: number;
+  fix: { host: string; port: number };
+  makers: { keyId: string; privateKeyPem: string }[];
 }
 
+/** The requester's report (sim-child.ts's Paced). */
 interface Paced {
-  /** RFQ ids created after the warm-up, in order. */
   recorded: string[];
   created: number;
   createFailures: number;
   lastFailure: string;
   elapsedMs: number;
-}
-
-/** The requester: one RFQ per PACE_MS on absolute ticks, each deleted DELETE_AFTER ticks later at a half tick. */
-async function paceRfqs(requester: SignedCaller, phase: RfqPhase, deadlineMs: number): Promise<Paced> {
-  const startMs = performance.now();
-  const warmupTicks = Math.ceil(phase.warmupMs / PACE_MS);
-  const totalTicks = warmupTicks + phase.rfqs;
-  const open: (string | null)[] = [];
-  const result: Paced = { recorded: [], created: 0, createFailures: 0, lastFailure: '', elapsedMs: 0 };
-  const deletes: Promise<unknown>[] = [];
-  for (let tick = 0; tick < totalTicks && Date.now() < deadlineMs; tick++) {
-    const due = startMs + tick * PACE_MS;
-    const wait = due - performance.now();
-    if (wait > 0) await pause(wait);
-    const created = await requester.call('POST', '/communications/rfqs', { market_ticker: TICKER, contracts_fp: '10.00', rest_remainder: false });
-    const id = created.status === 201 && typeof created.body.id === 'string' ? created.body.id : null;
-    if (id === null) {
-      result.createFailures++;
-      result.lastFailure = `${created.status} ${JSON.stringify(created.body).slice(0, 200)}`;
-    } else {
-      result.created++;
-      if (tick >= warmupTicks) result.recorded.push(id);
-    }
-    open.push(id);
-    const old = open.length > DELETE_AFTER ? open.shift() : null;
-    if (old !== null && old !== undefined) {
-      const half = due + PACE_MS / 2 - performance.now();
-      if (half > 0) await pause(half);
-      deletes.push(requester.call('DELETE', `/communications/rfqs/${old}`).catch(() => undefined));
-    }
-  }
-  await pause(1_000); // the last quotes
-  for (const id of open) if (id !== null) deletes.push(requester.call('DELETE', `/communications/rfqs/${id}`).catch(() => undefined));
-  await Promise.all(deletes);
-  result.elapsedMs = performance.now() - startMs;
-  return result;
 }
 
 function us(ns: number): string {
@@ -164,60 +108,43 @@ function verdict(p50Ns: number, p99Ns: number, count: number): { pass: boolean; 
   return misses.length === 0 ? { pass: true, note: 'meets the target' } : { pass: false, note: `misses: ${misses.join('; ')}` };
 }
 
-async function placeBook(sim: SimHandle): Promise<void> {
-  const liquidity = sim.createApiKey({ scopes: ['read', 'write'], userId: 'c0ffee00-0000-4000-8000-0000000bf001', subaccount: 0 });
-  const caller = new SignedCaller(sim.httpUrl, liquidity.keyId, liquidity.privateKeyPem);
-  try {
-    for (const [side, price] of [['bid', '0.4500'], ['ask', '0.5500']] as const) {
-      const placed = await caller.call('POST', '/portfolio/events/orders', {
-        ticker: TICKER, client_order_id: `bench-rfq-${side}-${process.pid}`, side, count: '50.00', price,
-        time_in_force: 'good_till_canceled', self_trade_prevention_type: 'taker_at_cross',
-      });
-      if (placed.status !== 201) throw new Error(`bench rfq: the liquidity ${side} was refused: ${placed.status} ${JSON.stringify(placed.body)}`);
-    }
-  } finally {
-    await caller.close();
-  }
-}
-
 export async function rfqRows(suite: string, phase: RfqPhase): Promise<BenchRow[]> {
+  const placement = process.env.BENCH_PLACEMENT === 'off' ? { plan: null, reason: 'placement off (BENCH_PLACEMENT=off)' } : placementForThisMachine();
   const eagerJit = process.env.BENCH_EAGER_JIT !== 'off';
   const eagerJitFlags = eagerJit ? applyEagerTierUp() : [];
-  const setting = `simulator in this process; ${eagerJit ? `eager JIT tier-up (${eagerJitFlags.join(' ') || 'no flags known for this V8'})` : "V8's default tiering (BENCH_EAGER_JIT=off)"}`;
+  const setting = `simulator and requester in a child process; ${placement.reason}; ${eagerJit ? `eager JIT tier-up (${eagerJitFlags.join(' ') || 'no flags known for this V8'})` : "V8's default tiering (BENCH_EAGER_JIT=off)"}`;
   const work = mkdtempSync(path.join(tmpdir(), 'bench-rfq-'));
-  let sim: SimHandle | null = null;
+  let child: BenchChild | null = null;
   let stamper: SocketStamper | null = null;
   const lanes: GraphLane[] = [];
   let official: OfficialMaker | null = null;
-  let requester: SignedCaller | null = null;
+  let unpin: (() => void) | null = null;
   try {
-    sim = await startSim({ keysDir: path.join(work, 'keys'), logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0, fix: { enabled: true } });
-    if (sim.fix === null) throw new Error('bench rfq: the simulator started without its FIX acceptor');
-    await placeBook(sim);
-    // Maker keys at the simulator's default tier (basic: 100 write tokens/s; a quote costs 2).
-    const makerKeys = ['0000000bf0a1', '0000000bf0a2', '0000000bf0a3'].map((suffix) =>
-      sim!.createApiKey({ scopes: ['read', 'write'], userId: `c0ffee00-0000-4000-8000-${suffix}` }));
+    child = await BenchChild.start(path.join('bench', 'rfq', 'sim-child.ts'), [work], 60_000, placement.plan?.simCpus ?? null);
+    const sim = child.ready as unknown as SimReady;
+    const makerKeys = sim.makers;
     const stampLanes: StampLane[] = [
       { name: OURS_REST, kind: 'ws', keyId: makerKeys[0]!.keyId },
       { name: OURS_FIX, kind: 'fix', keyId: makerKeys[1]!.keyId },
       { name: OFFICIAL, kind: 'ws', keyId: makerKeys[2]!.keyId },
     ];
-    stamper = new SocketStamper(stampLanes, [sim.port, sim.fix.ports.KalshiRFQ]);
+    stamper = new SocketStamper(stampLanes, [sim.port, sim.fix.port]);
     stamper.install(); // before any lane connects: its handshakes tag its sockets
-    const restUrl = `${sim.httpUrl}${API}`;
+    const restUrl = `${sim.http}${API}`;
     for (const [index, route] of (['rest', 'fix'] as const).entries()) {
       const key = makerKeys[index]!;
       lanes.push(await startGraphLane({
-        route, ticker: TICKER, restUrl, wsUrl: sim.wsUrl, keyId: key.keyId, privateKey: createPrivateKey(key.privateKeyPem),
-        fix: route === 'fix' ? { host: sim.fix.host, port: sim.fix.ports.KalshiRFQ } : null,
+        route, ticker: TICKER, restUrl, wsUrl: sim.ws, keyId: key.keyId, privateKey: createPrivateKey(key.privateKeyPem),
+        fix: route === 'fix' ? sim.fix : null,
         journalPath: path.join(work, `journal-${route}.jsonl`), rootDir: REPO_DIR, rateLimitTier: 'basic',
       }));
     }
-    official = await startOfficialMaker({ restUrl, wsUrl: sim.wsUrl, keyId: makerKeys[2]!.keyId, privateKeyPem: makerKeys[2]!.privateKeyPem });
+    official = await startOfficialMaker({ restUrl, wsUrl: sim.ws, keyId: makerKeys[2]!.keyId, privateKeyPem: makerKeys[2]!.privateKeyPem });
+    // As `npm start`: pinned once the lanes' worker threads (presigners) exist, so they keep the other CPUs.
+    if (placement.plan !== null) unpin = pinEventLoop(placement.plan.runtimeCpus);
 
-    requester = new SignedCaller(sim.httpUrl, sim.demoKey.keyId, sim.demoKey.privateKeyPem);
     const boundMs = phase.warmupMs + phase.rfqs * PACE_MS * 1.5 + 10_000;
-    const paced = await paceRfqs(requester, phase, Date.now() + boundMs);
+    const paced = await child.command({ cmd: 'pace', warmupMs: phase.warmupMs, rfqs: phase.rfqs, boundMs }, boundMs + 30_000) as unknown as Paced;
     stamper.uninstall();
 
     const rows: BenchRow[] = [];
@@ -254,7 +181,7 @@ export async function rfqRows(suite: string, phase: RfqPhase): Promise<BenchRow[
       }
       const route = index === 0 ? 'RestQuoteRoute.create' : 'FixQuoteRoute.create';
       rows.splice(index === 0 ? 1 : 3, 0, latencyRow(suite, `${index === 0 ? 'ours, WebSocket + REST' : 'ours, FIX'}: of which RFQ received -> ${route} called`, false, histogram, {
-        note: `for context: the graph's share (decode, quote book, strategy, gate) of the row above; the rest is the route's (${index === 0 ? 'signing, then undici' : 'encode and write'})`,
+        note: `for context: the graph's share (decode, quote book, strategy, gate) of the row above; the rest is the route's (${index === 0 ? 'a presigned signature from the ring, encode and the raw socket write' : 'encode and write'})`,
       }));
     }
     const stats = official.stats;
@@ -265,10 +192,10 @@ export async function rfqRows(suite: string, phase: RfqPhase): Promise<BenchRow[
     return rows;
   } finally {
     stamper?.uninstall();
-    await requester?.close();
+    unpin?.();
     await official?.stop();
     for (const lane of lanes) await lane.stop().catch(() => undefined);
-    await sim?.close();
+    await child?.stop();
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -94,6 +94,8 @@ export class Quote {
   lastCode = '';
   /** A move the table did not expect, or a fate unknown: ask the venue. */
   needsReconcile = false;
+  /** Position in the quote book's list of quotes not yet closed; -1 once closed (the book's to set). */
+  liveIndex = -1;
 
   constructor(handle: number, rfqId: string, ticker: string, market: number, yesBid: Price, noBid: Price, count: Count, postOnly: boolean, subaccount: number, strategyId: number, nowMs: number) {
     this.handle = handle;
@@ -171,11 +173,22 @@ export class QuoteBook implements QuoteListener {
   readonly #onExposure: (quote: Quote) => void;
   readonly #confirmWindowMs: number;
   readonly #rfqs = new FifoMap<string, Rfq>(RFQS_MAX);
+  /** The RFQ announced last: the strategy quotes it from its onRfq with this very id string, so the router's rfq(id) is an identity check, not a second hash lookup. */
+  #rfqLast: Rfq | null = null;
   readonly #byHandle = new Map<number, Quote>();
   readonly #byQuoteId = new Map<string, Quote>();
+  /**
+   * The quotes not yet closed, in handle order (live.length is the open count). Every scan that
+   * only concerns open quotes (a strategy's open quotes per RFQ, rfq_deleted, the socket beating
+   * the create's answer, a replaced quote, the confirm window) walks this list, at most
+   * limits.openQuotesMax long, instead of every quote kept (up to CLOSED_KEPT more).
+   */
+  readonly #live: Quote[] = [];
+  /** Handles of closed quotes, oldest first: a ring of CLOSED_KEPT (the oldest is pruned when full). */
+  readonly #closedHandles = new Int32Array(CLOSED_KEPT);
+  #closedHead = 0;
+  #closedCount = 0;
   #nextHandle = 1;
-  #open = 0;
-  #closedHandles: number[] = [];
   #sink: QuoteUpdateSink | null = null;
   #entry: QuoteEntry | null = null;
 
@@ -195,7 +208,7 @@ export class QuoteBook implements QuoteListener {
       quote.needsReconcile = true;
       this.#byHandle.set(quote.handle, quote);
       this.#byQuoteId.set(quote.quoteId, quote);
-      this.#open++;
+      this.#addLive(quote);
     }
   }
 
@@ -210,7 +223,12 @@ export class QuoteBook implements QuoteListener {
 
   /** Quotes not yet closed (pending, open, accepted, confirmed). */
   get openCount(): number {
-    return this.#open;
+    return this.#live.length;
+  }
+
+  /** The i-th quote not yet closed (0 <= i < openCount), in handle order: walks them without an array or iterator. */
+  openQuoteAt(index: number): Quote {
+    return this.#live[index]!;
   }
 
   // ---- RFQs ------------------------------------------------------------------------------------
@@ -220,11 +238,15 @@ export class QuoteBook implements QuoteListener {
     if (message.eventType === 'deleted') {
       const known = this.#rfqs.get(message.id) ?? null;
       this.#rfqs.delete(message.id);
-      for (const quote of this.#byHandle.values()) {
+      if (known !== null && known === this.#rfqLast) this.#rfqLast = null;
+      const live = this.#live;
+      for (let i = 0; i < live.length;) {
+        const quote = live[i]!;
         // Executed closes the RFQ too (after quote_executed); confirmed quotes are the venue's to finish.
-        if (quote.rfqId === message.id && !isQuoteTerminal(quote.state) && quote.state !== QuoteState.CONFIRMED && quote.state !== QuoteState.PENDING_CONFIRM) {
+        if (quote.rfqId === message.id && quote.state !== QuoteState.CONFIRMED && quote.state !== QuoteState.PENDING_CONFIRM) {
           this.#apply(quote, QuoteEvent.EXPIRED, 'rfq_deleted');
         }
+        i = nextLive(live, i, quote);
       }
       return known;
     }
@@ -237,10 +259,13 @@ export class QuoteBook implements QuoteListener {
     rfq.targetCost = message.targetCost;
     rfq.tsMs = message.tsMs;
     this.#rfqs.set(rfq.id, rfq);
+    this.#rfqLast = rfq;
     return rfq;
   }
 
   rfq(id: string): Rfq | undefined {
+    const last = this.#rfqLast;
+    if (last !== null && last.id === id) return last; // the newest entry: never the one evicted
     return this.#rfqs.get(id);
   }
 
@@ -263,10 +288,10 @@ export class QuoteBook implements QuoteListener {
   accept(rfqId: string, ticker: string, market: number, yesBid: Price, noBid: Price, count: Count, postOnly: boolean, subaccount: number, strategyId: number): Quote {
     const quote = new Quote(this.#nextHandle++, rfqId, ticker, market, yesBid, noBid, count, postOnly, subaccount, strategyId, this.#clock.nowMs());
     this.#byHandle.set(quote.handle, quote);
-    this.#open++;
+    this.#addLive(quote);
     this.stats.created++;
     this.#journal?.appendQuote(quote, -1, quote.createdMs, '');
-    this.#onOpenCount(this.#open);
+    this.#onOpenCount(this.#live.length);
     this.#onExposure(quote);
     return quote;
   }
@@ -396,10 +421,13 @@ export class QuoteBook implements QuoteListener {
   /** The coarse tick: accepted quotes past the confirm window are cancelled (the venue has done so). */
   tick(): void {
     const nowMs = this.#clock.nowMs();
-    for (const quote of this.#byHandle.values()) {
+    const live = this.#live;
+    for (let i = 0; i < live.length;) {
+      const quote = live[i]!;
       if (quote.state === QuoteState.ACCEPTED && quote.acceptedMs > 0 && nowMs - quote.acceptedMs > this.#confirmWindowMs) {
         this.#apply(quote, QuoteEvent.EXPIRED, 'confirm window passed');
       }
+      i = nextLive(live, i, quote);
     }
   }
 
@@ -442,9 +470,7 @@ export class QuoteBook implements QuoteListener {
 
   /** The journaled ids of quotes not closed (tests, status). */
   liveQuotes(): Quote[] {
-    const out: Quote[] = [];
-    for (const quote of this.#byHandle.values()) if (!isQuoteTerminal(quote.state)) out.push(quote);
-    return out;
+    return this.#live.slice();
   }
 
   // ---- internals -----------------------------------------------------------------------------------
@@ -457,18 +483,42 @@ export class QuoteBook implements QuoteListener {
 
   /** A newer quote of ours on the same RFQ and subaccount replaces the earlier open one at the venue. */
   #replaceEarlier(quote: Quote): void {
-    for (const other of this.#byHandle.values()) {
+    const live = this.#live;
+    for (let i = 0; i < live.length;) {
+      const other = live[i]!;
       if (other !== quote && other.rfqId === quote.rfqId && other.subaccount === quote.subaccount && other.state === QuoteState.OPEN) {
         this.#apply(other, QuoteEvent.EXPIRED, 'replaced');
       }
+      i = nextLive(live, i, other);
     }
   }
 
   #pendingOn(rfqId: string, subaccount: number): Quote | undefined {
-    for (const quote of this.#byHandle.values()) {
+    const live = this.#live;
+    for (let i = 0; i < live.length; i++) {
+      const quote = live[i]!;
       if (quote.state === QuoteState.PENDING_NEW && quote.quoteId === '' && quote.rfqId === rfqId && (subaccount < 0 || quote.subaccount === subaccount)) return quote;
     }
     return undefined;
+  }
+
+  #addLive(quote: Quote): void {
+    quote.liveIndex = this.#live.length;
+    this.#live.push(quote);
+  }
+
+  /** Takes a closed quote out of the live list, keeping handle order (the list is at most openQuotesMax long). */
+  #removeLive(quote: Quote): void {
+    const live = this.#live;
+    const at = quote.liveIndex;
+    if (at < 0 || live[at] !== quote) return;
+    for (let i = at + 1; i < live.length; i++) {
+      const next = live[i]!;
+      next.liveIndex = i - 1;
+      live[i - 1] = next;
+    }
+    live.length--;
+    quote.liveIndex = -1;
   }
 
   /** The one place a quote's state changes: table, journal, open count, the strategy (unless its own request). */
@@ -489,24 +539,43 @@ export class QuoteBook implements QuoteListener {
     this.#onExposure(quote); // the taken side (acceptedSide, set before) or nothing once closed
     const closedNow = isQuoteTerminal(next) && !isQuoteTerminal(before);
     if (closedNow) {
-      this.#open--;
+      this.#removeLive(quote);
       if (next === QuoteState.CANCELLED) this.stats.cancelled++;
-      this.#onOpenCount(this.#open);
-      this.#closedHandles.push(quote.handle);
-      if (this.#closedHandles.length > CLOSED_KEPT) this.#prune();
+      this.#onOpenCount(this.#live.length);
+      this.#noteClosed(quote.handle);
     }
     if (!own && (next !== before || event === QuoteEvent.WS_ACCEPTED)) this.#sink?.onQuoteUpdate(quote);
   }
 
-  #prune(): void {
-    const drop = this.#closedHandles.splice(0, this.#closedHandles.length - CLOSED_KEPT);
-    for (const handle of drop) {
-      const quote = this.#byHandle.get(handle);
-      if (quote === undefined || !isQuoteTerminal(quote.state)) continue;
-      this.#byHandle.delete(handle);
-      if (quote.quoteId !== '') this.#byQuoteId.delete(quote.quoteId);
+  /** Remembers a closed quote; beyond CLOSED_KEPT the oldest closed one is forgotten (ring: no shifting). */
+  #noteClosed(handle: number): void {
+    const ring = this.#closedHandles;
+    if (this.#closedCount < CLOSED_KEPT) {
+      ring[(this.#closedHead + this.#closedCount) % CLOSED_KEPT] = handle;
+      this.#closedCount++;
+      return;
     }
+    const oldest = ring[this.#closedHead]!;
+    ring[this.#closedHead] = handle;
+    this.#closedHead = this.#closedHead + 1 === CLOSED_KEPT ? 0 : this.#closedHead + 1;
+    this.#prune(oldest);
   }
+
+  #prune(handle: number): void {
+    const quote = this.#byHandle.get(handle);
+    if (quote === undefined || !isQuoteTerminal(quote.state)) return;
+    this.#byHandle.delete(handle);
+    if (quote.quoteId !== '' && this.#byQuoteId.get(quote.quoteId) === quote) this.#byQuoteId.delete(quote.quoteId);
+  }
+}
+
+/**
+ * The index to visit after `visited`, which was at `index` of the open list: the same index when it
+ * closed (and left the list) meanwhile, the next one otherwise. The walks visit open quotes in
+ * handle order, quotes opened meanwhile included, as they did over the map of every quote.
+ */
+function nextLive(live: readonly Quote[], index: number, visited: Quote): number {
+  return live[index] === visited ? index + 1 : index;
 }
 
 function venueEvent(status: WireQuote['status']): QuoteEvent {

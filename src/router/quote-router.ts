@@ -97,8 +97,14 @@ export class QuoteRouter implements QuotePort {
   }
 
   openQuotes(strategyId: number, out: QuoteView[]): number {
+    // Per RFQ (rfq-maker asks before each quote): the book's open list by index, no array or iterator made.
+    const book = this.quotes;
+    const open = book.openCount;
     let n = 0;
-    for (const quote of this.quotes.liveQuotes()) if (quote.strategyId === strategyId) out[n++] = quote;
+    for (let i = 0; i < open; i++) {
+      const quote = book.openQuoteAt(i);
+      if (quote.strategyId === strategyId) out[n++] = quote;
+    }
     return n;
   }
 

@@ -218,7 +218,12 @@ export class Runtime {
       bodyTimeoutMs: config.exec.requestTimeoutMs,
       signing: config.exec.signing,
       // Creates and cancels (the batched DELETE route) both sign ahead; one pool size for both.
-      presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize, batchCapacity: config.exec.presignPoolSize, workerNice: config.exec.presignWorkerNice === 0 ? null : config.exec.presignWorkerNice },
+      // The quote create's constant path is presigned too when quoting over REST (RestQuoteRoute takes from this ring).
+      presign: {
+        ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: config.exec.presignPoolSize, batchCapacity: config.exec.presignPoolSize,
+        workerNice: config.exec.presignWorkerNice === 0 ? null : config.exec.presignWorkerNice,
+        extraEndpoints: config.rfq.enabled && config.rfq.route === 'rest' ? [RestQuoteRoute.presignEndpoint] : [],
+      },
     });
     const fix = venue.fix ?? null;
     mkdirSync(dirname(options.journalPath), { recursive: true, mode: 0o700 }); // the FIX store lives there too

@@ -246,4 +246,50 @@ describe('quote book', () => {
     expect(QuoteBook.quoteCount(rfq, 4800 as Price, 4700 as Price)).toBe(1923);
     expect(QuoteBook.quoteCount(rfq, 0 as Price, 4700 as Price)).toBe(1886);
   });
+
+  it('keeps the open quotes in handle order as they open and close, and prunes closed quotes beyond 1,000, oldest first', () => {
+    const { book, accept } = setup();
+    const open = (): number[] => {
+      const handles: number[] = [];
+      for (let i = 0; i < book.openCount; i++) handles.push(book.openQuoteAt(i).handle);
+      return handles;
+    };
+    const [a, b, c] = [accept(), accept(), accept()];
+    expect(open()).toEqual([a.handle, b.handle, c.handle]);
+    book.onQuoteCreateReject(b.handle, 'NOT_FOUND', 404); // closes the middle one
+    expect(open()).toEqual([a.handle, c.handle]);
+    expect(book.liveQuotes().map((q) => q.handle)).toEqual([a.handle, c.handle]);
+    const d = accept();
+    expect(open()).toEqual([a.handle, c.handle, d.handle]);
+    // The newest RFQ is answered by identity; an older one and a deleted one by the map.
+    book.onRfq({ eventType: 'created', id: 'rfq-2', creatorId: '', marketTicker: 'KX-A', eventTicker: 'KX', contracts: 500 as Count, targetCost: CENTICENTS_INVALID, tsMs: 0 });
+    expect([book.rfq('rfq-2')?.contracts, book.rfq('rfq-1')?.contracts]).toEqual([500, 1000]);
+    book.onRfq({ eventType: 'deleted', id: 'rfq-2', creatorId: '', marketTicker: 'KX-A', eventTicker: 'KX', contracts: 500 as Count, targetCost: CENTICENTS_INVALID, tsMs: 0 });
+    expect(book.rfq('rfq-2')).toBeUndefined();
+    // rfq_deleted closes the open quotes on its RFQ, in handle order, as the list shrinks under the walk.
+    book.onRfq({ eventType: 'deleted', id: 'rfq-1', creatorId: '', marketTicker: 'KX-A', eventTicker: 'KX', contracts: 1000 as Count, targetCost: CENTICENTS_INVALID, tsMs: 0 });
+    expect([book.openCount, open()]).toEqual([0, []]);
+    expect([a.liveIndex, c.liveIndex, d.liveIndex]).toEqual([-1, -1, -1]);
+    // 1,000 closed quotes are kept for lookups; the 1,001st closed prunes the oldest closed one (b, then a, ...).
+    book.onRfq({ eventType: 'created', id: 'rfq-1', creatorId: '', marketTicker: 'KX-A', eventTicker: 'KX', contracts: 1000 as Count, targetCost: CENTICENTS_INVALID, tsMs: 0 });
+    const closedBefore = 4; // b, then a, c, d (in the order they closed)
+    const more: Quote[] = [];
+    for (let i = 0; i < 1_000 - closedBefore; i++) {
+      const quote = accept();
+      book.onQuoteCreateReject(quote.handle, 'NOT_FOUND', 404);
+      more.push(quote);
+    }
+    expect(book.quote(b.handle)).toBe(b);
+    const next = accept();
+    book.onQuoteCreateAck(next.handle, 'q-next');
+    book.onQuoteMessage(message('accepted', 'q-next', { acceptedSide: 'no' }));
+    book.onQuoteMessage(message('executed', 'q-next', { orderId: 'o-1' })); // the 1,001st closed
+    expect(book.quote(b.handle)).toBeUndefined();
+    expect(book.quote(a.handle)).toBe(a);
+    expect(book.quoteById('q-next')).toBe(next);
+    const last = accept();
+    book.onQuoteCreateReject(last.handle, 'NOT_FOUND', 404);
+    expect([book.quote(a.handle), book.quote(c.handle), book.quote(more[0]!.handle)]).toEqual([undefined, c, more[0]]);
+    expect(book.openCount).toBe(0);
+  });
 });

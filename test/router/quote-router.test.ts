@@ -85,4 +85,23 @@ describe('REST quote route wire', () => {
       .toEqual({ quoteId: 'q', rfqId: 'r', marketTicker: 'KX-A', status: 'accepted', yesBid: 4800, noBid: 4700, acceptedSide: 'no', subaccount: 2, acceptedMs: Date.UTC(2026, 8, 1) });
     expect(() => parseWireQuote({ id: 'q', status: 'weird' })).toThrow(/bad response/);
   });
+
+  it('openQuotes: a strategy sees its own quotes not yet closed, in handle order, written into its array', () => {
+    const { quotes, router } = setup();
+    expect(router.quote(1, 0, 'rfq-1', p('0.48'), p('0.47'), true)).toBe(Deny.NONE);
+    const first = router.lastQuoteHandle;
+    expect(router.quote(2, 0, 'rfq-1', p('0.47'), p('0.47'), true)).toBe(Deny.NONE);
+    const other = router.lastQuoteHandle;
+    expect(router.quote(1, 0, 'rfq-1', p('0.46'), p('0.47'), true)).toBe(Deny.NONE);
+    const third = router.lastQuoteHandle;
+    const out: { handle: number }[] = [];
+    expect(router.openQuotes(1, out as never)).toBe(2);
+    expect(out.map((q) => q.handle)).toEqual([first, third]);
+    quotes.onQuoteCreateReject(first, 'NOT_FOUND', 404);
+    expect(router.openQuotes(1, out as never)).toBe(1);
+    expect(out[0]!.handle).toBe(third);
+    expect(router.openQuotes(2, out as never)).toBe(1);
+    expect(out[0]!.handle).toBe(other);
+  });
 });
+

@@ -47,6 +47,9 @@
  * OMS reconciles; stats.notSent counts them). Listener callbacks can run synchronously inside a
  * call when the transport fails the request at once (for example after close()).
  *
+ * The order paths, bodies and ack decoders come from a RestOrderVenue (default the Predictions
+ * V2 paths; src/exec/margin supplies the Margin exchange's /margin/orders on this same transport).
+ *
  * Never: logs key material or signatures, retries a non-idempotent request, decides prices.
  */
 
@@ -76,7 +79,7 @@ import {
   encodeDecrease,
 } from './order-body.ts';
 import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
-import { Presigner, type PresignedSignature } from './presigner.ts';
+import { Presigner, type PresignEndpoint, type PresignedSignature } from './presigner.ts';
 import { apiPrefixOf, signedClientFor, type SignedRestClient } from './signed-rest-client.ts';
 import { NetError, RawHttpPool, SendResult, type NetFailure, type RawExchangeHandler, type RawRequestHead } from '../../net/index.ts';
 import {
@@ -98,6 +101,38 @@ import {
 } from './wire-parse.ts';
 
 export type SigningMode = 'presigned' | 'inline';
+
+/**
+ * What differs between the venues this transport carries orders to (the Predictions V2 order
+ * paths, the Margin exchange's /margin/orders): the order path under the API prefix, whether the
+ * venue has the batched endpoints, and the body encoders and ack decoders. The Predictions one is
+ * the default, so a RestOrderEntry built without one behaves exactly as before.
+ * src/exec/margin/margin-order-entry.ts supplies the Margin one.
+ */
+export interface RestOrderVenue {
+  ordersPath: string; // relative to the API prefix: create and cancel-all; per-order paths are {ordersPath}/{id}[/amend|/decrease]
+  batched: boolean; // {ordersPath}/batched exists (POST and DELETE); false: cancelRoute must be 'single', no batch calls, no batch signatures
+  encodeCreate(order: Readonly<NewOrder>): string;
+  encodeAmend(ticker: string, side: BookSide, price: Price, count: Count): string;
+  encodeDecrease(reduceBy: Count): string;
+  readCreateAck(object: Record<string, unknown>, out: AckRecord): boolean;
+  readCancelAck(object: Record<string, unknown>, out: AckRecord): boolean;
+  readAmendAck(object: Record<string, unknown>, out: AckRecord): boolean;
+  readDecreaseAck(object: Record<string, unknown>, out: AckRecord): boolean;
+}
+
+/** The Predictions exchange's V2 order entry (spec/rest.md §3): the default venue. */
+export const PREDICTIONS_ORDER_VENUE: Readonly<RestOrderVenue> = Object.freeze({
+  ordersPath: '/portfolio/events/orders',
+  batched: true,
+  encodeCreate: encodeCreateOrder,
+  encodeAmend,
+  encodeDecrease,
+  readCreateAck,
+  readCancelAck,
+  readAmendAck,
+  readDecreaseAck,
+});
 export type CancelRoute = 'batched' | 'single';
 
 export interface PresignSettings {
@@ -120,6 +155,10 @@ export interface PresignSettings {
   orderCapacity: number;
   orderIdleMs: number;
   orderDepth: number;
+  // More constant-path endpoints to keep signatures ready for, paths relative to the API prefix:
+  // other clients' hot-path requests signed by this presigner (RestQuoteRoute.presignEndpoint,
+  // POST /communications/quotes). Their rings follow the same refill policy. Default none.
+  extraEndpoints: readonly PresignEndpoint[];
 }
 
 export interface RestOrderEntryOptions {
@@ -171,6 +210,7 @@ export const REST_ORDER_ENTRY_DEFAULTS: Readonly<Omit<RestOrderEntryOptions, 'ba
       orderCapacity: 64, // x 2-3 paths x orderDepth per refresh (every maxAgeMs - refreshLeadMs): ~128-192 RSA signs/s at most
       orderIdleMs: 30_000,
       orderDepth: 2,
+      extraEndpoints: Object.freeze([]) as readonly PresignEndpoint[],
     }),
     cancelRoute: 'batched',
     slots: 64,
@@ -228,6 +268,7 @@ export class RestOrderEntry implements OrderEntry {
     acks: 0, rejects: 0, unknowns: 0, warmRequests: 0,
   };
   readonly #options: RestOrderEntryOptions;
+  readonly #venue: Readonly<RestOrderVenue>;
   readonly #origin: string;
   readonly #prefix: string;
   readonly #createPath: string;
@@ -261,13 +302,16 @@ export class RestOrderEntry implements OrderEntry {
   #warming = false;
   #closed = false;
 
-  constructor(options: RestOrderEntryOptions) {
+  constructor(options: RestOrderEntryOptions, venue: Readonly<RestOrderVenue> = PREDICTIONS_ORDER_VENUE) {
     validate(options);
+    if (!venue.batched && options.cancelRoute !== 'single') throw new RestOrderEntryConfigError("RestOrderEntry options: cancelRoute must be 'single' on a venue without batched endpoints");
+    if (!/^\/[\x21-\x7e]*$/.test(venue.ordersPath) || venue.ordersPath.includes('?')) throw new RestOrderEntryConfigError("RestOrderEntry: venue.ordersPath must start with '/' and be visible ASCII without a query");
     this.#options = options;
+    this.#venue = venue;
     const url = new URL(options.baseUrl);
     this.#origin = url.origin;
     this.#prefix = apiPrefixOf(url);
-    this.#createPath = `${this.#prefix}/portfolio/events/orders`;
+    this.#createPath = `${this.#prefix}${venue.ordersPath}`;
     this.#batchPath = `${this.#prefix}/portfolio/events/orders/batched`;
     this.#cancelAllPath = this.#createPath;
     this.#cancelAllClient = signedClientFor({ ...options, presigner: () => this.#presigner }).client;
@@ -342,8 +386,11 @@ export class RestOrderEntry implements OrderEntry {
         clock: this.#options.clock,
         endpoints: [
           { method: 'POST', path: this.#createPath, capacity: settings.createCapacity },
-          { method: 'POST', path: this.#batchPath, capacity: settings.batchCapacity },
-          { method: 'DELETE', path: this.#batchPath, capacity: settings.batchCapacity },
+          ...(this.#venue.batched ? [
+            { method: 'POST', path: this.#batchPath, capacity: settings.batchCapacity },
+            { method: 'DELETE', path: this.#batchPath, capacity: settings.batchCapacity },
+          ] : []),
+          ...(settings.extraEndpoints ?? []).map((endpoint) => ({ method: endpoint.method, path: `${this.#prefix}${endpoint.path}`, capacity: endpoint.capacity })),
         ],
         maxAgeMs: settings.maxAgeMs,
         refreshLeadMs: settings.refreshLeadMs,
@@ -353,8 +400,8 @@ export class RestOrderEntry implements OrderEntry {
         workerNice: settings.workerNice,
       });
       this.#createEndpoint = 0;
-      this.#batchCreateEndpoint = 1;
-      this.#batchCancelEndpoint = 2;
+      this.#batchCreateEndpoint = this.#venue.batched ? 1 : -1;
+      this.#batchCancelEndpoint = this.#venue.batched ? 2 : -1;
       if (settings.orderCapacity > 0) {
         const kinds: OrderPathKind[] = [OrderPathKind.AMEND, OrderPathKind.DECREASE];
         if (this.#options.cancelRoute === 'single') kinds.push(OrderPathKind.CANCEL);
@@ -422,7 +469,7 @@ export class RestOrderEntry implements OrderEntry {
   // ---- hot path ----
 
   create(order: Readonly<NewOrder>): void {
-    const body = encodeCreateOrder(order);
+    const body = this.#venue.encodeCreate(order);
     const slot = this.#acquire(RequestKind.CREATE);
     slot.key = order.clientOrderId;
     this.#send(slot, 'POST', this.#createPath, this.#createPath, this.#createEndpoint, -1, '', body, this.#rawCreate);
@@ -446,7 +493,7 @@ export class RestOrderEntry implements OrderEntry {
 
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
     checkSubaccount(subaccount);
-    const body = encodeAmend(ticker, side, price, count);
+    const body = this.#venue.encodeAmend(ticker, side, price, count);
     const path = this.#orderPaths?.path(orderId, OrderPathKind.AMEND) ?? `${this.#createPath}/${encodeURIComponent(orderId)}/amend`;
     const slot = this.#acquire(RequestKind.AMEND);
     slot.key = orderId;
@@ -455,7 +502,7 @@ export class RestOrderEntry implements OrderEntry {
 
   decrease(orderId: string, reduceBy: Count, subaccount: number): void {
     checkSubaccount(subaccount);
-    const body = encodeDecrease(reduceBy);
+    const body = this.#venue.encodeDecrease(reduceBy);
     const path = this.#orderPaths?.path(orderId, OrderPathKind.DECREASE) ?? `${this.#createPath}/${encodeURIComponent(orderId)}/decrease`;
     const slot = this.#acquire(RequestKind.DECREASE);
     slot.key = orderId;
@@ -464,6 +511,7 @@ export class RestOrderEntry implements OrderEntry {
 
   /** Batch create: each order's outcome is reported as for create(); a whole-request failure applies to every order. */
   createBatch(orders: readonly Readonly<NewOrder>[]): void {
+    assert(this.#venue.batched, 'RestOrderEntry.createBatch: the venue has no batched endpoint');
     const body = encodeBatchCreate(orders);
     const slot = this.#acquire(RequestKind.BATCH_CREATE);
     slot.keys = orders.map((order) => order.clientOrderId);
@@ -472,6 +520,7 @@ export class RestOrderEntry implements OrderEntry {
 
   /** Batch cancel of orders of one subaccount: each outcome is reported as for cancel(). */
   cancelBatch(orderIds: readonly string[], subaccount: number): void {
+    assert(this.#venue.batched, 'RestOrderEntry.cancelBatch: the venue has no batched endpoint');
     const body = encodeBatchCancel(orderIds, subaccount);
     const slot = this.#acquire(RequestKind.BATCH_CANCEL);
     slot.keys = orderIds.slice();
@@ -602,22 +651,22 @@ export class RestOrderEntry implements OrderEntry {
     const ack = this.#ack;
     switch (slot.kind) {
       case RequestKind.CREATE:
-        if (!readCreateAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+        if (!this.#venue.readCreateAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
         if (ack.remainingCount > 0) this.#orderPaths?.track(ack.orderId); // resting: sign its cancel/amend/decrease paths ahead
         return listener.onCreateAck(slot.key, ack.orderId, ack.fillCount, ack.remainingCount, ack.tsMs);
       case RequestKind.CANCEL:
-        if (!readCancelAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+        if (!this.#venue.readCancelAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
         this.#orderPaths?.forget(slot.key);
         return listener.onCancelAck(slot.key, ack.reducedBy, ack.tsMs);
       case RequestKind.AMEND:
-        if (!readAmendAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+        if (!this.#venue.readAmendAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
         if (ack.remainingCount === 0) this.#orderPaths?.forget(slot.key); // filled by the amend (COUNT_INVALID: unchanged)
         return listener.onAmendAck(slot.key, ack.fillCount, ack.remainingCount, ack.tsMs);
       case RequestKind.DECREASE:
-        if (!readDecreaseAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
+        if (!this.#venue.readDecreaseAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
         if (ack.remainingCount === 0) this.#orderPaths?.forget(slot.key);
         return listener.onDecreaseAck(slot.key, ack.remainingCount, ack.tsMs);
@@ -651,7 +700,7 @@ export class RestOrderEntry implements OrderEntry {
       if (reject !== null) {
         this.stats.rejects++;
         this.#listener.onCreateReject(ids[index]!, reject);
-      } else if (readCreateAck(object, this.#ack)) {
+      } else if (this.#venue.readCreateAck(object, this.#ack)) {
         this.stats.acks++;
         if (this.#ack.remainingCount > 0) this.#orderPaths?.track(this.#ack.orderId);
         this.#listener.onCreateAck(ids[index]!, this.#ack.orderId, this.#ack.fillCount, this.#ack.remainingCount, this.#ack.tsMs);
@@ -683,7 +732,7 @@ export class RestOrderEntry implements OrderEntry {
         this.stats.rejects++;
         if (reject.code.startsWith('not_found')) this.#orderPaths?.forget(ids[index]!);
         this.#listener.onCancelReject(ids[index]!, reject);
-      } else if (readCancelAck(object, this.#ack)) {
+      } else if (this.#venue.readCancelAck(object, this.#ack)) {
         done[index] = true;
         this.stats.acks++;
         this.#orderPaths?.forget(ids[index]!);
@@ -764,7 +813,7 @@ export class RestOrderEntry implements OrderEntry {
 
   // ---- off the hot path: promise-returning calls on the warm sockets or the read pool ----
 
-  /** Kill switch: DELETE /portfolio/events/orders (all subaccounts when null). Resolves on 204/200. */
+  /** Kill switch: DELETE {ordersPath} (/portfolio/events/orders; all subaccounts when null). Resolves on 204/200. */
   async cancelAll(subaccount: number | null): Promise<void> {
     if (subaccount !== null) checkSubaccount(subaccount);
     if (this.#closed) throw new ExecError('EXEC_DISCONNECTED', 'RestOrderEntry is closed');
@@ -887,5 +936,14 @@ function validate(options: RestOrderEntryOptions): void {
   if (!(Number.isInteger(options.presign.orderCapacity) && options.presign.orderCapacity >= 0)) problems.push('presign.orderCapacity must be an integer >= 0 (0 = off)');
   if (!(Number.isInteger(options.presign.orderIdleMs) && options.presign.orderIdleMs > 0)) problems.push('presign.orderIdleMs must be a positive integer');
   if (!(Number.isInteger(options.presign.orderDepth) && options.presign.orderDepth >= 1 && options.presign.orderDepth <= MAX_DEPTH)) problems.push(`presign.orderDepth must be an integer in 1..${MAX_DEPTH}`);
+  const extra = options.presign.extraEndpoints ?? []; // absent (an untyped caller): none
+  if (!Array.isArray(extra)) problems.push('presign.extraEndpoints must be an array');
+  else {
+    for (const endpoint of extra) {
+      if (!/^\/[\x21-\x7e]*$/.test(endpoint.path) || endpoint.path.includes('?')) problems.push(`presign.extraEndpoints: path ${endpoint.path} must start with '/' and be visible ASCII without a query`);
+      if (!/^[A-Z]+$/.test(endpoint.method)) problems.push(`presign.extraEndpoints: method ${endpoint.method} must be an upper-case HTTP verb`);
+      if (!(Number.isInteger(endpoint.capacity) && endpoint.capacity > 0)) problems.push(`presign.extraEndpoints: ${endpoint.method} ${endpoint.path}: capacity must be a positive integer`);
+    }
+  }
   if (problems.length > 0) throw new RestOrderEntryConfigError(`RestOrderEntry options: ${problems.join('; ')}`);
 }
