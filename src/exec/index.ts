@@ -1,6 +1,7 @@
 /**
  * The exec folder's public surface: the REST V2 route behind the OMS's order-entry port
- * (src/oms/order-route.ts) (RestOrderEntry, with worker-thread presigning, over src/net's raw HTTP/1.1 client).
+ * (src/oms/order-route.ts) (RestOrderEntry, with worker-thread presigning, over src/net's raw HTTP/1.1 client),
+ * and the Margin exchange's route on the same transport (MarginOrderEntry).
  * Other folders import exec only through this file. Exec encodes and transports orders; it never bypasses the risk gate and never
  * keeps order state.
  */
@@ -25,5 +26,12 @@ export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/pres
 export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';
 export { encodeCreateOrder, jsonString } from './rest/order-body.ts';
 export type { OrderPathSignaturesStats } from './rest/order-path-signatures.ts';
+export {
+  MARGIN_CONTRACT, MARGIN_ORDER_ENTRY_DEFAULTS, MARGIN_ORDER_VENUE, MarginOrderEntry, MarginRefusal,
+  marginAmendProblem, marginCountProblem, marginOrderProblem, marginPriceProblem,
+} from './margin/index.ts';
+export type { MarginOrderEntryOptions, MarginReadSettings, MarginWireFill, MarginWireOrder, MarginWirePosition } from './margin/index.ts';
+export { PREDICTIONS_ORDER_VENUE } from './rest/rest-order-entry.ts';
+export type { RestOrderVenue } from './rest/rest-order-entry.ts';
 export { FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, FixOrderEntryConfigError, FIX_QUOTE_ROUTE_DEFAULTS, FixQuoteRoute } from './fix/index.ts';
 export type { FixOrderEntryOptions, FixOrderEntryStats, FixQuoteRouteOptions, FixQuoteRouteStats, RfqEventListener } from './fix/index.ts';

@@ -8,6 +8,11 @@
  * counts; cancelAll leaves nothing resting; a connection lost with a create in flight -> unknown
  * (EXEC_DISCONNECTED), and the route trades again afterwards. The venue's state is checked through
  * the simulator's engine after each step. Waits are bounded polls.
+ *
+ * What differs between exchanges is a ContractVenue (default: the Predictions exchange, so the REST
+ * and FIX suites run exactly as before): the ticker, the venue's resting orders, how the
+ * counterparty rests liquidity, the REST path a fault targets. Every case's prices and counts are
+ * the same on each venue: whole contracts on a $0.01 tick, valid on the Margin perpetual too.
  */
 
 import { randomUUID } from 'node:crypto';
@@ -23,6 +28,34 @@ import { ListenerWithUnknowns } from './recording-listener.ts';
 
 export const CONTRACT_TICKER = 'KXDEMO-26DEC31-T50'; // linear_cent grid
 
+/** The exchange a route trades on, as the suite sees it. */
+export interface ContractVenue {
+  ticker: string;
+  /** The demo user's resting orders at the venue (count units, price units). */
+  resting(sim: SimHandle): { orderId: string; remainingCount: number; price: number }[];
+  /** Funds `userId` on the venue (once, before the cases). */
+  fundCounterparty(sim: SimHandle, userId: string): void;
+  /** Rests an ask of `userId` directly in the venue's engine; false when refused. */
+  restAsk(sim: SimHandle, userId: string, price: Price, count: Count): boolean;
+  /** REST path (relative to /trade-api/v2) of the create, for the rest_close fault. */
+  createFaultPath: string;
+}
+
+export const PREDICTIONS_CONTRACT_VENUE: ContractVenue = {
+  ticker: CONTRACT_TICKER,
+  resting: (sim) => sim.engine.restingOrders(sim.userId).map((o) => ({ orderId: o.orderId, remainingCount: o.remainingCount, price: o.price })),
+  fundCounterparty: (sim, userId) => {
+    sim.createApiKey({ scopes: ['read', 'write'], userId, subaccount: 0, tier: 'prime' }); // funds the counterparty
+  },
+  restAsk: (sim, userId, price, count) => {
+    const maker = sim.engine.createOrder(userId, {
+      ticker: CONTRACT_TICKER, side: 'ask', price, count, timeInForce: 'good_till_canceled', selfTradePrevention: 'taker_at_cross',
+    });
+    return !('isError' in maker && maker.isError);
+  },
+  createFaultPath: '/portfolio/events/orders',
+};
+
 export interface ContractRoute {
   route: OrderEntry;
   connect(): Promise<void>;
@@ -31,15 +64,16 @@ export interface ContractRoute {
 
 export type MakeRoute = (sim: SimHandle, key: { keyId: string; privateKeyPem: string }) => ContractRoute;
 
-function order(overrides: Partial<NewOrder> = {}): NewOrder {
+function order(ticker: string, overrides: Partial<NewOrder> = {}): NewOrder {
   return {
-    clientOrderId: randomUUID(), ticker: CONTRACT_TICKER, side: 'bid', price: 1000 as Price, count: 500 as Count,
+    clientOrderId: randomUUID(), ticker, side: 'bid', price: 1000 as Price, count: 500 as Count,
     timeInForce: 'good_till_canceled', postOnly: false, reduceOnly: false, selfTradePrevention: 'taker_at_cross',
     subaccount: 0, orderGroupId: null, expirationTs: 0, ...overrides,
   };
 }
 
-export function orderEntryContract(name: string, makeRoute: MakeRoute, simOptions: Partial<StartSimOptions> = {}): void {
+export function orderEntryContract(name: string, makeRoute: MakeRoute, simOptions: Partial<StartSimOptions> = {}, venue: ContractVenue = PREDICTIONS_CONTRACT_VENUE): void {
+  const ticker = venue.ticker;
   describe(`order-entry contract: ${name}`, () => {
     let sim: SimHandle;
     let workDir: string;
@@ -48,13 +82,12 @@ export function orderEntryContract(name: string, makeRoute: MakeRoute, simOption
     const listener = new ListenerWithUnknowns();
     const counterpartyUser = 'contract-counterparty';
 
-    const resting = (): { orderId: string; remainingCount: number; price: number }[] =>
-      sim.engine.restingOrders(sim.userId).map((o) => ({ orderId: o.orderId, remainingCount: o.remainingCount, price: o.price }));
+    const resting = (): { orderId: string; remainingCount: number; price: number }[] => venue.resting(sim);
 
     beforeAll(async () => {
       workDir = mkdtempSync(join(tmpdir(), 'contract-'));
       sim = await startSim({ keysDir: join(workDir, 'keys'), logger: pino({ level: 'silent' }), rateLimits: false, ...simOptions });
-      sim.createApiKey({ scopes: ['read', 'write'], userId: counterpartyUser, subaccount: 0, tier: 'prime' }); // funds the counterparty
+      venue.fundCounterparty(sim, counterpartyUser);
       made = makeRoute(sim, { keyId: sim.demoKey.keyId, privateKeyPem: sim.demoKey.privateKeyPem });
       route = made.route;
       route.setListener(listener);
@@ -68,7 +101,7 @@ export function orderEntryContract(name: string, makeRoute: MakeRoute, simOption
     });
 
     it('create -> ack with the venue order id, resting at the venue', async () => {
-      const create = order({ price: 1100 as Price });
+      const create = order(ticker, { price: 1100 as Price });
       route.create(create);
       const ack = await listener.outcome('create', create.clientOrderId);
       expect(ack[0]).toBe('createAck');
@@ -78,11 +111,8 @@ export function orderEntryContract(name: string, makeRoute: MakeRoute, simOption
     });
 
     it('an IOC that fills against resting liquidity -> ack with its fill count and nothing remaining', async () => {
-      const maker = sim.engine.createOrder(counterpartyUser, {
-        ticker: CONTRACT_TICKER, side: 'ask', price: 8000 as Price, count: 300 as Count, timeInForce: 'good_till_canceled', selfTradePrevention: 'taker_at_cross',
-      });
-      expect('isError' in maker && maker.isError).toBe(false);
-      const taker = order({ price: 8000 as Price, count: 300 as Count, timeInForce: 'immediate_or_cancel' });
+      expect(venue.restAsk(sim, counterpartyUser, 8000 as Price, 300 as Count)).toBe(true);
+      const taker = order(ticker, { price: 8000 as Price, count: 300 as Count, timeInForce: 'immediate_or_cancel' });
       route.create(taker);
       const ack = await listener.outcome('create', taker.clientOrderId);
       expect([ack[0], ack[3], ack[4]]).toEqual(['createAck', 300, 0]);
@@ -90,10 +120,10 @@ export function orderEntryContract(name: string, makeRoute: MakeRoute, simOption
 
     it('rejects an invalid order with a code, applying nothing: off-grid price, duplicate client order id', async () => {
       const before = resting().length;
-      const offGrid = order({ price: 1150 as Price });
+      const offGrid = order(ticker, { price: 1150 as Price });
       route.create(offGrid);
       expect(await listener.outcome('create', offGrid.clientOrderId)).toMatchObject(['createReject', offGrid.clientOrderId, { status: 400, code: 'invalid_price' }]);
-      const first = order({ price: 1200 as Price });
+      const first = order(ticker, { price: 1200 as Price });
       route.create(first);
       expect((await listener.outcome('create', first.clientOrderId))[0]).toBe('createAck');
       listener.events.length = 0;
@@ -104,7 +134,7 @@ export function orderEntryContract(name: string, makeRoute: MakeRoute, simOption
     });
 
     it('cancel -> ack with the count removed; cancelling it again -> a reject the OMS reads as gone', async () => {
-      const create = order({ price: 1400 as Price, count: 700 as Count });
+      const create = order(ticker, { price: 1400 as Price, count: 700 as Count });
       route.create(create);
       const orderId = (await listener.outcome('create', create.clientOrderId))[2] as string;
       route.cancel(orderId, 0);
@@ -119,10 +149,10 @@ export function orderEntryContract(name: string, makeRoute: MakeRoute, simOption
     });
 
     it('amend -> ack with the new counts; decrease -> ack with the remaining count', async () => {
-      const create = order({ price: 1500 as Price, count: 1000 as Count });
+      const create = order(ticker, { price: 1500 as Price, count: 1000 as Count });
       route.create(create);
       const orderId = (await listener.outcome('create', create.clientOrderId))[2] as string;
-      route.amend(orderId, CONTRACT_TICKER, 'bid', 1600 as Price, 800 as Count, 0);
+      route.amend(orderId, ticker, 'bid', 1600 as Price, 800 as Count, 0);
       expect((await listener.outcome('amend', orderId)).slice(0, 4)).toEqual(['amendAck', orderId, 0, 800]);
       expect(resting().find((o) => o.orderId === orderId)).toMatchObject({ price: 1600, remainingCount: 800 });
       route.decrease(orderId, 300 as Count, 0);
@@ -131,7 +161,7 @@ export function orderEntryContract(name: string, makeRoute: MakeRoute, simOption
     });
 
     it('cancelAll leaves nothing resting', async () => {
-      const create = order({ price: 1700 as Price });
+      const create = order(ticker, { price: 1700 as Price });
       route.create(create);
       await listener.outcome('create', create.clientOrderId);
       expect(resting().length).toBeGreaterThan(0);
@@ -140,14 +170,14 @@ export function orderEntryContract(name: string, makeRoute: MakeRoute, simOption
     });
 
     it('a connection lost with a create in flight -> unknown (EXEC_DISCONNECTED); the route trades again afterwards', async () => {
-      const rule = sim.faults.add({ kind: 'rest_close', target: { times: 1, method: 'POST', path: '/portfolio/events/orders' } });
-      const lost = order({ price: 1800 as Price });
+      const rule = sim.faults.add({ kind: 'rest_close', target: { times: 1, method: 'POST', path: venue.createFaultPath } });
+      const lost = order(ticker, { price: 1800 as Price });
       route.create(lost);
       expect(await listener.outcome('create', lost.clientOrderId)).toEqual(['createUnknown', lost.clientOrderId, 'EXEC_DISCONNECTED']);
       sim.faults.remove(rule);
       let acked = false;
       for (let attempt = 0; attempt < 50 && !acked; attempt++) { // the route reconnects on its own (bounded)
-        const retry = order({ price: 1900 as Price });
+        const retry = order(ticker, { price: 1900 as Price });
         route.create(retry);
         const outcome = await listener.outcome('create', retry.clientOrderId);
         acked = outcome[0] === 'createAck';

@@ -1,0 +1,10 @@
+/**
+ * The Margin exchange's order route (perpetuals): MarginOrderEntry behind the OMS's order-entry
+ * port, its pre-send rules and the wire records of its reads. Imported by other folders only
+ * through src/exec/index.ts.
+ */
+
+export { MARGIN_ORDER_ENTRY_DEFAULTS, MARGIN_ORDER_VENUE, MarginOrderEntry } from './margin-order-entry.ts';
+export type { MarginOrderEntryOptions, MarginReadSettings } from './margin-order-entry.ts';
+export { MARGIN_CONTRACT, MarginRefusal, marginAmendProblem, marginCountProblem, marginOrderProblem, marginPriceProblem } from './margin-order-body.ts';
+export type { MarginWireFill, MarginWireOrder, MarginWirePosition } from './margin-wire.ts';
