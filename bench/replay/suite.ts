@@ -4,7 +4,7 @@
  *
  * 1. Replay throughput. A synthetic recording (written by the real Recorder) of the shipped
  *    fixture's market: its market record, subscribe replies and snapshot, then orderbook_delta
- *    frames (seeded random walk of sizes around the top, so the top moves and the sample market
+ *    frames in the exchange's layout, as the simulator writes them (seeded random walk of sizes around the top, so the top moves and the sample market
  *    maker of test/fixtures/recordings/replay-config.json requotes) with a public trade every 64
  *    frames. The Replay (src/replay) runs it as `npm run replay` does: Feed.handleBytes -> book ->
  *    strategy -> router -> gate -> OMS -> replay venue (matching engine) and back. Frames/s over
@@ -83,6 +83,7 @@ export async function writeSyntheticRecording(dir: string, frames: number): Prom
   let sid = -1;
   let seq = -1;
   let ticker = '';
+  let marketId = '';
   let snapshotAt = -1;
   let tradeSid = -1;
   let tradeSeq = 0;
@@ -93,10 +94,11 @@ export async function writeSyntheticRecording(dir: string, frames: number): Prom
     const subscribedTrade = /"channel":"trade","sid":(\d+)/.exec(text);
     if (subscribedTrade !== null) tradeSid = Number(subscribedTrade[1]);
     if (fixture.kinds[i] === RecordKind.FRAME && text.includes('"type":"orderbook_snapshot"')) {
-      const parsed = JSON.parse(text) as { sid: number; seq: number; msg: { market_ticker: string } };
+      const parsed = JSON.parse(text) as { sid: number; seq: number; msg: { market_ticker: string; market_id: string } };
       sid = parsed.sid;
       seq = parsed.seq;
       ticker = parsed.msg.market_ticker;
+      marketId = parsed.msg.market_id;
       snapshotAt = i;
     }
   }
@@ -105,7 +107,8 @@ export async function writeSyntheticRecording(dir: string, frames: number): Prom
   const random = new SeededRandom(SEED);
   const sizes = new Map<string, number>();
   const prefix = `{"type":"orderbook_delta","sid":${sid},"seq":`;
-  const middle = `,"msg":{"market_ticker":"${ticker}","price_dollars":"0.`;
+  // The exchange's layout (websocket.md §6.1, as the simulator writes it and the fixture holds it).
+  const middle = `,"msg":{"market_ticker":"${ticker}","market_id":"${marketId}","price_dollars":"0.`;
   const bytes = Buffer.allocUnsafe(1024); // > the longest frame written below (a trade, ~340 bytes)
   for (let n = 0; n < frames; n++) {
     if ((n & 4095) === 4095) await nextTurn(); // let the recorder's batches reach the disk
@@ -124,7 +127,8 @@ export async function writeSyntheticRecording(dir: string, frames: number): Prom
     const have = sizes.get(key) ?? 0;
     const delta = have >= 5 && random.nextInt(2) === 0 ? -(1 + random.nextInt(have > 20 ? 20 : have)) : 1 + random.nextInt(20);
     sizes.set(key, have + delta);
-    const text = `${prefix}${++seq}${middle}${cents}00","delta_fp":"${delta}.00","side":"${side}"}}`;
+    const tsMs = fixture.startMs + Math.floor(ns / 1e6);
+    const text = `${prefix}${++seq}${middle}${cents}00","delta_fp":"${delta}.00","side":"${side}","ts":"${new Date(tsMs).toISOString()}","ts_ms":${tsMs}}}`;
     const length = bytes.write(text, 0, 'utf8');
     recorder.frame(bytes, 0, length);
   }
@@ -211,6 +215,7 @@ function feedOnlyRate(recording: Recording, phase: Phase): { frames: number; ops
   for (let round = 0; round < 4 && performance.now() < deadline; round++) {
     // A fresh feed per round: the recording's seqs run once from its snapshot.
     const feed = new Feed({ url: 'ws://127.0.0.1:1/unused', auth: null, createSession: () => stub });
+    feed.hop.enabled = false; // as in the replay, which stamps only with --measure
     for (const market of markets.values()) feed.addMarket(market.ticker, gridOf(market));
     const cpu = process.cpuUsage();
     const start = performance.now();
