@@ -32,6 +32,7 @@ import { QuoteState } from '../../src/oms/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { fetchMarket } from '../../src/runtime/market-directory.ts';
 import { TradingGraph } from '../../src/runtime/trading-graph.ts';
+import { KeepWarm } from '../../src/runtime/keep-warm.ts';
 import type { StrategyEntry } from '../../src/strategy/index.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 
@@ -187,6 +188,11 @@ export async function startGraphLane(options: GraphLaneOptions): Promise<GraphLa
   }, 100);
   timer.unref();
   await graph.host.start(entries);
+  // As the main job: the keep-warm dry run (process.keepWarmMs, on by default), RFQ leg included.
+  const keepWarm = config.process.keepWarmMs > 0 && process.env.BENCH_KEEP_WARM !== 'off'
+    ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: graph.gate.limits, clock, rfq: true })
+    : null;
+  keepWarm?.start();
 
   return {
     graph,
@@ -210,6 +216,7 @@ export async function startGraphLane(options: GraphLaneOptions): Promise<GraphLa
     },
     stop: async () => {
       clearInterval(timer);
+      keepWarm?.stop();
       graph.host.halt();
       graph.feed.stop();
       await fixRoute?.close();

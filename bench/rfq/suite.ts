@@ -39,7 +39,8 @@
  * Placement and JIT as bench/fix/wire.ts and `npm start`: on Linux with two or more CPUs and
  * taskset, this event loop on the first CPU (pinned once the lanes' worker threads exist) and the
  * simulator child on the others (BENCH_PLACEMENT=off turns it off); eager JIT tier-up
- * (BENCH_EAGER_JIT=off keeps V8's default). Bounded in RFQs and in time; decides nothing.
+ * (BENCH_EAGER_JIT=off keeps V8's default), and our lanes run the main job's keep-warm dry run,
+ * RFQ leg included (BENCH_KEEP_WARM=off leaves it out). Bounded in RFQs and in time; decides nothing.
  */
 
 import { createPrivateKey } from 'node:crypto';
@@ -112,7 +113,8 @@ export async function rfqRows(suite: string, phase: RfqPhase): Promise<BenchRow[
   const placement = process.env.BENCH_PLACEMENT === 'off' ? { plan: null, reason: 'placement off (BENCH_PLACEMENT=off)' } : placementForThisMachine();
   const eagerJit = process.env.BENCH_EAGER_JIT !== 'off';
   const eagerJitFlags = eagerJit ? applyEagerTierUp() : [];
-  const setting = `simulator and requester in a child process; ${placement.reason}; ${eagerJit ? `eager JIT tier-up (${eagerJitFlags.join(' ') || 'no flags known for this V8'})` : "V8's default tiering (BENCH_EAGER_JIT=off)"}`;
+  const keepWarmNote = process.env.BENCH_KEEP_WARM === 'off' ? 'keep-warm off (BENCH_KEEP_WARM=off)' : 'keep-warm on (process.keepWarmMs, RFQ leg included)';
+  const setting = `simulator and requester in a child process; ${placement.reason}; ${keepWarmNote}; ${eagerJit ? `eager JIT tier-up (${eagerJitFlags.join(' ') || 'no flags known for this V8'})` : "V8's default tiering (BENCH_EAGER_JIT=off)"}`;
   const work = mkdtempSync(path.join(tmpdir(), 'bench-rfq-'));
   let child: BenchChild | null = null;
   let stamper: SocketStamper | null = null;

@@ -6,22 +6,28 @@
  * real path uses (same code, same hidden classes, so the same optimized functions and inline
  * caches): a delta frame decoded and applied by a Feed to a shadow market's book, an intent through
  * a Router (RiskGate.check, Oms.accept, the route's request encoding into a string that is never
- * written), then the shadow order closed by a reject. Nothing reaches the venue, the real books,
+ * written), then the shadow order closed by a reject. With `rfq` (config rfq.enabled) each run also
+ * rehearses an RFQ: an rfq_created frame decoded by the Feed into a shadow QuoteBook, a quote
+ * through a QuoteRouter (RiskGate.checkQuote, QuoteBook.accept, the REST quote body encoded), the
+ * quote closed by a reject and the RFQ by rfq_deleted. Nothing reaches the venue, the real books,
  * the real gate's ledger or budget, or the journal. Strategy code is not run (a plugin's onBook
  * cannot be rehearsed without its side effects). The event-loop time it takes is counted in stats.
  */
 
 import { performance } from 'node:perf_hooks';
 import { IntentKind, PriceGrid, asCount, createIntent, type Clock, type Count, type OrderIntent, type Price } from '../core/index.ts';
-import { encodeCreateOrder } from '../exec/index.ts';
-import { ConnectionState, Feed, type FeedSession } from '../feed/index.ts';
-import { Oms, type ExecListener, type NewOrder, type OrderEntry, type ExecReject } from '../oms/index.ts';
+import { encodeCreateOrder, encodeCreateQuote } from '../exec/index.ts';
+import { ConnectionState, Feed, NoopFeedListener, type FeedSession, type RfqRecord } from '../feed/index.ts';
+import {
+  Oms, QuoteBook, type ExecListener, type NewOrder, type OrderEntry, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type WireQuote,
+} from '../oms/index.ts';
 import { RiskGate, riskLimits, type RiskLimits } from '../risk/index.ts';
-import { Router } from '../router/index.ts';
+import { QuoteRouter, Router } from '../router/index.ts';
 
 /** The shadow market: a ticker no venue lists (it never leaves this process). */
 const SHADOW_TICKER = 'KEEPWARM-SHADOW';
 const SHADOW_SID = 1;
+const SHADOW_RFQ_SID = 2;
 /** Shadow orders are closed at once; the OMS forgets them on its tick, every this many runs. */
 const PRUNE_EVERY_RUNS = 64;
 const REJECT: ExecReject = Object.freeze({ status: 400, code: 'keep_warm', message: 'dry run', details: '' });
@@ -41,6 +47,30 @@ class RehearsalRoute implements OrderEntry {
   }
 }
 
+/** A quote route that encodes the REST quote body and writes nothing. */
+class RehearsalQuoteRoute implements QuoteEntry {
+  bytes = 0;
+  setListener(_listener: QuoteListener): void {}
+  create(quote: QuoteRequest): void {
+    this.bytes += encodeCreateQuote(quote, false).length;
+  }
+  cancel(): void {}
+  confirm(): void {}
+  listQuotes(): Promise<WireQuote[]> {
+    return Promise.resolve([]);
+  }
+}
+
+/** The shadow feed's listener: RFQs to the shadow quote book, everything else ignored. */
+class RfqRehearsalListener extends NoopFeedListener {
+  constructor(readonly quotes: QuoteBook) {
+    super();
+  }
+  override onRfq(record: RfqRecord): void {
+    this.quotes.onRfq(record);
+  }
+}
+
 function closedSession(): FeedSession {
   return { state: ConnectionState.CLOSED, isOpen: false, start() {}, stop() {}, send: () => false, reconnect() {}, onTick() {} };
 }
@@ -51,6 +81,8 @@ export interface KeepWarmOptions {
   /** The real gate's limits: the shadow gate runs the same checks (its own budget, at the top tier). */
   limits: RiskLimits;
   clock: Clock;
+  /** Rehearse the RFQ path too (config rfq.enabled). */
+  rfq?: boolean;
 }
 
 export class KeepWarm {
@@ -63,6 +95,12 @@ export class KeepWarm {
   readonly #route = new RehearsalRoute();
   readonly #intent: OrderIntent = createIntent();
   readonly #market: number;
+  readonly #quotes: QuoteBook | null = null;
+  readonly #quoteRouter: QuoteRouter | null = null;
+  readonly #quoteRoute = new RehearsalQuoteRoute();
+  #rfqs = 0;
+  /** The subaccount the shadow trades in: a restricted key's own, else 0 (the gate checks it as it would a real one). */
+  readonly #subaccount: number;
   readonly #runBound = (): void => this.runOnce();
   #seq = 1;
   #up = true;
@@ -70,6 +108,7 @@ export class KeepWarm {
 
   constructor(options: KeepWarmOptions) {
     this.#options = options;
+    this.#subaccount = options.limits.restrictedSubaccount >= 0 ? options.limits.restrictedSubaccount : 0;
     const clock = options.clock;
     const grid = PriceGrid.fromStructure('linear_cent');
     this.#feed = new Feed({ url: 'ws://127.0.0.1:1/keep-warm', auth: null, clock, staleBookMs: 0, createSession: closedSession });
@@ -89,6 +128,13 @@ export class KeepWarm {
         `"yes_dollars_fp":[["0.4000","100.00"],["0.4100","100.00"]],"no_dollars_fp":[["0.5500","100.00"],["0.5600","100.00"]]}}`,
     );
     if (!book.synced) throw new Error('keep-warm: the shadow snapshot did not sync its book');
+    if (options.rfq === true) {
+      const quotes = new QuoteBook({ clock, journal: null, onOpenCount: (count) => this.#gate.setOpenQuotes(count), onExposure: (quote) => this.#gate.onQuoteChange(quote) });
+      quotes.setEntry(this.#quoteRoute);
+      this.#quotes = quotes;
+      this.#quoteRouter = new QuoteRouter({ gate: this.#gate, quotes, route: this.#quoteRoute });
+      this.#feed.setListener(new RfqRehearsalListener(quotes));
+    }
   }
 
   start(): void {
@@ -121,7 +167,7 @@ export class KeepWarm {
     intent.price = book.bestBid() as Price;
     intent.count = asCount(100) as Count;
     intent.postOnly = true;
-    intent.subaccount = 0;
+    intent.subaccount = this.#subaccount;
     intent.clientOrderId = '';
     const before = this.#route.bytes;
     if (this.#router.submit(intent) === 0) {
@@ -130,13 +176,38 @@ export class KeepWarm {
     } else {
       this.stats.denied++;
     }
+    if (this.#quoteRouter !== null) this.#rehearseRfq();
     this.stats.runs++;
     if (this.stats.runs % PRUNE_EVERY_RUNS === 0) void this.#oms.tick();
     this.stats.busyUsTotal += (performance.now() - startMs) * 1000;
   }
 
+  /** rfq_created -> quote book -> gate -> quote accepted and encoded -> the quote rejected, the RFQ deleted. */
+  #rehearseRfq(): void {
+    const quotes = this.#quotes!;
+    const id = `keep-warm-${++this.#rfqs}`;
+    const nowIso = new Date(this.#options.clock.nowMs()).toISOString();
+    this.#feed.handleFrame(
+      `{"type":"rfq_created","sid":${SHADOW_RFQ_SID},"msg":{"id":"${id}","creator_id":"keep-warm","market_ticker":"${SHADOW_TICKER}",` +
+        `"event_ticker":"KEEPWARM","contracts_fp":"10.00","created_ts":"${nowIso}"}}`,
+    );
+    const before = this.#quoteRoute.bytes;
+    if (this.#quoteRouter!.quote(0, this.#subaccount, id, 3900 as Price, 5500 as Price, true) === 0) {
+      quotes.onQuoteCreateReject(this.#quoteRouter!.lastQuoteHandle, 'keep_warm', 400);
+      this.stats.sentBytes += this.#quoteRoute.bytes - before;
+    } else {
+      this.stats.denied++;
+    }
+    this.#feed.handleFrame(`{"type":"rfq_deleted","sid":${SHADOW_RFQ_SID},"msg":{"id":"${id}","market_ticker":"${SHADOW_TICKER}","deleted_ts":"${nowIso}"}}`);
+  }
+
   /** Shadow orders still tracked (they are pruned on the OMS's tick; bounded). */
   get trackedOrders(): number {
     return this.#oms.liveOrderCount;
+  }
+
+  /** Shadow quotes not closed (each rehearsal closes its own at once), -1 without the RFQ leg. */
+  get openQuotes(): number {
+    return this.#quotes === null ? -1 : this.#quotes.openCount;
   }
 }

@@ -1,13 +1,15 @@
 /**
  * Goal: the keep-warm dry run goes the whole decision path (frame decoded and applied to a shadow
  * book, gate, OMS, request encoding) every time, is never denied by its own budget at its pace,
- * keeps no order alive, and stays bounded however long it runs.
+ * keeps no order alive, and stays bounded however long it runs; with the RFQ leg it also decodes
+ * an RFQ, quotes it through the gate and closes the quote each run; a restricted key's dry run
+ * trades in its own subaccount (never denied SUBACCOUNT_LOCKED).
  * Method: a KeepWarm on a manual clock advanced like a 10 ms timer would, runs driven directly.
  */
 
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/index.ts';
-import { DEFAULT_RISK_LIMITS } from '../../src/risk/index.ts';
+import { DEFAULT_RISK_LIMITS, riskLimits } from '../../src/risk/index.ts';
 import { KeepWarm } from '../../src/runtime/keep-warm.ts';
 
 describe('KeepWarm', () => {
@@ -29,5 +31,26 @@ describe('KeepWarm', () => {
     expect(warm.stats.sentBytes).toBeGreaterThanOrEqual(bytesPerRun * runs); // ids grow a digit now and then
     expect(warm.stats.busyUsTotal).toBeGreaterThan(0);
     warm.stop();
+  });
+
+  it('with the RFQ leg: an RFQ decoded, quoted through the gate and closed every run, bounded; a restricted key in its own subaccount', () => {
+    for (const limits of [DEFAULT_RISK_LIMITS, riskLimits({ restrictedSubaccount: 5 })]) {
+      const clock = new ManualClock(1_800_000_000_000);
+      const plain = new KeepWarm({ intervalMs: 10, limits, clock });
+      const warm = new KeepWarm({ intervalMs: 10, limits, clock, rfq: true });
+      expect(plain.openQuotes).toBe(-1);
+      for (let i = 0; i < 1_500; i++) {
+        clock.advance(10);
+        plain.runOnce();
+        warm.runOnce();
+        expect(warm.openQuotes).toBe(0);
+        expect(warm.trackedOrders).toBe(0);
+      }
+      expect([plain.stats.denied, warm.stats.denied]).toEqual([0, 0]);
+      // the quote body adds to what each run encodes
+      expect(warm.stats.sentBytes - plain.stats.sentBytes).toBeGreaterThan(1_500 * 50);
+      plain.stop();
+      warm.stop();
+    }
   });
 });
