@@ -190,7 +190,7 @@ export async function startGraphLane(options: GraphLaneOptions): Promise<GraphLa
   await graph.host.start(entries);
   // As the main job: the keep-warm dry run (process.keepWarmMs, on by default), RFQ leg included.
   const keepWarm = config.process.keepWarmMs > 0 && process.env.BENCH_KEEP_WARM !== 'off'
-    ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: graph.gate.limits, clock, rfq: true })
+    ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: graph.gate.limits, clock, rfq: options.route })
     : null;
   keepWarm?.start();
 

@@ -8,15 +8,17 @@
  * a Router (RiskGate.check, Oms.accept, the route's request encoding into a string that is never
  * written), then the shadow order closed by a reject. With `rfq` (config rfq.enabled) each run also
  * rehearses an RFQ: an rfq_created frame decoded by the Feed into a shadow QuoteBook, a quote
- * through a QuoteRouter (RiskGate.checkQuote, QuoteBook.accept, the REST quote body encoded), the
- * quote closed by a reject and the RFQ by rfq_deleted. Nothing reaches the venue, the real books,
+ * through a QuoteRouter (RiskGate.checkQuote, QuoteBook.accept, the quote encoded as the configured
+ * route does: the REST body or the FIX Quote 35=S), the quote closed by a reject and the RFQ by
+ * rfq_deleted. Nothing reaches the venue, the real books,
  * the real gate's ledger or budget, or the journal. Strategy code is not run (a plugin's onBook
  * cannot be rehearsed without its side effects). The event-loop time it takes is counted in stats.
  */
 
 import { performance } from 'node:perf_hooks';
 import { IntentKind, PriceGrid, asCount, createIntent, type Clock, type Count, type OrderIntent, type Price } from '../core/index.ts';
-import { encodeCreateOrder, encodeCreateQuote } from '../exec/index.ts';
+import { encodeCreateOrder, encodeCreateQuote, writeQuoteBody } from '../exec/index.ts';
+import { FixEncoder, MsgType } from '../fix/index.ts';
 import { ConnectionState, Feed, NoopFeedListener, type FeedSession, type RfqRecord } from '../feed/index.ts';
 import {
   Oms, QuoteBook, type ExecListener, type NewOrder, type OrderEntry, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type WireQuote,
@@ -47,12 +49,23 @@ class RehearsalRoute implements OrderEntry {
   }
 }
 
-/** A quote route that encodes the REST quote body and writes nothing. */
+/** A quote route that encodes the quote as the configured route does (REST body or FIX 35=S) and writes nothing. */
 class RehearsalQuoteRoute implements QuoteEntry {
   bytes = 0;
+  readonly #fix: FixEncoder | null;
+  #seq = 0;
+  constructor(route: 'rest' | 'fix', readonly clock: Clock) {
+    this.#fix = route === 'fix' ? new FixEncoder() : null;
+  }
   setListener(_listener: QuoteListener): void {}
   create(quote: QuoteRequest): void {
-    this.bytes += encodeCreateQuote(quote, false).length;
+    const fix = this.#fix;
+    if (fix === null) {
+      this.bytes += encodeCreateQuote(quote, false).length;
+      return;
+    }
+    const encoder = fix.begin(MsgType.Quote, 'KEEPWARM', 'KalshiRFQ', ++this.#seq, this.clock.nowMs());
+    this.bytes += writeQuoteBody(encoder, quote, `keep-warm-${this.#seq}`, false).finish().length;
   }
   cancel(): void {}
   confirm(): void {}
@@ -81,8 +94,8 @@ export interface KeepWarmOptions {
   /** The real gate's limits: the shadow gate runs the same checks (its own budget, at the top tier). */
   limits: RiskLimits;
   clock: Clock;
-  /** Rehearse the RFQ path too (config rfq.enabled). */
-  rfq?: boolean;
+  /** Rehearse the RFQ path too, encoding as this quote route does (config rfq.enabled, rfq.route); null or absent: no. */
+  rfq?: 'rest' | 'fix' | null;
 }
 
 export class KeepWarm {
@@ -97,7 +110,7 @@ export class KeepWarm {
   readonly #market: number;
   readonly #quotes: QuoteBook | null = null;
   readonly #quoteRouter: QuoteRouter | null = null;
-  readonly #quoteRoute = new RehearsalQuoteRoute();
+  readonly #quoteRoute: RehearsalQuoteRoute;
   #rfqs = 0;
   /** The subaccount the shadow trades in: a restricted key's own, else 0 (the gate checks it as it would a real one). */
   readonly #subaccount: number;
@@ -128,7 +141,8 @@ export class KeepWarm {
         `"yes_dollars_fp":[["0.4000","100.00"],["0.4100","100.00"]],"no_dollars_fp":[["0.5500","100.00"],["0.5600","100.00"]]}}`,
     );
     if (!book.synced) throw new Error('keep-warm: the shadow snapshot did not sync its book');
-    if (options.rfq === true) {
+    this.#quoteRoute = new RehearsalQuoteRoute(options.rfq === 'fix' ? 'fix' : 'rest', clock);
+    if (options.rfq === 'rest' || options.rfq === 'fix') {
       const quotes = new QuoteBook({ clock, journal: null, onOpenCount: (count) => this.#gate.setOpenQuotes(count), onExposure: (quote) => this.#gate.onQuoteChange(quote) });
       quotes.setEntry(this.#quoteRoute);
       this.#quotes = quotes;

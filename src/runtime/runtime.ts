@@ -325,7 +325,7 @@ export class Runtime {
     this.probe = graph.probe;
     this.router = graph.router;
     this.quoteBook = graph.quoteBook;
-    this.keepWarm = config.process.keepWarmMs > 0 ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled }) : null;
+    this.keepWarm = config.process.keepWarmMs > 0 ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null }) : null;
     this.listener = graph.listener;
     this.fixQuotes?.setRfqListener(graph.listener); // RFQs and quote events of KalshiRFQ, as from `communications`
     this.host = graph.host;

@@ -34,10 +34,10 @@ describe('KeepWarm', () => {
   });
 
   it('with the RFQ leg: an RFQ decoded, quoted through the gate and closed every run, bounded; a restricted key in its own subaccount', () => {
-    for (const limits of [DEFAULT_RISK_LIMITS, riskLimits({ restrictedSubaccount: 5 })]) {
+    for (const [limits, route] of [[DEFAULT_RISK_LIMITS, 'rest'], [riskLimits({ restrictedSubaccount: 5 }), 'fix']] as const) {
       const clock = new ManualClock(1_800_000_000_000);
       const plain = new KeepWarm({ intervalMs: 10, limits, clock });
-      const warm = new KeepWarm({ intervalMs: 10, limits, clock, rfq: true });
+      const warm = new KeepWarm({ intervalMs: 10, limits, clock, rfq: route });
       expect(plain.openQuotes).toBe(-1);
       for (let i = 0; i < 1_500; i++) {
         clock.advance(10);
@@ -47,7 +47,7 @@ describe('KeepWarm', () => {
         expect(warm.trackedOrders).toBe(0);
       }
       expect([plain.stats.denied, warm.stats.denied]).toEqual([0, 0]);
-      // the quote body adds to what each run encodes
+      // the quote (REST body or FIX 35=S) adds to what each run encodes
       expect(warm.stats.sentBytes - plain.stats.sentBytes).toBeGreaterThan(1_500 * 50);
       plain.stop();
       warm.stop();

@@ -27,7 +27,7 @@
 
 import type { KeyObject } from 'node:crypto';
 import { CENTICENTS_INVALID, COUNT_INVALID, FifoMap, type Clock, type Count } from '../../core/index.ts';
-import { FixGroup, FixLink, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSessionEvent } from '../../fix/index.ts';
+import { FixGroup, FixLink, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixEncoder, type FixMessage, type FixSessionEvent } from '../../fix/index.ts';
 import type { ExecErrorCode, QuoteEntry, QuoteListener, QuoteMessageInput, QuoteRequest, RfqInput, WireQuote } from '../../oms/index.ts';
 
 export interface FixQuoteRouteOptions {
@@ -112,6 +112,17 @@ interface Sent {
   executed: boolean;
 }
 
+/** The body of a Quote (35=S) for `quote` under our QuoteID (the route's, and the keep-warm rehearsal's). */
+export function writeQuoteBody(encoder: FixEncoder, quote: QuoteRequest, quoteId: string, restRemainder: boolean): FixEncoder {
+  encoder.string(Tag.QuoteID, quoteId).string(Tag.QuoteReqID, quote.rfqId).string(Tag.Symbol, quote.ticker);
+  if (quote.yesBid !== 0) encoder.price(Tag.BidPx, quote.yesBid);
+  if (quote.noBid !== 0) encoder.price(Tag.OfferPx, quote.noBid);
+  if (quote.postOnly) encoder.string(Tag.ExecInst, '6');
+  if (quote.subaccount !== 0) encoder.int(Tag.AllocAccount, quote.subaccount);
+  if (restRemainder) encoder.flag(Tag.RestRemainder, true);
+  return encoder;
+}
+
 export class FixQuoteRoute implements QuoteEntry {
   readonly stats: FixQuoteRouteStats = { quotesSent: 0, cancelsSent: 0, confirmsSent: 0, notSent: 0, rfqs: 0, timeouts: 0, unmatched: 0 };
   readonly #options: FixQuoteRouteOptions;
@@ -180,13 +191,7 @@ export class FixQuoteRoute implements QuoteEntry {
     const handle = quote.handle;
     if (!this.#active()) return this.#notSent(() => this.#listener.onQuoteCreateReject(handle, 'EXEC_DISCONNECTED', 0));
     const quoteId = this.#idPrefix + (++this.#idCounter).toString(36);
-    const encoder = this.#link.session.begin(MsgType.Quote).string(Tag.QuoteID, quoteId).string(Tag.QuoteReqID, quote.rfqId)
-      .string(Tag.Symbol, quote.ticker);
-    if (quote.yesBid !== 0) encoder.price(Tag.BidPx, quote.yesBid);
-    if (quote.noBid !== 0) encoder.price(Tag.OfferPx, quote.noBid);
-    if (quote.postOnly) encoder.string(Tag.ExecInst, '6');
-    if (quote.subaccount !== 0) encoder.int(Tag.AllocAccount, quote.subaccount);
-    if (this.#options.restRemainder) encoder.flag(Tag.RestRemainder, true);
+    writeQuoteBody(this.#link.session.begin(MsgType.Quote), quote, quoteId, this.#options.restRemainder);
     const pending = this.#track(Kind.CREATE, handle, quote.rfqId, quoteId, this.#link.session.send());
     let queue = this.#creates.get(quote.rfqId);
     if (queue === undefined) {
