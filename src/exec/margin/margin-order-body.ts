@@ -15,7 +15,7 @@
 
 import { assert, formatCount, formatPrice, type BookSide, type Count, type Price } from '../../core/index.ts';
 import type { NewOrder } from '../../oms/index.ts';
-import { jsonString } from '../rest/order-body.ts';
+import { jsonString, writeCreateBody } from '../rest/order-body.ts';
 
 /** One contract in count units (1/100 contract): the Margin exchange trades whole contracts. */
 export const MARGIN_CONTRACT: Count = 100 as Count;
@@ -82,16 +82,7 @@ export function encodeMarginCreate(order: Readonly<NewOrder>): string {
   assert(subaccountProblem(order.subaccount) === null, 'margin order body: subaccount must be in 0..63');
   assert(Number.isSafeInteger(order.expirationTs) && order.expirationTs >= 0, 'margin order body: expirationTs must be unix seconds or 0');
   assert(order.expirationTs === 0 || order.timeInForce === 'good_till_canceled', 'margin order body: expiration only with good_till_canceled');
-  let body =
-    `{"ticker":${jsonString(order.ticker)},"client_order_id":${jsonString(order.clientOrderId)},` +
-    `"side":"${order.side}","count":"${formatCount(order.count)}","price":"${formatPrice(order.price)}",` +
-    `"time_in_force":"${order.timeInForce}","self_trade_prevention_type":"${order.selfTradePrevention}"`;
-  if (order.postOnly) body += ',"post_only":true';
-  if (order.reduceOnly) body += ',"reduce_only":true';
-  if (order.subaccount !== 0) body += `,"subaccount":${order.subaccount}`;
-  if (order.orderGroupId !== null) body += `,"order_group_id":${jsonString(order.orderGroupId)}`;
-  if (order.expirationTs !== 0) body += `,"expiration_time":${order.expirationTs}`;
-  return `${body}}`;
+  return writeCreateBody(order);
 }
 
 /** AmendMarginOrderRequest; `count` is the new total (filled + desired resting), whole contracts. */

@@ -36,8 +36,8 @@ import {
   type Count,
   type Price,
 } from '../../core/index.ts';
-import { ExecError, type OrderStatus, type WireFill, type WireOrder, type WirePosition } from '../../oms/index.ts';
-import type { AckRecord } from '../rest/wire-parse.ts';
+import type { OrderStatus, WireFill, WireOrder, WirePosition } from '../../oms/index.ts';
+import { bad, countField, requireCountField, requireString, timeMs, type AckRecord } from '../rest/wire-parse.ts';
 
 type JsonObject = Record<string, unknown>;
 
@@ -69,12 +69,6 @@ function stringField(object: JsonObject, name: string): string {
 function optionalTsMs(object: JsonObject): number {
   const value = object['ts_ms'];
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : 0;
-}
-
-/** A count that must be a string; COUNT_INVALID otherwise. */
-function countField(object: JsonObject, name: string): Count {
-  const value = object[name];
-  return typeof value === 'string' ? parseCount(value) : COUNT_INVALID;
 }
 
 // ---- acks (hot path: fill the reused AckRecord, allocate nothing) ----
@@ -116,22 +110,6 @@ export function readMarginDecreaseAck(object: JsonObject, out: AckRecord): boole
 
 // ---- reads (off the hot path: allocate freely, throw on malformed data) ----
 
-function bad(what: string): ExecError {
-  return new ExecError('EXEC_BAD_RESPONSE', `bad response: ${what}`);
-}
-
-function requireString(object: JsonObject, name: string, what: string): string {
-  const value = object[name];
-  if (typeof value !== 'string') throw bad(`${what}.${name} must be a string`);
-  return value;
-}
-
-function requireCount(object: JsonObject, name: string, what: string): Count {
-  const count = parseCount(requireString(object, name, what));
-  if (count === COUNT_INVALID) throw bad(`${what}.${name} is not an fp count`);
-  return count;
-}
-
 function requirePrice(object: JsonObject, name: string, what: string): Price {
   const price = parsePrice(requireString(object, name, what));
   if (price === PRICE_INVALID) throw bad(`${what}.${name} is not a dollars price (4 decimals at most, safe integer units)`);
@@ -159,12 +137,6 @@ function bookSide(object: JsonObject, what: string): BookSide {
   throw bad(`${what}.side must be bid or ask`);
 }
 
-function timeMs(text: unknown): number {
-  if (typeof text !== 'string' || text === '') return 0;
-  const ms = Date.parse(text); // RFC 3339 time, not a price: exact to the millisecond
-  return Number.isNaN(ms) ? 0 : ms;
-}
-
 function subaccountOf(object: JsonObject, fallback: number): number {
   for (const name of ['subaccount', 'subaccount_number']) {
     const value = object[name];
@@ -180,8 +152,8 @@ const ORDER_STATUSES: readonly string[] = ['resting', 'canceled', 'executed'];
  * `statusAsked` (the read filtered by it), else derived from remaining_count and last_update_reason.
  */
 export function parseMarginOrder(object: JsonObject, subaccount: number, statusAsked: OrderStatus | null): MarginWireOrder {
-  const fillCount = requireCount(object, 'fill_count', 'margin_order');
-  const remainingCount = requireCount(object, 'remaining_count', 'margin_order');
+  const fillCount = requireCountField(object, 'fill_count', 'margin_order');
+  const remainingCount = requireCountField(object, 'remaining_count', 'margin_order');
   const lastUpdateReason = stringField(object, 'last_update_reason');
   const own = object['status'];
   let status: OrderStatus;
@@ -220,7 +192,7 @@ export function parseMarginFill(object: JsonObject, subaccount: number): MarginW
     ticker: requireString(object, 'ticker', 'margin_fill'),
     side: bookSide(object, 'margin_fill'),
     price: requirePrice(object, 'price', 'margin_fill'),
-    count: requireCount(object, 'count', 'margin_fill'),
+    count: requireCountField(object, 'count', 'margin_fill'),
     isTaker,
     feeCenticents: fee,
     tsMs: timeMs(object['created_time']),

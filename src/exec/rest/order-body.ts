@@ -72,6 +72,15 @@ export function encodeCreateOrder(order: Readonly<NewOrder>): string {
   checkSubaccount(order.subaccount);
   assert(Number.isSafeInteger(order.expirationTs) && order.expirationTs >= 0, 'order body: expirationTs must be unix seconds or 0');
   assert(order.expirationTs === 0 || order.timeInForce === 'good_till_canceled', 'order body: expiration only with good_till_canceled');
+  return writeCreateBody(order);
+}
+
+/**
+ * The create body both exchanges take (Predictions CreateOrderV2Request, Margin
+ * CreateMarginOrderRequest), after the caller's own checks: the optional fields only when they say
+ * something.
+ */
+export function writeCreateBody(order: Readonly<NewOrder>): string {
   let body =
     `{"ticker":${jsonString(order.ticker)},"client_order_id":${jsonString(order.clientOrderId)},` +
     `"side":"${order.side}","count":"${formatCount(order.count)}","price":"${formatPrice(order.price)}",` +

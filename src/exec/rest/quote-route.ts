@@ -32,13 +32,14 @@ import { performance } from 'node:perf_hooks';
 import { formatPrice, parsePrice, PRICE_INVALID, signRequest, type Price } from '../../core/index.ts';
 import { ExecError } from '../../oms/index.ts';
 import type { ExecErrorCode, QuoteEntry, QuoteListener, QuoteRequest, WireQuote } from '../../oms/index.ts';
-import { NetError, RawHttpPool, SendResult, type NetFailure, type RawExchangeHandler, type RawRequestHead } from '../../net/index.ts';
+import { NetError, RawHttpPool, SendResult, type RawRequestHead } from '../../net/index.ts';
 import { jsonString } from './order-body.ts';
 import type { PresignEndpoint, PresignedSignature, Presigner } from './presigner.ts';
 import { RequestSlot, type SlotOwner } from './request-slot.ts';
 import { signedClientFor, type SignedRestClient, type VenueClientOptions } from './signed-rest-client.ts';
 import { netFailureCode, statusErrorCode } from './transport-error.ts';
 import { parseErrorBody, parseJsonObject } from './wire-parse.ts';
+import { WarmAnswer } from './warm-answer.ts';
 
 const STATUSES = ['open', 'accepted', 'confirmed', 'executed', 'cancelled'] as const;
 
@@ -398,30 +399,6 @@ export class RestQuoteRoute implements QuoteEntry {
 
   #quotePath(quote: QuoteRequest, suffix: string): string {
     return `${this.#prefix}/communications/rfqs/${encodeURIComponent(quote.rfqId)}/quotes/${encodeURIComponent(quote.quoteId)}${suffix}`;
-  }
-}
-
-/** The outcome of one raw keep-warm GET as a promise (off the hot path: allocation is fine). */
-class WarmAnswer implements RawExchangeHandler {
-  readonly done: Promise<void>;
-  #resolve!: () => void;
-  #reject!: (error: Error) => void;
-  readonly #path: string;
-  constructor(path: string) {
-    this.#path = path;
-    this.done = new Promise<void>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
-  }
-  onRawResponse(status: number, body: Buffer, bodyLength: number): void {
-    if (status >= 200 && status < 300) return this.#resolve();
-    const reject = parseErrorBody(status, body.toString('utf8', 0, bodyLength));
-    this.#reject(new ExecError(statusErrorCode(status), `GET ${this.#path}: HTTP ${status} ${reject.code}`, status, reject));
-  }
-  onRawFailure(failure: NetFailure): void {
-    const code = netFailureCode(failure);
-    this.#reject(new ExecError(code, `GET ${this.#path}: ${code}`));
   }
 }
 

@@ -81,13 +81,13 @@ import {
 import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignEndpoint, type PresignedSignature } from './presigner.ts';
 import { apiPrefixOf, signedClientFor, type SignedRestClient } from './signed-rest-client.ts';
-import { NetError, RawHttpPool, SendResult, type NetFailure, type RawExchangeHandler, type RawRequestHead } from '../../net/index.ts';
+import { NetError, RawHttpPool, SendResult, type RawRequestHead } from '../../net/index.ts';
 import {
   RequestKind,
   RequestSlot,
   type SlotOwner,
 } from './request-slot.ts';
-import { netFailureCode, statusErrorCode } from './transport-error.ts';
+import { netFailureCode } from './transport-error.ts';
 import {
   newAckRecord,
   parseErrorBody,
@@ -99,6 +99,7 @@ import {
   readDecreaseAck,
   type AckRecord,
 } from './wire-parse.ts';
+import { WarmAnswer } from './warm-answer.ts';
 
 export type SigningMode = 'presigned' | 'inline';
 
@@ -849,30 +850,6 @@ export class RestOrderEntry implements OrderEntry {
   async #warm(count: number): Promise<void> {
     this.stats.warmRequests += count;
     await this.#cancelAllClient.warm(`${this.#prefix}${this.#options.warmPath}`, count);
-  }
-}
-
-/** The outcome of one raw keep-warm GET as a promise (off the hot path: allocation is fine). */
-class WarmAnswer implements RawExchangeHandler {
-  readonly done: Promise<void>;
-  #resolve!: () => void;
-  #reject!: (error: Error) => void;
-  readonly #path: string;
-  constructor(path: string) {
-    this.#path = path;
-    this.done = new Promise<void>((resolve, reject) => {
-      this.#resolve = resolve;
-      this.#reject = reject;
-    });
-  }
-  onRawResponse(status: number, body: Buffer, bodyLength: number): void {
-    if (status >= 200 && status < 300) return this.#resolve();
-    const reject = parseErrorBody(status, body.toString('utf8', 0, bodyLength));
-    this.#reject(new ExecError(statusErrorCode(status), `GET ${this.#path}: HTTP ${status} ${reject.code}`, status, reject));
-  }
-  onRawFailure(failure: NetFailure): void {
-    const code = netFailureCode(failure);
-    this.#reject(new ExecError(code, `GET ${this.#path}: ${code}`));
   }
 }
 

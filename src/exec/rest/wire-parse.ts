@@ -116,7 +116,8 @@ function integerField(object: JsonObject, name: string): number {
   return typeof value === 'number' && Number.isSafeInteger(value) ? value : -1;
 }
 
-function countField(object: JsonObject, name: string): Count {
+/** A count that must be a string; COUNT_INVALID otherwise (the Margin wire reads it too). */
+export function countField(object: JsonObject, name: string): Count {
   const value = object[name];
   return typeof value === 'string' ? parseCount(value) : COUNT_INVALID;
 }
@@ -164,17 +165,17 @@ export function readDecreaseAck(object: JsonObject, out: AckRecord): boolean {
 
 // ---- reads (off the hot path: allocate freely, throw ExecError on malformed data) ----
 
-function bad(what: string): ExecError {
+export function bad(what: string): ExecError {
   return new ExecError('EXEC_BAD_RESPONSE', `bad response: ${what}`);
 }
 
-function requireString(object: JsonObject, name: string, what: string): string {
+export function requireString(object: JsonObject, name: string, what: string): string {
   const value = object[name];
   if (typeof value !== 'string') throw bad(`${what}.${name} must be a string`);
   return value;
 }
 
-function requireCountField(object: JsonObject, name: string, what: string): Count {
+export function requireCountField(object: JsonObject, name: string, what: string): Count {
   const count = parseCount(requireString(object, name, what));
   if (count === COUNT_INVALID) throw bad(`${what}.${name} is not an fp count`);
   return count;
@@ -185,7 +186,7 @@ function optionalSubaccount(object: JsonObject): number {
   return typeof value === 'number' && Number.isInteger(value) ? value : 0;
 }
 
-function timeMs(text: unknown): number {
+export function timeMs(text: unknown): number {
   if (typeof text !== 'string' || text === '') return 0;
   const ms = Date.parse(text); // RFC 3339 time, not a price: Date.parse is exact to the millisecond
   return Number.isNaN(ms) ? 0 : ms;
