@@ -33,5 +33,5 @@ export {
 export type { MarginOrderEntryOptions, MarginReadSettings, MarginWireFill, MarginWireOrder, MarginWirePosition } from './margin/index.ts';
 export { PREDICTIONS_ORDER_VENUE } from './rest/rest-order-entry.ts';
 export type { RestOrderVenue } from './rest/rest-order-entry.ts';
-export { FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, FixOrderEntryConfigError, FIX_QUOTE_ROUTE_DEFAULTS, FixQuoteRoute, writeQuoteBody } from './fix/index.ts';
+export { FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, FixOrderEntryConfigError, FIX_QUOTE_ROUTE_DEFAULTS, FixQuoteRoute, readQuoteRequest, writeQuoteBody } from './fix/index.ts';
 export type { FixOrderEntryOptions, FixOrderEntryStats, FixQuoteRouteOptions, FixQuoteRouteStats, RfqEventListener } from './fix/index.ts';

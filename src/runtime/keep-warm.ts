@@ -7,7 +7,8 @@
  * caches): a delta frame decoded and applied by a Feed to a shadow market's book, an intent through
  * a Router (RiskGate.check, Oms.accept, the route's request encoding into a string that is never
  * written), then the shadow order closed by a reject. With `rfq` (config rfq.enabled) each run also
- * rehearses an RFQ: an rfq_created frame decoded by the Feed into a shadow QuoteBook, a quote
+ * rehearses an RFQ: an rfq_created frame decoded by the Feed (or, when quotes go over FIX, a
+ * QuoteRequest 35=R encoded, parsed and read as the FIX quote route reads it) into a shadow QuoteBook, a quote
  * through a QuoteRouter (RiskGate.checkQuote, QuoteBook.accept, the quote encoded as the configured
  * route does: the REST body or the FIX Quote 35=S), the quote closed by a reject and the RFQ by
  * rfq_deleted. Nothing reaches the venue, the real books,
@@ -17,8 +18,8 @@
 
 import { performance } from 'node:perf_hooks';
 import { IntentKind, PriceGrid, asCount, createIntent, type Clock, type Count, type OrderIntent, type Price } from '../core/index.ts';
-import { encodeCreateOrder, encodeCreateQuote, writeQuoteBody } from '../exec/index.ts';
-import { FixEncoder, MsgType } from '../fix/index.ts';
+import { encodeCreateOrder, encodeCreateQuote, readQuoteRequest, writeQuoteBody } from '../exec/index.ts';
+import { FixEncoder, FixGroup, FixMessage, MsgType, Tag, parseMessage } from '../fix/index.ts';
 import { ConnectionState, Feed, NoopFeedListener, type FeedSession, type RfqRecord } from '../feed/index.ts';
 import {
   Oms, QuoteBook, type ExecListener, type NewOrder, type OrderEntry, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type WireQuote,
@@ -112,6 +113,8 @@ export class KeepWarm {
   readonly #quoteRouter: QuoteRouter | null = null;
   readonly #quoteRoute: RehearsalQuoteRoute;
   #rfqs = 0;
+  /** Quotes over FIX: the QuoteRequest the rehearsal encodes and parses, and what it parses into. */
+  readonly #fixRequest: { encoder: FixEncoder; message: FixMessage; group: FixGroup } | null;
   /** The subaccount the shadow trades in: a restricted key's own, else 0 (the gate checks it as it would a real one). */
   readonly #subaccount: number;
   readonly #runBound = (): void => this.runOnce();
@@ -142,6 +145,7 @@ export class KeepWarm {
     );
     if (!book.synced) throw new Error('keep-warm: the shadow snapshot did not sync its book');
     this.#quoteRoute = new RehearsalQuoteRoute(options.rfq === 'fix' ? 'fix' : 'rest', clock);
+    this.#fixRequest = options.rfq === 'fix' ? { encoder: new FixEncoder(), message: new FixMessage(), group: new FixGroup(8) } : null;
     if (options.rfq === 'rest' || options.rfq === 'fix') {
       const quotes = new QuoteBook({ clock, journal: null, onOpenCount: (count) => this.#gate.setOpenQuotes(count), onExposure: (quote) => this.#gate.onQuoteChange(quote) });
       quotes.setEntry(this.#quoteRoute);
@@ -200,11 +204,23 @@ export class KeepWarm {
   #rehearseRfq(): void {
     const quotes = this.#quotes!;
     const id = `keep-warm-${++this.#rfqs}`;
-    const nowIso = new Date(this.#options.clock.nowMs()).toISOString();
-    this.#feed.handleFrame(
-      `{"type":"rfq_created","sid":${SHADOW_RFQ_SID},"msg":{"id":"${id}","creator_id":"keep-warm","market_ticker":"${SHADOW_TICKER}",` +
-        `"event_ticker":"KEEPWARM","contracts_fp":"10.00","created_ts":"${nowIso}"}}`,
-    );
+    const nowMs = this.#options.clock.nowMs();
+    const nowIso = new Date(nowMs).toISOString();
+    const fix = this.#fixRequest;
+    if (fix === null) {
+      this.#feed.handleFrame(
+        `{"type":"rfq_created","sid":${SHADOW_RFQ_SID},"msg":{"id":"${id}","creator_id":"keep-warm","market_ticker":"${SHADOW_TICKER}",` +
+          `"event_ticker":"KEEPWARM","contracts_fp":"10.00","created_ts":"${nowIso}"}}`,
+      );
+    } else {
+      // As the venue sends it to a maker (fix.md §7), then as FixQuoteRoute reads it.
+      const bytes = fix.encoder.begin(MsgType.QuoteRequest, 'KalshiRFQ', 'KEEPWARM', this.#rfqs, nowMs).string(Tag.QuoteReqID, id)
+        .int(Tag.NoRelatedSym, 1).string(Tag.Symbol, SHADOW_TICKER).count(Tag.OrderQty, 1000).int(Tag.NoPartyIDs, 1).string(Tag.PartyID, 'keep-warm')
+        .finish();
+      const parsed = parseMessage(bytes, fix.message);
+      const rfq = parsed instanceof FixMessage ? readQuoteRequest(parsed, fix.group) : null;
+      if (rfq !== null) quotes.onRfq(rfq);
+    }
     const before = this.#quoteRoute.bytes;
     if (this.#quoteRouter!.quote(0, this.#subaccount, id, 3900 as Price, 5500 as Price, true) === 0) {
       quotes.onQuoteCreateReject(this.#quoteRouter!.lastQuoteHandle, 'keep_warm', 400);

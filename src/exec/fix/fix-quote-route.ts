@@ -112,6 +112,22 @@ interface Sent {
   executed: boolean;
 }
 
+/** The RFQ a QuoteRequest (35=R) to a maker announces, or null without its id or symbol (the route's, and the keep-warm rehearsal's). */
+export function readQuoteRequest(message: FixMessage, group: FixGroup): RfqInput | null {
+  const id = message.getString(Tag.QuoteReqID);
+  const ticker = message.getString(Tag.Symbol);
+  if (id === null || ticker === null) return null;
+  const cash = message.getDollars(Tag.CashOrderQty);
+  const contracts = message.getCount(Tag.OrderQty);
+  let creatorId = '';
+  if (message.readGroup(Tag.NoPartyIDs, Tag.PartyID, group, PARTY_MEMBERS) > 0) creatorId = message.stringAt(group.start(0)) ?? '';
+  return {
+    eventType: 'created', id, creatorId, marketTicker: ticker, eventTicker: '',
+    contracts: (cash !== INT_INVALID ? 0 : contracts === INT_INVALID ? COUNT_INVALID : contracts) as Count,
+    targetCost: cash !== INT_INVALID ? cash : CENTICENTS_INVALID, tsMs: message.getTimestamp(Tag.SendingTime),
+  };
+}
+
 /** The body of a Quote (35=S) for `quote` under our QuoteID (the route's, and the keep-warm rehearsal's). */
 export function writeQuoteBody(encoder: FixEncoder, quote: QuoteRequest, quoteId: string, restRemainder: boolean): FixEncoder {
   encoder.string(Tag.QuoteID, quoteId).string(Tag.QuoteReqID, quote.rfqId).string(Tag.Symbol, quote.ticker);
@@ -244,21 +260,10 @@ export class FixQuoteRoute implements QuoteEntry {
   }
 
   #onQuoteRequest(message: FixMessage): void {
-    const id = message.getString(Tag.QuoteReqID);
-    const ticker = message.getString(Tag.Symbol);
-    if (id === null || ticker === null) return;
-    const cash = message.getDollars(Tag.CashOrderQty);
-    const contracts = message.getCount(Tag.OrderQty);
-    let creatorId = '';
-    if (message.readGroup(Tag.NoPartyIDs, Tag.PartyID, this.#group, PARTY_MEMBERS) > 0) {
-      creatorId = message.stringAt(this.#group.start(0)) ?? '';
-    }
+    const rfq = readQuoteRequest(message, this.#group);
+    if (rfq === null) return;
     this.stats.rfqs++;
-    this.#rfqListener.onRfq({
-      eventType: 'created', id, creatorId, marketTicker: ticker, eventTicker: '',
-      contracts: (cash !== INT_INVALID ? 0 : contracts === INT_INVALID ? COUNT_INVALID : contracts) as Count,
-      targetCost: cash !== INT_INVALID ? cash : CENTICENTS_INVALID, tsMs: message.getTimestamp(Tag.SendingTime),
-    });
+    this.#rfqListener.onRfq(rfq);
   }
 
   #onRfqClosed(message: FixMessage): void {

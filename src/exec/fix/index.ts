@@ -5,5 +5,5 @@
 
 export { FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, FixOrderEntryConfigError } from './fix-order-entry.ts';
 export type { FixOrderEntryOptions, FixOrderEntryStats } from './fix-order-entry.ts';
-export { FIX_QUOTE_ROUTE_DEFAULTS, FixQuoteRoute, writeQuoteBody } from './fix-quote-route.ts';
+export { FIX_QUOTE_ROUTE_DEFAULTS, FixQuoteRoute, readQuoteRequest, writeQuoteBody } from './fix-quote-route.ts';
 export type { FixQuoteRouteOptions, FixQuoteRouteStats, RfqEventListener } from './fix-quote-route.ts';
