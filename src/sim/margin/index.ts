@@ -5,5 +5,5 @@ export { isMarginError, marginError, type MarginError, type MarginOrderRecord, t
 export * as marginRender from './render.ts';
 export { ppmToNumber, PPM } from './arith.ts';
 export { ExitTriggers, CROSS_BRACKETS_MAX, type ExitTriggerRecord, type SetTriggerRequest, type PositionSlot, type TriggerKind, type TriggerSlot } from './triggers.ts';
-export { MarginOrderGroups, MARGIN_EXCHANGE_INDEX, type MarginOrderGroup } from './order-groups.ts';
+export { MarginOrderGroups, MARGIN_EXCHANGE_INDEX, type MarginOrderGroup, type MarginOrderGroupEvent } from './order-groups.ts';
 export { MarginBookLevels, type LevelChange } from './book-levels.ts';

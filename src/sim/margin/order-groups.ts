@@ -34,11 +34,23 @@ export interface MarginOrderGroup {
 
 export type GroupError = { status: number; code: string; message: string };
 
+/** A change of a group, as order_group_updates reports it (the Predictions event's shape). */
+export interface MarginOrderGroupEvent {
+  readonly eventType: 'created' | 'triggered' | 'reset' | 'deleted' | 'limit_updated';
+  readonly orderGroupId: string;
+  readonly subaccount: number;
+  /** Count units; null without a limit. */
+  readonly contractsLimit: number | null;
+  readonly tsMs: number;
+}
+
 export class MarginOrderGroups {
   readonly #groups = new Map<string, MarginOrderGroup>();
   readonly #perUser = new Map<string, number>();
   readonly #engine: MarginEngine;
   #nextId = 1;
+  /** Told every change of a group (the Margin WebSocket's order_group_updates). */
+  listener: ((userId: string, event: MarginOrderGroupEvent) => void) | null = null;
 
   constructor(engine: MarginEngine) {
     this.#engine = engine;
@@ -53,6 +65,7 @@ export class MarginOrderGroups {
     const group: MarginOrderGroup = { id: `mog-${String(this.#nextId++).padStart(10, '0')}`, userId, subaccount, exchangeIndex, limit, triggered: false, orderIds: [], window: [] };
     this.#groups.set(group.id, group);
     this.#perUser.set(userId, count + 1);
+    this.#emit(group, 'created');
     return group;
   }
 
@@ -94,7 +107,13 @@ export class MarginOrderGroups {
 
   /** Cancels the group's resting orders and blocks new ones until reset. */
   trigger(group: MarginOrderGroup): void {
+    const already = group.triggered;
     group.triggered = true;
+    this.#cancelResting(group);
+    if (!already) this.#emit(group, 'triggered');
+  }
+
+  #cancelResting(group: MarginOrderGroup): void {
     for (const orderId of group.orderIds) {
       const order = this.#engine.orders.get(orderId);
       if (order !== undefined && order.status === 'resting') this.#engine.cancel(group.userId, group.subaccount, orderId);
@@ -104,19 +123,27 @@ export class MarginOrderGroups {
   reset(group: MarginOrderGroup): void {
     group.triggered = false;
     group.window.length = 0;
+    this.#emit(group, 'reset');
   }
 
   setLimit(group: MarginOrderGroup, limit: number, nowMs: number): void {
     group.limit = limit;
+    this.#emit(group, 'limit_updated');
     let matched = 0;
     for (const [ms, count] of group.window) if (ms > nowMs - WINDOW_MS) matched += count;
     if (matched >= limit) this.trigger(group); // an already-breached limit triggers at once (rest.md §7)
   }
 
   delete(group: MarginOrderGroup): void {
-    this.trigger(group);
+    group.triggered = true;
+    this.#cancelResting(group); // its orders go with it; reported as deleted only
     this.#groups.delete(group.id);
     this.#perUser.set(group.userId, (this.#perUser.get(group.userId) ?? 1) - 1);
+    this.#emit(group, 'deleted');
+  }
+
+  #emit(group: MarginOrderGroup, eventType: MarginOrderGroupEvent['eventType']): void {
+    this.listener?.(group.userId, { eventType, orderGroupId: group.id, subaccount: group.subaccount, contractsLimit: group.limit, tsMs: this.#engine.now() });
   }
 
   restingOrderIds(group: MarginOrderGroup): string[] {

@@ -43,7 +43,7 @@ export class SimServer {
     const uws = loadUws();
     this.#services = services;
     this.hub = new WsHub({ engine: services.engine, faults: services.faults, logger: services.logger, bufferLimitBytes: options.wsBufferLimitBytes, probe: services.probe });
-    this.hub.attachMargin(services.margin); // the Margin endpoint's channels (margin_ticker, user_orders)
+    this.hub.attachMargin(services.margin, services.marginOrderGroups); // the Margin endpoint's channels
     this.#rest = new RestServer(services, ALL_ROUTES);
     this.#ws = new WsServer({
       hub: this.hub,

@@ -234,6 +234,32 @@ describe('order books, trades and fills on the Margin endpoint', () => {
   });
 });
 
+describe('order_group_updates on the Margin endpoint', () => {
+  it('reports created, limit_updated, triggered, reset and deleted for the user\'s own groups only', async () => {
+    sim = await startMarginSim({ fundingDollars: 100_000 });
+    const alice = sim.user('alice');
+    const bob = sim.user('bob');
+    const ws = await connect('alice');
+    const id = ws.send('subscribe', { channels: ['order_group_updates'] });
+    const sid = (await ws.waitFor((m) => m.id === id && m.type === 'subscribed')).msg.sid;
+    const created = await alice.post('/margin/order_groups/create', { contracts_limit_fp: '5.00' });
+    expect(created.status, created.text).toBe(201);
+    const groupId: string = created.body.order_group_id;
+    expect((await bob.post('/margin/order_groups/create', {})).status).toBe(201); // bob's: not alice's to hear
+    expect((await alice.put(`/margin/order_groups/${groupId}/limit`, { contracts_limit_fp: '7.00' })).status).toBe(200);
+    expect((await alice.put(`/margin/order_groups/${groupId}/trigger`, {})).status).toBe(200);
+    expect((await alice.put(`/margin/order_groups/${groupId}/reset`, {})).status).toBe(200);
+    expect((await alice.delete(`/margin/order_groups/${groupId}`)).status).toBeLessThan(300);
+    await ws.waitFor((m) => m.type === 'order_group_updates' && m.msg.event_type === 'deleted');
+    const updates = ws.messages.filter((m) => m.type === 'order_group_updates');
+    expect(updates.map((m) => [m.msg.event_type, m.msg.order_group_id, m.msg.contracts_limit_fp])).toEqual([
+      ['created', groupId, '5.00'], ['limit_updated', groupId, '7.00'], ['triggered', groupId, undefined], ['reset', groupId, undefined],
+      ['deleted', groupId, undefined],
+    ]);
+    expect(updates.every((m) => m.sid === sid && typeof m.msg.ts_ms === 'number')).toBe(true);
+  });
+});
+
 describe('user_orders on the Margin endpoint', () => {
   it('carries exchange_index and order_source, and order_reason on an exit trigger\'s system order', async () => {
     sim = await startMarginSim({ fundingDollars: 100_000 });

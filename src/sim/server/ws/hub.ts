@@ -53,7 +53,7 @@ import type { WsSession } from './session.ts';
 import { UnindexStep } from './steps.ts';
 import type { Subscription } from './subscription.ts';
 import { MarginWsFeed } from './margin-feed.ts';
-import type { MarginEngine } from '../../margin/index.ts';
+import type { MarginEngine, MarginOrderGroups } from '../../margin/index.ts';
 import type { WorkQueue } from './work-queue.ts';
 
 export interface WsHubOptions {
@@ -141,9 +141,9 @@ export class WsHub implements EngineListener, WsFaultActuator {
    * Feeds the Margin endpoint's sessions from `margin` (margin-feed.ts). The server wiring calls it
    * once; until then Margin-endpoint subscriptions are accepted but receive no data.
    */
-  attachMargin(margin: MarginEngine): MarginWsFeed {
+  attachMargin(margin: MarginEngine, groups: MarginOrderGroups | null = null): MarginWsFeed {
     this.#margin?.close();
-    this.#margin = new MarginWsFeed(margin, { deliver: (sub, type, msg, ticker) => this.#deliver(sub, type, msg, ticker, false) }, () => margin.now());
+    this.#margin = new MarginWsFeed(margin, { deliver: (sub, type, msg, ticker) => this.#deliver(sub, type, msg, ticker, false) }, () => margin.now(), groups);
     return this.#margin;
   }
 

@@ -3,8 +3,9 @@
  * (MARGIN_WS_PATH). Channels (websocket.md §7): `orderbook_delta` (an `orderbook_snapshot` per
  * market, then one `orderbook_delta` per level an engine event changed, Margin field names `bid`,
  * `ask`, `price`, `delta`, `side`; the causing order's `client_order_id` and `subaccount` to its own
- * user only), `trade` (every match), `fill` (each party's own, with `post_position`), `margin_ticker` (also subscribed as `ticker`; websocket.md §7.2,
- * message type `ticker`) with last price, best bid/ask and sizes, volume and open interest with
+ * user only), `trade` (every match), `fill` (each party's own, with `post_position`),
+ * `order_group_updates` (the Margin order groups' changes, the Predictions shape), `margin_ticker`
+ * (also subscribed as `ticker`; websocket.md §7.2, message type `ticker`) with last price, best bid/ask and sizes, volume and open interest with
  * their dollar notional companions, reference / settlement / liquidation marks and the funding
  * estimate, coalesced to at most one message per market per second of the simulator clock (a
  * change inside the second goes out when the second is up, by a timer); and `user_orders` with the
@@ -13,9 +14,10 @@
  */
 
 import {
-  MarginBookLevels, accountKey, marginRender, ppmToNumber, type MarginEngine, type MarginEngineListener, type MarginFillRecord, type MarginOrderRecord,
-  type MarginTradeRecord, type MarketState,
+  MarginBookLevels, accountKey, marginRender, ppmToNumber, type MarginEngine, type MarginEngineListener, type MarginFillRecord, type MarginOrderGroupEvent,
+  type MarginOrderGroups, type MarginOrderRecord, type MarginTradeRecord, type MarketState,
 } from '../../margin/index.ts';
+import { orderGroupEventToWsMsg } from '../../engine/index.ts';
 import type { Subscription } from './subscription.ts';
 
 /** At most one ticker message per market per this many ms (websocket.md §7.2). */
@@ -34,6 +36,7 @@ export class MarginWsFeed implements MarginEngineListener {
   readonly #userOrders = new Map<string, Subscription[]>();
   readonly #trades: Subscription[] = [];
   readonly #fills = new Map<string, Subscription[]>();
+  readonly #groups = new Map<string, Subscription[]>();
   /** orderbook_delta subscriptions per market, and the levels of those markets at the last event. */
   readonly #books = new Map<string, Subscription[]>();
   readonly #levels: MarginBookLevels;
@@ -45,13 +48,14 @@ export class MarginWsFeed implements MarginEngineListener {
   readonly #pending = new Set<string>();
   readonly #timers = new Map<string, NodeJS.Timeout>();
 
-  constructor(engine: MarginEngine, sink: MarginFeedSink, now: () => number) {
+  constructor(engine: MarginEngine, sink: MarginFeedSink, now: () => number, groups: MarginOrderGroups | null = null) {
     this.#engine = engine;
     this.#sink = sink;
     this.#now = now;
     this.#levels = new MarginBookLevels(engine);
     this.#fillsSent = engine.fills.length;
     engine.listener = this;
+    if (groups !== null) groups.listener = (userId, event) => this.#onOrderGroup(userId, event);
   }
 
   register(sub: Subscription): void {
@@ -59,6 +63,7 @@ export class MarginWsFeed implements MarginEngineListener {
       case 'orderbook_delta': return; // indexed market by market as each snapshot goes out (indexBook)
       case 'user_orders': return addTo(this.#userOrders, sub.session.userId, sub);
       case 'fill': return addTo(this.#fills, sub.session.userId, sub);
+      case 'order_group_updates': return addTo(this.#groups, sub.session.userId, sub);
       case 'trade': return void this.#trades.push(sub);
       default: return void this.#tickers.push(sub);
     }
@@ -79,6 +84,7 @@ export class MarginWsFeed implements MarginEngineListener {
         return;
       case 'user_orders': return void removeFrom(this.#userOrders.get(sub.session.userId) ?? [], sub);
       case 'fill': return void removeFrom(this.#fills.get(sub.session.userId) ?? [], sub);
+      case 'order_group_updates': return void removeFrom(this.#groups.get(sub.session.userId) ?? [], sub);
       case 'trade': return void removeFrom(this.#trades, sub);
       default: return void removeFrom(this.#tickers, sub);
     }
@@ -134,6 +140,17 @@ export class MarginWsFeed implements MarginEngineListener {
     // The match's fills are in the engine by now (its trade event comes after both).
     const fills = this.#engine.fills;
     for (; this.#fillsSent < fills.length; this.#fillsSent++) this.#sendFill(fills[this.#fillsSent]);
+  }
+
+  /** A group's change to its user's subscriptions (a key locked to a subaccount sees that subaccount's only). */
+  #onOrderGroup(userId: string, event: MarginOrderGroupEvent): void {
+    const subs = this.#groups.get(userId);
+    if (subs === undefined || subs.length === 0) return;
+    const msg = JSON.stringify(orderGroupEventToWsMsg({ ...event, contractsLimit: event.contractsLimit as never }));
+    for (const sub of subs) {
+      const locked = sub.session.key.subaccount;
+      if (sub.alive && (locked === null || locked === event.subaccount)) this.#sink.deliver(sub, 'order_group_updates', msg, '');
+    }
   }
 
   #sendFill(fill: MarginFillRecord): void {

@@ -49,11 +49,11 @@ export const CHANNELS: readonly Channel[] = [
 
 /**
  * Channels of the Margin endpoint (MARGIN_WS_PATH) the simulator feeds (websocket.md §7):
- * `orderbook_delta`, `trade`, `fill`, `margin_ticker` (also accepted as `ticker`, the name the
+ * `orderbook_delta`, `trade`, `fill`, `order_group_updates`, `margin_ticker` (also accepted as `ticker`, the name the
  * AsyncAPI-era docs give it, §7.2 / open question 7) and `user_orders` with the Margin fields.
  * Other names there answer 8 (Unknown channel name).
  */
-export const MARGIN_CHANNELS: ReadonlySet<Channel> = new Set<Channel>(['orderbook_delta', 'trade', 'fill', 'margin_ticker', 'ticker', 'user_orders']);
+export const MARGIN_CHANNELS: ReadonlySet<Channel> = new Set<Channel>(['orderbook_delta', 'trade', 'fill', 'order_group_updates', 'margin_ticker', 'ticker', 'user_orders']);
 
 export function isChannel(value: unknown): value is Channel {
   return typeof value === 'string' && (CHANNELS as readonly string[]).includes(value);
