@@ -228,4 +228,27 @@ describe('Margin FIX sessions', () => {
     expect(empty.fields.get(Tag.NoMDEntries)).toBe('0');
     for (const client of [md, maker, taker]) await client.logout();
   });
+
+  it('OrderMassCancelRequest on the Margin KalshiNR: 35=r 531=6, then a Canceled report per resting FIX order; a second within 1 s is 380=8; RT refuses it', async () => {
+    const who = key('m-mass');
+    const nr = await open(who, 'KalshiNR');
+    const first = newOrder(nr, { side: '1', qty: '2', price: '90.00' });
+    const second = newOrder(nr, { side: '2', qty: '1', price: '140.00' });
+    await report(nr, first, '0');
+    await report(nr, second, '0');
+    nr.send(MsgType.OrderMassCancelRequest, (e) => e.string(Tag.ClOrdID, 'mass-1').string(Tag.MassCancelRequestType, '6'));
+    const answer = await nr.next((m) => m.msgType === MsgType.OrderMassCancelReport, '35=r');
+    expect([answer.fields.get(Tag.ClOrdID), answer.fields.get(Tag.MassCancelResponse)]).toEqual(['mass-1', '6']);
+    for (const clOrdId of [first, second]) expect((await report(nr, clOrdId, '4')).fields.get(Tag.OrdStatus)).toBe('4');
+    const resting = sim.services.margin.orderList.filter((order) => order.status === 'resting' && order.userId === 'm-mass');
+    expect(resting).toEqual([]);
+    nr.send(MsgType.OrderMassCancelRequest, (e) => e.string(Tag.ClOrdID, 'mass-2').string(Tag.MassCancelRequestType, '6'));
+    const throttled = await nr.next((m) => m.msgType === MsgType.BusinessMessageReject, '35=j');
+    expect(throttled.fields.get(Tag.BusinessRejectReason)).toBe('8');
+    const rt = await open(key('m-mass-rt'), 'KalshiRT');
+    rt.send(MsgType.OrderMassCancelRequest, (e) => e.string(Tag.ClOrdID, 'mass-3').string(Tag.MassCancelRequestType, '6'));
+    expect((await rt.next((m) => m.msgType === MsgType.BusinessMessageReject, '35=j on RT')).fields.get(Tag.BusinessRejectReason)).toBe('3');
+    await nr.logout();
+    await rt.logout();
+  });
 });

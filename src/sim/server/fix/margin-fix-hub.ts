@@ -51,6 +51,11 @@ export class MarginFixHub implements MarketDataSource {
     return this.engine.observe({ onOrder: (order) => this.#onOrder(order), onTrade: (market, trade) => this.#onTrade(market, trade) });
   }
 
+  /** The session a margin order was placed on, undefined when not over FIX (or forgotten). */
+  ownerOf(orderId: string): MarginReportSink | undefined {
+    return this.#owners.get(orderId);
+  }
+
   track(order: MarginOrderRecord, clOrdId: string, sink: MarginReportSink): void {
     this.#owners.set(order.orderId, sink);
     this.#byClOrdId.set(`${order.userId}|${clOrdId}`, order.orderId);
