@@ -14,6 +14,7 @@ COPY strategies ./strategies
 COPY config ./config
 COPY bench ./bench
 COPY test ./test
+COPY scripts ./scripts
 RUN npm run typecheck
 
 FROM node:24-trixie-slim AS runtime
