@@ -39,7 +39,7 @@ import { RequestSlot, type SlotOwner } from './request-slot.ts';
 import { signedClientFor, type SignedRestClient, type VenueClientOptions } from './signed-rest-client.ts';
 import { netFailureCode, statusErrorCode } from './transport-error.ts';
 import { parseErrorBody, parseJsonObject } from './wire-parse.ts';
-import { WarmAnswer } from './warm-answer.ts';
+import { warmIdleRawSockets } from './raw-keep-warm.ts';
 
 const STATUSES = ['open', 'accepted', 'confirmed', 'executed', 'cancelled'] as const;
 
@@ -380,21 +380,7 @@ export class RestQuoteRoute implements QuoteEntry {
    * together so each lands on its own socket; one that became busy meanwhile is skipped.
    */
   async #warmRaw(minIdleMs: number): Promise<void> {
-    const raw = this.#raw;
-    const head = this.#rawWarm;
-    const count = raw.idleLongerThan(minIdleMs);
-    if (count === 0) return;
-    const signatures: Promise<PresignedSignature>[] = [];
-    for (let i = 0; i < count; i++) signatures.push(this.#client.sign('GET', head.path, false));
-    const signed = await Promise.all(signatures);
-    const answers: Promise<void>[] = [];
-    for (const one of signed) {
-      const answer = new WarmAnswer(head.path);
-      if (!raw.sendIfIdle(answer, head, one.timestampText, one.signature, null, minIdleMs)) break;
-      this.stats.warmRequests++;
-      answers.push(answer.done);
-    }
-    await Promise.all(answers);
+    this.stats.warmRequests += await warmIdleRawSockets(this.#raw, this.#rawWarm, this.#client, minIdleMs);
   }
 
   #quotePath(quote: QuoteRequest, suffix: string): string {

@@ -99,7 +99,7 @@ import {
   readDecreaseAck,
   type AckRecord,
 } from './wire-parse.ts';
-import { WarmAnswer } from './warm-answer.ts';
+import { warmIdleRawSockets } from './raw-keep-warm.ts';
 
 export type SigningMode = 'presigned' | 'inline';
 
@@ -829,21 +829,7 @@ export class RestOrderEntry implements OrderEntry {
    * one that became busy meanwhile is skipped (it is warm). Rejects like #callSigned.
    */
   async #warmRaw(minIdleMs: number): Promise<void> {
-    const raw = this.#raw;
-    const head = this.#rawWarm;
-    const count = raw.idleLongerThan(minIdleMs);
-    if (count === 0) return;
-    const signatures: Promise<PresignedSignature>[] = [];
-    for (let i = 0; i < count; i++) signatures.push(this.#cancelAllClient.sign('GET', head.path, false));
-    const signed = await Promise.all(signatures);
-    const answers: Promise<void>[] = [];
-    for (const one of signed) {
-      const answer = new WarmAnswer(head.path);
-      if (!raw.sendIfIdle(answer, head, one.timestampText, one.signature, null, minIdleMs)) break;
-      this.stats.warmRequests++;
-      answers.push(answer.done);
-    }
-    await Promise.all(answers);
+    this.stats.warmRequests += await warmIdleRawSockets(this.#raw, this.#rawWarm, this.#cancelAllClient, minIdleMs);
   }
 
   /** `count` signed GETs of warmPath on the cancel-all pool, so it opens (or reuses) that many sockets. */

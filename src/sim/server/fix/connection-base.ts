@@ -52,6 +52,8 @@ export function allowedTags(body: readonly number[]): ReadonlySet<number> {
   return new Set<number>([...HEADER_TAGS, ...body]);
 }
 
+const MASS_CANCEL_TAGS = allowedTags([Tag.ClOrdID, Tag.MassCancelRequestType, Tag.AllocAccount, Tag.TransactTime, Tag.Text]);
+
 export abstract class ConnectionBase implements FixApplication {
   readonly ctx: AcceptorContext;
   readonly sessionName: string;
@@ -61,6 +63,8 @@ export abstract class ConnectionBase implements FixApplication {
   keyId = '';
   userId = '';
   listener = false;
+  #lastMassCancelMs = -1;
+  #massCancelCount = 0;
   skipPending = false;
   newBeforeTrade = false;
   iocCancelReport = false;
@@ -228,6 +232,46 @@ export abstract class ConnectionBase implements FixApplication {
     if (this.ctx.rateLimiter.admit(key.keyId, key.tier, bucketOf(method, template), cost)) return true;
     this.businessReject(message, BusinessRejectReason.RATE_LIMIT_EXCEEDED, 'Rate limit exceeded', refId);
     return false;
+  }
+
+  /**
+   * The checks of an OrderMassCancelRequest (35=q) both exchanges share: KalshiNR only, its tags,
+   * ClOrdID, trading scope, one per second, the token bucket of `path`, and MassCancelRequestType 6
+   * (anything else is answered here with 531=0). Returns what to cancel, or null when answered.
+   * AllocAccount(79) narrows it to one subaccount (our extension, not in fix.md); a restricted
+   * key's own is used whatever 79 says.
+   */
+  massCancelRequest(message: FixMessage, path: string, operationPrefix: string): { clOrdId: string; operationId: string; subaccount: number | null } | null {
+    const msgType = MsgType.OrderMassCancelRequest;
+    if (this.sessionName !== 'KalshiNR') {
+      this.businessReject(message, BusinessRejectReason.UNSUPPORTED_MESSAGE_TYPE, 'OrderMassCancelRequest is available on KalshiNR only', '');
+      return null;
+    }
+    if (!this.checkTags(message, msgType, MASS_CANCEL_TAGS)) return null;
+    if (!this.checkRequired(message, msgType, [Tag.ClOrdID, Tag.MassCancelRequestType])) return null;
+    const clOrdId = this.text(message, Tag.ClOrdID, 64);
+    if (clOrdId === null) {
+      this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.ClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
+      return null;
+    }
+    if (!this.mayTrade(message, clOrdId)) return null;
+    const now = this.ctx.now();
+    if (this.#lastMassCancelMs >= 0 && now - this.#lastMassCancelMs < this.ctx.massCancelIntervalMs) {
+      this.businessReject(message, BusinessRejectReason.RATE_LIMIT_EXCEEDED, 'OrderMassCancelRequest is limited to 1 per second', clOrdId);
+      return null;
+    }
+    if (!this.admit(message, 'DELETE', path, clOrdId)) return null;
+    this.#lastMassCancelMs = now;
+    const operationId = `${operationPrefix}-${++this.#massCancelCount}`;
+    if (!message.valueEquals(Tag.MassCancelRequestType, '6')) {
+      this.session!.begin(MsgType.OrderMassCancelReport).string(Tag.ClOrdID, clOrdId).string(Tag.OrderID, operationId)
+        .string(Tag.MassCancelResponse, '0').int(Tag.MassCancelRejectReason, 0).string(Tag.Text, 'MassCancelRequestType must be 6');
+      this.session!.send();
+      return null;
+    }
+    const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
+    const subaccount = this.key?.subaccount ?? (requested === null || requested === INT_INVALID ? null : requested);
+    return { clOrdId, operationId, subaccount };
   }
 
   /** Listener sessions and keys without a trading scope may not trade (fix.md §3, 380=6). */

@@ -41,8 +41,6 @@ const REPLACE_TAGS = allowedTags([
   Tag.ExpireTime, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.TransactTime, Tag.ExecInst, Tag.Text,
 ]);
 
-const MASS_CANCEL_TAGS = allowedTags([Tag.ClOrdID, Tag.MassCancelRequestType, Tag.AllocAccount, Tag.TransactTime, Tag.Text]);
-
 const CL_ORD_ID_CHARS_MAX = 64; // fix.md §5
 /** An order whose TransactTime(60) is older than this is stale (the SendingTime tolerance of fix.md §1; ours). */
 export const STALE_ORDER_MS = 30_000;
@@ -63,8 +61,6 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
   readonly #hub: MarginFixHub;
   readonly #placed = new Set<string>();
   readonly #ensureAccount: (userId: string, subaccount: number) => void;
-  #lastMassCancelMs = -1;
-  #massCancelCount = 0;
 
   constructor(ctx: AcceptorContext, sessionName: string, hub: MarginFixHub, ensureAccount: (userId: string, subaccount: number) => void) {
     super(ctx, sessionName);
@@ -248,32 +244,10 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
   // ---- OrderMassCancelRequest (35=q), KalshiNR only, as on Predictions ----
 
   #massCancel(message: FixMessage): void {
-    const msgType = MsgType.OrderMassCancelRequest;
-    if (this.sessionName !== 'KalshiNR') {
-      return this.businessReject(message, BusinessRejectReason.UNSUPPORTED_MESSAGE_TYPE, 'OrderMassCancelRequest is available on KalshiNR only', '');
-    }
-    if (!this.checkTags(message, msgType, MASS_CANCEL_TAGS)) return;
-    if (!this.checkRequired(message, msgType, [Tag.ClOrdID, Tag.MassCancelRequestType])) return;
-    const clOrdId = this.text(message, Tag.ClOrdID, CL_ORD_ID_CHARS_MAX);
-    if (clOrdId === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.ClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
-    if (!this.mayTrade(message, clOrdId)) return;
-    const now = this.ctx.now();
-    if (this.#lastMassCancelMs >= 0 && now - this.#lastMassCancelMs < this.ctx.massCancelIntervalMs) {
-      return this.businessReject(message, BusinessRejectReason.RATE_LIMIT_EXCEEDED, 'OrderMassCancelRequest is limited to 1 per second', clOrdId);
-    }
-    if (!this.admit(message, 'DELETE', '/margin/orders', clOrdId)) return;
-    this.#lastMassCancelMs = now;
-    const operationId = `mmc-${++this.#massCancelCount}`;
+    const request = this.massCancelRequest(message, '/margin/orders', 'mmc');
+    if (request === null) return;
+    const { clOrdId, operationId, subaccount } = request;
     const session = this.session!;
-    if (!message.valueEquals(Tag.MassCancelRequestType, '6')) {
-      session.begin(MsgType.OrderMassCancelReport).string(Tag.ClOrdID, clOrdId).string(Tag.OrderID, operationId)
-        .string(Tag.MassCancelResponse, '0').int(Tag.MassCancelRejectReason, 0).string(Tag.Text, 'MassCancelRequestType must be 6');
-      session.send();
-      return;
-    }
-    // AllocAccount(79) narrows it to one subaccount (our extension, as on Predictions); a restricted key's is its own.
-    const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
-    const subaccount = this.key?.subaccount ?? (requested === null || requested === INT_INVALID ? null : requested);
     const engine = this.#hub.engine;
     const resting = engine.orderList.filter((order) => order.status === 'resting' && order.userId === this.userId && (subaccount === null || order.subaccount === subaccount));
     engine.cancelAll(this.userId, subaccount);

@@ -55,7 +55,6 @@ const REPLACE_TAGS = allowedTags([
   Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderID, Tag.OrderQty, Tag.OrdType, Tag.Price, Tag.Side, Tag.Symbol, Tag.TimeInForce,
   Tag.ExpireTime, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.TransactTime, Tag.ExecInst, Tag.Text,
 ]);
-const MASS_CANCEL_TAGS = allowedTags([Tag.ClOrdID, Tag.MassCancelRequestType, Tag.AllocAccount, Tag.TransactTime, Tag.Text]);
 const ORDER_GROUP_TAGS = allowedTags([Tag.OrderGroupAction, Tag.OrderGroupID, Tag.OrderGroupContractsLimit, Tag.AllocAccount, Tag.ExDestination]);
 
 const CL_ORD_ID_CHARS_MAX = 64; // fix.md §5
@@ -65,8 +64,6 @@ const AMEND_PATH = '/portfolio/events/orders/{order_id}/amend';
 const GROUP_CONTRACTS_MAX = 1_000_000;
 
 export class OrderEntryConnection extends ConnectionBase implements ReportSink {
-  #lastMassCancelMs = -1;
-  #massCancelCount = 0;
   /** The wire-to-wire probe (server/probe.ts), set by the acceptor; null when it is off. */
   wireProbe: WireProbe | null = null;
   /** The RFQ requester's side on KalshiRT (rfq-requester.ts); null on KalshiNR. */
@@ -119,7 +116,6 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
         }
     }
   }
-
 
   // ---- NewOrderSingle (35=D) ----
 
@@ -438,32 +434,10 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
   // ---- OrderMassCancelRequest (35=q) ----
 
   #massCancel(message: FixMessage): void {
-    const msgType = MsgType.OrderMassCancelRequest;
-    if (this.sessionName !== 'KalshiNR') {
-      return this.businessReject(message, BusinessRejectReason.UNSUPPORTED_MESSAGE_TYPE, 'OrderMassCancelRequest is available on KalshiNR only', '');
-    }
-    if (!this.checkTags(message, msgType, MASS_CANCEL_TAGS)) return;
-    if (!this.checkRequired(message, msgType, [Tag.ClOrdID, Tag.MassCancelRequestType])) return;
-    const clOrdId = this.text(message, Tag.ClOrdID, CL_ORD_ID_CHARS_MAX);
-    if (clOrdId === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.ClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
-    if (!this.mayTrade(message, clOrdId)) return;
-    const now = this.ctx.now();
-    if (this.#lastMassCancelMs >= 0 && now - this.#lastMassCancelMs < this.ctx.massCancelIntervalMs) {
-      return this.businessReject(message, BusinessRejectReason.RATE_LIMIT_EXCEEDED, 'OrderMassCancelRequest is limited to 1 per second', clOrdId);
-    }
-    if (!this.admit(message, 'DELETE', ORDERS_PATH, clOrdId)) return;
-    this.#lastMassCancelMs = now;
-    const operationId = `mc-${this.ctx.hub.execIds.clock}-${++this.#massCancelCount}`;
+    const request = this.massCancelRequest(message, ORDERS_PATH, `mc-${this.ctx.hub.execIds.clock}`);
+    if (request === null) return;
+    const { clOrdId, operationId, subaccount } = request;
     const session = this.session!;
-    if (!message.valueEquals(Tag.MassCancelRequestType, '6')) {
-      session.begin(MsgType.OrderMassCancelReport).string(Tag.ClOrdID, clOrdId).string(Tag.OrderID, operationId)
-        .string(Tag.MassCancelResponse, '0').int(Tag.MassCancelRejectReason, 0).string(Tag.Text, 'MassCancelRequestType must be 6');
-      session.send();
-      return;
-    }
-    // AllocAccount(79) on 35=q is our extension (not in fix.md): it narrows the cancel to one subaccount.
-    const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
-    const subaccount = this.key?.subaccount ?? (requested === null || requested === INT_INVALID ? null : requested);
     const hub = this.ctx.hub;
     hub.beginCall(this.userId);
     this.ctx.engine.cancelAllOrders(this.userId, subaccount);
