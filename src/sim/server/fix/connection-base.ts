@@ -235,6 +235,25 @@ export abstract class ConnectionBase implements FixApplication {
   }
 
   /**
+   * The checks a cancel (35=F) or a replace (35=G) shares on both exchanges: its tags and required
+   * fields, ClOrdID and OrigClOrdID, trading scope and the token bucket of `method path`. Returns
+   * the two ids, or null when the message was answered.
+   */
+  orderChangeIds(message: FixMessage, msgType: string, tags: ReadonlySet<number>, required: readonly number[], method: string, path: string): { clOrdId: string; origClOrdId: string } | null {
+    if (!this.checkTags(message, msgType, tags)) return null;
+    if (!this.checkRequired(message, msgType, required)) return null;
+    const clOrdId = this.text(message, Tag.ClOrdID, 64);
+    const origClOrdId = this.text(message, Tag.OrigClOrdID, 64);
+    if (clOrdId === null || origClOrdId === null) {
+      this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, clOrdId === null ? Tag.ClOrdID : Tag.OrigClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
+      return null;
+    }
+    if (!this.mayTrade(message, clOrdId)) return null;
+    if (!this.admit(message, method, path, clOrdId)) return null;
+    return { clOrdId, origClOrdId };
+  }
+
+  /**
    * The checks of an OrderMassCancelRequest (35=q) both exchanges share: KalshiNR only, its tags,
    * ClOrdID, trading scope, one per second, the token bucket of `path`, and MassCancelRequestType 6
    * (anything else is answered here with 531=0). Returns what to cancel, or null when answered.

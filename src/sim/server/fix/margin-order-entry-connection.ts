@@ -224,13 +224,9 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
 
   #cancel(message: FixMessage): void {
     const msgType = MsgType.OrderCancelRequest;
-    if (!this.checkTags(message, msgType, CANCEL_TAGS)) return;
-    if (!this.checkRequired(message, msgType, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.Side, Tag.Symbol])) return;
-    const clOrdId = this.text(message, Tag.ClOrdID, CL_ORD_ID_CHARS_MAX);
-    const origClOrdId = this.text(message, Tag.OrigClOrdID, CL_ORD_ID_CHARS_MAX);
-    if (clOrdId === null || origClOrdId === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, clOrdId === null ? Tag.ClOrdID : Tag.OrigClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
-    if (!this.mayTrade(message, clOrdId)) return;
-    if (!this.admit(message, 'DELETE', '/margin/orders/{order_id}', clOrdId)) return;
+    const ids = this.orderChangeIds(message, msgType, CANCEL_TAGS, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.Side, Tag.Symbol], 'DELETE', '/margin/orders/{order_id}');
+    if (ids === null) return;
+    const { clOrdId, origClOrdId } = ids;
     const order = this.#target(message, origClOrdId);
     if (order === null) return this.#cancelReject(clOrdId, origClOrdId, null, '1', { text: 'UNKNOWN_ORDER', reason: 1 });
     const result = this.#hub.engine.cancel(this.userId, order.subaccount, order.orderId);
@@ -265,13 +261,9 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
 
   #replace(message: FixMessage): void {
     const msgType = MsgType.OrderCancelReplaceRequest;
-    if (!this.checkTags(message, msgType, REPLACE_TAGS)) return;
-    if (!this.checkRequired(message, msgType, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderQty, Tag.OrdType, Tag.Side, Tag.Symbol])) return;
-    const clOrdId = this.text(message, Tag.ClOrdID, CL_ORD_ID_CHARS_MAX);
-    const origClOrdId = this.text(message, Tag.OrigClOrdID, CL_ORD_ID_CHARS_MAX);
-    if (clOrdId === null || origClOrdId === null) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, clOrdId === null ? Tag.ClOrdID : Tag.OrigClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
-    if (!this.mayTrade(message, clOrdId)) return;
-    if (!this.admit(message, 'POST', '/margin/orders/{order_id}/amend', clOrdId)) return;
+    const ids = this.orderChangeIds(message, msgType, REPLACE_TAGS, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderQty, Tag.OrdType, Tag.Side, Tag.Symbol], 'POST', '/margin/orders/{order_id}/amend');
+    if (ids === null) return;
+    const { clOrdId, origClOrdId } = ids;
     const order = this.#target(message, origClOrdId);
     if (order === null) return this.#cancelReject(clOrdId, origClOrdId, null, '2', { text: 'UNKNOWN_ORDER', reason: 1 });
     const count = message.getCount(Tag.OrderQty);

@@ -263,15 +263,9 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
 
   #cancel(message: FixMessage): void {
     const msgType = MsgType.OrderCancelRequest;
-    if (!this.checkTags(message, msgType, CANCEL_TAGS)) return;
-    if (!this.checkRequired(message, msgType, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.Side, Tag.Symbol])) return;
-    const clOrdId = this.text(message, Tag.ClOrdID, CL_ORD_ID_CHARS_MAX);
-    const origClOrdId = this.text(message, Tag.OrigClOrdID, CL_ORD_ID_CHARS_MAX);
-    if (clOrdId === null || origClOrdId === null) {
-      return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, clOrdId === null ? Tag.ClOrdID : Tag.OrigClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
-    }
-    if (!this.mayTrade(message, clOrdId)) return;
-    if (!this.admit(message, 'DELETE', ORDER_PATH, clOrdId)) return;
+    const ids = this.orderChangeIds(message, msgType, CANCEL_TAGS, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.Side, Tag.Symbol], 'DELETE', ORDER_PATH);
+    if (ids === null) return;
+    const { clOrdId, origClOrdId } = ids;
     const target = this.#findOrder(message, origClOrdId);
     if (typeof target === 'number') return this.#cancelReject(message, clOrdId, origClOrdId, '', '1', target === CxlRejReason.TOO_LATE_TO_CANCEL ? { text: 'TOO_LATE_TO_CANCEL', reason: target } : { text: 'UNKNOWN_ORDER', reason: target });
     const fault = this.#fault('DELETE', ORDER_PATH);
@@ -355,15 +349,9 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
 
   #replace(message: FixMessage): void {
     const msgType = MsgType.OrderCancelReplaceRequest;
-    if (!this.checkTags(message, msgType, REPLACE_TAGS)) return;
-    if (!this.checkRequired(message, msgType, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderQty, Tag.OrdType, Tag.Side, Tag.Symbol])) return;
-    const clOrdId = this.text(message, Tag.ClOrdID, CL_ORD_ID_CHARS_MAX);
-    const origClOrdId = this.text(message, Tag.OrigClOrdID, CL_ORD_ID_CHARS_MAX);
-    if (clOrdId === null || origClOrdId === null) {
-      return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, clOrdId === null ? Tag.ClOrdID : Tag.OrigClOrdID, msgType, 'ClOrdID must be 1 to 64 printable characters');
-    }
-    if (!this.mayTrade(message, clOrdId)) return;
-    if (!this.admit(message, 'POST', AMEND_PATH, clOrdId)) return;
+    const ids = this.orderChangeIds(message, msgType, REPLACE_TAGS, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderQty, Tag.OrdType, Tag.Side, Tag.Symbol], 'POST', AMEND_PATH);
+    if (ids === null) return;
+    const { clOrdId, origClOrdId } = ids;
     const target = this.#findOrder(message, origClOrdId);
     if (typeof target === 'number') return this.#cancelReject(message, clOrdId, origClOrdId, '', '2', target === CxlRejReason.TOO_LATE_TO_CANCEL ? { text: 'CANNOT_UPDATE_FILLED_ORDER', reason: CxlRejReason.BROKER } : { text: 'UNKNOWN_ORDER', reason: target });
     const engine = this.ctx.engine;
