@@ -7,4 +7,5 @@
 export { MarketRegistry } from './registry.ts';
 export type { RegridListener } from './registry.ts';
 export { Market } from './market.ts';
+export type { Exchange } from './market.ts';
 export { HASH_PRIME, HASH_SEED, hashBytes, hashFinish, wordAt } from './ticker-hash.ts';

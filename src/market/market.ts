@@ -5,12 +5,21 @@
  * them here. Owns no behaviour.
  */
 
-import type { PriceGrid } from '../core/index.ts';
+import { PRICE_INVALID, type Price, type PriceGrid } from '../core/index.ts';
+
+/** The exchange a market trades on: its routes, subaccount numbers, balances and rules are its own. */
+export type Exchange = 'predictions' | 'margin';
 
 export class Market {
   readonly index: number;
   readonly ticker: string;
-  /** The price grid (price_ranges / price_level_structure); null until the market's facts are loaded. */
+  /** Set once, when the market is loaded; a ticker names one market across both exchanges. */
+  exchange: Exchange = 'predictions';
+  /** Margin: the price tick in 1/10,000 $ (tick_size); 0 on Predictions, whose grid decides. */
+  tick = 0;
+  /** Margin: the settlement mark price (margin ticker channel, market listing); PRICE_INVALID until known. */
+  markPrice: Price = PRICE_INVALID;
+  /** The price grid (price_ranges / price_level_structure); null until the market's facts are loaded (always null on Margin). */
   grid: PriceGrid | null = null;
   /** Trading open per lifecycle (false while paused, determined, settled); assumed open until told. */
   open = true;

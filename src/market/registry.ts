@@ -14,7 +14,7 @@
  * surrogate) is registered but never found by bytes: its UTF-8 would not decode back to it.
  */
 
-import type { PriceGrid } from '../core/index.ts';
+import type { Price, PriceGrid } from '../core/index.ts';
 import { Market } from './market.ts';
 import { hashBytes, wordAt } from './ticker-hash.ts';
 
@@ -87,6 +87,20 @@ export class MarketRegistry {
     if (market === undefined || market.grid === grid) return;
     market.grid = grid;
     for (const listener of this.#regridListeners) listener(index, grid);
+  }
+
+  /** The market trades on the Margin exchange with this tick (1/10,000 $): written once, when it is loaded. */
+  setMargin(index: number, tick: number): void {
+    const market = this.#markets[index];
+    if (market === undefined) return;
+    market.exchange = 'margin';
+    market.tick = tick;
+  }
+
+  /** A Margin market's settlement mark price (the margin ticker channel, a listing). */
+  setMark(index: number, price: Price): void {
+    const market = this.#markets[index];
+    if (market !== undefined) market.markPrice = price;
   }
 
   setOpen(index: number, open: boolean): void {

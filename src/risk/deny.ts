@@ -52,6 +52,17 @@ export const Deny = {
   RESTRICTED_KEY_MAKER_ONLY: 39, // restricted key: only the maker lifecycle (quote, cancel, confirm), never create an RFQ or accept a quote
   QUOTE_UNKNOWN: 40, //            cancel / confirm of a quote the quote book does not have (or another strategy's)
   QUOTE_NOT_ACTIONABLE: 41, //     cancel of a quote no longer open, confirm of a quote not accepted (or with a request in flight)
+  // The Margin exchange (issue 17): perpetuals priced on a tick, margined, with exit triggers.
+  REDUCE_ONLY_RESTING: 42, //      Margin reduce-only order that could rest: it must be immediate_or_cancel or fill_or_kill
+  PRICE_AWAY_FROM_MARK: 43, //     Margin price further from the mark than limits allow
+  MARGIN_MARK_UNKNOWN: 44, //      Margin market without a mark price yet: margin and notional checks cannot run
+  MARGIN_INSUFFICIENT: 45, //      initial margin of the worst-case positions above the subaccount's available balance
+  LEVERAGE_ABOVE_MAX: 46, //       worst-case notional over the subaccount's balance above the configured leverage
+  NOTIONAL_RISK_LIMIT: 47, //      worst-case |position| x mark above the market's notional risk limit
+  ROUTE_EXCHANGE_MISMATCH: 48, //  the intent's route serves another exchange than the market's
+  TRIGGER_INVALID: 49, //          exit trigger malformed: price off tick, on the wrong side of the mark, no position to exit
+  TRIGGER_COUNT_ABOVE_POSITION: 50, // exit trigger counts (with the live ones) above the position they close
+  TRIGGER_LIMIT: 51, //            one trigger per kind (isolated), 20 live brackets or one trailing stop (cross) reached
 } as const;
 export type Deny = (typeof Deny)[keyof typeof Deny];
 
