@@ -14,4 +14,5 @@ export * from './request-signing.ts'; // written by the exec/rest helper
 export * from './seeded-random.ts';
 export * from './token-bucket.ts';
 export * from './intent.ts';
+export * from './exit-trigger.ts';
 export * from './fifo-map.ts';
