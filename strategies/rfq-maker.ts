@@ -14,7 +14,7 @@
  */
 
 import { PRICE_INVALID, PRICE_ONE, definePlugin, requireCount, requirePrice } from '../src/strategy/index.ts';
-import type { Count, LifecycleView, Price, PriceGrid, QuoteView, RfqView, Strategy, StrategyBook, StrategyContext } from '../src/strategy/index.ts';
+import type { Count, LevelGrid, LifecycleView, Price, PriceGrid, QuoteView, RfqView, Strategy, StrategyBook, StrategyContext } from '../src/strategy/index.ts';
 
 export interface RfqMakerParams {
   /** Distance from the book mid to each side, dollars ("0.0200"). */
@@ -46,7 +46,7 @@ export class QuotePrices {
 
 /** What pricing reads of a book (src/book's OrderBook satisfies it). */
 export interface PricingBook {
-  readonly grid: PriceGrid;
+  readonly grid: LevelGrid;
   bestBid(): Price;
   bestAsk(): Price;
 }

@@ -4,7 +4,7 @@
  * only append. This file owns the codes and their names only.
  */
 
-/** The `side` of an orderbook_delta / snapshot array: yes -> 0 (YES bids), no -> 1 (NO bids). */
+/** The `side` of an orderbook_delta / snapshot array: yes -> 0 (YES bids), no -> 1 (NO bids); on Margin bid -> 0, ask -> 1. */
 export const BookSideCode = { YES: 0, NO: 1 } as const;
 export type BookSideCode = (typeof BookSideCode)[keyof typeof BookSideCode];
 

@@ -8,10 +8,10 @@
  * the feed does that when told.
  */
 
-import type { Count, Price, PriceGrid } from '../core/index.ts';
+import { TickGrid, type Count, type Price, type PriceGrid } from '../core/index.ts';
 import { MarketRegistry } from '../market/index.ts';
 import { ApplyStatus } from './apply-status.ts';
-import { OrderBook } from './order-book.ts';
+import { OrderBook, PERP_MAX_WINDOW_TICKS, PERP_WINDOW_TICKS } from './order-book.ts';
 
 export interface BookStoreOptions {
   /** Injected clock, Unix ms: stamps updatedAtMs. */
@@ -65,6 +65,30 @@ export class BookStore {
       return existing;
     }
     const book = new OrderBook(ticker, grid, this.#onOutOfSync);
+    while (this.#books.length < index) this.#books.push(undefined);
+    this.#books[index] = book;
+    this.#size++;
+    return book;
+  }
+
+  /**
+   * Adds a perpetual (Margin) market's book: bids and asks at their own prices on a `tick`-price
+   * grid, held in a window of `windowTicks` levels that follows the market and widens up to
+   * `maxWindowTicks` for a wide spread (OrderBook). Adding a
+   * known ticker returns its book when it is a perpetual of that tick, else replaces the book (its
+   * subscription binding is dropped; it waits for a snapshot). Throws RangeError on a bad tick.
+   */
+  addPerp(ticker: string, tick: number, windowTicks: number = PERP_WINDOW_TICKS, maxWindowTicks: number = PERP_MAX_WINDOW_TICKS): OrderBook {
+    // The first window is a placeholder: the first snapshot centres it (OrderBook.endSnapshot).
+    const grid = TickGrid.around(tick, tick * Math.floor(windowTicks / 2), windowTicks);
+    const index = this.#markets.add(ticker).index;
+    const existing = this.#books[index];
+    if (existing !== undefined) {
+      if (existing.perp && (existing.grid as TickGrid).tick === tick) return existing;
+      this.#unbind(existing);
+      this.#size--;
+    }
+    const book = new OrderBook(ticker, grid, this.#onOutOfSync, maxWindowTicks);
     while (this.#books.length < index) this.#books.push(undefined);
     this.#books[index] = book;
     this.#size++;
@@ -132,7 +156,7 @@ export class BookStore {
     return book;
   }
 
-  /** One level of the snapshot begun by beginSnapshot: side 0 YES bid at a YES price, 1 NO bid at a NO price. */
+  /** One level of the snapshot begun by beginSnapshot: side 0 YES bid at a YES price, 1 NO bid at a NO price (perpetual: bid / ask). */
   snapshotLevel(book: OrderBook, side: 0 | 1, price: Price, size: Count): number {
     return book.setLevel(side, price, size);
   }

@@ -4,5 +4,5 @@
  */
 
 export { ApplyStatus, applyStatusName, BookSideCode } from './apply-status.ts';
-export { OrderBook, type OutOfSyncListener } from './order-book.ts';
+export { OrderBook, PERP_MAX_WINDOW_TICKS, PERP_WINDOW_TICKS, type OutOfSyncListener } from './order-book.ts';
 export { BookStore, type BookStoreOptions } from './book-store.ts';

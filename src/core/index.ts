@@ -8,6 +8,7 @@ export * from './units.ts';
 export * from './sides.ts';
 export * from './order-states.ts';
 export * from './price-grid.ts';
+export * from './tick-grid.ts';
 export * from './errors.ts';
 export * from './clock.ts';
 export * from './request-signing.ts'; // written by the exec/rest helper

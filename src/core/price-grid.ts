@@ -16,6 +16,7 @@
  */
 
 import { formatPrice, parsePrice, PRICE_INVALID, PRICE_ONE, type Price } from './units.ts';
+import type { LevelGrid } from './tick-grid.ts';
 
 export type PriceLevelStructure =
   | 'linear_cent'
@@ -108,7 +109,7 @@ const STRUCTURE_BY_KEY = new Map<string, PriceLevelStructure>(
 const gridsByStructure = new Map<PriceLevelStructure, PriceGrid>();
 const constructing = Symbol('PriceGrid.construct');
 
-export class PriceGrid {
+export class PriceGrid implements LevelGrid {
   readonly bands: readonly PriceBand[];
   /** Tradable prices strictly between $0 and $1. */
   readonly levelCount: number;

@@ -13,6 +13,8 @@ export const Channel = {
   MARKET_LIFECYCLE: 'market_lifecycle_v2',
   /** RFQs (public) and quotes (the two parties only); market filter ignored (websocket.md §6.11). */
   COMMUNICATIONS: 'communications',
+  /** Margin endpoint only: last price, bid/ask and marks per market (websocket.md §7.2; also called margin_ticker). */
+  TICKER: 'ticker',
 } as const;
 export type Channel = (typeof Channel)[keyof typeof Channel];
 

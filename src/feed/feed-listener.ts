@@ -10,6 +10,7 @@ import type { OrderBook } from '../book/index.ts';
 import type { QuoteMessageRecord, RfqRecord } from './decoders/communications.ts';
 import type { FillRecord } from './decoders/fill.ts';
 import type { LifecycleRecord } from './decoders/lifecycle.ts';
+import type { MarginTickerRecord } from './decoders/margin-ticker.ts';
 import type { MarketPositionRecord } from './decoders/market-position.ts';
 import type { OrderGroupUpdateRecord } from './decoders/order-group-update.ts';
 import type { TradeRecord } from './decoders/trade.ts';
@@ -47,6 +48,8 @@ export interface FeedListener {
   /** An exchange `error` (integer code, spec/websocket.md §4) or a FeedErrorCode. */
   onError(code: number | FeedErrorCode, message: string): void;
   onConnectionState(state: ConnectionState): void;
+  /** Margin feed: a market's `ticker` (last price, bid/ask, mark). The mark is already in the market registry. */
+  onMarginTicker?(record: MarginTickerRecord): void;
 }
 
 /** A listener that ignores everything: extend it and override what you need. */
@@ -64,4 +67,5 @@ export class NoopFeedListener implements FeedListener {
   onQuote(_record: QuoteMessageRecord): void {}
   onError(_code: number | FeedErrorCode, _message: string): void {}
   onConnectionState(_state: ConnectionState): void {}
+  onMarginTicker(_record: MarginTickerRecord): void {}
 }

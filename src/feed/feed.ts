@@ -14,12 +14,13 @@
  * handler.
  */
 
-import { PriceGrid, complementPrice, systemClock, type Clock, type PriceLevelStructure, type Price } from '../core/index.ts';
+import { PRICE_INVALID, PriceGrid, complementPrice, systemClock, type Clock, type PriceLevelStructure, type Price } from '../core/index.ts';
 import { ApplyStatus, BookStore, applyStatusName, type OrderBook } from '../book/index.ts';
 import { nowNs } from '../telemetry/index.ts';
 import { Channel, TERMINAL_ERROR_CODES, isMarketFiltered, isTransientError } from './channels.ts';
 import { MessageKind } from './decoders/decode-status.ts';
-import { FrameDecoder } from './decoders/frame-decoder.ts';
+import { FrameDecoder, type FeedVenue } from './decoders/frame-decoder.ts';
+import type { MarginTickerRecord } from './decoders/margin-ticker.ts';
 import type { MarketLifecycleRecord } from './decoders/lifecycle.ts';
 import type { ControlRecord, SubscriptionListing } from './decoders/control.ts';
 import type { OrderbookDeltaRecord } from './decoders/orderbook-delta.ts';
@@ -36,8 +37,13 @@ import { WsSession, type ConnectionState, type FeedSession, type WsSessionOption
 import { MarketRegistry } from '../market/index.ts';
 
 export interface FeedOptions {
-  /** wss://.../trade-api/ws/v2 (or the simulator's ws://127.0.0.1:PORT/trade-api/ws/v2). */
+  /** wss://.../trade-api/ws/v2 (or the simulator's ws://127.0.0.1:PORT/trade-api/ws/v2); Margin: .../trade-api/ws/v2/margin. */
   url: string;
+  /**
+   * Which exchange the URL serves (default 'predictions'). 'margin': Margin field names
+   * (websocket.md §7), perpetual books (addPerpMarket), no use_yes_price, the `ticker` channel.
+   */
+  venue?: FeedVenue;
   /** API key for the signed handshake; null connects unauthenticated. */
   auth: FeedAuth | null;
   listener?: FeedListener;
@@ -47,7 +53,7 @@ export interface FeedOptions {
   clock?: Clock;
   /** Uniform [0, 1) for reconnect jitter (default Math.random). */
   random?: () => number;
-  /** Subscribe with use_yes_price (NO levels arrive in YES price; converted back for the store). Default false. */
+  /** Subscribe with use_yes_price (NO levels arrive in YES price; converted back for the store). Default false; ignored on Margin. */
   useYesPrice?: boolean;
   /** skip_ticker_ack on subscribes: `ok` replies omit the market lists. Default false. */
   skipTickerAck?: boolean;
@@ -106,6 +112,7 @@ export class Feed {
   readonly session: FeedSession;
   /** The one registry of markets: its index is the feed's, the book's and the gate's. */
   readonly markets: MarketRegistry;
+  readonly venue: FeedVenue;
   /** By registry index. */
   readonly #markets: MarketState[] = [];
   readonly #logger: FeedLogger;
@@ -124,12 +131,14 @@ export class Feed {
     this.#logger = options.logger ?? silentLogger;
     this.#clock = options.clock ?? systemClock;
     this.#listener = options.listener ?? new NoopFeedListener();
-    this.#useYesPrice = options.useYesPrice ?? false;
+    this.venue = options.venue ?? 'predictions';
+    // A perpetual's asks are at their own price: there is no complement to ask for.
+    this.#useYesPrice = this.venue === 'predictions' && (options.useYesPrice ?? false);
     this.#tickMs = options.tickMs ?? 250;
     this.#coarseNowMs = this.#clock.nowMs();
     const nowMs = (): number => this.#clock.nowMs();
     this.markets = options.markets ?? new MarketRegistry();
-    this.decoder = new FrameDecoder(this.markets);
+    this.decoder = new FrameDecoder(this.markets, this.venue);
     // The store stamps each book's updatedAtMs with the coarse time of the feed's tick (tickMs,
     // 250 ms by default; staleness is judged in seconds): reading the wall clock per delta boxed
     // its result, 16 bytes of garbage per frame (bench/feed counts the collections).
@@ -190,6 +199,7 @@ export class Feed {
         [Channel.FILL]: commonParams,
         [Channel.USER_ORDERS]: commonParams,
         [Channel.MARKET_POSITIONS]: commonParams,
+        [Channel.TICKER]: commonParams,
       },
     });
     this.resync = new ResyncManager({
@@ -222,6 +232,21 @@ export class Feed {
     const info = this.markets.add(ticker);
     if (info.grid === null) info.grid = grid;
     else this.markets.regrid(info.index, grid);
+    const market = this.#markets[info.index];
+    if (market === undefined) this.#markets[info.index] = new MarketState(info, book);
+    else market.book = book;
+    return book;
+  }
+
+  /**
+   * Registers a perpetual (Margin) market and its book: bids and asks at their own prices on a
+   * `tick` grid (1/10,000 $), in a window that follows the market (BookStore.addPerp). The registry
+   * marks it a Margin market of that tick. For a feed on the Margin endpoint (venue 'margin').
+   */
+  addPerpMarket(ticker: string, tick: number): OrderBook {
+    const info = this.markets.add(ticker);
+    this.markets.setMargin(info.index, tick);
+    const book = this.books.addPerp(ticker, tick);
     const market = this.#markets[info.index];
     if (market === undefined) this.#markets[info.index] = new MarketState(info, book);
     else market.book = book;
@@ -393,6 +418,9 @@ export class Feed {
         case MessageKind.QUOTE:
           if (!this.#isDead(decoder.quote.sid)) this.#listener.onQuote(decoder.quote);
           return true;
+        case MessageKind.MARGIN_TICKER:
+          if (!this.#isDead(decoder.marginTicker.sid)) this.#onMarginTicker(decoder.marginTicker);
+          return true;
         case MessageKind.SUBSCRIBED:
           this.subscriptions.handleSubscribed(decoder.subscribed);
           return true;
@@ -520,11 +548,19 @@ export class Feed {
     this.#listener.onLifecycle(record);
   }
 
+  /** The mark goes to the registry first (the gate reads it there), then to the listener. */
+  #onMarginTicker(record: MarginTickerRecord): void {
+    if (record.marketIndex !== -1 && record.markPrice !== PRICE_INVALID) this.markets.setMark(record.marketIndex, record.markPrice);
+    this.#listener.onMarginTicker?.(record);
+  }
+
   #regrid(market: MarketState, record: MarketLifecycleRecord): void {
     if (record.priceLevelStructure === null && record.priceRanges === null) return;
+    if (market.book.perp) return; // a perpetual's tick is not a price_level_structure
     let grid: PriceGrid;
     try {
-      const structure = (record.priceLevelStructure ?? market.book.grid.structure ?? 'linear_cent') as PriceLevelStructure;
+      const current = market.book.grid instanceof PriceGrid ? market.book.grid.structure : null;
+      const structure = (record.priceLevelStructure ?? current ?? 'linear_cent') as PriceLevelStructure;
       grid = PriceGrid.forMarket(structure, record.priceRanges);
     } catch (error) {
       this.#logger.error({ err: error, ticker: market.ticker }, 'feed: cannot build the new price grid');

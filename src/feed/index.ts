@@ -18,10 +18,12 @@ export { SubscriptionManager, Subscription, SubscriptionState, LostReason, Comma
 export { ResyncManager } from './resync.ts';
 export { MarketState, ResyncState } from './market-state.ts';
 export { Backoff } from './backoff.ts';
-export { FrameDecoder } from './decoders/frame-decoder.ts';
+export { FrameDecoder, type FeedVenue } from './decoders/frame-decoder.ts';
 export { DecodeStatus, MessageKind } from './decoders/decode-status.ts';
 export { OrderbookDeltaRecord, decodeDeltaObject } from './decoders/orderbook-delta.ts';
 export { OrderbookSnapshotRecord } from './decoders/orderbook-snapshot.ts';
+export { MarginTickerRecord } from './decoders/margin-ticker.ts';
+export { decodeMarginDeltaObject, decodeMarginSnapshotObject } from './decoders/margin-orderbook.ts';
 export { TradeRecord } from './decoders/trade.ts';
 export { FillRecord } from './decoders/fill.ts';
 export { UserOrderRecord, type UserOrderStatus } from './decoders/user-order.ts';

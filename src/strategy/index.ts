@@ -7,7 +7,7 @@
  */
 
 export { OrderFlags, definePlugin } from './strategy.ts';
-export type { CandleSeriesView, CandleView, FillView, LifecycleView, OrderView, ParamsSchema, QuoteStatus, QuoteView, RfqView, Strategy, StrategyBook, StrategyPlugin, TradeView } from './strategy.ts';
+export type { CandleSeriesView, CandleView, ExitTriggerSpec, FillView, LifecycleView, OrderView, ParamsSchema, QuoteStatus, QuoteView, RfqView, Strategy, StrategyBook, StrategyPlugin, TradeView } from './strategy.ts';
 export { OrderState, isLiveOrder, isPendingOrder, isRestingOrder } from './order-states.ts';
 export { BoundStrategyContext } from './strategy-context.ts';
 export type { ContextBinding, StrategyContext } from './strategy-context.ts';
@@ -17,8 +17,8 @@ export { STRATEGY_HOST_DEFAULTS, StrategyHost, loadEntries } from './strategy-ho
 export type { DeploymentStatus, DeploymentSummary, StrategyHostOptions } from './strategy-host.ts';
 export { STRATEGY_ERROR_CODES, StrategyError } from './strategy-error.ts';
 export type { StrategyErrorCode } from './strategy-error.ts';
-export type { CandlePort, MarketPort, OrderGroupPort, OrderPort, QuotePort, StrategyHostPorts } from './ports.ts';
+export type { CandlePort, ExitTriggerAnswer, MarketPort, OrderGroupPort, OrderPort, QuotePort, StrategyHostPorts, TriggerPort } from './ports.ts';
 // Re-exported so plugins need one import: deny codes, units and sides they use in every call.
 export { Deny, DENY_NAMES, denyName } from '../risk/index.ts';
 export { PRICE_INVALID, PRICE_ONE, COUNT_INVALID, asCount, asPrice, formatCount, formatPrice, requireCount, requirePrice } from '../core/index.ts';
-export type { BookSide, Count, Price, PriceGrid } from '../core/index.ts';
+export type { BookSide, Count, LevelGrid, Price, PriceGrid } from '../core/index.ts';

@@ -1,6 +1,6 @@
 // Test helper (not a test): a deliberately naive reference book keyed by side and price in a Map,
 // plus a seeded PRNG, used to check OrderBook / BookStore against straightforward semantics.
-import { PRICE_INVALID, PRICE_ONE, seededRandom, type Price, type PriceGrid } from '../../src/core/index.ts';
+import { PRICE_INVALID, PRICE_ONE, seededRandom, type LevelGrid, type Price } from '../../src/core/index.ts';
 
 /** Reproducible random cases: core's seeded PRNG. */
 export const rng = seededRandom;
@@ -66,7 +66,7 @@ export class ReferenceBook {
 }
 
 /** A random tradable price of the grid (as the exchange would send it for that side). */
-export function randomGridPrice(random: () => number, grid: PriceGrid, side: 0 | 1): Price {
+export function randomGridPrice(random: () => number, grid: LevelGrid, side: 0 | 1): Price {
   const yes = grid.priceAt(randomInt(random, grid.levelCount));
   return (side === 0 ? yes : PRICE_ONE - yes) as Price;
 }

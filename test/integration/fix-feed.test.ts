@@ -12,6 +12,7 @@
 
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PriceGrid } from '../../src/core/index.ts';
 import { Feed } from '../../src/feed/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import type { Runtime } from '../../src/runtime/runtime.ts';
@@ -73,7 +74,7 @@ describe('feed.source "fix"', () => {
     // The reference: the WebSocket feed's book of the same market.
     const feed = new Feed({ url: sim.wsUrl, auth: { keyId: key.keyId, privateKey: key.privateKey } });
     wsFeed = feed;
-    const wsBook = feed.addMarket(MARKET, book.grid);
+    const wsBook = feed.addMarket(MARKET, book.grid as PriceGrid);
     feed.start();
     feed.subscribeOrderbooks([MARKET]);
     await waitUntil(() => wsBook.synced, 5_000, 'the WebSocket book synced');

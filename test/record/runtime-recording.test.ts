@@ -17,6 +17,7 @@ import { validateConfig } from '../../src/runtime/config.ts';
 import { Replay } from '../../src/replay/replay.ts';
 import { MARKET, ROOT_DIR, createRuntime, entry, startTestSim, waitUntil } from '../integration/helpers.ts';
 import type { OrderBook } from '../../src/book/index.ts';
+import type { PriceGrid } from '../../src/core/index.ts';
 
 const work = mkdtempSync(path.join(tmpdir(), 'runtime-recording-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -57,7 +58,7 @@ describe('recording a live run', () => {
     expect(count(RecordKind.FRAME)).toBe(runtime.feed.counters.framesReceived);
     expect(runtime.recorder!.stats.droppedRecords).toBe(0);
     const market = recordedMarkets(recording).get(MARKET);
-    expect(market).toMatchObject({ ticker: MARKET, open: true, priceLevelStructure: runtime.feed.books.get(MARKET)!.grid.structure });
+    expect(market).toMatchObject({ ticker: MARKET, open: true, priceLevelStructure: (runtime.feed.books.get(MARKET)!.grid as PriceGrid).structure });
     const orders: string[] = [];
     const answers: string[] = [];
     for (let i = 0; i < recording.count; i++) {

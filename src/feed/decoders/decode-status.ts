@@ -39,5 +39,7 @@ export const MessageKind = {
   RFQ: 17,
   /** `communications`: quote_created / quote_accepted / quote_executed (FrameDecoder.quote). */
   QUOTE: 18,
+  /** Margin `ticker` (FrameDecoder.marginTicker). */
+  MARGIN_TICKER: 19,
 } as const;
 export type MessageKind = (typeof MessageKind)[keyof typeof MessageKind];

@@ -14,6 +14,11 @@
  * frame of a type we do not decode gives UNKNOWN with `unknownType` set; bytes that are not UTF-8
  * give INVALID_UTF8. Never throws, never touches a book or a socket. bench/feed measures this
  * path against JSON.parse.
+ *
+ * Venue 'margin' (the Margin endpoint, websocket.md §7): the byte scanners are bypassed (they match
+ * the Predictions key sequences; every Margin frame takes the JSON path) and book, user_order,
+ * fill and trade frames are read by the Margin readers into the same records (margin-orderbook.ts,
+ * margin-private.ts); `ticker` / `margin_ticker` fill `marginTicker`.
  */
 
 import { isUtf8 } from 'node:buffer';
@@ -38,9 +43,16 @@ import { OrderbookSnapshotRecord, decodeSnapshotObject, snapshotRejectReason } f
 import { FrameScanner, SCAN_DEFERRED } from './frame-scanner.ts';
 import { TradeRecord, readTrade } from './trade.ts';
 import { UserOrderRecord, readUserOrder } from './user-order.ts';
+import { decodeMarginDeltaObject, decodeMarginSnapshotObject, marginBookRejectReason } from './margin-orderbook.ts';
+import { readMarginFill, readMarginTrade, readMarginUserOrder } from './margin-private.ts';
+import { MarginTickerRecord, readMarginTicker } from './margin-ticker.ts';
+
+/** Which exchange's WebSocket the frames come from: field names differ (websocket.md §7). */
+export type FeedVenue = 'predictions' | 'margin';
 
 export class FrameDecoder {
   readonly tickers: MarketRegistry;
+  readonly venue: FeedVenue;
   readonly delta = new OrderbookDeltaRecord();
   readonly snapshot = new OrderbookSnapshotRecord();
   readonly trade = new TradeRecord();
@@ -53,6 +65,8 @@ export class FrameDecoder {
   readonly eventFeeUpdate = new EventFeeUpdateRecord();
   readonly rfq = new RfqRecord();
   readonly quote = new QuoteMessageRecord();
+  /** Margin only: the `ticker` message. */
+  readonly marginTicker = new MarginTickerRecord();
   readonly subscribed = new ControlRecord('subscribed');
   readonly unsubscribed = new ControlRecord('unsubscribed');
   readonly ok = new ControlRecord('ok');
@@ -66,9 +80,12 @@ export class FrameDecoder {
   framesParsed = 0;
   readonly #reader = new FieldReader();
   readonly #scanner: FrameScanner;
+  readonly #margin: boolean;
 
-  constructor(tickers: MarketRegistry) {
+  constructor(tickers: MarketRegistry, venue: FeedVenue = 'predictions') {
     this.tickers = tickers;
+    this.venue = venue;
+    this.#margin = venue === 'margin';
     this.#scanner = new FrameScanner(tickers, this.delta, this.userOrder, this.fill);
   }
 
@@ -78,7 +95,8 @@ export class FrameDecoder {
    * handled). The hot path: orderbook_delta frames allocate nothing here.
    */
   decode(bytes: Buffer, start: number, end: number): MessageKind {
-    const kind = this.#scanner.scan(bytes, start, end);
+    // Margin frames bypass the scanners: their key tables are the Predictions ones.
+    const kind = this.#margin ? SCAN_DEFERRED : this.#scanner.scan(bytes, start, end);
     if (kind !== SCAN_DEFERRED) {
       this.framesScanned++;
       return kind as MessageKind;
@@ -106,6 +124,33 @@ export class FrameDecoder {
     if (!isObject(frame)) return this.#malformed('frame is not an object');
     const type = frame.type;
     if (typeof type !== 'string') return this.#malformed('type');
+    if (this.#margin) {
+      switch (type) {
+        case 'orderbook_delta':
+          return decodeMarginDeltaObject(frame, this.delta, this.tickers) === DecodeStatus.OK
+            ? MessageKind.ORDERBOOK_DELTA
+            : this.#malformed(marginBookRejectReason);
+        case 'orderbook_snapshot':
+          return decodeMarginSnapshotObject(frame, this.snapshot, this.tickers) === DecodeStatus.OK
+            ? MessageKind.ORDERBOOK_SNAPSHOT
+            : this.#malformed(marginBookRejectReason);
+        case 'ticker':
+        case 'margin_ticker':
+          return this.#data(frame, MessageKind.MARGIN_TICKER);
+        case 'market_position':
+        case 'market_lifecycle_v2':
+        case 'event_lifecycle':
+        case 'event_fee_update':
+        case 'rfq_created':
+        case 'rfq_deleted':
+        case 'quote_created':
+        case 'quote_accepted':
+        case 'quote_executed':
+          // Not Margin messages (websocket.md §7): nothing of ours reads them there.
+          this.unknownType = type;
+          return MessageKind.UNKNOWN;
+      }
+    }
     switch (type) {
       case 'orderbook_delta':
         return decodeDeltaObject(frame, this.delta, this.tickers) === DecodeStatus.OK
@@ -166,20 +211,34 @@ export class FrameDecoder {
     const seqValue = typeof seq === 'number' ? seq : -1;
     const reader = this.#reader;
     reader.begin(msg);
+    const margin = this.#margin;
     switch (kind) {
       case MessageKind.TRADE:
         this.trade.sid = sid;
         this.trade.seq = seqValue;
-        readTrade(reader, this.trade);
+        if (margin) readMarginTrade(reader, this.trade);
+        else readTrade(reader, this.trade);
         break;
       case MessageKind.FILL:
         this.fill.sid = sid;
-        readFill(reader, this.fill);
+        if (margin) readMarginFill(reader, this.fill);
+        else readFill(reader, this.fill);
         break;
       case MessageKind.USER_ORDER:
         this.userOrder.sid = sid;
-        readUserOrder(reader, this.userOrder);
+        if (margin) readMarginUserOrder(reader, this.userOrder);
+        else readUserOrder(reader, this.userOrder);
         break;
+      case MessageKind.MARGIN_TICKER: {
+        const ticker = this.marginTicker;
+        ticker.sid = sid;
+        ticker.seq = seqValue;
+        readMarginTicker(reader, ticker);
+        const index = reader.ok ? this.tickers.indexOf(ticker.marketTicker) : -1;
+        ticker.marketIndex = index;
+        if (index !== -1) ticker.marketTicker = this.tickers.tickerAt(index);
+        break;
+      }
       case MessageKind.MARKET_POSITION:
         this.marketPosition.sid = sid;
         readMarketPosition(reader, this.marketPosition);

@@ -29,7 +29,7 @@ export class OrderbookDeltaRecord {
   price: Price = PRICE_INVALID;
   /** Signed change of the level's size. */
   delta: Count = COUNT_INVALID;
-  /** 0 = yes, 1 = no (BookSideCode). */
+  /** 0 = yes, 1 = no (BookSideCode); Margin: 0 = bid, 1 = ask, `price` the level's own price. */
   side: 0 | 1 = 0;
   /** -1 when absent. */
   subaccount = -1;

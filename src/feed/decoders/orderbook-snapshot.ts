@@ -6,6 +6,11 @@
  *
  * Prices are as on the wire: YES prices for `yes_dollars_fp`, NO prices for `no_dollars_fp`
  * unless the subscription used `use_yes_price`.
+ *
+ * Margin (perpetual) snapshots fill the same record (margin-orderbook-snapshot.ts): side 0, the
+ * "yes" arrays, holds the `bid` levels and side 1, the "no" arrays, the `ask` levels, each at its
+ * own price (no complement). Prices are Float64 because a perpetual's price passes 2^31 units
+ * ($214,748.36).
  */
 
 import { COUNT_INVALID, PRICE_INVALID, parseCount, parsePrice, type Count, type Price } from '../../core/index.ts';
@@ -22,11 +27,12 @@ export class OrderbookSnapshotRecord {
   marketIndex = -1;
   yesLevelCount = 0;
   noLevelCount = 0;
-  /** Prices (Price) of side 0, in wire order. */
-  yesPrices = new Int32Array(INITIAL_LEVELS);
+  /** Prices (Price) of side 0 (Margin: bids), in wire order. */
+  yesPrices = new Float64Array(INITIAL_LEVELS);
   /** Sizes (Count) of side 0; Float64 because a size may pass 2^31 hundredths of a contract. */
   yesSizes = new Float64Array(INITIAL_LEVELS);
-  noPrices = new Int32Array(INITIAL_LEVELS);
+  /** Prices (Price) of side 1 (Margin: asks), in wire order. */
+  noPrices = new Float64Array(INITIAL_LEVELS);
   noSizes = new Float64Array(INITIAL_LEVELS);
 
   yesPrice(i: number): Price {
@@ -56,16 +62,16 @@ function capacityFor(length: number): number {
   return capacity;
 }
 
-/** Reads `[[price, size], ...]` into the side's arrays; the level count, or -1 when a level is bad. */
-function readLevels(levels: unknown, out: OrderbookSnapshotRecord, side: 0 | 1): number {
+/** Reads `[[price, size], ...]` into the side's arrays; the level count, or -1 when a level is bad. Absent or null: 0. */
+export function readLevels(levels: unknown, out: OrderbookSnapshotRecord, side: 0 | 1): number {
   if (levels === undefined || levels === null) return 0; // absent when the side is empty
   if (!Array.isArray(levels)) return -1;
   const length = levels.length;
   if (side === 0 && out.yesPrices.length < length) {
-    out.yesPrices = new Int32Array(capacityFor(length));
+    out.yesPrices = new Float64Array(capacityFor(length));
     out.yesSizes = new Float64Array(capacityFor(length));
   } else if (side === 1 && out.noPrices.length < length) {
-    out.noPrices = new Int32Array(capacityFor(length));
+    out.noPrices = new Float64Array(capacityFor(length));
     out.noSizes = new Float64Array(capacityFor(length));
   }
   const prices = side === 0 ? out.yesPrices : out.noPrices;

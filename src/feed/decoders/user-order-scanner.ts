@@ -156,6 +156,8 @@ export function scanUserOrderMsg(state: ScanState, b: Buffer, p: number, end: nu
   out.subaccount = -1;
   out.exchangeIndex = -1;
   out.lastUpdateReason = '';
+  out.orderSource = '';
+  out.orderReason = '';
   let outcome = ABSENT;
   let side = ABSENT;
   let bookSide = ABSENT;

@@ -51,6 +51,10 @@ export class UserOrderRecord {
   exchangeIndex = -1;
   /** '' when absent. */
   lastUpdateReason = '';
+  /** Margin `order_source` ('user', 'system', ...); '' when absent and on Predictions. */
+  orderSource = '';
+  /** Margin `order_reason` on system orders ('liquidation', ...); '' when absent and on Predictions. */
+  orderReason = '';
 }
 
 export function readUserOrder(reader: FieldReader, out: UserOrderRecord): void {
@@ -78,4 +82,6 @@ export function readUserOrder(reader: FieldReader, out: UserOrderRecord): void {
   out.subaccount = reader.optIndex('subaccount_number', -1);
   out.exchangeIndex = reader.optIndex('exchange_index', -1);
   out.lastUpdateReason = reader.optString('last_update_reason', '');
+  out.orderSource = '';
+  out.orderReason = '';
 }
