@@ -18,13 +18,13 @@ export const Deny = {
   MARKET_NOT_OPEN: 8, //           market registered but not open for trading
   BOOK_NOT_SYNCED: 9, //           local book out of sync (or none): no new order, no post-only
   BOOK_STALE: 10, //               local book not updated within limits.bookStaleMs
-  PRICE_OUT_OF_RANGE: 11, //       price <= $0 or >= $1 (or not an integer of 1/10,000 $)
+  PRICE_OUT_OF_RANGE: 11, //       price <= $0 or >= $1 (or not an integer of 1/10,000 $); Margin: <= $0 only
   PRICE_OUT_OF_BAND: 12, //        price outside the grid's bands (below minPrice / above maxPrice)
-  PRICE_OFF_GRID: 13, //           price inside the bands but not on a tick (grid.levelOf === -1)
+  PRICE_OFF_GRID: 13, //           price inside the bands but not on a tick (grid.levelOf === -1); Margin: not a multiple of the tick
   COUNT_NOT_POSITIVE: 14, //       count <= 0 (or not an integer of 1/100 contract)
   COUNT_OFF_INCREMENT: 15, //      count not a multiple of the market's increment (whole contracts if configured)
   COUNT_ABOVE_MAX: 16, //          count above limits.orderCountMax
-  NOTIONAL_ABOVE_MAX: 17, //       order cost above limits.orderNotionalMax
+  NOTIONAL_ABOVE_MAX: 17, //       order cost above limits.orderNotionalMax (Margin: price x count, either side)
   REDUCE_ONLY_NOT_REDUCING: 18, // reduce-only order on a flat position or in the position's direction
   MARKET_POSITION_LIMIT: 19, //    worst-case position in this market (all resting on one side fill) above limit
   SUBACCOUNT_POSITION_LIMIT: 20, // sum over markets of worst-case positions of the subaccount above limit
@@ -88,6 +88,8 @@ export const OMS_DENIES: readonly Deny[] = Object.freeze([Deny.ORDER_UNKNOWN, De
  * Cheap, global and "stop everything" checks come first; the rate-limit check comes last because
  * it is the only one that takes something (tokens) and a denied intent must take nothing.
  * Cancels, decreases and cancel-all run a subset (see risk-gate.ts) in this same order.
+ * This is a Predictions market's order; a Margin market's is MARGIN_CHECK_ORDER. The route check
+ * (a NEW only) comes once the market, hence its exchange, is known.
  */
 export const CHECK_ORDER: readonly Deny[] = Object.freeze([
   Deny.INTENT_INVALID,
@@ -98,6 +100,7 @@ export const CHECK_ORDER: readonly Deny[] = Object.freeze([
   Deny.SUBACCOUNT_LOCKED,
   Deny.MARKET_UNKNOWN,
   Deny.MARKET_NOT_OPEN,
+  Deny.ROUTE_EXCHANGE_MISMATCH,
   Deny.BOOK_NOT_SYNCED,
   Deny.BOOK_STALE,
   Deny.PRICE_OUT_OF_RANGE,
@@ -161,3 +164,72 @@ export const QUOTE_CHECK_ORDER: readonly Deny[] = Object.freeze([
 
 /** The codes the quote book gives before the gate (never the gate itself). */
 export const QUOTE_BOOK_DENIES: readonly Deny[] = Object.freeze([Deny.RFQ_UNKNOWN, Deny.QUOTE_UNKNOWN, Deny.QUOTE_NOT_ACTIONABLE]);
+
+/**
+ * The order of evaluation for a NEW or AMEND on a Margin market (the gate branches once, on the
+ * market's exchange, after the kill switch and halted). Shared head with CHECK_ORDER up to the
+ * book; then the price (> 0, on the tick, optional band around the mark; no $1 cap), the count
+ * (whole contracts), the order notional (price x count, no complement), reduce-only (must reduce,
+ * must be IOC/FOK), then the risk the order adds, only when it raises the market's worst-case
+ * |position| (reduce-only never does): marks known, worst-case positions, the market's notional
+ * risk limit, initial margin against the subaccount's Margin balance, leverage; then open orders,
+ * post-only and self-cross (plain prices), the order group and the rate tokens, last as always.
+ * No portfolio checks (a binary worst-case loss) and no resting-cost limit: margin is the bound.
+ */
+export const MARGIN_CHECK_ORDER: readonly Deny[] = Object.freeze([
+  Deny.INTENT_INVALID,
+  Deny.KILL_SWITCH,
+  Deny.TRADING_HALTED,
+  Deny.TRADING_REDUCING_ONLY,
+  Deny.SUBACCOUNT_INVALID,
+  Deny.SUBACCOUNT_LOCKED,
+  Deny.MARKET_UNKNOWN,
+  Deny.MARKET_NOT_OPEN,
+  Deny.ROUTE_EXCHANGE_MISMATCH,
+  Deny.BOOK_NOT_SYNCED,
+  Deny.BOOK_STALE,
+  Deny.PRICE_OUT_OF_RANGE,
+  Deny.PRICE_OFF_GRID,
+  Deny.PRICE_AWAY_FROM_MARK,
+  Deny.COUNT_NOT_POSITIVE,
+  Deny.COUNT_OFF_INCREMENT,
+  Deny.COUNT_ABOVE_MAX,
+  Deny.NOTIONAL_ABOVE_MAX,
+  Deny.REDUCE_ONLY_NOT_REDUCING,
+  Deny.REDUCE_ONLY_RESTING,
+  Deny.MARGIN_MARK_UNKNOWN,
+  Deny.MARKET_POSITION_LIMIT,
+  Deny.SUBACCOUNT_POSITION_LIMIT,
+  Deny.NOTIONAL_RISK_LIMIT,
+  Deny.MARGIN_INSUFFICIENT,
+  Deny.LEVERAGE_ABOVE_MAX,
+  Deny.OPEN_ORDERS_LIMIT,
+  Deny.POST_ONLY_CROSS,
+  Deny.SELF_CROSS,
+  Deny.ORDER_GROUP_UNKNOWN,
+  Deny.ORDER_GROUP_TRIGGERED,
+  Deny.ORDER_GROUP_LIMIT,
+  Deny.RATE_LIMITED,
+]);
+
+/**
+ * The order of evaluation for an exit trigger (RiskGate.checkTrigger), first failing wins. SET:
+ * shape, kill switch, halted, subaccount, Margin market known, mark known (bracket legs), the
+ * trigger's form (legs or trail, prices on the tick, count, anchor, client id, isolated rules, a
+ * position to close, legs on the right side of the mark), count within the position (and with
+ * the live brackets), live-trigger room, rate tokens. UPDATE: the same without kill switch,
+ * halted and room. DELETE: shape, subaccount, rate tokens only (removing a trigger is never refused).
+ */
+export const TRIGGER_CHECK_ORDER: readonly Deny[] = Object.freeze([
+  Deny.INTENT_INVALID,
+  Deny.KILL_SWITCH,
+  Deny.TRADING_HALTED,
+  Deny.SUBACCOUNT_INVALID,
+  Deny.SUBACCOUNT_LOCKED,
+  Deny.MARKET_UNKNOWN,
+  Deny.MARGIN_MARK_UNKNOWN,
+  Deny.TRIGGER_INVALID,
+  Deny.TRIGGER_COUNT_ABOVE_POSITION,
+  Deny.TRIGGER_LIMIT,
+  Deny.RATE_LIMITED,
+]);

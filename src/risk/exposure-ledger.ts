@@ -263,6 +263,7 @@ export class ExposureLedger {
     }
     const entry = this.#markets.at(market);
     assert(entry !== undefined, 'ExposureLedger: unknown market handle');
+    assert(!entry.isMargin, 'ExposureLedger: a Margin market (MarginExposure books it)');
     while (this.#slots.length <= index) this.#slots.push(null);
     const slot = new ExposureSlot(entry.grid, market, subaccount);
     this.#slots[index] = slot;

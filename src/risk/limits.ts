@@ -73,6 +73,23 @@ export interface RiskLimits {
    * 0: never stale. Only checked while a portfolio view is attached to the gate.
    */
   readonly portfolioStaleMs: number;
+  /**
+   * Margin exchange: largest worst-case notional (every resting order of one side filled, at the
+   * mark) over the subaccount's Margin balance, summed over its Margin markets; a plain ratio
+   * (10 = 10x). Above it: LEVERAGE_ABOVE_MAX.
+   */
+  readonly marginLeverageMax: number;
+  /**
+   * Margin exchange: a limit price further than this from the mark, in basis points of the mark,
+   * is PRICE_AWAY_FROM_MARK (a fat-finger band); 0 turns the band off.
+   */
+  readonly marginPriceBandBps: number;
+  /**
+   * Margin exchange: the initial-margin requirement of a market the runtime has not yet set one for
+   * (RiskGate.setMarginRate, from the market's leverage estimates / risk parameters), parts per
+   * million of notional; 0 derives it from marginLeverageMax (ceil(1e6 / marginLeverageMax)).
+   */
+  readonly marginDefaultInitialMarginPpm: number;
 }
 
 export const DEFAULT_RISK_LIMITS: RiskLimits = Object.freeze({
@@ -95,6 +112,9 @@ export const DEFAULT_RISK_LIMITS: RiskLimits = Object.freeze({
   worstLossSubaccountMax: asCenticents(0),
   worstLossEventMax: asCenticents(0),
   portfolioStaleMs: 0,
+  marginLeverageMax: 10,
+  marginPriceBandBps: 0, //                       off
+  marginDefaultInitialMarginPpm: 0, //            from marginLeverageMax: 100,000 ppm (10%)
 });
 
 /** Merges `overrides` onto the defaults and validates; throws RiskLimitsError listing every violation. */
@@ -135,7 +155,8 @@ export interface RiskConfigSection {
 
 /**
  * Limits from the config's risk section; fields the section does not carry (open-order and group
- * caps, whole contracts, book staleness, the restricted key's subaccount) come from `overrides`
+ * caps, whole contracts, book staleness, the restricted key's subaccount, the Margin fields
+ * marginLeverageMax / marginPriceBandBps / marginDefaultInitialMarginPpm) come from `overrides`
  * or the defaults. maxRestingExposureDollars is applied per subaccount (one instance trades one).
  */
 export function riskLimitsFromConfig(section: RiskConfigSection, overrides: Partial<RiskLimits> = {}): RiskLimits {
@@ -166,6 +187,11 @@ export function validateRiskLimits(limits: RiskLimits): string[] {
   nonNegativeInteger(problems, 'worstLossSubaccountMax', limits.worstLossSubaccountMax);
   nonNegativeInteger(problems, 'worstLossEventMax', limits.worstLossEventMax);
   nonNegativeInteger(problems, 'portfolioStaleMs', limits.portfolioStaleMs);
+  const leverage = limits.marginLeverageMax;
+  if (!(typeof leverage === 'number' && Number.isFinite(leverage) && leverage > 0)) problems.push(`marginLeverageMax: expected a finite number > 0, got ${String(leverage)}`);
+  nonNegativeInteger(problems, 'marginPriceBandBps', limits.marginPriceBandBps);
+  const ppm = limits.marginDefaultInitialMarginPpm;
+  if (!Number.isSafeInteger(ppm) || ppm < 0 || ppm > 1_000_000) problems.push(`marginDefaultInitialMarginPpm: expected an integer 0-1,000,000, got ${String(ppm)}`);
   if (typeof limits.wholeContractsOnly !== 'boolean') problems.push('wholeContractsOnly: expected a boolean');
   const sub = limits.restrictedSubaccount;
   if (!Number.isSafeInteger(sub) || sub < -1 || sub > 63) problems.push(`restrictedSubaccount: expected -1 or 0-63, got ${String(sub)}`);
@@ -179,6 +205,13 @@ export function validateRiskLimits(limits: RiskLimits): string[] {
   const share = limits.cancelReserveShare;
   if (!(share >= 0 && share < 1)) problems.push(`cancelReserveShare: expected 0 <= share < 1, got ${String(share)}`);
   return problems;
+}
+
+/** The initial-margin rate (ppm of notional) of a Margin market the runtime has not set one for. */
+export function defaultInitialMarginPpm(limits: RiskLimits): number {
+  if (limits.marginDefaultInitialMarginPpm > 0) return limits.marginDefaultInitialMarginPpm;
+  const ppm = Math.ceil(1_000_000 / limits.marginLeverageMax);
+  return ppm > 1_000_000 ? 1_000_000 : ppm;
 }
 
 /** The write/read budget the limits select. */

@@ -7,7 +7,8 @@
  *
  * Checks run in the fixed order of CHECK_ORDER (deny.ts); the first failing one wins:
  *   intent shape -> kill switch -> trading state (halted; reducing: only position-reducing orders)
- *   -> subaccount (0-63, restricted key's lock) -> market known, open -> book synced, not stale
+ *   -> subaccount (0-63, restricted key's lock) -> market known, open -> route's exchange (NEW)
+ *   -> book synced, not stale
  *   -> price (range, band, tick) -> count (positive, increment, max) -> order notional
  *   -> reduce-only -> worst-case position (market, subaccount) -> resting notional -> open orders
  *   -> portfolio snapshot age -> worst-case loss (subaccount, event) -> post-only cross vs local book -> self-cross vs own resting -> order group -> rate tokens.
@@ -16,22 +17,31 @@
  * shape, subaccount, count and rate (no reserve). GROUP_CREATE runs kill switch, halted,
  * subaccount, count (the contracts limit), group cap and rate.
  *
+ * A Margin market (perpetual) branches once, after the kill switch and halted checks, to its own
+ * order (MARGIN_CHECK_ORDER): tick instead of grid, no $1 cap, notional price x count on both
+ * sides, reduce-only must be IOC/FOK, and the margin checks at the mark (notional risk limit,
+ * initial margin against the subaccount's Margin balance, leverage); exposure in MarginExposure,
+ * whose subaccounts never mix with the Predictions ones. Exit triggers: checkTrigger
+ * (TRIGGER_CHECK_ORDER).
+ *
  * State the gate reads but does not decide: markets (risk-markets.ts), exposure (exposure-ledger.ts,
  * kept by the gate itself from the OMS's order events: onOrderChange, onFill, onPosition), order
  * groups (order-groups.ts, from fills and order_group_updates), rate budget (rate-budget.ts), and
  * the portfolio risk snapshot the worker pool publishes (portfolio-view.ts; only while attached).
  */
 
-import { COUNT_INVALID, PRICE_INVALID, PRICE_ONE } from '../core/index.ts';
-import type { BookSide, Clock, Count, PriceGrid } from '../core/index.ts';
+import { COUNT_INVALID, PRICE_INVALID, PRICE_ONE, TriggerAction, assert } from '../core/index.ts';
+import type { BookSide, Clock, Count, ExitTriggerIntent, LiveTriggersView, Price, PriceGrid } from '../core/index.ts';
 import { Deny } from './deny.ts';
 import { costMicro, ExposureLedger, worstOf } from './exposure-ledger.ts';
 import type { ExposureSlot } from './exposure-ledger.ts';
 import { INTENT_TOKEN_COST, IntentKind } from '../core/index.ts';
 import type { OrderIntent } from '../core/index.ts';
-import { budgetOf } from './limits.ts';
+import { budgetOf, defaultInitialMarginPpm } from './limits.ts';
 import type { RiskLimits } from './limits.ts';
-import type { MarketRegistry } from '../market/index.ts';
+import type { Exchange, MarketRegistry } from '../market/index.ts';
+import { MarginExposure, marginNotional } from './margin-exposure.ts';
+import type { MarginSlot } from './margin-exposure.ts';
 import { OrderBookings } from './order-bookings.ts';
 import type { BookedOrder } from './order-bookings.ts';
 import { QuoteBookings } from './quote-bookings.ts';
@@ -91,9 +101,20 @@ export interface VerdictProbe {
 
 const NO_VERDICT_PROBE: VerdictProbe = { onVerdict: () => {} };
 
+/** Write tokens of an exit-trigger request (set, update, delete): priced as an order (the docs give none). */
+export const TRIGGER_TOKEN_COST = 10;
+
+/** Live bracket triggers a cross (non-isolated) position holds (interface-spec Limits). */
+export const CROSS_BRACKETS_MAX = 20;
+
+/** Room for route indexes before setRouteExchange grows the table. */
+const ROUTES_INITIAL = 16;
+
 export class RiskGate {
   readonly markets: RiskMarkets;
   readonly exposure: ExposureLedger;
+  /** Margin exchange exposure: its own subaccounts, never summed with the Predictions ledger's. */
+  readonly marginExposure = new MarginExposure();
   readonly groups = new OrderGroups();
   readonly #bookings = new OrderBookings();
   readonly #quoteBookings = new QuoteBookings();
@@ -116,6 +137,16 @@ export class RiskGate {
   #killed = false;
   /** Our quotes not yet closed, as the quote book counts them (setOpenQuotes). */
   #openQuotes = 0;
+  /** Margin: available balance per Margin subaccount, centicents (0 until the runtime reads it: no margin, no new risk). */
+  readonly #marginBalance = new Float64Array(64);
+  /** Margin: initial-margin requirement per market handle, ppm of notional (the default until set). */
+  #marginRatePpm = new Float64Array(0);
+  /** Margin: notional risk limit per market handle, centicents; -1: the default (#notionalRiskLimitDefault). */
+  #notionalRiskLimit = new Float64Array(0);
+  #notionalRiskLimitDefault = Infinity;
+  readonly #defaultMarginPpm: number;
+  /** Route index -> 1 when the route serves the Margin exchange; undeclared routes are Predictions. */
+  #routeMargin = new Uint8Array(ROUTES_INITIAL);
 
   constructor(options: RiskGateOptions) {
     this.markets = new RiskMarkets(options.markets);
@@ -134,6 +165,7 @@ export class RiskGate {
     this.#lossSubMaxMicro = options.limits.worstLossSubaccountMax * 100;
     this.#lossEventMaxMicro = options.limits.worstLossEventMax * 100;
     this.#portfolio = options.portfolio ?? null;
+    this.#defaultMarginPpm = defaultInitialMarginPpm(options.limits);
   }
 
   /** The portfolio snapshot the gate reads (null: none, the portfolio checks are skipped). */
@@ -184,6 +216,102 @@ export class RiskGate {
     if (market !== undefined) market.book = book;
   }
 
+  // ---- the Margin exchange: markets, figures from venue reads (off the hot path), routes -------
+
+  /**
+   * Registers a Margin market (perpetual) with its tick (1/10,000 $) and returns its handle. Counts
+   * are whole contracts (Margin markets are not fractional): options.countIncrement, when given,
+   * must be a multiple of 100, which also keeps the notional price x count / 100 an exact integer.
+   */
+  addMarginMarket(ticker: string, tick: number, book: BookView | null, options: RiskMarketOptions = {}): number {
+    assert(Number.isSafeInteger(tick) && tick > 0, 'RiskGate.addMarginMarket: tick must be a positive integer of 1/10,000 $');
+    const increment = options.countIncrement ?? 100;
+    assert(Number.isSafeInteger(increment) && increment > 0 && increment % 100 === 0, 'RiskGate.addMarginMarket: count increment must be whole contracts');
+    const handle = this.markets.addMargin(ticker, tick, book, options.open ?? true, increment);
+    if (handle >= this.#marginRatePpm.length) {
+      let size = this.#marginRatePpm.length === 0 ? 16 : this.#marginRatePpm.length * 2;
+      while (size <= handle) size *= 2;
+      const rates = new Float64Array(size).fill(this.#defaultMarginPpm);
+      rates.set(this.#marginRatePpm);
+      this.#marginRatePpm = rates;
+      const riskLimits = new Float64Array(size).fill(-1);
+      riskLimits.set(this.#notionalRiskLimit);
+      this.#notionalRiskLimit = riskLimits;
+    }
+    return handle;
+  }
+
+  /** A Margin market's mark price (the feed writes it to the registry; this is the same write, for wiring and tests). */
+  setMarketMark(handle: number, price: Price): void {
+    this.markets.registry.setMark(handle, price);
+  }
+
+  /**
+   * Available balance of a Margin subaccount, centicents (GET /margin/balance with
+   * compute_available_balance=true), read by the runtime off the hot path. The initial margin of
+   * the subaccount's worst-case positions at the mark must fit in it (MARGIN_INSUFFICIENT) and
+   * their notional in marginLeverageMax times it (LEVERAGE_ABOVE_MAX). The spec does not say
+   * whether the venue's available balance already nets the margin of open positions; if it does,
+   * this counts them twice (the safe side), and the runtime may pass balance plus margin in use.
+   */
+  setMarginBalance(subaccount: number, centicents: number): void {
+    assert(Number.isInteger(subaccount) && subaccount >= 0 && subaccount < 64, 'RiskGate.setMarginBalance: subaccount outside 0-63');
+    assert(Number.isFinite(centicents), 'RiskGate.setMarginBalance: not a balance');
+    this.#marginBalance[subaccount] = centicents;
+  }
+
+  marginBalance(subaccount: number): number {
+    return this.#marginBalance[subaccount];
+  }
+
+  /**
+   * Initial-margin requirement of a Margin market, parts per million of notional (from its
+   * leverage estimates / risk parameters: initial = maintenance x multiplier); until set, the
+   * limits' default (marginDefaultInitialMarginPpm, or 1e6 / marginLeverageMax).
+   */
+  setMarginRate(handle: number, initialMarginPpm: number): void {
+    assert(this.markets.at(handle)?.isMargin === true, 'RiskGate.setMarginRate: not a Margin market');
+    assert(Number.isFinite(initialMarginPpm) && initialMarginPpm >= 0, 'RiskGate.setMarginRate: not a rate');
+    this.#marginRatePpm[handle] = initialMarginPpm;
+  }
+
+  marginRate(handle: number): number {
+    return this.#marginRateOf(this.#marginRatePpm, handle);
+  }
+
+  /** GET /margin/notional_risk_limit's per-ticker value, centicents: worst-case |position| x mark above it is NOTIONAL_RISK_LIMIT. An unknown handle is ignored. */
+  setNotionalRiskLimit(handle: number, centicents: number): void {
+    const market = this.markets.at(handle);
+    if (market === undefined) return; // the venue lists tickers the gate does not trade (handle -1)
+    assert(market.isMargin, 'RiskGate.setNotionalRiskLimit: not a Margin market');
+    assert(centicents >= 0, 'RiskGate.setNotionalRiskLimit: not a limit');
+    this.#notionalRiskLimit[handle] = centicents;
+  }
+
+  /** GET /margin/notional_risk_limit's default, centicents, for markets without a value of their own; none (Infinity) until set. */
+  setDefaultNotionalRiskLimit(centicents: number): void {
+    assert(centicents >= 0, 'RiskGate.setDefaultNotionalRiskLimit: not a limit');
+    this.#notionalRiskLimitDefault = centicents;
+  }
+
+  notionalRiskLimit(handle: number): number {
+    const own = handle >= 0 && handle < this.#notionalRiskLimit.length ? this.#notionalRiskLimit[handle] : -1;
+    return own >= 0 ? own : this.#notionalRiskLimitDefault;
+  }
+
+  /** The exchange a route (the router's index) serves; routes never declared serve Predictions. A NEW on a route of the other exchange is ROUTE_EXCHANGE_MISMATCH. */
+  setRouteExchange(route: number, exchange: Exchange): void {
+    assert(Number.isSafeInteger(route) && route >= 0, 'RiskGate.setRouteExchange: not a route index');
+    if (route >= this.#routeMargin.length) {
+      let size = this.#routeMargin.length * 2;
+      while (size <= route) size *= 2;
+      const routes = new Uint8Array(size);
+      routes.set(this.#routeMargin);
+      this.#routeMargin = routes;
+    }
+    this.#routeMargin[route] = exchange === 'margin' ? 1 : 0;
+  }
+
   // ---- order groups ----------------------------------------------------------------------------
 
   addOrderGroup(id: string, subaccount: number, contractsLimit: number): number {
@@ -222,13 +350,17 @@ export class RiskGate {
 
   /** An order was sent or changed (state, remainder, price, amend target): the ledger follows by difference. */
   onOrderChange(order: BookedOrder): void {
-    this.#bookings.sync(order, this.exposure, this.markets);
+    this.#bookings.sync(order, this.exposure, this.markets, this.marginExposure);
   }
 
   /** A new (de-duplicated) fill: the position moves, and the order group's matched window. */
   onFill(market: number, ticker: string, subaccount: number, side: BookSide, count: number, groupHandle: number, groupId: string | null, tsMs: number): void {
     const handle = market >= 0 ? market : this.markets.handleOf(ticker);
-    if (handle >= 0) this.exposure.applyFill(handle, subaccount, side, count);
+    if (handle >= 0) {
+      // Subaccount numbers are per exchange: a Margin fill moves the Margin ledger only.
+      if (this.markets.at(handle)?.isMargin === true) this.marginExposure.applyFill(handle, subaccount, side, count);
+      else this.exposure.applyFill(handle, subaccount, side, count);
+    }
     const group = groupHandle >= 0 ? groupHandle : groupId !== null ? this.groups.handleOf(groupId) : -1;
     if (group >= 0) this.groups.at(group)?.addMatched(count, tsMs);
   }
@@ -236,7 +368,9 @@ export class RiskGate {
   /** The venue's position replaces ours (market_position, post_position, reconciliation, the journal). */
   onPosition(ticker: string, subaccount: number, position: number): void {
     const handle = this.markets.handleOf(ticker);
-    if (handle >= 0) this.exposure.setPosition(handle, subaccount, position);
+    if (handle < 0) return;
+    if (this.markets.at(handle)!.isMargin) this.marginExposure.setPosition(handle, subaccount, position);
+    else this.exposure.setPosition(handle, subaccount, position);
   }
 
   /** The venue answered 429: the write budget backs off. */
@@ -249,9 +383,9 @@ export class RiskGate {
     this.#quoteBookings.sync(quote, this.exposure);
   }
 
-  /** Throws when the ledger is not the sum of `orders` (the OMS's live orders) and our open quotes; about once a second. */
+  /** Throws when the ledgers (Predictions and Margin) are not the sum of `orders` (the OMS's live orders) and our open quotes; about once a second. */
   assertLedger(orders: Iterable<BookedOrder>): void {
-    this.#bookings.assertMatches(orders, this.exposure, this.#quoteBookings);
+    this.#bookings.assertMatches(orders, this.exposure, this.#quoteBookings, this.marginExposure);
   }
 
   // ---- trading state and kill switch -----------------------------------------------------------
@@ -315,6 +449,8 @@ export class RiskGate {
     }
     const market = this.markets.at(intent.market);
     if (market === undefined) return this.#deny(Deny.MARKET_UNKNOWN, 'intent.market', this.markets.size, intent.market);
+    // RFQs are a Predictions workflow: a Margin market is not one the quote checks know.
+    if (market.isMargin) return this.#deny(Deny.MARKET_UNKNOWN, 'market.exchange', 0, intent.market);
     if (!market.open) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.open', 0, 0);
     const nowMs = this.#clock.nowMs();
     if (nowMs >= market.closeMs) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.closeMs', market.closeMs, nowMs);
@@ -435,6 +571,8 @@ export class RiskGate {
     const subaccount = intent.subaccount;
     const subaccountValid = subaccount >= 0 && subaccount < 64 && Number.isInteger(subaccount);
     const market = this.markets.at(intent.market);
+    // The one branch on the exchange: a Margin market runs MARGIN_CHECK_ORDER on its own ledger.
+    if (market !== undefined && market.isMargin) return this.#checkMarginOrder(intent, isAmend, market, subaccountValid);
     const slot = subaccountValid && market !== undefined ? this.exposure.slot(intent.market, subaccount) : null;
     const count = intent.count;
     const prevCount = isAmend ? intent.prevCount : 0;
@@ -448,6 +586,7 @@ export class RiskGate {
     if (!market.open) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.open', 0, 0);
     const nowMs = this.#clock.nowMs();
     if (nowMs >= market.closeMs) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.closeMs', market.closeMs, nowMs);
+    if (!isAmend && this.#isMarginRoute(intent.route)) return this.#deny(Deny.ROUTE_EXCHANGE_MISMATCH, 'route.exchange', 0, intent.route);
     const book = market.book;
     if (book === null || !book.synced) return this.#deny(Deny.BOOK_NOT_SYNCED, 'book.synced', 0, 0);
     const staleMs = this.#limits.bookStaleMs;
@@ -588,6 +727,297 @@ export class RiskGate {
     return Deny.NONE;
   }
 
+  // ---- Margin orders (MARGIN_CHECK_ORDER in deny.ts) ---------------------------------------------
+
+  #isMarginRoute(route: number): boolean {
+    return route >= 0 && route < this.#routeMargin.length && this.#routeMargin[route] === 1;
+  }
+
+  /** NEW / AMEND on a Margin market, after shape, kill switch and halted (shared with Predictions). */
+  #checkMarginOrder(intent: Readonly<OrderIntent>, isAmend: boolean, market: RiskMarket, subaccountValid: boolean): Deny {
+    const side = intent.side;
+    const subaccount = intent.subaccount;
+    const slot = subaccountValid ? this.marginExposure.slot(market.handle, subaccount) : null;
+    const count = intent.count;
+    if (this.#state === TradingState.REDUCING && !isReducing(slot, side, count, isAmend ? intent.prevCount : 0)) {
+      return this.#deny(Deny.TRADING_REDUCING_ONLY, 'position', slot === null ? 0 : slot.position, count);
+    }
+    if (!subaccountValid) return this.#deny(Deny.SUBACCOUNT_INVALID, 'intent.subaccount', 63, subaccount);
+    const locked = this.#limits.restrictedSubaccount;
+    if (locked >= 0 && subaccount !== locked) return this.#deny(Deny.SUBACCOUNT_LOCKED, 'limits.restrictedSubaccount', locked, subaccount);
+    if (!market.open) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.open', 0, 0);
+    const nowMs = this.#clock.nowMs();
+    if (nowMs >= market.closeMs) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.closeMs', market.closeMs, nowMs);
+    if (!isAmend && !this.#isMarginRoute(intent.route)) return this.#deny(Deny.ROUTE_EXCHANGE_MISMATCH, 'route.exchange', 1, intent.route);
+    const book = market.book;
+    if (book === null || !book.synced) return this.#deny(Deny.BOOK_NOT_SYNCED, 'book.synced', 0, 0);
+    const staleMs = this.#limits.bookStaleMs;
+    if (staleMs > 0 && nowMs - book.updatedAtMs > staleMs) return this.#deny(Deny.BOOK_STALE, 'limits.bookStaleMs', staleMs, nowMs - book.updatedAtMs);
+    const denyPrice = this.#checkMarginPriceCount(intent, market);
+    if (denyPrice !== Deny.NONE) return denyPrice;
+    const denyExposure = this.#checkMarginExposure(intent, market, slot, isAmend);
+    if (denyExposure !== Deny.NONE) return denyExposure;
+    const denyCross = this.#checkMarginCross(intent, book, slot);
+    if (denyCross !== Deny.NONE) return denyCross;
+    if (intent.orderGroup !== -1) {
+      const denyGroup = this.#checkGroup(intent.orderGroup, count, nowMs);
+      if (denyGroup !== Deny.NONE) return denyGroup;
+    }
+    const cost = INTENT_TOKEN_COST[intent.kind];
+    if (!this.budget.tryTakeWrite(cost, false, nowMs)) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, cost);
+    return Deny.NONE;
+  }
+
+  /** Price (> 0, on the tick, near the mark; no $1 cap), count (positive, whole contracts, max), order notional. */
+  #checkMarginPriceCount(intent: Readonly<OrderIntent>, market: RiskMarket): Deny {
+    const price = intent.price;
+    if (!(price > 0) || !Number.isSafeInteger(price)) return this.#deny(Deny.PRICE_OUT_OF_RANGE, 'intent.price', 0, price);
+    const tick = market.info.tick;
+    if (price % tick !== 0) return this.#deny(Deny.PRICE_OFF_GRID, 'market.tick', tick, price);
+    const bandBps = this.#limits.marginPriceBandBps;
+    const mark = market.info.markPrice;
+    // Without a mark the band cannot be drawn; MARGIN_MARK_UNKNOWN stops an order that adds risk later.
+    if (bandBps > 0 && mark > 0) {
+      const away = price > mark ? price - mark : mark - price;
+      if (away * 10_000 > mark * bandBps) return this.#deny(Deny.PRICE_AWAY_FROM_MARK, 'limits.marginPriceBandBps', bandBps, (away * 10_000) / mark);
+    }
+    const count = intent.count;
+    if (!(count > 0) || !Number.isSafeInteger(count)) return this.#deny(Deny.COUNT_NOT_POSITIVE, 'intent.count', 0, count);
+    const increment = market.countIncrement;
+    if (count % increment !== 0) return this.#deny(Deny.COUNT_OFF_INCREMENT, 'market.countIncrement', increment, count);
+    const countMax = this.#limits.orderCountMax;
+    if (count > countMax) return this.#deny(Deny.COUNT_ABOVE_MAX, 'limits.orderCountMax', countMax, count);
+    // Centicents over whole contracts: $100,000 x 1M contracts is 1e15, exact; the detail reads micro-dollars like Predictions'.
+    const notional = marginNotional(price, count);
+    if (notional > this.#limits.orderNotionalMax) return this.#deny(Deny.NOTIONAL_ABOVE_MAX, 'limits.orderNotionalMax', this.#notionalOrderMaxMicro, notional * 100);
+    return Deny.NONE;
+  }
+
+  /**
+   * Reduce-only, then the risk the order adds: only when it raises the market's worst-case
+   * |position| (a limit already exceeded still lets through an order that does not). A reduce-only
+   * order is IOC/FOK and capped to the position by the venue, so it never adds risk.
+   */
+  #checkMarginExposure(intent: Readonly<OrderIntent>, market: RiskMarket, slot: MarginSlot | null, isAmend: boolean): Deny {
+    const side = intent.side;
+    const position = slot === null ? 0 : slot.position;
+    if (intent.reduceOnly) {
+      if (side === 'bid' ? position >= 0 : position <= 0) return this.#deny(Deny.REDUCE_ONLY_NOT_REDUCING, 'position', position, intent.count);
+      const tif = intent.timeInForce;
+      if (tif !== 'immediate_or_cancel' && tif !== 'fill_or_kill') return this.#deny(Deny.REDUCE_ONLY_RESTING, 'intent.timeInForce', 0, 0);
+    } else {
+      const prevCount = isAmend ? intent.prevCount : 0;
+      let restingBid = slot === null ? 0 : slot.restingBid;
+      let restingAsk = slot === null ? 0 : slot.restingAsk;
+      if (side === 'bid') restingBid += intent.count - prevCount;
+      else restingAsk += intent.count - prevCount;
+      const worstNow = slot === null ? 0 : slot.worst;
+      const worstNew = worstOf(position, restingBid, restingAsk);
+      if (worstNew > worstNow) {
+        const denyRisk = this.#checkMarginRisk(intent.subaccount, market, worstNow, worstNew);
+        if (denyRisk !== Deny.NONE) return denyRisk;
+      }
+    }
+    const openMax = this.#limits.openOrdersMax;
+    const open = this.marginExposure.openOrders;
+    if (!isAmend && open >= openMax) return this.#deny(Deny.OPEN_ORDERS_LIMIT, 'limits.openOrdersMax', openMax, open + 1);
+    return Deny.NONE;
+  }
+
+  /**
+   * The market's worst-case |position| rises from worstNow to worstNew (1/100 contract): marks
+   * known, position limits, the market's notional risk limit, then over the subaccount's Margin
+   * markets (a few; walked without allocating) initial margin at the mark against the available
+   * balance and notional against the leverage cap. Money in centicents.
+   */
+  #checkMarginRisk(subaccount: number, market: RiskMarket, worstNow: number, worstNew: number): Deny {
+    const mark = market.info.markPrice;
+    if (!(mark > 0)) return this.#deny(Deny.MARGIN_MARK_UNKNOWN, 'market.markPrice', 0, market.handle);
+    const rates = this.#marginRatePpm;
+    let notionalOthers = 0;
+    let marginOthers = 0;
+    const slots = this.marginExposure.slotsOf(subaccount);
+    for (let i = 0; i < slots.length; i++) {
+      const other = slots[i];
+      if (other.market === market.handle || other.worst === 0) continue;
+      const otherMark = this.markets.at(other.market)!.info.markPrice;
+      // A position we cannot price might need any margin: no new risk until its mark is known.
+      if (!(otherMark > 0)) return this.#deny(Deny.MARGIN_MARK_UNKNOWN, 'market.markPrice', 0, other.market);
+      const notional = marginNotional(otherMark, other.worst);
+      notionalOthers += notional;
+      marginOthers += (notional * this.#marginRateOf(rates, other.market)) / 1_000_000;
+    }
+    const limits = this.#limits;
+    if (worstNew > limits.marketPositionMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', limits.marketPositionMax, worstNew);
+    const worstSum = this.marginExposure.worstSum(subaccount) - worstNow + worstNew;
+    if (worstSum > limits.subaccountPositionMax) return this.#deny(Deny.SUBACCOUNT_POSITION_LIMIT, 'limits.subaccountPositionMax', limits.subaccountPositionMax, worstSum);
+    const notional = marginNotional(mark, worstNew);
+    const riskLimit = this.notionalRiskLimit(market.handle);
+    if (notional > riskLimit) return this.#deny(Deny.NOTIONAL_RISK_LIMIT, 'market.notionalRiskLimit', riskLimit, notional);
+    const balance = this.#marginBalance[subaccount];
+    const required = marginOthers + (notional * this.#marginRateOf(rates, market.handle)) / 1_000_000;
+    if (required > balance) return this.#deny(Deny.MARGIN_INSUFFICIENT, 'margin.balance', balance, required);
+    const total = notionalOthers + notional;
+    const leverageMax = limits.marginLeverageMax;
+    if (total > leverageMax * balance) return this.#deny(Deny.LEVERAGE_ABOVE_MAX, 'limits.marginLeverageMax', leverageMax, balance > 0 ? total / balance : Infinity);
+    return Deny.NONE;
+  }
+
+  /** A market registered through gate.markets directly has no rate slot: the default, never an undefined (which would pass). */
+  #marginRateOf(rates: Float64Array, handle: number): number {
+    return handle < rates.length ? rates[handle] : this.#defaultMarginPpm;
+  }
+
+  /** Post-only against the local book and self-cross against own resting prices: plain prices, no complement. */
+  #checkMarginCross(intent: Readonly<OrderIntent>, book: BookView, slot: MarginSlot | null): Deny {
+    const price = intent.price;
+    if (intent.side === 'bid') {
+      if (intent.postOnly) {
+        const ask = book.bestAsk();
+        if (ask !== PRICE_INVALID && price >= ask) return this.#deny(Deny.POST_ONLY_CROSS, 'book.bestAsk', ask, price);
+      }
+      if (slot !== null && slot.bestAsk !== PRICE_INVALID && price >= slot.bestAsk) return this.#deny(Deny.SELF_CROSS, 'own.bestAsk', slot.bestAsk, price);
+    } else {
+      if (intent.postOnly) {
+        const bid = book.bestBid();
+        if (bid !== PRICE_INVALID && price <= bid) return this.#deny(Deny.POST_ONLY_CROSS, 'book.bestBid', bid, price);
+      }
+      if (slot !== null && slot.bestBid !== PRICE_INVALID && price <= slot.bestBid) return this.#deny(Deny.SELF_CROSS, 'own.bestBid', slot.bestBid, price);
+    }
+    return Deny.NONE;
+  }
+
+  // ---- exit triggers (TRIGGER_CHECK_ORDER in deny.ts) --------------------------------------------
+
+  /**
+   * An exit-trigger request on a Margin position. Synchronous, no allocation; on NONE its write
+   * tokens are taken. SET and UPDATE check the legs (prices on the tick, on the right side of the
+   * mark), count and anchor, and (SET appends) the live triggers' limits from `live`; kill switch
+   * and halted deny SETs only (a trigger only ever closes a position, so reducing lets them
+   * through). DELETE removes protection and is always allowed: shape, subaccount and tokens.
+   */
+  checkTrigger(intent: Readonly<ExitTriggerIntent>, live: LiveTriggersView): Deny {
+    const deny = this.#decideTrigger(intent, live);
+    this.#probe.onVerdict();
+    return deny;
+  }
+
+  #decideTrigger(intent: Readonly<ExitTriggerIntent>, live: LiveTriggersView): Deny {
+    const action = intent.action;
+    if (action !== TriggerAction.SET && action !== TriggerAction.UPDATE && action !== TriggerAction.DELETE) return this.#deny(Deny.INTENT_INVALID, 'trigger.action', 0, action);
+    if (intent.kind !== 'bracket' && intent.kind !== 'trailing') return this.#deny(Deny.INTENT_INVALID, 'trigger.kind', 0, 0);
+    if (action === TriggerAction.SET) {
+      if (this.#killed) return this.#deny(Deny.KILL_SWITCH, 'gate.killed', 0, 0);
+      if (this.#state === TradingState.HALTED) return this.#deny(Deny.TRADING_HALTED, 'gate.tradingState', TradingState.HALTED, 0);
+    }
+    const denySub = this.#checkSubaccount(intent.subaccount, false);
+    if (denySub !== Deny.NONE) return denySub;
+    if (action !== TriggerAction.DELETE) {
+      const market = this.markets.at(intent.market);
+      if (market === undefined || !market.isMargin) return this.#deny(Deny.MARKET_UNKNOWN, market === undefined ? 'intent.market' : 'market.exchange', this.markets.size, intent.market);
+      const denyLegs = this.#checkTriggerLegs(intent, market);
+      if (denyLegs !== Deny.NONE) return denyLegs;
+      const denyCount = this.#checkTriggerCount(intent, market, live);
+      if (denyCount !== Deny.NONE) return denyCount;
+    }
+    if (!this.budget.tryTakeWrite(TRIGGER_TOKEN_COST, false, this.#clock.nowMs())) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, TRIGGER_TOKEN_COST);
+    return Deny.NONE;
+  }
+
+  /** Mark known for bracket legs; the legs or trail of the kind; prices on the tick; count and anchor well formed. */
+  #checkTriggerLegs(intent: Readonly<ExitTriggerIntent>, market: RiskMarket): Deny {
+    const stop = intent.stopLossPrice;
+    const take = intent.takeProfitPrice;
+    const hasStop = stop !== PRICE_INVALID;
+    const hasTake = take !== PRICE_INVALID;
+    if (intent.kind === 'bracket') {
+      if ((hasStop || hasTake) && !(market.info.markPrice > 0)) return this.#deny(Deny.MARGIN_MARK_UNKNOWN, 'market.markPrice', 0, market.handle);
+      if (!hasStop && !hasTake) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.legs', 0, 0);
+      if (intent.trailAmount !== PRICE_INVALID || intent.trailBps !== 0) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.trail', 0, 0);
+      const tick = market.info.tick;
+      if (hasStop && (!(stop > 0) || !Number.isSafeInteger(stop) || stop % tick !== 0)) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.stopLossPrice', tick, stop);
+      if (hasTake && (!(take > 0) || !Number.isSafeInteger(take) || take % tick !== 0)) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.takeProfitPrice', tick, take);
+    } else {
+      if (hasStop || hasTake) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.legs', 0, 0);
+      const amount = intent.trailAmount;
+      const bps = intent.trailBps;
+      const hasAmount = amount !== PRICE_INVALID;
+      if (hasAmount === (bps !== 0)) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.trail', 0, 0); // exactly one of the two
+      if (hasAmount && (!(amount > 0) || !Number.isSafeInteger(amount))) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.trailAmount', 0, amount);
+      if (!hasAmount && (!(bps >= 1 && bps <= 9_999) || !Number.isInteger(bps))) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.trailBps', 9_999, bps);
+    }
+    const count = intent.count;
+    const hasCount = count !== COUNT_INVALID;
+    const hasAnchor = intent.anchorOrderId !== '';
+    if (hasCount && (!(count > 0) || !Number.isSafeInteger(count) || count % 100 !== 0)) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.count', 100, count);
+    if (hasCount && hasAnchor) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.anchorOrderId', 0, 0);
+    // Isolated positions hold one trigger per kind closing in full: no count, no anchor (an append).
+    if (intent.isolated && (hasCount || hasAnchor)) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.isolated', 0, 0);
+    if (intent.action === TriggerAction.SET) {
+      if ((hasCount || hasAnchor) && intent.clientTriggerId === '') return this.#deny(Deny.TRIGGER_INVALID, 'trigger.clientTriggerId', 0, 0);
+    } else if (intent.isolated || intent.triggerId === '' || hasAnchor) {
+      return this.#deny(Deny.TRIGGER_INVALID, 'trigger.triggerId', 0, 0); // UPDATE: one cross trigger by id, never re-anchored
+    }
+    return Deny.NONE;
+  }
+
+  /**
+   * The position the trigger closes: one to close (a SET without anchor needs a position), bracket
+   * legs on its losing (stop) and winning (take-profit) side of the mark, the count within it,
+   * and for a cross SET that appends (count or anchor) the live triggers' room: brackets' counts
+   * together within the position, 20 brackets, one trailing stop. A SET without count or anchor
+   * replaces the position's trigger of its kind, so it takes no room.
+   */
+  #checkTriggerCount(intent: Readonly<ExitTriggerIntent>, market: RiskMarket, live: LiveTriggersView): Deny {
+    const slot = this.marginExposure.slot(market.handle, intent.subaccount);
+    const position = slot === null ? 0 : slot.position;
+    const hasAnchor = intent.anchorOrderId !== '';
+    const isSet = intent.action === TriggerAction.SET;
+    if (position === 0 && !hasAnchor && isSet) return this.#deny(Deny.TRIGGER_INVALID, 'position', 0, 0);
+    if (intent.kind === 'bracket') {
+      const denySide = this.#checkTriggerSide(intent, market.info.markPrice, position);
+      if (denySide !== Deny.NONE) return denySide;
+    }
+    const count = intent.count;
+    const size = position < 0 ? -position : position;
+    if (count !== COUNT_INVALID && count > size) return this.#deny(Deny.TRIGGER_COUNT_ABOVE_POSITION, 'position', size, count);
+    if (!isSet || intent.isolated || (count === COUNT_INVALID && !hasAnchor)) return Deny.NONE;
+    const handle = market.handle;
+    const subaccount = intent.subaccount;
+    if (intent.kind === 'bracket') {
+      if (count !== COUNT_INVALID) {
+        const sum = live.bracketCountSum(handle, subaccount, false) + count;
+        if (sum > size) return this.#deny(Deny.TRIGGER_COUNT_ABOVE_POSITION, 'live.bracketCountSum', size, sum);
+      }
+      const brackets = live.bracketCount(handle, subaccount, false);
+      if (brackets >= CROSS_BRACKETS_MAX) return this.#deny(Deny.TRIGGER_LIMIT, 'live.bracketCount', CROSS_BRACKETS_MAX, brackets + 1);
+    } else {
+      const trailing = live.trailingCount(handle, subaccount, false);
+      if (trailing >= 1) return this.#deny(Deny.TRIGGER_LIMIT, 'live.trailingCount', 1, trailing + 1);
+    }
+    return Deny.NONE;
+  }
+
+  /** Long: stop < mark < take-profit; short: the reverse; no position yet (anchored): either, as long as the legs agree. */
+  #checkTriggerSide(intent: Readonly<ExitTriggerIntent>, mark: number, position: number): Deny {
+    const stop = intent.stopLossPrice;
+    const take = intent.takeProfitPrice;
+    const hasStop = stop !== PRICE_INVALID;
+    const hasTake = take !== PRICE_INVALID;
+    if (position > 0) {
+      if (hasStop && stop >= mark) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.stopLossPrice', mark, stop);
+      if (hasTake && take <= mark) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.takeProfitPrice', mark, take);
+    } else if (position < 0) {
+      if (hasStop && stop <= mark) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.stopLossPrice', mark, stop);
+      if (hasTake && take >= mark) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.takeProfitPrice', mark, take);
+    } else {
+      const long = (!hasStop || stop < mark) && (!hasTake || take > mark);
+      const short = (!hasStop || stop > mark) && (!hasTake || take < mark);
+      if (!long && !short) return this.#deny(Deny.TRIGGER_INVALID, 'trigger.legs', mark, hasStop ? stop : take);
+    }
+    return Deny.NONE;
+  }
+
   #checkGroup(handle: number, count: number, nowMs: number): Deny {
     const group = this.groups.at(handle);
     if (group === undefined || group.deleted) return this.#deny(Deny.ORDER_GROUP_UNKNOWN, 'intent.orderGroup', 0, handle);
@@ -653,7 +1083,7 @@ export class RiskGate {
  * resting order of its side together cannot flip the position. `prevCount` is the amended order's
  * own resting count (replaced by the new count).
  */
-function isReducing(slot: ExposureSlot | null, side: 'bid' | 'ask', count: number, prevCount: number): boolean {
+function isReducing(slot: ExposureSlot | MarginSlot | null, side: 'bid' | 'ask', count: number, prevCount: number): boolean {
   if (slot === null) return false;
   const position = slot.position;
   if (side === 'bid') return position < 0 && slot.restingBid - prevCount + count <= -position;

@@ -1,10 +1,12 @@
 /**
  * The markets the gate knows, indexed by the market registry's dense index (the handle) so a check
  * finds its market with one array load. Each entry holds the local book the gate reads (best
- * bid/ask, synced, last update) and the count increment, and reads grid, open and close time from
- * the registry's shared Market. This file owns the gate's registration; it never checks an intent.
+ * bid/ask, synced, last update) and the count increment, and reads grid (Predictions), exchange,
+ * tick and mark (Margin), open and close time from the registry's shared Market. This file owns
+ * the gate's registration; it never checks an intent.
  */
 
+import { assert } from '../core/index.ts';
 import type { PriceGrid, Price } from '../core/index.ts';
 import { MarketRegistry } from '../market/index.ts';
 import type { Market } from '../market/index.ts';
@@ -52,6 +54,11 @@ export class RiskMarket {
     return this.info.grid!; // set before the gate registers the market
   }
 
+  /** A Margin market (perpetual: tick, mark, margin checks); read once per check to pick the branch. */
+  get isMargin(): boolean {
+    return this.info.exchange === 'margin';
+  }
+
   get open(): boolean {
     return this.info.open;
   }
@@ -77,8 +84,32 @@ export class RiskMarkets {
     const registry = this.registry;
     const info = registry.add(ticker);
     const handle = info.index;
+    assert(info.exchange !== 'margin', 'RiskMarkets.add: a Margin market of that ticker is registered');
     if (info.grid === null) info.grid = grid;
     else registry.regrid(handle, grid);
+    registry.setOpen(handle, open);
+    const known = this.#byHandle[handle];
+    if (known !== undefined) {
+      known.book = book;
+      known.countIncrement = countIncrement;
+      return handle;
+    }
+    while (this.#byHandle.length < handle) this.#byHandle.push(undefined);
+    this.#byHandle[handle] = new RiskMarket(info, book, countIncrement);
+    this.#size++;
+    return handle;
+  }
+
+  /**
+   * Registers a Margin market: the registry's Market names its exchange and tick (setMargin), never
+   * a grid. Re-adding a ticker updates the book, the tick and the increment.
+   */
+  addMargin(ticker: string, tick: number, book: BookView | null, open: boolean, countIncrement: number): number {
+    const registry = this.registry;
+    const info = registry.add(ticker);
+    const handle = info.index;
+    assert(info.grid === null, 'RiskMarkets.addMargin: a Predictions market of that ticker is registered');
+    registry.setMargin(handle, tick);
     registry.setOpen(handle, open);
     const known = this.#byHandle[handle];
     if (known !== undefined) {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { createIntent, IntentKind, ManualClock, parsePrice, parseSignedCount, PRICE_INVALID, PriceGrid } from '../../src/core/index.ts';
 import type { Count, OrderIntent, Price } from '../../src/core/index.ts';
-import { CHECK_ORDER, DENY_NAMES, OMS_DENIES, QUOTE_BOOK_DENIES, QUOTE_CHECK_ORDER, Deny, PortfolioField, PortfolioView, RiskGate, TradingState, denyName, portfolioSnapshotLength, riskLimits } from '../../src/risk/index.ts';
+import { CHECK_ORDER, DENY_NAMES, MARGIN_CHECK_ORDER, OMS_DENIES, QUOTE_BOOK_DENIES, QUOTE_CHECK_ORDER, TRIGGER_CHECK_ORDER, Deny, PortfolioField, PortfolioView, RiskGate, TradingState, denyName, portfolioSnapshotLength, riskLimits } from '../../src/risk/index.ts';
 import type { BookView, RiskLimits } from '../../src/risk/index.ts';
 
 class FakeBook implements BookView {
@@ -110,6 +110,12 @@ const SCENARIOS: Record<string, () => { code: Deny; w: World }> = {
   MARKET_NOT_OPEN: () => {
     const w = world();
     w.gate.setMarketOpen(w.market, false);
+    return { code: w.gate.check(w.intent), w };
+  },
+  ROUTE_EXCHANGE_MISMATCH: () => {
+    const w = world();
+    w.gate.setRouteExchange(1, 'margin');
+    w.intent.route = 1; // a Margin route for a Predictions market
     return { code: w.gate.check(w.intent), w };
   },
   BOOK_NOT_SYNCED: () => {
@@ -268,7 +274,12 @@ const SCENARIOS: Record<string, () => { code: Deny; w: World }> = {
 };
 
 /** Codes only quote actions give (the gate's checkQuote or the quote book): test/risk/quote-gate.test.ts has their scenarios. */
-const QUOTE_ONLY: readonly Deny[] = [...QUOTE_BOOK_DENIES, ...QUOTE_CHECK_ORDER.filter((code) => !CHECK_ORDER.includes(code))];
+const QUOTE_ONLY: readonly Deny[] = [
+  ...QUOTE_BOOK_DENIES,
+  ...QUOTE_CHECK_ORDER.filter((code) => !CHECK_ORDER.includes(code)),
+  // Codes only Margin orders and exit triggers give: test/risk/margin-gate.test.ts and margin-triggers.test.ts have their scenarios.
+  ...[...MARGIN_CHECK_ORDER, ...TRIGGER_CHECK_ORDER].filter((code, i, all) => !CHECK_ORDER.includes(code) && !QUOTE_CHECK_ORDER.includes(code) && all.indexOf(code) === i),
+];
 
 describe('risk gate: one scenario per deny code', () => {
   it('has a scenario for every code of the Deny table, and the table is dense and named', () => {
@@ -349,6 +360,8 @@ describe('risk gate: fixed check order', () => {
     intent.reduceOnly = true;
     intent.postOnly = true;
     intent.orderGroup = 99;
+    gate.setRouteExchange(1, 'margin');
+    intent.route = 1;
 
     const seen: Deny[] = [];
     const expectNext = (code: Deny, repair: () => void): void => {
@@ -364,6 +377,7 @@ describe('risk gate: fixed check order', () => {
     expectNext(Deny.SUBACCOUNT_LOCKED, () => (intent.subaccount = 0));
     expectNext(Deny.MARKET_UNKNOWN, () => (intent.market = market));
     expectNext(Deny.MARKET_NOT_OPEN, () => gate.setMarketOpen(market, true));
+    expectNext(Deny.ROUTE_EXCHANGE_MISMATCH, () => (intent.route = 0));
     expectNext(Deny.BOOK_NOT_SYNCED, () => (book.synced = true));
     expectNext(Deny.BOOK_STALE, () => (book.updatedAtMs = START_MS));
     expectNext(Deny.PRICE_OUT_OF_RANGE, () => (intent.price = p('0.05')));
