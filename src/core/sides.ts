@@ -34,3 +34,6 @@ export function outcomeOfBookSide(side: BookSide): OutcomeSide {
 export function complementPrice(price: Price): Price {
   return (PRICE_ONE - price) as Price;
 }
+
+/** The exchange an order, a market or a route belongs to: its routes, subaccount numbers, balances and rules are its own. */
+export type Exchange = 'predictions' | 'margin';

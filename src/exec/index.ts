@@ -28,9 +28,9 @@ export { encodeCreateOrder, jsonString } from './rest/order-body.ts';
 export type { OrderPathSignaturesStats } from './rest/order-path-signatures.ts';
 export {
   MARGIN_CONTRACT, MARGIN_ORDER_ENTRY_DEFAULTS, MARGIN_ORDER_VENUE, MarginOrderEntry, MarginRefusal,
-  marginAmendProblem, marginCountProblem, marginOrderProblem, marginPriceProblem,
+  marginAmendProblem, marginCountProblem, marginOrderProblem, marginPriceProblem, ExitTriggerClient,
 } from './margin/index.ts';
-export type { MarginOrderEntryOptions, MarginReadSettings, MarginWireFill, MarginWireOrder, MarginWirePosition } from './margin/index.ts';
+export type { MarginBalance, MarginOrderEntryOptions, MarginReadSettings, MarginWireFill, MarginWireOrder, MarginWirePosition } from './margin/index.ts';
 export { PREDICTIONS_ORDER_VENUE } from './rest/rest-order-entry.ts';
 export type { RestOrderVenue } from './rest/rest-order-entry.ts';
 export { FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry, FixOrderEntryConfigError, FIX_QUOTE_ROUTE_DEFAULTS, FixQuoteRoute, readQuoteRequest, writeQuoteBody } from './fix/index.ts';

@@ -5,10 +5,9 @@
  * them here. Owns no behaviour.
  */
 
-import { PRICE_INVALID, type Price, type PriceGrid } from '../core/index.ts';
+import { PRICE_INVALID, type Exchange, type Price, type PriceGrid } from '../core/index.ts';
 
-/** The exchange a market trades on: its routes, subaccount numbers, balances and rules are its own. */
-export type Exchange = 'predictions' | 'margin';
+export type { Exchange };
 
 export class Market {
   readonly index: number;

@@ -25,7 +25,7 @@ export { FillDedup } from './fill-dedup.ts';
 export { reconcileRound } from './reconciler.ts';
 export type { ReconcileHost, ReconcileRoundResult } from './reconciler.ts';
 export { SILENT_LOGGER } from './oms-inputs.ts';
-export type { FillInput, UserOrderInput, MarketPositionInput, OrderGroupUpdateInput, OmsLogger } from './oms-inputs.ts';
+export type { FillInput, UserOrderInput, MarketPositionInput, OrderGroupUpdateInput, OmsLogger, SystemOrder } from './oms-inputs.ts';
 export { EXEC_ERROR_CODES, ExecError } from './order-route.ts';
 export type {
   ExecErrorCode,
@@ -46,3 +46,10 @@ export type {
 export type { OrderReads } from './order-route.ts';
 export { NO_LISTENER, NO_SENDER } from './oms-ports.ts';
 export type { OmsListener, OmsSender, OrderUpdateSink } from './oms-ports.ts';
+export {
+  EXIT_TRIGGER_TABLE_DEFAULTS, EXIT_TRIGGER_VENUE_CODES, ExitTriggerError, ExitTriggerTable, TRIGGER_STATE_NAMES, TrackedTrigger, TriggerState,
+} from './exit-triggers.ts';
+export type {
+  ExitTriggerLeg, ExitTriggerOutcome, ExitTriggerStatus, ExitTriggerTableOptions, ExitTriggerTableStats, ExitTriggerVenue, TriggerGate, TriggerMarkets,
+  TriggerSubmitResult, WireExitTrigger,
+} from './exit-triggers.ts';

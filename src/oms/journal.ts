@@ -19,7 +19,7 @@
  */
 
 import { closeSync, existsSync, fchmodSync, fsync, openSync, readFileSync, write, writeSync, fsyncSync } from 'node:fs';
-import type { BookSide, Price, TimeInForce } from '../core/index.ts';
+import type { BookSide, Exchange, Price, TimeInForce } from '../core/index.ts';
 import { parseClientOrderId } from './client-order-ids.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderState } from './order-state.ts';
 import type { Order } from './order.ts';
@@ -61,6 +61,7 @@ export type JournalKind = (typeof JournalKind)[keyof typeof JournalKind];
 const FLAG_POST_ONLY = 1;
 const FLAG_REDUCE_ONLY = 2;
 const FLAG_TAKER = 4;
+const FLAG_MARGIN = 8;
 
 /** One preallocated ring slot; which fields mean what depends on `kind` (see #serialize). */
 class JournalEntry {
@@ -149,7 +150,7 @@ export class Journal {
     e.num2 = order.subaccount;
     e.num3 = order.strategyId;
     e.num4 = 0;
-    e.flags = (order.postOnly ? FLAG_POST_ONLY : 0) | (order.reduceOnly ? FLAG_REDUCE_ONLY : 0);
+    e.flags = (order.postOnly ? FLAG_POST_ONLY : 0) | (order.reduceOnly ? FLAG_REDUCE_ONLY : 0) | (order.exchange === 'margin' ? FLAG_MARGIN : 0);
   }
 
   /** An order event with the order's snapshot after it. `code`/`status`: reject or unknown details, '' / 0 otherwise. */
@@ -332,7 +333,9 @@ function serialize(e: JournalEntry): string {
       return (
         `{"k":${jsonStr(e.kind)},"t":${jsonNum(e.tsMs)},"coid":${jsonStr(e.clientOrderId)},"n":${jsonNum(e.num1)},"ticker":${jsonStr(e.text1)},"side":${jsonStr(e.text2)}` +
         `,"px":${jsonNum(e.price)},"cnt":${jsonNum(e.total)},"sub":${jsonNum(e.num2)},"tif":${jsonStr(e.text3)},"po":${(e.flags & FLAG_POST_ONLY) !== 0}` +
-        `,"ro":${(e.flags & FLAG_REDUCE_ONLY) !== 0},"grp":${e.text4 === null ? 'null' : jsonStr(e.text4)},"strat":${jsonNum(e.num3)}}`
+        `,"ro":${(e.flags & FLAG_REDUCE_ONLY) !== 0},"grp":${e.text4 === null ? 'null' : jsonStr(e.text4)},"strat":${jsonNum(e.num3)}` +
+        // Predictions lines stay as they were; a Margin order says so (its reads and route are Margin's).
+        `${(e.flags & FLAG_MARGIN) !== 0 ? ',"ex":"margin"' : ''}}`
       );
     case JournalKind.FILL:
       return (
@@ -383,6 +386,8 @@ export interface RecoveredOrder {
   counter: number;
   orderId: string;
   ticker: string;
+  /** The exchange it trades on ("ex" on the intent line; absent: Predictions). */
+  exchange: Exchange;
   side: BookSide;
   price: Price;
   totalCount: number;
@@ -556,6 +561,7 @@ function applyLine(result: RecoveredJournal, byId: Map<string, RecoveredOrder>, 
       counter,
       orderId: '',
       ticker: str(r.ticker),
+      exchange: r.ex === 'margin' ? 'margin' : 'predictions',
       side: r.side === 'ask' ? 'ask' : 'bid',
       price: num(r.px) as Price,
       totalCount: count,

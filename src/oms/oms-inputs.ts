@@ -37,6 +37,22 @@ export interface UserOrderInput {
   readonly subaccount: number; //      -1 when absent
   readonly lastUpdatedTsMs: number; // -1 when absent
   readonly lastUpdateReason: string; // '' when absent
+  /** Margin: who placed it ('system': the exchange, for a liquidation or a fired exit trigger); absent or '' on Predictions. */
+  readonly orderSource?: string;
+  /** Margin system orders: why ('liquidation', 'take_profit_stop_loss'); '' otherwise. */
+  readonly orderReason?: string;
+}
+
+/** An order the exchange placed on our account (Margin: a liquidation or a fired exit trigger), as the OMS keeps it. */
+export interface SystemOrder {
+  readonly orderId: string;
+  readonly ticker: string;
+  readonly subaccount: number;
+  readonly side: BookSide;
+  readonly reason: string;
+  fillCount: Count;
+  remainingCount: Count;
+  status: 'resting' | 'canceled' | 'executed';
 }
 
 /** `market_position` (§6.6). */

@@ -30,7 +30,7 @@ import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderEvent, OrderState, isTermina
 import { Order } from './order.ts';
 import type { ExecErrorCode, ExecListener, ExecReject, OrderReads, SelfTradePrevention, WireFill, WireOrder } from './order-route.ts';
 import { SILENT_LOGGER } from './oms-inputs.ts';
-import type { FillInput, MarketPositionInput, OmsLogger, UserOrderInput } from './oms-inputs.ts';
+import type { FillInput, MarketPositionInput, OmsLogger, SystemOrder, UserOrderInput } from './oms-inputs.ts';
 import { PositionBook } from './positions.ts';
 import type { Position } from './positions.ts';
 import { reconcileRound } from './reconciler.ts';
@@ -52,6 +52,11 @@ export type OmsResult = (typeof OmsResult)[keyof typeof OmsResult];
 export interface OmsOptions {
   /** The venue reads reconciliation uses (the account client). */
   reads: OrderReads;
+  /**
+   * The Margin exchange's reads (its order route) and that route's index: an order sent on that
+   * route is a Margin order, reconciled and its positions re-read there. Absent: no Margin route.
+   */
+  margin?: { readonly reads: OrderReads; readonly route: number } | null;
   /** Hears of every order change, fill and venue position (the gate keeps its ledger from them). */
   listener?: OmsListener;
   clock: Clock;
@@ -82,6 +87,8 @@ export interface OmsStats {
   orphanFills: number;
   positionMismatches: number;
   foreignOrders: number;
+  /** Orders the exchange placed on our account (Margin liquidations, fired exit triggers), adopted. */
+  systemOrders: number;
   lateMessages: number;
   reconcileRounds: number;
   reconcileErrors: number;
@@ -89,6 +96,8 @@ export interface OmsStats {
 }
 
 const ORPHAN_FILLS_MAX = 10_000;
+/** System orders (liquidations, fired triggers) kept for attribution; the oldest are forgotten first. */
+const SYSTEM_ORDERS_KEPT = 10_000;
 
 export class Oms implements ExecListener {
   readonly reads: OrderReads;
@@ -101,6 +110,7 @@ export class Oms implements ExecListener {
     orphanFills: 0,
     positionMismatches: 0,
     foreignOrders: 0,
+    systemOrders: 0,
     lateMessages: 0,
     reconcileRounds: 0,
     reconcileErrors: 0,
@@ -154,9 +164,15 @@ export class Oms implements ExecListener {
   #reconciling: Promise<ReconcileRoundResult> | null = null;
   #killState: RecoveredKill | null = null;
   #lastReconcileMs = -Infinity;
+  readonly #margin: { readonly reads: OrderReads; readonly route: number } | null;
+  readonly #systemOrders = new FifoMap<string, SystemOrder>(SYSTEM_ORDERS_KEPT);
+  #systemOrderSink: ((order: Readonly<SystemOrder>) => void) | null = null;
+  /** Subaccounts whose Margin positions are re-read after fills reconciliation pulled (as #restFillSubaccounts). */
+  readonly #restFillMarginSubaccounts = new Set<number>();
 
   constructor(options: OmsOptions) {
     this.reads = options.reads;
+    this.#margin = options.margin ?? null;
     this.#listener = options.listener ?? NO_LISTENER;
     this.#clock = options.clock;
     this.#journal = options.journal ?? null;
@@ -239,6 +255,7 @@ export class Oms implements ExecListener {
       nowMs,
     );
     order.route = intent.route;
+    if (this.#margin !== null && intent.route === this.#margin.route) order.exchange = 'margin';
     this.#byClientId.set(clientOrderId, order);
     this.#live.add(order);
     this.#subaccountsUsed[intent.subaccount] = 1;
@@ -419,26 +436,33 @@ export class Oms implements ExecListener {
   }
 
   async #readoptAfterRestFills(): Promise<void> {
-    if (this.#restFillSubaccounts.size === 0) return;
-    const subaccounts = [...this.#restFillSubaccounts];
-    this.#restFillSubaccounts.clear();
+    await this.#readoptPositions(this.reads, this.#restFillSubaccounts);
+    if (this.#margin !== null) await this.#readoptPositions(this.#margin.reads, this.#restFillMarginSubaccounts);
+  }
+
+  async #readoptPositions(reads: OrderReads, pending: Set<number>): Promise<void> {
+    if (pending.size === 0) return;
+    const subaccounts = [...pending];
+    pending.clear();
     for (const subaccount of subaccounts) {
       try {
-        const positions = await this.reads.listPositions({ subaccount });
+        const positions = await reads.listPositions({ subaccount });
         for (const wire of positions) this.#adoptPosition(wire.subaccount >= 0 ? wire.subaccount : subaccount, wire.ticker, wire.position);
       } catch (error) {
-        this.#restFillSubaccounts.add(subaccount); // asked again after the next round
+        pending.add(subaccount); // asked again after the next round
         this.stats.reconcileErrors++;
         this.#log.warn({ subaccount, error: String(error) }, 'oms: positions read after REST fills failed; retried next round');
       }
     }
   }
 
-  /** Adopts the venue's positions (start-up, after a reconnect): listPositions per subaccount in use. */
+  /** Adopts the venue's positions (start-up, after a reconnect): listPositions per subaccount in use, on each exchange. */
   async reconcilePositions(): Promise<void> {
-    for (const subaccount of this.subaccountsInUse()) {
-      const positions = await this.reads.listPositions({ subaccount });
-      for (const wire of positions) this.#adoptPosition(wire.subaccount >= 0 ? wire.subaccount : subaccount, wire.ticker, wire.position);
+    for (const reads of this.#margin === null ? [this.reads] : [this.reads, this.#margin.reads]) {
+      for (const subaccount of this.subaccountsInUse()) {
+        const positions = await reads.listPositions({ subaccount });
+        for (const wire of positions) this.#adoptPosition(wire.subaccount >= 0 ? wire.subaccount : subaccount, wire.ticker, wire.position);
+      }
     }
   }
 
@@ -572,7 +596,8 @@ export class Oms implements ExecListener {
     let order = message.orderId !== '' ? this.#byOrderId.get(message.orderId) : undefined;
     if (order === undefined && message.clientOrderId !== '') order = this.#byClientId.get(message.clientOrderId);
     if (order === undefined) {
-      this.stats.foreignOrders++; // another session's or a manual order: positions still come from fills
+      if (message.orderSource === 'system') this.#adoptSystemOrder(message);
+      else this.stats.foreignOrders++; // another session's or a manual order: positions still come from fills
       return;
     }
     this.#setOrderId(order, message.orderId);
@@ -651,6 +676,39 @@ export class Oms implements ExecListener {
     }
     this.#journal?.appendOrderEvent(kind, order, event, nowMs, code, status);
     if (!own) this.#noteChange(order);
+  }
+
+  /**
+   * An order the exchange placed for us (no client order id of ours): kept, bounded, so its fills
+   * (which move the position like any fill) are attributed to a liquidation or a fired trigger,
+   * and told to the system-order sink (the exit-trigger table links it, the runtime logs it).
+   */
+  #adoptSystemOrder(message: UserOrderInput): void {
+    let known = this.#systemOrders.get(message.orderId);
+    if (known === undefined) {
+      known = {
+        orderId: message.orderId, ticker: message.ticker, subaccount: message.subaccount >= 0 ? message.subaccount : 0, side: message.bookSide,
+        reason: message.orderReason ?? '', fillCount: message.fillCount, remainingCount: message.remainingCount, status: message.status,
+      };
+      this.#systemOrders.set(message.orderId, known);
+      this.stats.systemOrders++;
+      this.#log.info({ orderId: known.orderId, ticker: known.ticker, subaccount: known.subaccount, reason: known.reason }, 'oms: the exchange placed an order on the account (adopted)');
+    } else {
+      known.fillCount = message.fillCount;
+      known.remainingCount = message.remainingCount;
+      known.status = message.status;
+    }
+    this.#systemOrderSink?.(known);
+  }
+
+  /** An order the exchange placed for us (Margin), by its venue id; undefined when none (or forgotten). */
+  systemOrder(orderId: string): Readonly<SystemOrder> | undefined {
+    return this.#systemOrders.get(orderId);
+  }
+
+  /** Wiring: who hears of each system order's change (the exit-trigger table, logs); null: nobody. */
+  setSystemOrderSink(sink: ((order: Readonly<SystemOrder>) => void) | null): void {
+    this.#systemOrderSink = sink;
   }
 
   #noteChange(order: Order): void {
@@ -839,6 +897,10 @@ export class Oms implements ExecListener {
       );
       order.filledCount = saved.filledCount;
       order.venueFilled = saved.filledCount;
+      if (saved.exchange === 'margin' && this.#margin !== null) {
+        order.exchange = 'margin';
+        order.route = this.#margin.route;
+      }
       order.fillSum = 0; // fills are re-read by reconciliation; de-dup keeps journaled ones from counting twice
       order.remainingCount = saved.remainingCount;
       order.state = OrderState.UNKNOWN; // whatever it was, only the venue knows now
@@ -861,7 +923,7 @@ export class Oms implements ExecListener {
 
   #makeReconcileHost(): ReconcileHost {
     return {
-      entry: this.reads,
+      readsOf: (order: Order): OrderReads => (order.exchange === 'margin' && this.#margin !== null ? this.#margin.reads : this.reads),
       ordersToReconcile: (): Order[] => {
         const out: Order[] = [];
         for (const order of this.#live) if (order.needsReconcile) out.push(order);
@@ -879,7 +941,7 @@ export class Oms implements ExecListener {
           return;
         }
         this.#bookFill(order, fill.fillId, fill.orderId, fill.ticker, fill.side, fill.price, fill.count, fill.feeCenticents, COUNT_INVALID, fill.subaccount, fill.isTaker, fill.tsMs);
-        this.#restFillSubaccounts.add(fill.subaccount >= 0 ? fill.subaccount : order.subaccount);
+        (order.exchange === 'margin' ? this.#restFillMarginSubaccounts : this.#restFillSubaccounts).add(fill.subaccount >= 0 ? fill.subaccount : order.subaccount);
       },
       onReconcileError: (error: unknown, what: string): void => {
         this.stats.reconcileErrors++;

@@ -14,7 +14,7 @@
  * what it adds beyond `filled`, so a fill already counted in an ack is never subtracted twice.
  */
 
-import type { BookSide, Count, Price, TimeInForce } from '../core/index.ts';
+import type { BookSide, Count, Exchange, Price, TimeInForce } from '../core/index.ts';
 import { OrderState } from './order-state.ts';
 import type { SelfTradePrevention } from './order-route.ts';
 
@@ -67,6 +67,8 @@ export class Order {
   fees = 0;
   /** The order-entry route it went out on (the router's index); every later request for it takes the same one. */
   route = 0;
+  /** The exchange it trades on (its route's): reconciliation reads that exchange. */
+  exchange: Exchange = 'predictions';
   /** When it last became terminal (the OMS forgets it terminalRetentionMs later). */
   terminalAtMs = 0;
   /** Waiting in the OMS's queue of changes to report to its strategy. */

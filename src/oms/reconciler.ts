@@ -12,7 +12,8 @@ import type { Order } from './order.ts';
 import type { OrderReads, WireFill, WireOrder } from './order-route.ts';
 
 export interface ReconcileHost {
-  readonly entry: OrderReads;
+  /** The reads of the order's exchange (the Predictions account client, or the Margin route). */
+  readsOf(order: Order): OrderReads;
   /** Orders flagged for reconciliation now. */
   ordersToReconcile(): Order[];
   /** Still flagged (WS may have settled it during an await). */
@@ -33,12 +34,12 @@ export interface ReconcileRoundResult {
   errors: number;
 }
 
-/** One round over every flagged order, grouped by (subaccount, ticker): one listOrders per group. */
+/** One round over every flagged order, grouped by (exchange, subaccount, ticker): one listOrders per group. */
 export async function reconcileRound(host: ReconcileHost): Promise<ReconcileRoundResult> {
   const result: ReconcileRoundResult = { asked: 0, found: 0, missing: 0, reads: 0, errors: 0 };
   const groups = new Map<string, Order[]>();
   for (const order of host.ordersToReconcile()) {
-    const key = `${order.subaccount}\n${order.ticker}`;
+    const key = `${order.exchange}\n${order.subaccount}\n${order.ticker}`;
     let group = groups.get(key);
     if (group === undefined) groups.set(key, (group = []));
     group.push(order);
@@ -46,10 +47,11 @@ export async function reconcileRound(host: ReconcileHost): Promise<ReconcileRoun
   for (const group of groups.values()) {
     if (!host.takeReadToken()) break;
     const { ticker, subaccount } = group[0];
+    const reads = host.readsOf(group[0]);
     let wires: WireOrder[];
     result.reads++;
     try {
-      wires = await host.entry.listOrders({ ticker, subaccount });
+      wires = await reads.listOrders({ ticker, subaccount });
     } catch (error) {
       result.errors++;
       host.onReconcileError(error, 'listOrders');
@@ -74,7 +76,7 @@ export async function reconcileRound(host: ReconcileHost): Promise<ReconcileRoun
       if (wire.fillCount > order.fillSum && host.takeReadToken()) {
         result.reads++;
         try {
-          const fills = await host.entry.listFills({ orderId: wire.orderId, subaccount });
+          const fills = await reads.listFills({ orderId: wire.orderId, subaccount });
           for (const fill of fills) if (fill.orderId === wire.orderId) host.applyWireFill(order, fill);
         } catch (error) {
           result.errors++;

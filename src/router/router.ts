@@ -20,6 +20,7 @@ import { OmsResult } from '../oms/index.ts';
 import type { Oms, OmsSender, Order, OrderEntry } from '../oms/index.ts';
 import { Deny, denyName } from '../risk/index.ts';
 import type { RiskGate } from '../risk/index.ts';
+import type { Exchange } from '../market/index.ts';
 import type { OrderPort, OrderView } from '../strategy/index.ts';
 
 /** Stamps the tick-to-trade probe takes around the route (the runtime's TickToTradeProbe). */
@@ -43,8 +44,11 @@ export interface RouterOptions {
   route: OrderEntry;
   /** Name of the default route (default 'rest'). */
   routeName?: string;
-  /** Further routes (index 1, 2, ...: FIX), chosen per intent by `intent.route`. */
-  moreRoutes?: readonly { readonly name: string; readonly entry: OrderEntry }[];
+  /**
+   * Further routes (index 1, 2, ...: FIX, the Margin route), chosen per intent by `intent.route`;
+   * `exchange` (default Predictions) is the exchange the route serves.
+   */
+  moreRoutes?: readonly { readonly name: string; readonly entry: OrderEntry; readonly exchange?: Exchange }[];
   clock: Clock;
   probe?: RouteProbe;
 }
@@ -57,6 +61,10 @@ export class Router implements OrderPort, OmsSender {
   /** Every route by index; an order keeps the route it went out on. */
   readonly routes: readonly OrderEntry[];
   readonly #routeNames: readonly string[];
+  /** The exchange each route serves, by route index (the default route: Predictions). */
+  readonly #routeExchanges: readonly Exchange[];
+  /** The first route serving the Margin exchange; -1 when the runtime has none. */
+  readonly #marginRoute: number;
   /** The OMS result of the last cancel / amend / decrease (OmsResult), for logs and tests. */
   lastOmsResult: OmsResult = OmsResult.OK;
   readonly #clock: Clock;
@@ -72,6 +80,9 @@ export class Router implements OrderPort, OmsSender {
     const more = options.moreRoutes ?? [];
     this.routes = [options.route, ...more.map((route) => route.entry)];
     this.#routeNames = [options.routeName ?? 'rest', ...more.map((route) => route.name)];
+    this.#routeExchanges = ['predictions', ...more.map((route) => route.exchange ?? 'predictions')];
+    this.#marginRoute = this.#routeExchanges.indexOf('margin');
+    this.#routeExchanges.forEach((exchange, index) => this.gate.setRouteExchange(index, exchange));
     this.#clock = options.clock;
     this.#probe = options.probe ?? NO_PROBE;
     this.oms.setSender(this);
@@ -155,7 +166,15 @@ export class Router implements OrderPort, OmsSender {
     intent.subaccount = subaccount;
     const deny = this.gate.check(intent);
     if (deny !== Deny.NONE) throw new Error(`cancel-all refused by the gate: ${denyName(deny)}`);
-    await this.route.cancelAll(subaccount);
+    // Every exchange: subaccount numbers are per exchange, and a kill must leave nothing resting on
+    // either (a cancel-all where nothing rests costs one request).
+    if (this.#marginRoute < 0) return this.route.cancelAll(subaccount);
+    await Promise.all([this.route.cancelAll(subaccount), this.routes[this.#marginRoute].cancelAll(subaccount)]);
+  }
+
+  /** The exchange a route serves ('predictions' for an index this run does not have). */
+  routeExchange(index: number): Exchange {
+    return this.#routeExchanges[index] ?? 'predictions';
   }
 
   takeReadToken(): boolean {
@@ -199,9 +218,16 @@ export class Router implements OrderPort, OmsSender {
   // ---- the hops --------------------------------------------------------------------------------
 
   #create(intent: OrderIntent): Deny {
+    const gate = this.gate;
+    // The default route (0) means "the market's exchange's own route": a Margin market's order goes
+    // out on the Margin route. A route named explicitly is kept; the gate denies it when it serves
+    // another exchange (ROUTE_EXCHANGE_MISMATCH).
+    if (intent.route === 0 && this.#marginRoute > 0) {
+      const info = gate.markets.registry.at(intent.market);
+      if (info !== undefined && info.exchange === 'margin') intent.route = this.#marginRoute;
+    }
     const route = intent.route >= 0 && intent.route < this.routes.length ? this.routes[intent.route] : undefined;
     if (route === undefined) return Deny.INTENT_INVALID; // before the gate: a refused intent spends no token
-    const gate = this.gate;
     const deny = gate.check(intent);
     if (deny !== Deny.NONE) return deny;
     const market = gate.markets.at(intent.market)!; // check() denies an unknown market

@@ -125,6 +125,16 @@ export interface DashboardConfig {
   pushIntervalMs: number;
 }
 
+/** Trading the Margin exchange (perpetuals) beside Predictions. */
+export interface MarginConfig {
+  enabled: boolean;
+  /** null: the venue's wsUrl + "/margin". */
+  wsUrl: string | null;
+  maxLeverage: number;
+  priceBandBps: number;
+  accountRefreshMs: number;
+}
+
 /** Session recording for replay (docs/recording-format.md). */
 export interface RecordConfig {
   enabled: boolean;
@@ -202,6 +212,7 @@ export interface RuntimeConfig {
   workers: WorkersConfig;
   rfq: RfqConfig;
   record: RecordConfig;
+  margin: MarginConfig;
   /** venue: null in embedded mode, where wiring registers an ephemeral key with the simulator. */
   credentials: { venue: VenueCredentials | null };
 }

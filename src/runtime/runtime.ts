@@ -25,7 +25,7 @@ import type { Feed, FixMarketData } from '../feed/index.ts';
 import type { OrderBook } from '../book/index.ts';
 import {
   ACCOUNT_CLIENT_DEFAULTS, AccountClient, FIX_ORDER_ENTRY_DEFAULTS, FIX_QUOTE_ROUTE_DEFAULTS, FixOrderEntry, FixQuoteRoute, REST_ORDER_ENTRY_DEFAULTS,
-  REST_QUOTE_ROUTE_DEFAULTS, RestOrderEntry, RestQuoteRoute,
+  MARGIN_ORDER_ENTRY_DEFAULTS, MarginOrderEntry, REST_QUOTE_ROUTE_DEFAULTS, RestOrderEntry, RestQuoteRoute,
 } from '../exec/index.ts';
 import { recover } from '../oms/index.ts';
 import type { ExecListener, Journal, Oms, QuoteBook, RecoveredJournal, RecoveredKill } from '../oms/index.ts';
@@ -40,7 +40,8 @@ import { fetchCandles } from './candle-backfill.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
 import { EventLoopStall } from './event-loop-stall.ts';
 import type { EventLoopStallSummary } from './event-loop-stall.ts';
-import { fetchEventExclusive, fetchMarket } from './market-directory.ts';
+import { MarketLookupError, fetchEventExclusive, fetchMarket } from './market-directory.ts';
+import { MarginAccountSync, fetchMarginMarket } from './margin-venue.ts';
 import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 import { TradingGraph, configuredTradingState } from './trading-graph.ts';
@@ -161,6 +162,12 @@ export class Runtime {
   readonly rest: RestOrderEntry;
   /** The FIX order-entry route (strategies with route "fix"), null when none uses it. */
   readonly fix: FixOrderEntry | null;
+  /** The Margin exchange's order route and reads (config margin.enabled), null otherwise. */
+  readonly margin: MarginOrderEntry | null;
+  /** The Margin WebSocket (books, marks, user orders, fills of perpetuals), null without margin.enabled. */
+  readonly marginFeed: Feed | null;
+  /** Re-reads the Margin balance and notional risk limits into the gate, null without margin.enabled. */
+  readonly marginAccount: MarginAccountSync | null;
   /** The FIX market-data source (feed.source "fix"), null when books come from the WebSocket. */
   readonly marketData: FixMarketData | null;
   /** Reads, order groups and balances off the hot path (its own undici pool, signed by the route's presigner). */
@@ -195,6 +202,8 @@ export class Runtime {
   /** Whether each event's markets are mutually exclusive, as read from the venue (portfolio risk). */
   readonly #eventExclusive = new Map<string, Promise<boolean>>();
   #pool: CandlePool | null = null;
+  /** The Margin markets strategies trade (the account sync reads their notional risk limits). */
+  readonly #marginTickers: string[] = [];
   #omsTimer: NodeJS.Timeout | null = null;
   #stopped = false;
 
@@ -242,6 +251,18 @@ export class Runtime {
       storePath: config.venue.fix.sessionName === 'KalshiRT' ? join(dirname(options.journalPath), `fix-${venue.keyId.slice(0, 8).replace(/[^A-Za-z0-9]/g, '_')}-KalshiRT`) : null,
       requestTimeoutMs: config.exec.requestTimeoutMs,
     });
+    this.margin = !config.margin.enabled ? null : new MarginOrderEntry({
+      ...MARGIN_ORDER_ENTRY_DEFAULTS,
+      baseUrl: venue.restUrl,
+      keyId: venue.keyId,
+      privateKey: venue.privateKey,
+      clock: this.clock,
+      connections: config.exec.connections,
+      headersTimeoutMs: config.exec.requestTimeoutMs,
+      bodyTimeoutMs: config.exec.requestTimeoutMs,
+      signing: config.exec.signing,
+      presign: { ...MARGIN_ORDER_ENTRY_DEFAULTS.presign, workerNice: config.exec.presignWorkerNice === 0 ? null : config.exec.presignWorkerNice },
+    });
     // The off-path clients (reads, quotes): the venue, the key, and the route's presigner to sign with.
     const venueClient = {
       baseUrl: venue.restUrl,
@@ -284,8 +305,14 @@ export class Runtime {
       clock: this.clock,
       logger: options.logger,
       entry: this.rest,
-      moreRoutes: this.fix === null ? [] : [{ name: 'fix', entry: this.fix }],
+      moreRoutes: [
+        ...(this.fix === null ? [] : [{ name: 'fix', entry: this.fix }]),
+        ...(this.margin === null ? [] : [{ name: 'margin', entry: this.margin, exchange: 'margin' as const }]),
+      ],
       reads: this.account,
+      marginReads: this.margin,
+      exitTriggers: this.margin === null ? null : this.margin.exitTriggers(),
+      marginFeed: this.margin === null ? null : { url: config.margin.wsUrl ?? `${venue.wsUrl.replace(/\/+$/, '')}/margin`, auth: { keyId: venue.keyId, privateKey: venue.privateKey } },
       quoteEntry: this.fixQuotes ?? this.quoteRoute,
       feed: { url: venue.wsUrl, auth: { keyId: venue.keyId, privateKey: venue.privateKey } },
       marketData: config.feed.source === 'fix' && venue.marketData !== undefined && venue.marketData !== null
@@ -319,6 +346,7 @@ export class Runtime {
     this.stall = new EventLoopStall(config.telemetry.eventLoopStallSampleMs);
     this.gate = graph.gate;
     this.feed = graph.feed;
+    this.marginFeed = graph.marginFeed;
     this.marketData = graph.marketData;
     this.journal = graph.journal;
     this.oms = graph.oms;
@@ -327,6 +355,17 @@ export class Runtime {
     this.quoteBook = graph.quoteBook;
     this.keepWarm = config.process.keepWarmMs > 0 ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null }) : null;
     this.listener = graph.listener;
+    const gate = this.gate;
+    this.marginAccount = this.margin === null ? null : new MarginAccountSync(
+      this.margin,
+      {
+        setMarginBalance: (subaccount, centicents) => gate.setMarginBalance(subaccount, centicents),
+        setDefaultNotionalRiskLimit: (centicents) => gate.setDefaultNotionalRiskLimit(centicents),
+        setNotionalRiskLimit: (ticker, centicents) => gate.setNotionalRiskLimit(gate.marketHandle(ticker), centicents),
+      },
+      () => this.#marginTickers,
+      (error) => options.logger.warn({ err: error }, 'reading the Margin equity or notional risk limits failed; the gate keeps the last figures'),
+    );
     this.fixQuotes?.setRfqListener(graph.listener); // RFQs and quote events of KalshiRFQ, as from `communications`
     this.host = graph.host;
     const releaseBy = options.releaseKillSwitchBy ?? null;
@@ -362,6 +401,10 @@ export class Runtime {
       await this.fix.connect();
       log.info({ session: this.config.venue.fix.sessionName }, 'FIX order entry logged on');
     }
+    if (this.margin !== null) {
+      await this.margin.connect();
+      log.info({}, 'Margin order entry connected');
+    }
     log.info({ signing: this.config.exec.signing, connections: this.config.exec.connections }, 'order entry connected and warmed');
     this.feed.start();
     this.feed.subscribe(Channel.FILL);
@@ -372,6 +415,16 @@ export class Runtime {
     // RFQs arrive once: on the FIX RFQ session when quotes go over FIX, else on `communications`.
     if (this.quoteBook !== null && this.fixQuotes === null) this.feed.subscribe(Channel.COMMUNICATIONS);
     await waitFor(() => this.feed.state === 'open', timeoutMs, 'RUNTIME_FEED_CONNECT_TIMEOUT', 'feed did not connect');
+    const marginFeed = this.marginFeed;
+    if (marginFeed !== null && this.marginAccount !== null) {
+      marginFeed.start();
+      marginFeed.subscribe(Channel.FILL);
+      marginFeed.subscribe(Channel.USER_ORDERS);
+      marginFeed.subscribe(Channel.ORDER_GROUP_UPDATES);
+      await waitFor(() => marginFeed.state === 'open', timeoutMs, 'RUNTIME_FEED_CONNECT_TIMEOUT', 'the Margin feed did not connect');
+      await this.marginAccount.refresh();
+      this.marginAccount.start(this.config.margin.accountRefreshMs);
+    }
     if (this.marketData !== null) {
       this.marketData.start();
       await waitFor(() => this.marketData!.sessionState === 'active', timeoutMs, 'RUNTIME_FEED_CONNECT_TIMEOUT', 'FIX market data (KalshiMD) did not log on');
@@ -510,6 +563,8 @@ export class Runtime {
     this.#omsTimer = null;
     this.keepWarm?.stop();
     this.feed.stop();
+    this.marginFeed?.stop();
+    this.marginAccount?.stop();
     await this.marketData?.stop();
     await this.#stopWorkers(); // the pool's threads, the candle and risk timers, the stall sampler
     await this.rest.close();
@@ -517,6 +572,7 @@ export class Runtime {
     await this.fixQuotes?.close();
     await this.quoteRoute?.close();
     await this.fix?.close();
+    await this.margin?.close();
     await this.oms.stop();
     await this.#closeRecorder();
   }
@@ -535,14 +591,18 @@ export class Runtime {
     // A crashed process hears no more answers: nothing reaches the OMS or the journal from here on.
     this.rest.setListener(NO_EXEC_LISTENER);
     this.fix?.setListener(NO_EXEC_LISTENER);
+    this.margin?.setListener(NO_EXEC_LISTENER);
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
     this.keepWarm?.stop();
     this.feed.stop();
+    this.marginFeed?.stop();
+    this.marginAccount?.stop();
     await this.marketData?.stop();
     await this.#stopWorkers(); // the pool's threads, the candle and risk timers, the stall sampler
     await this.rest.close();
     await this.fix?.close();
+    await this.margin?.close();
     await this.account.close();
     await this.fixQuotes?.close();
     await this.quoteRoute?.close();
@@ -616,12 +676,18 @@ export class Runtime {
     const log = this.logger;
     return {
       marketHandle: (ticker) => gate.marketHandle(ticker),
-      book: (ticker) => feed.books.get(ticker),
+      book: (ticker) => feed.books.get(ticker) ?? this.marginFeed?.books.get(ticker),
       ensureMarkets: async (tickers) => {
         const added: OrderBook[] = [];
         const learnt: { ticker: string; handle: number; eventTicker: string }[] = [];
+        const perps: OrderBook[] = [];
         for (const ticker of tickers) {
           if (gate.marketHandle(ticker) >= 0) continue;
+          const perp = await this.#lookUpMargin(restUrl, ticker);
+          if (perp !== null) {
+            perps.push(perp);
+            continue;
+          }
           const facts = await fetchMarket(restUrl, ticker);
           const book = feed.addMarket(ticker, facts.grid);
           // One registry: the feed's book, the gate's market and the facts share one index and one record.
@@ -631,6 +697,7 @@ export class Runtime {
           added.push(book);
           learnt.push({ ticker, handle, eventTicker: facts.eventTicker });
         }
+        if (perps.length > 0) await this.#subscribePerps(perps, timeoutMs());
         if (added.length === 0) return;
         const newTickers = added.map((book) => book.ticker);
         // feed.source "fix": the books come from KalshiMD into the same store; trades stay on the WebSocket.
@@ -647,6 +714,45 @@ export class Runtime {
         }
       },
     };
+  }
+
+  /**
+   * A market the Predictions exchange does not list, looked up on Margin (margin.enabled): its book
+   * on the Margin feed, the gate's Margin market (tick, mark, initial margin). Null when Margin is
+   * off or the Predictions exchange lists the ticker (checked first: most markets are there).
+   */
+  async #lookUpMargin(restUrl: string, ticker: string): Promise<OrderBook | null> {
+    const feed = this.marginFeed;
+    if (feed === null) return null;
+    try {
+      await fetchMarket(restUrl, ticker);
+      return null;
+    } catch (error) {
+      if (!(error instanceof MarketLookupError) || error.code !== 'MARKET_NOT_FOUND') throw error;
+    }
+    const facts = await fetchMarginMarket(restUrl, ticker);
+    const book = feed.addPerpMarket(ticker, facts.tick);
+    const gate = this.gate;
+    const handle = gate.addMarginMarket(ticker, facts.tick, book, { open: facts.open });
+    if (facts.markPrice > 0) gate.markets.registry.setMark(handle, facts.markPrice);
+    if (facts.initialMarginPpm > 0) gate.setMarginRate(handle, facts.initialMarginPpm);
+    this.#marginTickers.push(ticker);
+    return book;
+  }
+
+  /** Books, trades and marks of new Margin markets on the Margin feed; their limits read before a strategy trades. */
+  async #subscribePerps(books: readonly OrderBook[], timeoutMs: number): Promise<void> {
+    const feed = this.marginFeed!;
+    const tickers = books.map((book) => book.ticker);
+    feed.subscribeOrderbooks(tickers);
+    feed.subscribe(Channel.TRADE, tickers);
+    feed.subscribe(Channel.TICKER, tickers);
+    await this.marginAccount?.refresh();
+    try {
+      await waitFor(() => books.every((book) => book.synced), timeoutMs, 'RUNTIME_START_FAILED', 'no snapshot');
+    } catch {
+      this.logger.warn({ markets: books.filter((book) => !book.synced).map((book) => book.ticker) }, 'Margin books not synced yet; strategies start anyway');
+    }
   }
 
   #groupPort(gate: RiskGate): OrderGroupPort {

@@ -26,17 +26,17 @@
  */
 
 import { PRICE_ONE } from '../core/index.ts';
-import type { Clock } from '../core/index.ts';
+import type { Clock, Exchange } from '../core/index.ts';
 import { Feed, FixMarketData } from '../feed/index.ts';
 import type { FeedOptions, FixMarketDataOptions } from '../feed/index.ts';
-import { Journal, Oms, QuoteBook } from '../oms/index.ts';
-import type { OrderEntry, OrderReads, QuoteEntry, RecoveredJournal } from '../oms/index.ts';
+import { EXIT_TRIGGER_TABLE_DEFAULTS, ExitTriggerTable, Journal, Oms, QuoteBook, TRIGGER_STATE_NAMES } from '../oms/index.ts';
+import type { ExitTriggerVenue, OrderEntry, OrderReads, QuoteEntry, RecoveredJournal, SystemOrder } from '../oms/index.ts';
 import { PortfolioView, RiskGate, TradingState, riskLimits } from '../risk/index.ts';
 import type { RiskLimits } from '../risk/index.ts';
 import { MarketRegistry } from '../market/index.ts';
 import { QuoteRouter, Router } from '../router/index.ts';
 import { StrategyHost } from '../strategy/index.ts';
-import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
+import type { ExitTriggerAnswer, MarketPort, OrderGroupPort, StrategyEntry, TriggerPort } from '../strategy/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import { CandleFeed, PortfolioRiskPublisher } from '../workers/index.ts';
 import { RecordingOrderEntry } from '../record/index.ts';
@@ -53,8 +53,17 @@ export interface TradingGraphOptions {
   entry: OrderEntry;
   /** The venue reads reconciliation uses (the account client; off the hot path). */
   reads: OrderReads;
-  /** Routes beyond the default one (FIX), chosen per strategy by name (config strategies[].route). */
-  moreRoutes?: readonly { readonly name: string; readonly entry: OrderEntry }[];
+  /**
+   * Routes beyond the default one (FIX by name, config strategies[].route; the Margin route, which
+   * the router picks for a Margin market's orders), each with the exchange it serves.
+   */
+  moreRoutes?: readonly { readonly name: string; readonly entry: OrderEntry; readonly exchange?: Exchange }[];
+  /** The Margin route's reads (reconciliation of Margin orders, Margin positions); null: no Margin route. */
+  marginReads?: OrderReads | null;
+  /** The Margin exchange's exit-trigger client (the trigger table's venue port); null: no Margin route. */
+  exitTriggers?: ExitTriggerVenue | null;
+  /** The Margin WebSocket (config margin.enabled): books, mark prices, user orders and fills of perpetuals. Null: none. */
+  marginFeed?: Pick<FeedOptions, 'url' | 'auth' | 'createSession'> | null;
   /**
    * The quote route (config rfq.enabled: REST /communications/quotes); null or absent: no quote
    * book, `communications` messages ignored, ctx.quote answers INTENT_INVALID.
@@ -116,6 +125,8 @@ export function limitsFromConfig(config: DeepReadonly<RuntimeConfig>, restricted
     worstLossEventMax: risk.maxWorstCaseLossPerEventDollars,
     portfolioStaleMs: risk.portfolioSnapshotMaxAgeMs,
     openQuotesMax: config.rfq.maxOpenQuotes,
+    marginLeverageMax: config.margin.maxLeverage,
+    marginPriceBandBps: config.margin.priceBandBps,
   });
 }
 
@@ -141,6 +152,11 @@ export class TradingGraph {
   readonly quoteBook: QuoteBook | null;
   readonly quoteRouter: QuoteRouter | null;
   readonly listener: RuntimeFeedListener;
+  /** The Margin WebSocket feed and its listener (config margin.enabled), null otherwise. */
+  readonly marginFeed: Feed | null;
+  readonly marginListener: RuntimeFeedListener | null;
+  /** Exit triggers on Margin positions (null without a Margin route). */
+  readonly exitTriggers: ExitTriggerTable | null;
   readonly host: StrategyHost;
   /** Live candlesticks (null: workers or candles off). */
   readonly candles: CandleFeed | null;
@@ -185,7 +201,9 @@ export class TradingGraph {
     this.entry = recorder === null ? options.entry : new RecordingOrderEntry(recorder, options.entry, 'rest');
     const moreRoutes = recorder === null || options.moreRoutes === undefined
       ? options.moreRoutes
-      : options.moreRoutes.map((route) => ({ name: route.name, entry: new RecordingOrderEntry(recorder, route.entry, route.name) }));
+      : options.moreRoutes.map((route) => ({ name: route.name, entry: new RecordingOrderEntry(recorder, route.entry, route.name), exchange: route.exchange }));
+    const marginRouteAt = (moreRoutes ?? []).findIndex((route) => route.exchange === 'margin');
+    const marginReads = options.marginReads ?? null;
     this.journal = new Journal(options.journalPath);
     this.oms = new Oms({
       reads: options.reads,
@@ -200,6 +218,7 @@ export class TradingGraph {
       pendingTimeoutMs: options.pendingTimeoutMs,
       unknownGraceMs: options.unknownGraceMs,
       reconcileIntervalMs: options.reconcileIntervalMs,
+      margin: marginRouteAt < 0 || marginReads === null ? null : { reads: marginReads, route: marginRouteAt + 1 },
     });
     probe.controlStamps(this.feed.hop);
     this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, moreRoutes, clock, probe });
@@ -217,6 +236,22 @@ export class TradingGraph {
     this.listener = new RuntimeFeedListener(this.feed.hop, this.oms, this.gate, probe, log.child({ component: 'feed-listener' }));
     this.listener.setQuotes(this.quoteBook);
     this.feed.setListener(this.listener);
+    const marginFeed = options.marginFeed ?? null;
+    this.marginFeed = marginFeed === null ? null : new Feed({
+      ...marginFeed,
+      venue: 'margin',
+      frameTap: null, // a recording holds the Predictions feed's frames (replay decodes one venue); Margin orders are still recorded
+      markets: this.markets,
+      logger: log.child({ component: 'margin-feed' }),
+      clock,
+      staleBookMs: config.feed.staleBookMs,
+      reconnectMinMs: config.feed.reconnectBackoffMinMs,
+      reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
+      commandsPerSec: config.feed.commandsPerSecond,
+    });
+    // Its own listener: the tick-to-trade probe reads the hop stamps of the feed the frame came on.
+    this.marginListener = this.marginFeed === null ? null : new RuntimeFeedListener(this.marginFeed.hop, this.oms, this.gate, probe, log.child({ component: 'margin-feed-listener' }));
+    if (this.marginFeed !== null && this.marginListener !== null) this.marginFeed.setListener(this.marginListener);
     this.marketData?.setListener(this.listener);
     const candles = workers !== null && workers.candles
       ? new CandleFeed({
@@ -230,6 +265,7 @@ export class TradingGraph {
       : null;
     this.candles = candles;
     this.listener.setCandles(candles);
+    this.marginListener?.setCandles(candles);
     this.portfolio = portfolioView === null || workers === null
       ? null
       : new PortfolioRiskPublisher({
@@ -241,8 +277,33 @@ export class TradingGraph {
           refreshMs: workers.portfolioRefreshMs,
           onFailure: (error) => log.warn({ err: error, component: 'portfolio-risk' }, 'portfolio risk recompute failed; retried at the next tick (the snapshot ages meanwhile)'),
         });
+    const triggerVenue = options.exitTriggers ?? null;
+    this.exitTriggers = triggerVenue === null ? null : new ExitTriggerTable({
+      ...EXIT_TRIGGER_TABLE_DEFAULTS,
+      venue: triggerVenue,
+      gate: (intent, live) => this.gate.checkTrigger(intent, live),
+      markets: this.markets,
+      // The OMS keeps one position per (subaccount, ticker); an isolated slot is the same position here.
+      positionOf: (market, subaccount) => {
+        const position = this.oms.position(subaccount, this.markets.tickerAt(market));
+        return position === undefined ? 0 : Math.abs(position.position);
+      },
+    });
+    if (this.exitTriggers !== null) {
+      const triggers = this.exitTriggers;
+      const triggerLog = log.child({ component: 'exit-triggers' });
+      // An order a trigger fired comes as a system order: tie it to its trigger (logged, bounded).
+      this.oms.setSystemOrderSink((order: Readonly<SystemOrder>) => {
+        if (order.reason !== 'take_profit_stop_loss' || triggers.triggerOfOrder(order.orderId) !== null) return;
+        void triggers.linkOrder(order.orderId, order.ticker, order.subaccount).then(
+          (trigger) => triggerLog.info({ orderId: order.orderId, ticker: order.ticker, triggerId: trigger?.triggerId ?? null }, 'exit trigger fired'),
+          (error: unknown) => triggerLog.warn({ err: error, orderId: order.orderId }, 'linking a fired order to its trigger failed'),
+        );
+      });
+    }
     this.host = new StrategyHost({
       ports: {
+        triggers: this.exitTriggers === null ? null : triggerPort(this.exitTriggers),
         orders: this.router,
         quotes: this.quoteRouter,
         markets: options.markets({ gate: this.gate, feed: this.feed }),
@@ -257,6 +318,7 @@ export class TradingGraph {
     this.oms.setUpdateSink(this.host);
     this.quoteBook?.setUpdateSink(this.host);
     this.listener.setHost(this.host);
+    this.marginListener?.setHost(this.host);
   }
 
   /**
@@ -272,4 +334,20 @@ export class TradingGraph {
     }
     return position > 0 ? position * PRICE_ONE : 0;
   }
+}
+
+/** The strategies' trigger port over the table: its answer in the strategy API's terms. */
+function triggerPort(table: ExitTriggerTable): TriggerPort {
+  return {
+    async submit(intent): Promise<ExitTriggerAnswer> {
+      const result = await table.submit(intent);
+      const record = result.record;
+      return {
+        deny: result.deny as ExitTriggerAnswer['deny'],
+        triggerId: record === null ? '' : record.triggerId,
+        state: record === null ? '' : TRIGGER_STATE_NAMES[record.state],
+        error: result.error === null ? '' : result.error.code,
+      };
+    },
+  };
 }

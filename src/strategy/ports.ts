@@ -6,7 +6,7 @@
  * This file owns the interfaces only.
  */
 
-import type { Clock, Count, OrderIntent, Price } from '../core/index.ts';
+import type { Clock, Count, ExitTriggerIntent, OrderIntent, Price } from '../core/index.ts';
 import type { Deny } from '../risk/index.ts';
 import type { OrderBook } from '../book/index.ts';
 import type { Logger } from '../telemetry/index.ts';
@@ -74,7 +74,30 @@ export interface QuotePort {
   openQuotes(strategyId: number, out: QuoteView[]): number;
 }
 
+/** The answer to an exit-trigger write (ctx.exitTrigger). */
+export interface ExitTriggerAnswer {
+  /** The gate's code (NONE: sent; the venue's answer is in the other fields). */
+  readonly deny: Deny;
+  /** The venue's trigger id; '' when none (denied, refused, a delete). */
+  readonly triggerId: string;
+  /** The trigger's state after the answer (pending_on_entry, active, filled, canceled, ...); '' when none. */
+  readonly state: string;
+  /** The venue's or the route's error code when it refused or its fate is unknown; '' otherwise. */
+  readonly error: string;
+}
+
+/**
+ * Exit triggers on Margin positions (stop-loss / take-profit brackets, trailing stops): "risk gate
+ * (RiskGate.checkTrigger), then the trigger table, which sends it". Off the hot path: a REST round
+ * trip, so the answer is a promise.
+ */
+export interface TriggerPort {
+  submit(intent: Readonly<ExitTriggerIntent>): Promise<ExitTriggerAnswer>;
+}
+
 export interface StrategyHostPorts {
+  /** null or absent: no Margin exchange (ctx.exitTrigger answers INTENT_INVALID). */
+  triggers?: TriggerPort | null;
   /** null or absent: quoting is off (ctx.quote answers INTENT_INVALID). */
   quotes?: QuotePort | null;
   orders: OrderPort;

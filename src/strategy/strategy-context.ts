@@ -8,13 +8,13 @@
  * This file owns the context; it never decides what to trade and never talks to the network.
  */
 
-import { asCount, createIntent, IntentKind, PRICE_INVALID } from '../core/index.ts';
+import { COUNT_INVALID, TriggerAction, asCount, createIntent, createTriggerIntent, IntentKind, PRICE_INVALID } from '../core/index.ts';
 import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
 import { DENY_CODE_COUNT, Deny } from '../risk/index.ts';
 import type { Logger } from '../telemetry/index.ts';
-import type { CandlePort, MarketPort, OrderPort, QuotePort } from './ports.ts';
+import type { CandlePort, ExitTriggerAnswer, MarketPort, OrderPort, QuotePort, TriggerPort } from './ports.ts';
 import { OrderFlags } from './strategy.ts';
-import type { CandleSeriesView, OrderView, QuoteView, RfqView, StrategyBook } from './strategy.ts';
+import type { CandleSeriesView, ExitTriggerSpec, OrderView, QuoteView, RfqView, StrategyBook } from './strategy.ts';
 
 const COUNT_ZERO: Count = asCount(0);
 
@@ -77,6 +77,12 @@ export interface StrategyContext {
   openQuotes(out: QuoteView[]): number;
   /** Withdraws every open quote of this strategy (one market, or all with null); returns how many cancels were accepted. */
   cancelAllQuotes(ticker: string | null): number;
+  /**
+   * Sets, updates or deletes an exit trigger (stop-loss / take-profit bracket, trailing stop) on
+   * one of this strategy's Margin positions, through the gate's trigger checks. Off the hot path
+   * (a REST round trip); the answer carries the gate's code, the venue's trigger id and state.
+   */
+  exitTrigger(spec: Readonly<ExitTriggerSpec>): Promise<ExitTriggerAnswer>;
 }
 
 /** Per-binding facts the host gives a context; fixed for the life of one deployment. */
@@ -110,6 +116,7 @@ export class BoundStrategyContext implements StrategyContext {
 
   readonly #orders: OrderPort;
   readonly #quotes: QuotePort | null;
+  readonly #triggers: TriggerPort | null;
   lastQuoteHandle = -1;
   readonly #quoteScratch: QuoteView[] = [];
   readonly #marketPort: MarketPort;
@@ -124,8 +131,12 @@ export class BoundStrategyContext implements StrategyContext {
   readonly #scratch: OrderView[] = [];
   #active = false;
 
-  constructor(binding: ContextBinding, orders: OrderPort, marketPort: MarketPort, clock: Clock, candlePort: CandlePort | null = null, quotes: QuotePort | null = null) {
+  constructor(
+    binding: ContextBinding, orders: OrderPort, marketPort: MarketPort, clock: Clock, candlePort: CandlePort | null = null, quotes: QuotePort | null = null,
+    triggers: TriggerPort | null = null,
+  ) {
     this.#quotes = quotes;
+    this.#triggers = triggers;
     this.id = binding.id;
     this.strategyId = binding.strategyId;
     this.subaccount = binding.subaccount;
@@ -370,8 +381,41 @@ export class BoundStrategyContext implements StrategyContext {
     return true;
   }
 
+  // ---- exit triggers (Margin) -------------------------------------------------------------------
+
+  async exitTrigger(spec: Readonly<ExitTriggerSpec>): Promise<ExitTriggerAnswer> {
+    if (!this.#active) return denied(this.#count(Deny.TRADING_HALTED));
+    const port = this.#triggers;
+    if (port === null) return denied(this.#count(Deny.INTENT_INVALID));
+    const market = this.#handles.get(spec.ticker);
+    if (market === undefined || market < 0) return denied(this.#count(Deny.MARKET_UNKNOWN));
+    // A fresh record per write: the answer comes after an await, when another write may be under way.
+    const intent = createTriggerIntent();
+    intent.action = spec.action === 'update' ? TriggerAction.UPDATE : spec.action === 'delete' ? TriggerAction.DELETE : TriggerAction.SET;
+    intent.market = market;
+    intent.subaccount = this.subaccount;
+    intent.isolated = spec.isolated === true;
+    intent.kind = spec.kind ?? 'bracket';
+    intent.stopLossPrice = spec.stopLossPrice ?? PRICE_INVALID;
+    intent.takeProfitPrice = spec.takeProfitPrice ?? PRICE_INVALID;
+    intent.trailAmount = spec.trailAmount ?? PRICE_INVALID;
+    intent.trailBps = spec.trailBps ?? 0;
+    intent.count = spec.count ?? COUNT_INVALID;
+    intent.anchorOrderId = spec.anchorOrderId ?? '';
+    intent.clientTriggerId = spec.clientTriggerId ?? '';
+    intent.triggerId = spec.triggerId ?? '';
+    intent.strategyId = this.strategyId;
+    const answer = await port.submit(intent);
+    if (answer.deny !== Deny.NONE) this.#count(answer.deny);
+    return answer;
+  }
+
   #count(deny: Deny): Deny {
     this.denies[deny]++;
     return deny;
   }
+}
+
+function denied(deny: Deny): ExitTriggerAnswer {
+  return { deny, triggerId: '', state: '', error: '' };
 }

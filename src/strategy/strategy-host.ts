@@ -434,7 +434,7 @@ export class StrategyHost {
       log: ports.logger.child({ strategy: entry.id }),
       route,
     };
-    const ctx = new BoundStrategyContext(binding, ports.orders, ports.markets, ports.clock, ports.candles ?? null, ports.quotes ?? null);
+    const ctx = new BoundStrategyContext(binding, ports.orders, ports.markets, ports.clock, ports.candles ?? null, ports.quotes ?? null, ports.triggers ?? null);
     const interval = loaded.timerIntervalMs > 0 ? Math.max(loaded.timerIntervalMs, this.#tickMs) : 0;
     const deployment = new Deployment(entry, loaded, strategy, ctx, group, interval);
     // Active before onStart so a strategy may place its first quotes there.

@@ -216,6 +216,31 @@ export const OrderFlags = {
 } as const;
 export type OrderFlags = number;
 
+/**
+ * An exit trigger on one of the strategy's Margin positions (ctx.exitTrigger), in the strategy's
+ * subaccount. Absent fields are absent on the wire: a bracket leg left out is cleared, a count
+ * left out covers the whole position.
+ */
+export interface ExitTriggerSpec {
+  ticker: string;
+  /** 'set' (default): create or replace; 'update': one cross bracket by triggerId; 'delete': by kind, or one by triggerId. */
+  action?: 'set' | 'update' | 'delete';
+  /** 'bracket' (default): stop-loss and/or take-profit; 'trailing': one trail. */
+  kind?: 'bracket' | 'trailing';
+  stopLossPrice?: Price;
+  takeProfitPrice?: Price;
+  trailAmount?: Price;
+  trailBps?: number;
+  /** Whole contracts closed when it fires; requires clientTriggerId. */
+  count?: Count;
+  /** A bracket following one of our orders' fills (its venue order id); requires clientTriggerId. */
+  anchorOrderId?: string;
+  clientTriggerId?: string;
+  triggerId?: string;
+  /** An isolated position (one trigger per kind, closes in full); default cross. */
+  isolated?: boolean;
+}
+
 /** Helper for plugin authors: `export default definePlugin({...})` keeps the params type. */
 export function definePlugin<P>(plugin: StrategyPlugin<P>): StrategyPlugin<P> {
   return plugin;

@@ -131,6 +131,8 @@ export interface RuntimeSetup {
   key?: ApiKey;
   restrictedSubaccount?: number;
   risk?: Record<string, unknown>;
+  /** The config's `margin` section (absent: Margin off). */
+  margin?: Record<string, unknown>;
   options?: Partial<RuntimeOptions>;
 }
 
@@ -143,6 +145,7 @@ export function createRuntime(sim: SimHandle, setup: RuntimeSetup): Runtime {
       exec: { requestTimeoutMs: 1_000 },
       feed: { reconnectBackoffMinMs: 50, reconnectBackoffMaxMs: 200 },
       strategies: setup.strategies,
+      ...(setup.margin === undefined ? {} : { margin: setup.margin }),
     },
     '<integration>',
     {},

@@ -31,7 +31,7 @@
  * Never: decides prices, keeps order state (the OMS does), retries a non-idempotent request.
  */
 
-import { assert, type BookSide, type Count, type Price } from '../../core/index.ts';
+import { CENTICENTS_INVALID, assert, parseDollars, type BookSide, type Centicents, type Count, type Price } from '../../core/index.ts';
 import {
   ExecError,
   type ExecListener,
@@ -51,6 +51,7 @@ import {
   type RestOrderVenue,
 } from '../rest/rest-order-entry.ts';
 import { signedClientFor, type SignedRestClient } from '../rest/signed-rest-client.ts';
+import { ExitTriggerClient } from './exit-trigger-client.ts';
 import { readCancelAck } from '../rest/wire-parse.ts';
 import {
   MarginRefusal,
@@ -235,9 +236,56 @@ export class MarginOrderEntry implements OrderEntry, OrderReads {
     });
   }
 
+  /** The exit-trigger client on this route's signed reads pool (one pool, one presigner). */
+  exitTriggers(): ExitTriggerClient {
+    return new ExitTriggerClient(this.#reads, this.#prefix);
+  }
+
+  /**
+   * GET /margin/balance?compute_available_balance=true: per subaccount, the balance an order may
+   * still margin (available) and the equity, centicents. For the gate's margin checks (off the path).
+   */
+  async balances(): Promise<MarginBalance[]> {
+    const body = await this.#reads.call('GET', `${this.#prefix}/margin/balance?compute_available_balance=true`, null);
+    const list = body?.['subaccount_balances'];
+    if (!Array.isArray(list)) throw new ExecError('EXEC_BAD_RESPONSE', 'bad response: subaccount_balances must be an array');
+    return list.map((item: unknown) => {
+      const row = (typeof item === 'object' && item !== null ? item : {}) as Record<string, unknown>;
+      const subaccount = row.subaccount;
+      if (typeof subaccount !== 'number' || !Number.isInteger(subaccount)) throw new ExecError('EXEC_BAD_RESPONSE', 'bad response: subaccount_balances[].subaccount');
+      return { subaccount, availableCenticents: dollarsField(row, 'available_balance'), equityCenticents: dollarsField(row, 'account_equity') };
+    });
+  }
+
+  /** GET /margin/notional_risk_limit: the default limit and the per-ticker ones that override it, centicents. */
+  async notionalRiskLimits(): Promise<{ defaultCenticents: Centicents; byTicker: Map<string, Centicents> }> {
+    const body = await this.#reads.call('GET', `${this.#prefix}/margin/notional_risk_limit`, null);
+    const row = body ?? {};
+    const byTicker = new Map<string, Centicents>();
+    const map = row['notional_value_risk_limits_by_market_ticker'];
+    if (typeof map === 'object' && map !== null && !Array.isArray(map)) {
+      for (const [ticker, value] of Object.entries(map as Record<string, unknown>)) byTicker.set(ticker, dollarsField({ value }, 'value'));
+    }
+    return { defaultCenticents: dollarsField(row, 'default_notional_value_risk_limit'), byTicker };
+  }
+
   #pages(relativePath: string, params: URLSearchParams, listName: string): Promise<Record<string, unknown>[]> {
     return this.#reads.pages(`${this.#prefix}${relativePath}`, params, listName, this.#options.reads.pageLimit, this.#options.reads.pagesMax);
   }
+}
+
+/** One subaccount's margin balance (GET /margin/balance). */
+export interface MarginBalance {
+  subaccount: number;
+  availableCenticents: Centicents;
+  equityCenticents: Centicents;
+}
+
+function dollarsField(row: Record<string, unknown>, name: string): Centicents {
+  const value = row[name];
+  const parsed = typeof value === 'string' ? parseDollars(value) : CENTICENTS_INVALID;
+  if (parsed === CENTICENTS_INVALID) throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${name} must be a dollar string`);
+  return parsed;
 }
 
 function checkSubaccount(subaccount: number): number {
