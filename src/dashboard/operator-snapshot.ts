@@ -24,6 +24,8 @@ import { HopDigest } from './hop-digest.ts';
 
 /** What the snapshot reads: the runtime's read-only surface (the worker pool's figures optional, for fakes). */
 export type SnapshotSource = Pick<Runtime, 'feed' | 'oms' | 'host' | 'listener' | 'probe' | 'stall' | 'fix' | 'marketData' | 'config'> & {
+  /** The Margin feed's books are shown beside the Predictions ones (absent or null: none). */
+  marginFeed?: Runtime['marginFeed'];
   workersStatus?: () => WorkersStatus | null;
 };
 
@@ -201,20 +203,23 @@ export class OperatorSnapshots {
     const source = this.#source;
     const oms = source.oms;
     const books = source.feed.books;
+    const marginBooks = source.marginFeed?.books ?? null;
     let booksSynced = 0;
     let booksTotal = 0;
     const bookList: OrderBook[] = [];
-    for (const book of books.books()) {
-      booksTotal++;
-      if (book.synced) booksSynced++;
-      if (bookList.length < BOOKS_MAX) bookList.push(book);
+    for (const store of marginBooks === null ? [books] : [books, marginBooks]) {
+      for (const book of store.books()) {
+        booksTotal++;
+        if (book.synced) booksSynced++;
+        if (bookList.length < BOOKS_MAX) bookList.push(book);
+      }
     }
     const live = oms.liveOrders();
     const positions: PositionView[] = [];
     let pnlMicro = 0;
     for (const position of oms.positions.all()) {
       // Marked as Runtime.status() marks it: realized minus fees plus the open position at the mid.
-      const book = books.get(position.ticker);
+      const book = books.get(position.ticker) ?? marginBooks?.get(position.ticker);
       const mid = book === undefined ? -1 : midPrice(book);
       const marked = mid < 0 ? 0 : mid * position.position - position.costMicro;
       const pnl = position.realizedMicro + marked - position.feesCenticents * 100;
@@ -227,6 +232,7 @@ export class OperatorSnapshots {
     const sessions: { name: string; state: string }[] = [];
     if (source.fix !== null) sessions.push({ name: `fix ${source.config.venue.fix.sessionName}`, state: source.fix.sessionState });
     if (source.marketData !== null) sessions.push({ name: 'fix KalshiMD', state: source.marketData.sessionState });
+    if (source.marginFeed !== undefined && source.marginFeed !== null) sessions.push({ name: 'margin feed', state: source.marginFeed.state });
     const kill = oms.killSwitchState;
     const counters = source.feed.counters;
     const tsMs = Date.now();

@@ -613,14 +613,17 @@ export class Runtime {
   status(): RuntimeStatus {
     let booksSynced = 0;
     let booksTotal = 0;
-    for (const book of this.feed.books.books()) {
-      booksTotal++;
-      if (book.synced) booksSynced++;
+    const marginBooks = this.marginFeed?.books ?? null;
+    for (const store of marginBooks === null ? [this.feed.books] : [this.feed.books, marginBooks]) {
+      for (const book of store.books()) {
+        booksTotal++;
+        if (book.synced) booksSynced++;
+      }
     }
     const positions: PositionLine[] = [];
     let pnlMicro = 0;
     for (const position of this.oms.positions.all()) {
-      const book = this.feed.books.get(position.ticker);
+      const book = this.feed.books.get(position.ticker) ?? marginBooks?.get(position.ticker);
       const mid = book === undefined ? -1 : midPrice(book);
       const marked = mid < 0 ? 0 : mid * position.position - position.costMicro;
       const pnl = position.realizedMicro + marked - position.feesCenticents * 100;

@@ -24,7 +24,7 @@
  * subaccount in 0..63. A call breaking one throws ExecError EXEC_REJECTED with status 0 and the
  * rule in `reject.code` (MarginRefusal), synchronously, with nothing sent and no listener call: it
  * is a caller past the risk gate, which should have refused it with a deny code first (the gate's
- * Margin checks are planned in docs/margin-runtime-plan.md). The tick size, reduce-only's
+ * Margin checks are in docs/margin.md). The tick size, reduce-only's
  * time-in-force rule and margin sufficiency are the venue's answers (400 invalid_price,
  * invalid_order, insufficient_balance), reported as rejects.
  *
