@@ -17,7 +17,7 @@
  *
  * Venue 'margin' (the Margin endpoint, websocket.md §7): the byte scanners are bypassed (they match
  * the Predictions key sequences; every Margin frame takes the JSON path) and book, user_order,
- * fill and trade frames are read by the Margin readers into the same records (margin-orderbook.ts,
+ * fill and trade frames are read by the Margin readers into the same records (MARGIN_DELTA_KEYS, MARGIN_SNAPSHOT_KEYS,
  * margin-private.ts); `ticker` / `margin_ticker` fill `marginTicker`.
  */
 
@@ -38,12 +38,11 @@ import {
 } from './lifecycle.ts';
 import { MarketPositionRecord, readMarketPosition } from './market-position.ts';
 import { OrderGroupUpdateRecord, readOrderGroupUpdate } from './order-group-update.ts';
-import { OrderbookDeltaRecord, decodeDeltaObject, deltaRejectReason } from './orderbook-delta.ts';
-import { OrderbookSnapshotRecord, decodeSnapshotObject, snapshotRejectReason } from './orderbook-snapshot.ts';
+import { MARGIN_DELTA_KEYS, OrderbookDeltaRecord, decodeDeltaObject, deltaRejectReason } from './orderbook-delta.ts';
+import { MARGIN_SNAPSHOT_KEYS, OrderbookSnapshotRecord, decodeSnapshotObject, snapshotRejectReason } from './orderbook-snapshot.ts';
 import { FrameScanner, SCAN_DEFERRED } from './frame-scanner.ts';
 import { TradeRecord, readTrade } from './trade.ts';
 import { UserOrderRecord, readUserOrder } from './user-order.ts';
-import { decodeMarginDeltaObject, decodeMarginSnapshotObject, marginBookRejectReason } from './margin-orderbook.ts';
 import { readMarginFill, readMarginTrade, readMarginUserOrder } from './margin-private.ts';
 import { MarginTickerRecord, readMarginTicker } from './margin-ticker.ts';
 
@@ -127,13 +126,13 @@ export class FrameDecoder {
     if (this.#margin) {
       switch (type) {
         case 'orderbook_delta':
-          return decodeMarginDeltaObject(frame, this.delta, this.tickers) === DecodeStatus.OK
+          return decodeDeltaObject(frame, this.delta, this.tickers, MARGIN_DELTA_KEYS) === DecodeStatus.OK
             ? MessageKind.ORDERBOOK_DELTA
-            : this.#malformed(marginBookRejectReason);
+            : this.#malformed(deltaRejectReason);
         case 'orderbook_snapshot':
-          return decodeMarginSnapshotObject(frame, this.snapshot, this.tickers) === DecodeStatus.OK
+          return decodeSnapshotObject(frame, this.snapshot, this.tickers, MARGIN_SNAPSHOT_KEYS) === DecodeStatus.OK
             ? MessageKind.ORDERBOOK_SNAPSHOT
-            : this.#malformed(marginBookRejectReason);
+            : this.#malformed(snapshotRejectReason);
         case 'ticker':
         case 'margin_ticker':
           return this.#data(frame, MessageKind.MARGIN_TICKER);

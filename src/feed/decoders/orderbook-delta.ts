@@ -70,6 +70,22 @@ export class OrderbookDeltaRecord {
   }
 }
 
+/**
+ * The names a venue gives a delta's fields (websocket.md §6.1, §7.1): one reference decoder reads
+ * both exchanges' deltas into the one record. Side 0 is `side0` (yes / bid), side 1 `side1` (no / ask).
+ */
+export interface DeltaKeys {
+  readonly price: string;
+  readonly delta: string;
+  readonly side0: string;
+  readonly side1: string;
+  /** Margin lists `last_update_reason` (a string when present); Predictions' schema does not. */
+  readonly checkReason: boolean;
+}
+
+export const PREDICTIONS_DELTA_KEYS: DeltaKeys = Object.freeze({ price: 'price_dollars', delta: 'delta_fp', side0: 'yes', side1: 'no', checkReason: false });
+export const MARGIN_DELTA_KEYS: DeltaKeys = Object.freeze({ price: 'price', delta: 'delta', side0: 'bid', side1: 'ask', checkReason: true });
+
 /** Why the last delta failed the reference decoder (constant strings, for logs). */
 export let deltaRejectReason = '';
 
@@ -79,7 +95,7 @@ function reject(reason: string): number {
 }
 
 /** Fills `out` from a parsed frame. OK, NOT_DELTA (another type) or MALFORMED. */
-export function decodeDeltaObject(frame: unknown, out: OrderbookDeltaRecord, tickers: MarketRegistry): number {
+export function decodeDeltaObject(frame: unknown, out: OrderbookDeltaRecord, tickers: MarketRegistry, keys: DeltaKeys = PREDICTIONS_DELTA_KEYS): number {
   if (!isObject(frame)) return reject('frame is not an object');
   const type = frame.type;
   if (typeof type !== 'string') return reject('type missing');
@@ -92,20 +108,24 @@ export function decodeDeltaObject(frame: unknown, out: OrderbookDeltaRecord, tic
   if (!isObject(msg)) return reject('msg');
   const ticker = msg.market_ticker;
   if (typeof ticker !== 'string' || ticker.length === 0) return reject('market_ticker');
-  const priceText = msg.price_dollars;
+  const priceText = msg[keys.price];
   const price = typeof priceText === 'string' ? parsePrice(priceText) : PRICE_INVALID;
-  if (price === PRICE_INVALID) return reject('price_dollars');
-  const deltaText = msg.delta_fp;
+  if (price === PRICE_INVALID) return reject(keys.price);
+  const deltaText = msg[keys.delta];
   const delta = typeof deltaText === 'string' ? parseSignedCount(deltaText) : COUNT_INVALID;
-  if (delta === COUNT_INVALID) return reject('delta_fp');
+  if (delta === COUNT_INVALID) return reject(keys.delta);
   const side = msg.side;
-  if (side !== 'yes' && side !== 'no') return reject('side');
+  if (side !== keys.side0 && side !== keys.side1) return reject('side');
   const clientOrderId = msg.client_order_id;
   if (clientOrderId !== undefined && clientOrderId !== null && typeof clientOrderId !== 'string') return reject('client_order_id');
   const subaccount = msg.subaccount;
   if (subaccount !== undefined && subaccount !== null && !isIndex(subaccount)) return reject('subaccount');
   const tsMs = msg.ts_ms;
   if (tsMs !== undefined && tsMs !== null && !isIndex(tsMs)) return reject('ts_ms');
+  if (keys.checkReason) {
+    const reason = msg.last_update_reason;
+    if (reason !== undefined && reason !== null && typeof reason !== 'string') return reject('last_update_reason');
+  }
 
   const index = tickers.indexOf(ticker);
   out.sid = sid;
@@ -114,7 +134,7 @@ export function decodeDeltaObject(frame: unknown, out: OrderbookDeltaRecord, tic
   out.marketTicker = index === -1 ? ticker : tickers.tickerAt(index);
   out.price = price;
   out.delta = delta;
-  out.side = side === 'yes' ? 0 : 1;
+  out.side = side === keys.side0 ? 0 : 1;
   out.setClientOrderId(typeof clientOrderId === 'string' ? clientOrderId : '');
   out.subaccount = typeof subaccount === 'number' ? subaccount : -1;
   out.tsMs = typeof tsMs === 'number' ? tsMs : -1;

@@ -7,7 +7,7 @@
  * Prices are as on the wire: YES prices for `yes_dollars_fp`, NO prices for `no_dollars_fp`
  * unless the subscription used `use_yes_price`.
  *
- * Margin (perpetual) snapshots fill the same record (margin-orderbook-snapshot.ts): side 0, the
+ * Margin (perpetual) snapshots fill the same record (MARGIN_SNAPSHOT_KEYS): side 0, the
  * "yes" arrays, holds the `bid` levels and side 1, the "no" arrays, the `ask` levels, each at its
  * own price (no complement). Prices are Float64 because a perpetual's price passes 2^31 units
  * ($214,748.36).
@@ -90,8 +90,17 @@ export function readLevels(levels: unknown, out: OrderbookSnapshotRecord, side: 
   return length;
 }
 
+/** The names a venue gives a snapshot's level arrays: side 0 (yes / bid) and side 1 (no / ask). */
+export interface SnapshotKeys {
+  readonly side0: string;
+  readonly side1: string;
+}
+
+export const PREDICTIONS_SNAPSHOT_KEYS: SnapshotKeys = Object.freeze({ side0: 'yes_dollars_fp', side1: 'no_dollars_fp' });
+export const MARGIN_SNAPSHOT_KEYS: SnapshotKeys = Object.freeze({ side0: 'bid', side1: 'ask' });
+
 /** Fills `out` from a parsed `orderbook_snapshot` frame: OK or MALFORMED. */
-export function decodeSnapshotObject(frame: Record<string, unknown>, out: OrderbookSnapshotRecord, tickers: MarketRegistry): number {
+export function decodeSnapshotObject(frame: Record<string, unknown>, out: OrderbookSnapshotRecord, tickers: MarketRegistry, keys: SnapshotKeys = PREDICTIONS_SNAPSHOT_KEYS): number {
   const sid = frame.sid;
   const seq = frame.seq;
   const msg = frame.msg;
@@ -100,10 +109,10 @@ export function decodeSnapshotObject(frame: Record<string, unknown>, out: Orderb
   if (!isObject(msg)) return reject('msg');
   const ticker = msg.market_ticker;
   if (typeof ticker !== 'string' || ticker.length === 0) return reject('market_ticker');
-  const yesCount = readLevels(msg.yes_dollars_fp, out, 0);
-  if (yesCount === -1) return reject('yes_dollars_fp');
-  const noCount = readLevels(msg.no_dollars_fp, out, 1);
-  if (noCount === -1) return reject('no_dollars_fp');
+  const yesCount = readLevels(msg[keys.side0], out, 0);
+  if (yesCount === -1) return reject(keys.side0);
+  const noCount = readLevels(msg[keys.side1], out, 1);
+  if (noCount === -1) return reject(keys.side1);
   const index = tickers.indexOf(ticker);
   out.sid = sid;
   out.seq = seq;
