@@ -12,7 +12,7 @@ import { COUNT_INVALID, PRICE_INVALID, type BookSide, type Count } from '../../c
 import type { FieldReader } from './field-reader.ts';
 import type { FillRecord } from './fill.ts';
 import type { TradeRecord } from './trade.ts';
-import { USER_ORDER_STATUSES, type UserOrderRecord } from './user-order.ts';
+import { USER_ORDER_STATUSES, readOrderDetails, type UserOrderRecord } from './user-order.ts';
 
 const MARGIN_SIDES: readonly BookSide[] = ['bid', 'ask'];
 
@@ -40,18 +40,7 @@ export function readMarginUserOrder(reader: FieldReader, out: UserOrderRecord): 
   else if (out.lastUpdateReason !== '') out.status = out.lastUpdateReason === 'Trade' ? 'executed' : 'canceled';
   else out.status = out.fillCount > 0 ? 'executed' : 'canceled';
   out.initialCount = out.fillCount === COUNT_INVALID || out.remainingCount === COUNT_INVALID ? COUNT_INVALID : ((out.fillCount + out.remainingCount) as Count);
-  out.takerFillCost = reader.optDollars('taker_fill_cost_dollars');
-  out.makerFillCost = reader.optDollars('maker_fill_cost_dollars');
-  out.takerFees = reader.optDollars('taker_fees_dollars');
-  out.makerFees = reader.optDollars('maker_fees_dollars');
-  out.clientOrderId = reader.optString('client_order_id', '');
-  out.orderGroupId = reader.optString('order_group_id', '');
-  out.selfTradePreventionType = reader.optString('self_trade_prevention_type', '');
-  out.createdTsMs = reader.optIndex('created_ts_ms', -1);
-  out.lastUpdatedTsMs = reader.optIndex('last_updated_ts_ms', -1);
-  out.expirationTsMs = reader.optIndex('expiration_ts_ms', -1);
-  out.subaccount = reader.optIndex('subaccount_number', -1);
-  out.exchangeIndex = reader.optIndex('exchange_index', -1);
+  readOrderDetails(reader, out);
   out.orderSource = reader.optString('order_source', '');
   out.orderReason = reader.optString('order_reason', '');
 }

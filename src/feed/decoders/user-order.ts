@@ -69,6 +69,14 @@ export function readUserOrder(reader: FieldReader, out: UserOrderRecord): void {
   out.fillCount = reader.count('fill_count_fp');
   out.remainingCount = reader.count('remaining_count_fp');
   out.initialCount = reader.optCount('initial_count_fp');
+  readOrderDetails(reader, out);
+  out.lastUpdateReason = reader.optString('last_update_reason', '');
+  out.orderSource = '';
+  out.orderReason = '';
+}
+
+/** The optional fields both exchanges' user_order share (costs, fees, ids, times, subaccount). */
+export function readOrderDetails(reader: FieldReader, out: UserOrderRecord): void {
   out.takerFillCost = reader.optDollars('taker_fill_cost_dollars');
   out.makerFillCost = reader.optDollars('maker_fill_cost_dollars');
   out.takerFees = reader.optDollars('taker_fees_dollars');
@@ -81,7 +89,4 @@ export function readUserOrder(reader: FieldReader, out: UserOrderRecord): void {
   out.expirationTsMs = reader.optIndex('expiration_ts_ms', -1);
   out.subaccount = reader.optIndex('subaccount_number', -1);
   out.exchangeIndex = reader.optIndex('exchange_index', -1);
-  out.lastUpdateReason = reader.optString('last_update_reason', '');
-  out.orderSource = '';
-  out.orderReason = '';
 }
