@@ -8,7 +8,7 @@
 import { PRICE_INVALID, parsePrice } from '../core/index.ts';
 import type { Centicents, Price } from '../core/index.ts';
 import type { MarginBalance } from '../exec/index.ts';
-import { MarketLookupError, getPublic } from './market-directory.ts';
+import { MarketLookupError, fetchMarketObject } from './market-directory.ts';
 
 export interface MarginMarketFacts {
   ticker: string;
@@ -24,25 +24,7 @@ export interface MarginMarketFacts {
 
 /** `restUrl` is the API base including its prefix, e.g. http://127.0.0.1:9000/trade-api/v2. */
 export async function fetchMarginMarket(restUrl: string, ticker: string, timeoutMs = 5_000): Promise<MarginMarketFacts> {
-  const url = `${restUrl.replace(/\/+$/, '')}/margin/markets/${encodeURIComponent(ticker)}`;
-  let status: number;
-  let text: string;
-  try {
-    ({ status, text } = await getPublic(url, timeoutMs));
-  } catch (error) {
-    throw new MarketLookupError('MARKET_LOOKUP_FAILED', ticker, `GET ${url} failed: ${(error as Error).message}`);
-  }
-  if (status === 404) throw new MarketLookupError('MARKET_NOT_FOUND', ticker, 'the Margin exchange does not list it');
-  if (status !== 200) throw new MarketLookupError('MARKET_LOOKUP_FAILED', ticker, `GET ${url} answered ${status}`);
-  let market: Record<string, unknown>;
-  try {
-    const body = JSON.parse(text) as { market?: Record<string, unknown> };
-    if (typeof body.market !== 'object' || body.market === null) throw new Error('no "market" object');
-    market = body.market;
-  } catch (error) {
-    throw new MarketLookupError('MARKET_LOOKUP_FAILED', ticker, `unreadable body: ${(error as Error).message}`);
-  }
-  return marginMarketFacts(ticker, market);
+  return marginMarketFacts(ticker, await fetchMarketObject(`${restUrl.replace(/\/+$/, '')}/margin/markets/${encodeURIComponent(ticker)}`, ticker, timeoutMs));
 }
 
 /** Parses a MarginMarket object's status, tick, mark and leverage. */

@@ -43,7 +43,11 @@ export async function getPublic(url: string, timeoutMs: number): Promise<{ statu
 
 /** `restUrl` is the API base including its prefix, e.g. http://127.0.0.1:9000/trade-api/v2. */
 export async function fetchMarket(restUrl: string, ticker: string, timeoutMs = 5_000): Promise<MarketFacts> {
-  const url = `${restUrl.replace(/\/+$/, '')}/markets/${encodeURIComponent(ticker)}`;
+  return marketFacts(ticker, await fetchMarketObject(`${restUrl.replace(/\/+$/, '')}/markets/${encodeURIComponent(ticker)}`, ticker, timeoutMs));
+}
+
+/** GET a market listing (`/markets/{ticker}` or `/margin/markets/{ticker}`): its "market" object, or a coded MarketLookupError. */
+export async function fetchMarketObject(url: string, ticker: string, timeoutMs: number): Promise<Record<string, unknown>> {
   let status: number;
   let text: string;
   try {
@@ -51,7 +55,7 @@ export async function fetchMarket(restUrl: string, ticker: string, timeoutMs = 5
   } catch (error) {
     throw new MarketLookupError('MARKET_LOOKUP_FAILED', ticker, `GET ${url} failed: ${(error as Error).message}`);
   }
-  if (status === 404) throw new MarketLookupError('MARKET_NOT_FOUND', ticker, 'the exchange does not list it');
+  if (status === 404) throw new MarketLookupError('MARKET_NOT_FOUND', ticker, `the exchange does not list it (GET ${url})`);
   if (status !== 200) throw new MarketLookupError('MARKET_LOOKUP_FAILED', ticker, `GET ${url} answered ${status}`);
   let market: Record<string, unknown>;
   try {
@@ -61,7 +65,7 @@ export async function fetchMarket(restUrl: string, ticker: string, timeoutMs = 5
   } catch (error) {
     throw new MarketLookupError('MARKET_LOOKUP_FAILED', ticker, `unreadable body: ${(error as Error).message}`);
   }
-  return marketFacts(ticker, market);
+  return market;
 }
 
 /** Parses the Market object's status and grid. */
