@@ -601,6 +601,11 @@ export class RiskGate {
     }
     const denyCross = this.#checkCross(intent, book, slot);
     if (denyCross !== Deny.NONE) return denyCross;
+    return this.#checkGroupAndRate(intent, count, nowMs);
+  }
+
+  /** The last checks of a new order or amend on either exchange: its order group's cap, then the write tokens (the only state a check takes). */
+  #checkGroupAndRate(intent: Readonly<OrderIntent>, count: number, nowMs: number): Deny {
     if (intent.orderGroup !== -1) {
       const denyGroup = this.#checkGroup(intent.orderGroup, count, nowMs);
       if (denyGroup !== Deny.NONE) return denyGroup;
@@ -759,13 +764,7 @@ export class RiskGate {
     if (denyExposure !== Deny.NONE) return denyExposure;
     const denyCross = this.#checkMarginCross(intent, book, slot);
     if (denyCross !== Deny.NONE) return denyCross;
-    if (intent.orderGroup !== -1) {
-      const denyGroup = this.#checkGroup(intent.orderGroup, count, nowMs);
-      if (denyGroup !== Deny.NONE) return denyGroup;
-    }
-    const cost = INTENT_TOKEN_COST[intent.kind];
-    if (!this.budget.tryTakeWrite(cost, false, nowMs)) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, cost);
-    return Deny.NONE;
+    return this.#checkGroupAndRate(intent, count, nowMs);
   }
 
   /** Price (> 0, on the tick, near the mark; no $1 cap), count (positive, whole contracts, max), order notional. */
