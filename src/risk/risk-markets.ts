@@ -88,16 +88,7 @@ export class RiskMarkets {
     if (info.grid === null) info.grid = grid;
     else registry.regrid(handle, grid);
     registry.setOpen(handle, open);
-    const known = this.#byHandle[handle];
-    if (known !== undefined) {
-      known.book = book;
-      known.countIncrement = countIncrement;
-      return handle;
-    }
-    while (this.#byHandle.length < handle) this.#byHandle.push(undefined);
-    this.#byHandle[handle] = new RiskMarket(info, book, countIncrement);
-    this.#size++;
-    return handle;
+    return this.#keep(info, book, countIncrement);
   }
 
   /**
@@ -111,6 +102,12 @@ export class RiskMarkets {
     assert(info.grid === null, 'RiskMarkets.addMargin: a Predictions market of that ticker is registered');
     registry.setMargin(handle, tick);
     registry.setOpen(handle, open);
+    return this.#keep(info, book, countIncrement);
+  }
+
+  /** The gate's entry of a registered market: made once, its book and increment updated on re-adding. */
+  #keep(info: Market, book: BookView | null, countIncrement: number): number {
+    const handle = info.index;
     const known = this.#byHandle[handle];
     if (known !== undefined) {
       known.book = book;
