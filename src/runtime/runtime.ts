@@ -216,8 +216,8 @@ export class Runtime {
     this.clock = options.clock ?? systemClock;
 
     const venue = options.venue;
-    this.rest = new RestOrderEntry({
-      ...REST_ORDER_ENTRY_DEFAULTS,
+    // The order routes' transport (both exchanges' REST routes: one pool shape, one signing setting).
+    const transport = {
       baseUrl: venue.restUrl,
       keyId: venue.keyId,
       privateKey: venue.privateKey,
@@ -226,6 +226,10 @@ export class Runtime {
       headersTimeoutMs: config.exec.requestTimeoutMs,
       bodyTimeoutMs: config.exec.requestTimeoutMs,
       signing: config.exec.signing,
+    };
+    this.rest = new RestOrderEntry({
+      ...REST_ORDER_ENTRY_DEFAULTS,
+      ...transport,
       // Creates and cancels (the batched DELETE route) both sign ahead; one pool size for both.
       // The quote create's constant path is presigned too when quoting over REST (RestQuoteRoute takes from this ring).
       presign: {
@@ -253,14 +257,7 @@ export class Runtime {
     });
     this.margin = !config.margin.enabled ? null : new MarginOrderEntry({
       ...MARGIN_ORDER_ENTRY_DEFAULTS,
-      baseUrl: venue.restUrl,
-      keyId: venue.keyId,
-      privateKey: venue.privateKey,
-      clock: this.clock,
-      connections: config.exec.connections,
-      headersTimeoutMs: config.exec.requestTimeoutMs,
-      bodyTimeoutMs: config.exec.requestTimeoutMs,
-      signing: config.exec.signing,
+      ...transport,
       presign: { ...MARGIN_ORDER_ENTRY_DEFAULTS.presign, workerNice: config.exec.presignWorkerNice === 0 ? null : config.exec.presignWorkerNice },
     });
     // The off-path clients (reads, quotes): the venue, the key, and the route's presigner to sign with.
