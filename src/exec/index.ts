@@ -28,7 +28,7 @@ export { encodeCreateOrder, jsonString } from './rest/order-body.ts';
 export type { OrderPathSignaturesStats } from './rest/order-path-signatures.ts';
 export {
   MARGIN_CONTRACT, MARGIN_ORDER_ENTRY_DEFAULTS, MARGIN_ORDER_VENUE, MarginOrderEntry, MarginRefusal,
-  marginAmendProblem, marginCountProblem, marginOrderProblem, marginPriceProblem, ExitTriggerClient,
+  marginAmendProblem, marginCountProblem, marginOrderProblem, marginPriceProblem, ExitTriggerClient, encodeMarginCreate,
 } from './margin/index.ts';
 export type { MarginBalance, MarginOrderEntryOptions, MarginReadSettings, MarginWireFill, MarginWireOrder, MarginWirePosition } from './margin/index.ts';
 export { PREDICTIONS_ORDER_VENUE } from './rest/rest-order-entry.ts';

@@ -11,14 +11,16 @@
  * QuoteRequest 35=R encoded, parsed and read as the FIX quote route reads it) into a shadow QuoteBook, a quote
  * through a QuoteRouter (RiskGate.checkQuote, QuoteBook.accept, the quote encoded as the configured
  * route does: the REST body or the FIX Quote 35=S), the quote closed by a reject and the RFQ by
- * rfq_deleted. Nothing reaches the venue, the real books,
+ * rfq_deleted. With `margin` (config margin.enabled) each run also rehearses a perpetual: a Margin
+ * orderbook_delta decoded by a Margin Feed into a shadow tick-grid book, an intent routed to a shadow
+ * Margin route through the gate's margin checks, the Margin create body encoded. Nothing reaches the venue, the real books,
  * the real gate's ledger or budget, or the journal. Strategy code is not run (a plugin's onBook
  * cannot be rehearsed without its side effects). The event-loop time it takes is counted in stats.
  */
 
 import { performance } from 'node:perf_hooks';
 import { IntentKind, PriceGrid, asCount, createIntent, type Clock, type Count, type OrderIntent, type Price } from '../core/index.ts';
-import { encodeCreateOrder, encodeCreateQuote, readQuoteRequest, writeQuoteBody } from '../exec/index.ts';
+import { encodeCreateOrder, encodeCreateQuote, encodeMarginCreate, readQuoteRequest, writeQuoteBody } from '../exec/index.ts';
 import { FixEncoder, FixGroup, FixMessage, MsgType, Tag, parseMessage } from '../fix/index.ts';
 import { ConnectionState, Feed, NoopFeedListener, type FeedSession, type RfqRecord } from '../feed/index.ts';
 import {
@@ -27,20 +29,25 @@ import {
 import { RiskGate, riskLimits, type RiskLimits } from '../risk/index.ts';
 import { QuoteRouter, Router } from '../router/index.ts';
 
-/** The shadow market: a ticker no venue lists (it never leaves this process). */
+/** The shadow markets: tickers no venue lists (they never leave this process). */
 const SHADOW_TICKER = 'KEEPWARM-SHADOW';
+const SHADOW_PERP = 'KEEPWARM-PERP';
+/** The shadow perpetual: a $0.01 tick and a $100.00 mark. */
+const SHADOW_PERP_TICK = 100;
+const SHADOW_PERP_MARK = 1_000_000 as Price;
 const SHADOW_SID = 1;
 const SHADOW_RFQ_SID = 2;
 /** Shadow orders are closed at once; the OMS forgets them on its tick, every this many runs. */
 const PRUNE_EVERY_RUNS = 64;
 const REJECT: ExecReject = Object.freeze({ status: 400, code: 'keep_warm', message: 'dry run', details: '' });
 
-/** A route that encodes the request as the REST route does and writes nothing. */
+/** A route that encodes the request as the REST route (or the Margin route) does and writes nothing. */
 class RehearsalRoute implements OrderEntry {
   bytes = 0;
+  constructor(readonly encode: (order: Readonly<NewOrder>) => string) {}
   setListener(_listener: ExecListener): void {}
   create(order: Readonly<NewOrder>): void {
-    this.bytes += encodeCreateOrder(order).length;
+    this.bytes += this.encode(order).length;
   }
   cancel(): void {}
   amend(): void {}
@@ -97,6 +104,8 @@ export interface KeepWarmOptions {
   clock: Clock;
   /** Rehearse the RFQ path too, encoding as this quote route does (config rfq.enabled, rfq.route); null or absent: no. */
   rfq?: 'rest' | 'fix' | null;
+  /** Rehearse a perpetual's path too (config margin.enabled). */
+  margin?: boolean;
 }
 
 export class KeepWarm {
@@ -106,7 +115,10 @@ export class KeepWarm {
   readonly #gate: RiskGate;
   readonly #oms: Oms;
   readonly #router: Router;
-  readonly #route = new RehearsalRoute();
+  readonly #route = new RehearsalRoute(encodeCreateOrder);
+  readonly #marginRoute = new RehearsalRoute(encodeMarginCreate);
+  /** The Margin leg: its feed and the shadow perpetual's market handle; null without margin. */
+  readonly #margin: { feed: Feed; market: number } | null = null;
   readonly #intent: OrderIntent = createIntent();
   readonly #market: number;
   readonly #quotes: QuoteBook | null = null;
@@ -136,7 +148,7 @@ export class KeepWarm {
     });
     const reads = { listOrders: () => Promise.resolve([]), listFills: () => Promise.resolve([]), listPositions: () => Promise.resolve([]) };
     this.#oms = new Oms({ reads, listener: this.#gate, clock, clientOrderIdPrefix: 'warm', journal: null, terminalRetentionMs: 0, reconcileIntervalMs: 1e12 });
-    this.#router = new Router({ gate: this.#gate, oms: this.#oms, route: this.#route, clock });
+    this.#router = new Router({ gate: this.#gate, oms: this.#oms, route: this.#route, moreRoutes: [{ name: 'margin', entry: this.#marginRoute, exchange: 'margin' }], clock });
     const book = this.#feed.addMarket(SHADOW_TICKER, grid);
     this.#market = this.#gate.addMarket(SHADOW_TICKER, grid, book, { open: true });
     this.#feed.handleFrame(
@@ -144,6 +156,18 @@ export class KeepWarm {
         `"yes_dollars_fp":[["0.4000","100.00"],["0.4100","100.00"]],"no_dollars_fp":[["0.5500","100.00"],["0.5600","100.00"]]}}`,
     );
     if (!book.synced) throw new Error('keep-warm: the shadow snapshot did not sync its book');
+    if (options.margin === true) {
+      const feed = new Feed({ url: 'ws://127.0.0.1:1/keep-warm/margin', auth: null, clock, staleBookMs: 0, createSession: closedSession, venue: 'margin', markets: this.#gate.markets.registry });
+      const perp = feed.addPerpMarket(SHADOW_PERP, SHADOW_PERP_TICK);
+      const market = this.#gate.addMarginMarket(SHADOW_PERP, SHADOW_PERP_TICK, perp, { open: true });
+      this.#gate.markets.registry.setMark(market, SHADOW_PERP_MARK);
+      this.#gate.setMarginBalance(this.#subaccount, 1e12); // $100M: the checks run, none denies
+      feed.handleFrame(
+        `{"type":"orderbook_snapshot","sid":${SHADOW_SID},"seq":1,"msg":{"market_ticker":"${SHADOW_PERP}","bid":[["99.9000","10.00"],["99.9900","10.00"]],"ask":[["100.0100","10.00"]]}}`,
+      );
+      if (!perp.synced) throw new Error('keep-warm: the shadow perpetual snapshot did not sync its book');
+      this.#margin = { feed, market };
+    }
     this.#quoteRoute = new RehearsalQuoteRoute(options.rfq === 'fix' ? 'fix' : 'rest', clock);
     this.#fixRequest = options.rfq === 'fix' ? { encoder: new FixEncoder(), message: new FixMessage(), group: new FixGroup(8) } : null;
     if (options.rfq === 'rest' || options.rfq === 'fix') {
@@ -165,6 +189,7 @@ export class KeepWarm {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     this.#feed.stop();
+    this.#margin?.feed.stop();
   }
 
   /** One dry run: frame -> decode -> book -> gate -> OMS -> request bytes, then the order closed. */
@@ -187,6 +212,7 @@ export class KeepWarm {
     intent.postOnly = true;
     intent.subaccount = this.#subaccount;
     intent.clientOrderId = '';
+    intent.route = 0;
     const before = this.#route.bytes;
     if (this.#router.submit(intent) === 0) {
       this.#oms.onCreateReject(intent.clientOrderId, REJECT);
@@ -194,10 +220,36 @@ export class KeepWarm {
     } else {
       this.stats.denied++;
     }
+    if (this.#margin !== null) this.#rehearseMargin(this.#margin.feed, this.#margin.market);
     if (this.#quoteRouter !== null) this.#rehearseRfq();
     this.stats.runs++;
     if (this.stats.runs % PRUNE_EVERY_RUNS === 0) void this.#oms.tick();
     this.stats.busyUsTotal += (performance.now() - startMs) * 1000;
+  }
+
+  /** Margin delta -> perpetual book -> router (the Margin route) -> the gate's margin checks -> OMS -> Margin body, then the order closed. */
+  #rehearseMargin(feed: Feed, market: number): void {
+    feed.handleFrame(
+      `{"type":"orderbook_delta","sid":${SHADOW_SID},"seq":${this.#seq},"msg":{"market_ticker":"${SHADOW_PERP}",` +
+        `"price":"99.9800","delta":"${this.#up ? '-' : ''}10.00","side":"bid","ts_ms":${this.#options.clock.nowMs()}}}`,
+    );
+    const intent = this.#intent;
+    intent.kind = IntentKind.NEW;
+    intent.market = market;
+    intent.side = 'bid';
+    intent.price = feed.books.get(SHADOW_PERP)!.bestBid();
+    intent.count = asCount(100) as Count;
+    intent.postOnly = true;
+    intent.subaccount = this.#subaccount;
+    intent.clientOrderId = '';
+    intent.route = 0; // the router picks the market's (Margin) route
+    const before = this.#marginRoute.bytes;
+    if (this.#router.submit(intent) === 0) {
+      this.#oms.onCreateReject(intent.clientOrderId, REJECT);
+      this.stats.sentBytes += this.#marginRoute.bytes - before;
+    } else {
+      this.stats.denied++;
+    }
   }
 
   /** rfq_created -> quote book -> gate -> quote accepted and encoded -> the quote rejected, the RFQ deleted. */

@@ -350,7 +350,7 @@ export class Runtime {
     this.probe = graph.probe;
     this.router = graph.router;
     this.quoteBook = graph.quoteBook;
-    this.keepWarm = config.process.keepWarmMs > 0 ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null }) : null;
+    this.keepWarm = config.process.keepWarmMs > 0 ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null, margin: config.margin.enabled }) : null;
     this.listener = graph.listener;
     const gate = this.gate;
     this.marginAccount = this.margin === null ? null : new MarginAccountSync(

@@ -53,4 +53,24 @@ describe('KeepWarm', () => {
       warm.stop();
     }
   });
+
+  it('with the Margin leg: a perpetual delta decoded, an order routed to the Margin route through the margin checks and closed every run', () => {
+    for (const limits of [DEFAULT_RISK_LIMITS, riskLimits({ restrictedSubaccount: 3 })]) {
+      const clock = new ManualClock(1_800_000_000_000);
+      const plain = new KeepWarm({ intervalMs: 10, limits, clock });
+      const warm = new KeepWarm({ intervalMs: 10, limits, clock, margin: true });
+      for (let i = 0; i < 1_000; i++) {
+        clock.advance(10);
+        const before = [plain.stats.sentBytes, warm.stats.sentBytes];
+        plain.runOnce();
+        warm.runOnce();
+        // Both legs each run: more bytes than the Predictions leg alone (a Margin create body is ~150 bytes).
+        expect(warm.stats.sentBytes - before[1]!).toBeGreaterThan(plain.stats.sentBytes - before[0]! + 100);
+        expect(warm.trackedOrders).toBe(0);
+      }
+      expect(warm.stats.denied).toBe(0);
+      plain.stop();
+      warm.stop();
+    }
+  });
 });

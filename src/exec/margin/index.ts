@@ -6,6 +6,6 @@
 
 export { MARGIN_ORDER_ENTRY_DEFAULTS, MARGIN_ORDER_VENUE, MarginOrderEntry } from './margin-order-entry.ts';
 export type { MarginBalance, MarginOrderEntryOptions, MarginReadSettings } from './margin-order-entry.ts';
-export { MARGIN_CONTRACT, MarginRefusal, marginAmendProblem, marginCountProblem, marginOrderProblem, marginPriceProblem } from './margin-order-body.ts';
+export { MARGIN_CONTRACT, MarginRefusal, encodeMarginCreate, marginAmendProblem, marginCountProblem, marginOrderProblem, marginPriceProblem } from './margin-order-body.ts';
 export type { MarginWireFill, MarginWireOrder, MarginWirePosition } from './margin-wire.ts';
 export { ExitTriggerClient, TriggerRefusal, encodeSetTrigger, encodeUpdateTrigger, parseExitTrigger, triggerErrorOf, triggerSetProblem } from './exit-trigger-client.ts';
