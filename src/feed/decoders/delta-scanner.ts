@@ -45,7 +45,7 @@ import {
   type ScanState,
 } from './json-bytes.ts';
 import type { OrderbookDeltaRecord } from './orderbook-delta.ts';
-import { readOutcome, readTicker } from './scan-values.ts';
+import { readBookSide, readOutcome, readTicker } from './scan-values.ts';
 import type { MarketRegistry } from '../../market/index.ts';
 
 const KEY_TICKER = 1;
@@ -71,9 +71,7 @@ const LAYOUT = new KeyLayout([
 ]);
 const REQUIRED = (1 << KEY_TICKER) | (1 << KEY_PRICE) | (1 << KEY_DELTA) | (1 << KEY_SIDE);
 
-// The exact layout: each field as the fixed stretch before its value and how to read the value;
-// the optional fields follow, each at most once and in this order. (A straight line of calls
-// measured the same; the table keeps the optional fields' handling in one place.)
+// The exact layouts: each field as the fixed stretch before its value and how to read the value.
 const FIELD_SID = 0;
 const FIELD_SEQ = 1;
 const FIELD_TICKER = 2;
@@ -84,48 +82,88 @@ const FIELD_SIDE = 6;
 const FIELD_CLIENT_ORDER_ID = 7;
 const FIELD_SUBACCOUNT = 8;
 const FIELD_TS_MS = 9;
-const EXACT_LITERALS: readonly Literal[] = [
-  new Literal('{"type":"orderbook_delta","sid":'),
-  new Literal(',"seq":'),
-  new Literal(',"msg":{"market_ticker":'),
-  new Literal(',"market_id":'),
-  new Literal(',"price_dollars":'),
-  new Literal(',"delta_fp":'),
-  new Literal(',"side":'),
-  new Literal(',"client_order_id":'),
-  new Literal(',"subaccount":'),
-  new Literal(',"last_update_reason":'),
-  new Literal(',"ts":'),
-  new Literal(',"ts_ms":'),
-];
-const EXACT_FIELDS = Int32Array.of(
-  FIELD_SID, FIELD_SEQ, FIELD_TICKER, FIELD_SKIP_STRING, FIELD_PRICE, FIELD_DELTA, FIELD_SIDE,
-  FIELD_CLIENT_ORDER_ID, FIELD_SUBACCOUNT, FIELD_SKIP_STRING, FIELD_SKIP_STRING, FIELD_TS_MS,
-);
-/** Fields from this index on may be absent. */
-const EXACT_OPTIONAL_FROM = 7;
-/** Each stretch's third byte (the key's first letter): tells an absent optional field in one compare. */
-const EXACT_THIRD = Int32Array.from(EXACT_LITERALS, (literal) => literal.bytes[2]);
+/**
+ * One venue's exact delta layout: the fixed stretches before each value and how to read it; the
+ * fields from `optionalFrom` on may be absent, each at most once and in this order. (A straight
+ * line of calls measured the same; the table keeps the optional fields' handling in one place.)
+ */
+class ExactLayout {
+  readonly literals: readonly Literal[];
+  readonly fields: Int32Array;
+  readonly optionalFrom: number;
+  /** Each stretch's third byte (the key's first letter): tells an absent optional field in one compare. */
+  readonly third: Int32Array;
+  /** `side` is bid|ask (Margin) rather than yes|no (Predictions). */
+  readonly bookSides: boolean;
+  constructor(stretches: readonly [string, number][], optionalFrom: number, bookSides: boolean) {
+    this.literals = stretches.map(([text]) => new Literal(text));
+    this.fields = Int32Array.from(stretches, ([, field]) => field);
+    this.optionalFrom = optionalFrom;
+    this.third = Int32Array.from(this.literals, (literal) => literal.bytes[2]);
+    this.bookSides = bookSides;
+  }
+}
+
+/** Predictions (spec/websocket.md §6.1's field order, no whitespace; the simulator's book-messages.ts). */
+const PREDICTIONS_EXACT = new ExactLayout([
+  ['{"type":"orderbook_delta","sid":', FIELD_SID],
+  [',"seq":', FIELD_SEQ],
+  [',"msg":{"market_ticker":', FIELD_TICKER],
+  [',"market_id":', FIELD_SKIP_STRING],
+  [',"price_dollars":', FIELD_PRICE],
+  [',"delta_fp":', FIELD_DELTA],
+  [',"side":', FIELD_SIDE],
+  [',"client_order_id":', FIELD_CLIENT_ORDER_ID],
+  [',"subaccount":', FIELD_SUBACCOUNT],
+  [',"last_update_reason":', FIELD_SKIP_STRING],
+  [',"ts":', FIELD_SKIP_STRING],
+  [',"ts_ms":', FIELD_TS_MS],
+], 7, false);
+
+/**
+ * Margin (websocket.md §7.1: market_ticker, price, delta, side, then the optional fields). The
+ * docs give no order for those; ts_ms is tried first and last (the simulator writes it first).
+ */
+export const MARGIN_EXACT = new ExactLayout([
+  ['{"type":"orderbook_delta","sid":', FIELD_SID],
+  [',"seq":', FIELD_SEQ],
+  [',"msg":{"market_ticker":', FIELD_TICKER],
+  [',"price":', FIELD_PRICE],
+  [',"delta":', FIELD_DELTA],
+  [',"side":', FIELD_SIDE],
+  [',"ts_ms":', FIELD_TS_MS],
+  [',"last_update_reason":', FIELD_SKIP_STRING],
+  [',"client_order_id":', FIELD_CLIENT_ORDER_ID],
+  [',"subaccount":', FIELD_SUBACCOUNT],
+  [',"ts_ms":', FIELD_TS_MS],
+], 6, true);
+export type { ExactLayout };
 
 /**
  * The frame in b[start, end) when it is an orderbook_delta in the exchange's exact layout: true
  * with `out` filled (sid and seq included), false otherwise (`out` may hold partial values; the
  * caller goes on to the key-by-key path).
  */
-export function scanDeltaExact(state: ScanState, b: Buffer, start: number, end: number, out: OrderbookDeltaRecord, tickers: MarketRegistry): boolean {
+export function scanDeltaExact(
+  state: ScanState, b: Buffer, start: number, end: number, out: OrderbookDeltaRecord, tickers: MarketRegistry, layout: ExactLayout = PREDICTIONS_EXACT,
+): boolean {
   out.setClientOrderId('');
   out.subaccount = -1;
   out.tsMs = -1;
+  const literals = layout.literals;
+  const fields = layout.fields;
+  const optionalFrom = layout.optionalFrom;
+  const third = layout.third;
   let p = start;
-  for (let field = 0; field < EXACT_LITERALS.length; field++) {
-    if (field >= EXACT_OPTIONAL_FROM && (p + 2 >= end || b[p + 2] !== EXACT_THIRD[field])) continue;
-    const literal = EXACT_LITERALS[field];
+  for (let field = 0; field < literals.length; field++) {
+    if (field >= optionalFrom && (p + 2 >= end || b[p + 2] !== third[field])) continue;
+    const literal = literals[field];
     if (!matchLiteral(b, p, end, literal)) {
-      if (field < EXACT_OPTIONAL_FROM) return false;
+      if (field < optionalFrom) return false;
       continue;
     }
     p += literal.length;
-    switch (EXACT_FIELDS[field]) {
+    switch (fields[field]) {
       case FIELD_SID:
         p = readIndex(state, b, p, end);
         out.sid = state.value;
@@ -151,7 +189,7 @@ export function scanDeltaExact(state: ScanState, b: Buffer, start: number, end: 
         out.delta = state.value as Count;
         break;
       case FIELD_SIDE:
-        p = readOutcome(state, b, p, end);
+        p = layout.bookSides ? readBookSide(state, b, p, end) : readOutcome(state, b, p, end);
         out.side = state.value === 0 ? 0 : 1;
         break;
       case FIELD_CLIENT_ORDER_ID: {
@@ -162,7 +200,7 @@ export function scanDeltaExact(state: ScanState, b: Buffer, start: number, end: 
       }
       default: // FIELD_SUBACCOUNT, FIELD_TS_MS
         p = readIndex(state, b, p, end);
-        if (EXACT_FIELDS[field] === FIELD_SUBACCOUNT) out.subaccount = state.value;
+        if (fields[field] === FIELD_SUBACCOUNT) out.subaccount = state.value;
         else out.tsMs = state.value;
     }
     if (p === -1) return false;

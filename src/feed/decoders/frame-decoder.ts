@@ -15,8 +15,8 @@
  * give INVALID_UTF8. Never throws, never touches a book or a socket. bench/feed measures this
  * path against JSON.parse.
  *
- * Venue 'margin' (the Margin endpoint, websocket.md §7): the byte scanners are bypassed (they match
- * the Predictions key sequences; every Margin frame takes the JSON path) and book, user_order,
+ * Venue 'margin' (the Margin endpoint, websocket.md §7): an orderbook_delta in the exact layout is
+ * read in place (delta-scanner.ts's MARGIN_EXACT); every other Margin frame takes the JSON path, and book, user_order,
  * fill and trade frames are read by the Margin readers into the same records (MARGIN_DELTA_KEYS, MARGIN_SNAPSHOT_KEYS,
  * margin-private.ts); `ticker` / `margin_ticker` fill `marginTicker`.
  */
@@ -94,8 +94,8 @@ export class FrameDecoder {
    * handled). The hot path: orderbook_delta frames allocate nothing here.
    */
   decode(bytes: Buffer, start: number, end: number): MessageKind {
-    // Margin frames bypass the scanners: their key tables are the Predictions ones.
-    const kind = this.#margin ? SCAN_DEFERRED : this.#scanner.scan(bytes, start, end);
+    // Margin frames: only a delta in the exact layout is read in place (the other scanners know Predictions keys).
+    const kind = this.#margin ? this.#scanner.scanMargin(bytes, start, end) : this.#scanner.scan(bytes, start, end);
     if (kind !== SCAN_DEFERRED) {
       this.framesScanned++;
       return kind as MessageKind;

@@ -14,7 +14,7 @@
  */
 
 import { MessageKind } from './decode-status.ts';
-import { scanDeltaExact, scanDeltaMsg } from './delta-scanner.ts';
+import { MARGIN_EXACT, scanDeltaExact, scanDeltaMsg } from './delta-scanner.ts';
 import type { FillRecord } from './fill.ts';
 import { scanFillMsg } from './fill-scanner.ts';
 import {
@@ -75,6 +75,14 @@ export class FrameScanner {
    * Decodes the frame in b[start, end) into its record: ORDERBOOK_DELTA, USER_ORDER or FILL, or
    * SCAN_DEFERRED (records may then hold partial values; the JSON path rewrites them).
    */
+  /**
+   * A Margin endpoint frame: an orderbook_delta in the exact layout is read in place; anything else
+   * (other types, other layouts) goes to the JSON path, whose Margin readers are the authority.
+   */
+  scanMargin(b: Buffer, start: number, end: number): number {
+    return scanDeltaExact(this.#state, b, start, end, this.#delta, this.#tickers, MARGIN_EXACT) ? MessageKind.ORDERBOOK_DELTA : SCAN_DEFERRED;
+  }
+
   scan(b: Buffer, start: number, end: number): number {
     const state = this.#state;
     if (scanDeltaExact(state, b, start, end, this.#delta, this.#tickers)) return MessageKind.ORDERBOOK_DELTA;
