@@ -51,7 +51,7 @@ const EQUITY_CENTICENTS = 10_000_000_000;
 
 export const OUTER_MARGIN = 'margin: frame in -> handleBytes returned (driver clock)';
 export const OUTER_PREDICTIONS = 'predictions: frame in -> handleBytes returned (driver clock)';
-const DECODE_MARGIN = 'decode: Margin delta, FrameDecoder venue margin (isUtf8, string, JSON.parse, reader)';
+const DECODE_MARGIN = 'decode: Margin delta, FrameDecoder venue margin (exact-layout byte scanner; JSON path for anything else)';
 const DECODE_PREDICTIONS = 'decode: Predictions delta, FrameDecoder (byte scanner)';
 const DECODE_PARSE = 'decode: JSON.parse of the same Margin frame (utf8 string + JSON.parse)';
 
