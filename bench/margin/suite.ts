@@ -3,8 +3,8 @@
  * path, in the same process run, hop by hop, with no sockets.
  *
  *   Lane A (Margin): Margin orderbook_delta bytes (websocket.md §7.1, margin-frames.ts: KXBTCPERP
- *     around a $100 mark, $0.01 tick) -> graph.marginFeed.handleBytes (venue 'margin': the JSON
- *     path) -> perpetual book apply -> RuntimeFeedListener -> StrategyHost -> tick-to-trade onBook
+ *     around a $100 mark, $0.01 tick) -> graph.marginFeed.handleBytes (venue 'margin': the
+ *     exact-layout byte scanner) -> perpetual book apply -> RuntimeFeedListener -> StrategyHost -> tick-to-trade onBook
  *     -> ctx.place -> Router (default route -> the market's Margin route) -> RiskGate.check (the
  *     Margin checks: tick, mark, notional, margin, leverage...) -> Oms.accept ->
  *     MarginSinkOrderEntry.create (the Margin pre-send rules, CreateMarginOrderRequest body, a
@@ -20,9 +20,9 @@
  * rounds, never inside a timed call (as bench/hot-path does).
  *
  * Then a decode-only comparison, interleaved the same way on the same frames: a Margin delta
- * through FrameDecoder (venue 'margin': isUtf8, string, JSON.parse, the Margin reader), a
- * Predictions delta through FrameDecoder (byte scanner, no string), and JSON.parse alone of the
- * Margin frame's bytes made a string (the floor the Margin path cannot beat without a scanner).
+ * through FrameDecoder (venue 'margin': the exact-layout byte scanner), a Predictions delta
+ * through FrameDecoder (byte scanner, no string), and JSON.parse alone of the Margin frame's bytes
+ * made a string (the floor of any JSON path, what a Margin delta in another layout pays).
  * And the timer floor. Every phase bounded in frames and time.
  */
 
