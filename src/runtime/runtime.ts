@@ -693,6 +693,7 @@ export class Runtime {
           // One registry: the feed's book, the gate's market and the facts share one index and one record.
           const handle = gate.addMarket(ticker, facts.grid, book, { open: facts.open });
           gate.setMarketCloseTime(handle, facts.closeMs);
+          this.#bookKnownPositions(ticker);
           this.recorder?.text(RecordKind.MARKET, marketRecordText(ticker, facts.grid, facts.open, facts.closeMs, facts.eventTicker));
           added.push(book);
           learnt.push({ ticker, handle, eventTicker: facts.eventTicker });
@@ -736,6 +737,7 @@ export class Runtime {
     const handle = gate.addMarginMarket(ticker, facts.tick, book, { open: facts.open });
     if (facts.markPrice > 0) gate.markets.registry.setMark(handle, facts.markPrice);
     if (facts.initialMarginPpm > 0) gate.setMarginRate(handle, facts.initialMarginPpm);
+    this.#bookKnownPositions(ticker);
     this.#marginTickers.push(ticker);
     return book;
   }
@@ -748,10 +750,41 @@ export class Runtime {
     feed.subscribe(Channel.TRADE, tickers);
     feed.subscribe(Channel.TICKER, tickers);
     await this.marginAccount?.refresh();
+    await this.#adoptTriggers(tickers);
     try {
       await waitFor(() => books.every((book) => book.synced), timeoutMs, 'RUNTIME_START_FAILED', 'no snapshot');
     } catch {
       this.logger.warn({ markets: books.filter((book) => !book.synced).map((book) => book.ticker) }, 'Margin books not synced yet; strategies start anyway');
+    }
+  }
+
+  /**
+   * Positions the OMS adopted from the venue before the market was registered with the gate (the
+   * start-up read comes first) reach the gate's ledger now: it drops a position of a market it does
+   * not know, and the venue repeats a position only when it changes.
+   */
+  #bookKnownPositions(ticker: string): void {
+    for (const position of this.oms.positions.all()) {
+      if (position.ticker === ticker && position.position !== 0) this.gate.onPosition(ticker, position.subaccount, position.position);
+    }
+  }
+
+  /**
+   * The exit triggers the venue holds on these markets' positions (set by an earlier run, or by
+   * hand), read into the trigger table so the gate's trigger limits count them: cross per
+   * subaccount in use, isolated once (the isolated routes take no subaccount). A failed read is
+   * logged; the gate then counts only what this run sets, and the venue still enforces its limits.
+   */
+  async #adoptTriggers(tickers: readonly string[]): Promise<void> {
+    const table = this.graph.exitTriggers;
+    if (table === null) return;
+    for (const ticker of tickers) {
+      try {
+        for (const subaccount of this.oms.subaccountsInUse()) await table.reconcile(ticker, subaccount, false);
+        await table.reconcile(ticker, 0, true);
+      } catch (error) {
+        this.logger.warn({ err: error, ticker }, 'reading the exit triggers on a Margin market failed; the gate counts only those this run sets');
+      }
     }
   }
 

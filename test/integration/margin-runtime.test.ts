@@ -121,4 +121,33 @@ describe('the runtime on both exchanges', () => {
     await runtime.stop('test');
     expect(runtime.oms.liveOrderCount).toBe(0);
   }, 30_000);
+
+  it('a restart adopts the positions and the exit triggers the venue holds, and the gate counts them', async () => {
+    // Our user is long 3 contracts again, with a 1-contract stop set by hand (not by this runtime).
+    const ours = demoKey(sim);
+    expect((await rest(sim, cp, 'POST', '/margin/orders', marginOrder('ask', '100.0000', '3.00'))).status).toBe(201);
+    expect((await rest(sim, ours, 'POST', '/margin/orders', { ...marginOrder('bid', '100.0000', '3.00'), time_in_force: 'immediate_or_cancel' })).status).toBe(201);
+    expect(marginPosition(sim.userId, PERP)).toBe(300);
+    const byHand = await rest(sim, ours, 'PUT', `/margin/cross/positions/${PERP}/exit_trigger?subaccount=0`, { kind: 'bracket', stop_loss_price: '90.0000', count: '1.00', client_trigger_id: 'by-hand-1' });
+    expect(byHand.status).toBe(200);
+    const again = createRuntime(sim, {
+      strategies: [{ id: 'watch', plugin: 'strategies/candle-watcher.ts', subaccount: 0, orderGroup: null, markets: [PERP, MARKET], params: {} }],
+      journalPath: join(workDir, 'journal-2.jsonl'),
+      risk: { maxOrderNotionalDollars: '1000.00' },
+      margin: { enabled: true, maxLeverage: 20 },
+    });
+    await again.start();
+    try {
+      expect(again.graph.exitTriggers!.triggersOf(PERP, 0, false).map((trigger) => trigger.clientTriggerId)).toEqual(['by-hand-1']);
+      expect(again.oms.position(0, PERP)?.position).toBe(300);
+      // Positions read at start, before the markets were registered, reach both of the gate's ledgers.
+      expect(again.gate.exposure.slot(again.gate.marketHandle(MARKET), 0)?.position).toBe(200);
+      const ctx = again.host.context('watch')!;
+      // 1 (adopted) + 3 contracts would close more than the 3 held.
+      expect((await ctx.exitTrigger({ ticker: PERP, stopLossPrice: 900_000 as never, count: 300 as never, clientTriggerId: 'x-2' })).deny).toBe(Deny.TRIGGER_COUNT_ABOVE_POSITION);
+      expect((await ctx.exitTrigger({ ticker: PERP, stopLossPrice: 900_000 as never, count: 200 as never, clientTriggerId: 'x-3' })).deny).toBe(Deny.NONE);
+    } finally {
+      await again.stop('test');
+    }
+  }, 30_000);
 });

@@ -54,7 +54,7 @@ class Pair {
 
   check(frame: Buffer, label: string): { kind: MessageKind; scanned: boolean } {
     const scannedBefore = this.bytes.framesScanned;
-    let kind: MessageKind = MessageKind.MALFORMED;
+    let kind = MessageKind.MALFORMED as MessageKind;
     expect(() => (kind = this.bytes.decode(frame, 0, frame.length)), label).not.toThrow();
     const scanned = this.bytes.framesScanned !== scannedBefore;
     if (!isUtf8(frame)) {
