@@ -247,12 +247,11 @@ export class RiskGate {
   }
 
   /**
-   * Available balance of a Margin subaccount, centicents (GET /margin/balance with
-   * compute_available_balance=true), read by the runtime off the hot path. The initial margin of
-   * the subaccount's worst-case positions at the mark must fit in it (MARGIN_INSUFFICIENT) and
-   * their notional in marginLeverageMax times it (LEVERAGE_ABOVE_MAX). The spec does not say
-   * whether the venue's available balance already nets the margin of open positions; if it does,
-   * this counts them twice (the safe side), and the runtime may pass balance plus margin in use.
+   * The equity of a Margin subaccount, centicents (GET /margin/balance: account_equity), read by the
+   * runtime off the hot path. The initial margin of the subaccount's worst-case positions and
+   * orders at the marks must fit in it (MARGIN_INSUFFICIENT) and their notional in marginLeverageMax
+   * times it (LEVERAGE_ABOVE_MAX). Equity, not the venue's available balance: that one already has
+   * the margin of positions and resting orders taken out, which this check counts itself.
    */
   setMarginBalance(subaccount: number, centicents: number): void {
     assert(Number.isInteger(subaccount) && subaccount >= 0 && subaccount < 64, 'RiskGate.setMarginBalance: subaccount outside 0-63');
@@ -826,8 +825,8 @@ export class RiskGate {
   /**
    * The market's worst-case |position| rises from worstNow to worstNew (1/100 contract): marks
    * known, position limits, the market's notional risk limit, then over the subaccount's Margin
-   * markets (a few; walked without allocating) initial margin at the mark against the available
-   * balance and notional against the leverage cap. Money in centicents.
+   * markets (a few; walked without allocating) initial margin at the mark against the subaccount's
+   * equity (setMarginBalance) and notional against the leverage cap. Money in whole centicents.
    */
   #checkMarginRisk(subaccount: number, market: RiskMarket, worstNow: number, worstNew: number): Deny {
     const mark = market.info.markPrice;
@@ -844,7 +843,7 @@ export class RiskGate {
       if (!(otherMark > 0)) return this.#deny(Deny.MARGIN_MARK_UNKNOWN, 'market.markPrice', 0, other.market);
       const notional = marginNotional(otherMark, other.worst);
       notionalOthers += notional;
-      marginOthers += (notional * this.#marginRateOf(rates, other.market)) / 1_000_000;
+      marginOthers += initialMargin(notional, this.#marginRateOf(rates, other.market));
     }
     const limits = this.#limits;
     if (worstNew > limits.marketPositionMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', limits.marketPositionMax, worstNew);
@@ -854,7 +853,7 @@ export class RiskGate {
     const riskLimit = this.notionalRiskLimit(market.handle);
     if (notional > riskLimit) return this.#deny(Deny.NOTIONAL_RISK_LIMIT, 'market.notionalRiskLimit', riskLimit, notional);
     const balance = this.#marginBalance[subaccount];
-    const required = marginOthers + (notional * this.#marginRateOf(rates, market.handle)) / 1_000_000;
+    const required = marginOthers + initialMargin(notional, this.#marginRateOf(rates, market.handle));
     if (required > balance) return this.#deny(Deny.MARGIN_INSUFFICIENT, 'margin.balance', balance, required);
     const total = notionalOthers + notional;
     const leverageMax = limits.marginLeverageMax;
@@ -1087,4 +1086,9 @@ function isReducing(slot: ExposureSlot | MarginSlot | null, side: 'bid' | 'ask',
   const position = slot.position;
   if (side === 'bid') return position < 0 && slot.restingBid - prevCount + count <= -position;
   return position > 0 && slot.restingAsk - prevCount + count <= position;
+}
+
+/** Initial margin of `notional` centicents at `ppm` parts per million, rounded up to a whole centicent (an estimate of the venue's: the safe side). */
+function initialMargin(notional: number, ppm: number): number {
+  return Math.ceil((notional / 1_000_000) * ppm);
 }
