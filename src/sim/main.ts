@@ -3,7 +3,7 @@
  * simulator, prints exactly one JSON line on stdout when ready
  *   {"event":"ready","http":"http://127.0.0.1:PORT","ws":"ws://127.0.0.1:PORT/trade-api/ws/v2","keyId":"...","privateKeyPath":"...","pid":N,
  *    "fix":null | {"host":"127.0.0.1","tls":false,"ports":{"KalshiNR":N,"KalshiRT":N,"KalshiDC":N,"KalshiPT":N,"KalshiRFQ":N,"KalshiMD":N},
- *                  "margin":{"KalshiNR":N,"KalshiRT":N,"KalshiMD":N}},
+ *                  "margin":{"KalshiNR":N,"KalshiRT":N,"KalshiDC":N,"KalshiMD":N}},
  *    "clearing":{"url":"http://127.0.0.1:PORT/clearing-api/v1","credentialPath":"<keys dir>/clearing-credential.json"}}
  * (the clearing credential file holds the demo clearing member's admin user id and access token,
  * mode 0600; the token itself is never printed or logged)
@@ -19,8 +19,8 @@
  *   --log-level LEVEL   stderr log level (default info)
  *   --probe             wire-to-wire probe on (GET /_sim/probe, POST /_sim/probe/reset; default off)
  *   --fix               FIX acceptor on (KalshiNR, KalshiRT, KalshiDC, KalshiPT, KalshiRFQ, KalshiMD, each on a
- *                       free port: the ready line's "fix".ports; the Margin exchange's KalshiNR, KalshiRT
- *                       and KalshiMD: "fix".margin)
+ *                       free port: the ready line's "fix".ports; the Margin exchange's KalshiNR, KalshiRT,
+ *                       KalshiDC and KalshiMD: "fix".margin)
  *   --exit-with-stdin   exit when stdin ends: a parent that holds the other end of a pipe takes
  *                       the simulator down with it however it dies (the embedded venue's mode)
  *   --liquidity         resting liquidity on every active book at start (activity/seed-liquidity.ts)

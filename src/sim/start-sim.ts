@@ -80,8 +80,8 @@ export interface StartSimOptions {
   seedLiquidity?: boolean;
   /**
    * FIX acceptor (server/fix): KalshiNR, KalshiRT, KalshiDC, KalshiPT and KalshiMD, each on its own
-   * free port of `host` (default the REST host), and the Margin exchange's KalshiNR, KalshiRT and
-   * KalshiMD on three more (`fix.margin`), plain TCP unless `tls` gives a PEM certificate and
+   * free port of `host` (default the REST host), and the Margin exchange's KalshiNR, KalshiRT,
+   * KalshiDC and KalshiMD on four more (`fix.margin`), plain TCP unless `tls` gives a PEM certificate and
    * key; KalshiRT and KalshiPT sequence stores on file under `storeDir` (default in memory);
    * `marketDataSubscriptionsMax` bounds a KalshiMD connection's subscriptions (default 100,000,
    * fix.md §8). Default off.

@@ -115,7 +115,7 @@ describe('npm run sim', () => {
     expect(fix.tls).toBe(false);
     for (const name of ['KalshiNR', 'KalshiRT', 'KalshiDC']) expect(fix.ports[name]).toBeGreaterThan(0);
     // The Margin exchange's sessions, each on a port of its own.
-    expect(Object.keys(fix.margin).sort()).toEqual(['KalshiMD', 'KalshiNR', 'KalshiRT']);
+    expect(Object.keys(fix.margin).sort()).toEqual(['KalshiDC', 'KalshiMD', 'KalshiNR', 'KalshiRT']);
     for (const port of Object.values(fix.margin)) expect(Object.values(fix.ports)).not.toContain(port);
     const { connect } = await import('node:net');
     await new Promise<void>((resolve, reject) => {

@@ -38,6 +38,7 @@ import {
   type TimeInForce,
 } from './records.ts';
 import { ExitTriggers } from './triggers.ts';
+import { MarginExpiryHeap } from './expiry.ts';
 
 /** One contract in count units: the Margin exchange trades whole contracts. */
 export const CONTRACT = 100;
@@ -120,6 +121,8 @@ export class MarginEngine {
   readonly #observers = new Set<MarginEngineListener>();
   readonly #ids: IdSource;
   readonly #clientIds = new Map<string, Set<string>>(); // per user
+  /** Resting GTC orders with an expiration_time, earliest first (expiry.ts). */
+  readonly #expiry = new MarginExpiryHeap();
   #seq = 0;
   #liquidationSeq = 0;
   #settling = false;
@@ -192,6 +195,12 @@ export class MarginEngine {
       for (const market of this.markets.values()) if (next === null || market.nextFundingMs < next.nextFundingMs) next = market;
       const cycleEndMs = this.cycleStartMs + this.catalog.settlementCycleMs;
       const fundingMs = next === null ? Infinity : next.nextFundingMs;
+      const expiryMs = this.#expiry.peekMs();
+      // Expiries in time order with funding and cycle rolls: an expired order leaves the book (and the mark) first.
+      if (expiryMs <= nowMs && expiryMs <= fundingMs && expiryMs <= cycleEndMs) {
+        this.#expireDue(expiryMs);
+        continue;
+      }
       if (cycleEndMs <= nowMs && cycleEndMs <= fundingMs) {
         this.#rollCycle(cycleEndMs);
         continue;
@@ -242,6 +251,11 @@ export class MarginEngine {
     }
     const crossing = request.side === 'bid' ? market.book.crossingCount('ask', request.price) : market.book.crossingCount('bid', request.price);
     if (request.postOnly && crossing > 0) return marginError(400, 'invalid_order', 'invalid order', 'post only cross');
+    if (request.expirationTs !== null) {
+      // As the Predictions engine (matching.ts): GTC only, and in the future.
+      if (request.timeInForce !== 'good_till_canceled') return marginError(400, 'invalid_order', 'expiration_time is only allowed with good_till_canceled', 'expiration_time');
+      if (!Number.isSafeInteger(request.expirationTs) || request.expirationTs * 1000 <= this.now()) return marginError(400, 'invalid_order', 'expiration_time must be in the future', 'expiration_time');
+    }
     if (request.timeInForce === 'fill_or_kill' && crossing < count) return marginError(400, 'fill_or_kill_insufficient_resting_volume', 'fill or kill order cannot be filled in full');
     if (source === 'user' && !request.reduceOnly) {
       const shortfall = this.#initialMarginShortfall(account, market, request.side, count, request.price);
@@ -277,8 +291,10 @@ export class MarginEngine {
     this.orderList.push(order);
     const execution = this.#execute(market, order);
     if (order.status === 'resting') {
-      if (request.timeInForce === 'good_till_canceled') market.book.add(order);
-      else this.#finish(order, order.lastUpdateReason === '' ? 'MarginCancel' : order.lastUpdateReason, 'canceled');
+      if (request.timeInForce === 'good_till_canceled') {
+        market.book.add(order);
+        if (order.expirationTs !== null) this.#expiry.push(order);
+      } else this.#finish(order, order.lastUpdateReason === '' ? 'MarginCancel' : order.lastUpdateReason, 'canceled');
     }
     this.#emitOrder(order);
     this.#settle();
@@ -540,6 +556,22 @@ export class MarginEngine {
     this.#emitOrder(order);
     this.#settle();
     return order;
+  }
+
+  /** Cancels (ExpiryCancel) every resting order whose expiration_time is `dueMs`, the heap's earliest. */
+  #expireDue(dueMs: number): void {
+    for (let guard = 0; this.#expiry.peekMs() <= dueMs; guard++) {
+      if (guard > 10_000_000) throw new Error('margin engine: expiry did not terminate');
+      const order = this.#expiry.pop();
+      if (order.status !== 'resting') continue; // filled or cancelled before it expired
+      const market = this.markets.get(order.ticker)!;
+      market.book.remove(order);
+      this.#finish(order, 'ExpiryCancel', 'canceled');
+      order.lastUpdateMs = dueMs; // the time it expired, though applied by a later call
+      const lastTop = market.tops.length === 0 ? dueMs : market.tops[market.tops.length - 1].ms;
+      this.#updateMark(market, Math.max(dueMs, lastTop)); // the tapes stay in time order
+      this.#emitOrder(order);
+    }
   }
 
   #finish(order: MarginOrderRecord, reason: MarginOrderRecord['lastUpdateReason'], status: 'canceled' | 'executed'): void {

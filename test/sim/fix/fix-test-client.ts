@@ -7,6 +7,7 @@
 
 import type { KeyObject } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
+import type { Clock } from '../../../src/core/index.ts';
 import {
   FixError, FixSession, MemorySequenceStore, parseMessage, Tag, type FixEncoder, type FixSessionEvent, type SequenceStore,
 } from '../../../src/fix/index.ts';
@@ -49,6 +50,8 @@ export interface ClientOptions {
   logonFields?: ReadonlyArray<readonly [number, string]>;
   resetSeqNum?: boolean;
   store?: SequenceStore;
+  /** The session's clock (SendingTime, Logon signature); the simulator's manual clock in tests that move time. */
+  clock?: Clock;
 }
 
 export class FixTestClient {
@@ -64,6 +67,7 @@ export class FixTestClient {
       store: options.store ?? new MemorySequenceStore(),
       ...(options.resetSeqNum === undefined ? {} : { resetSeqNum: options.resetSeqNum }),
       ...(options.logonFields === undefined ? {} : { logonFields: options.logonFields }),
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
     }, {
       onMessage: (message) => {
         const fields = new Map<number, string>();

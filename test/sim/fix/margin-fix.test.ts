@@ -167,7 +167,7 @@ describe('Margin FIX sessions', () => {
     await taker.logout();
   });
 
-  it('rejects a fractional quantity (103=13), a stale order (103=5), Day orders, and an unknown perpetual', async () => {
+  it('rejects a fractional quantity (103=13), a stale order (103=5), an unsupported TimeInForce, and an unknown perpetual', async () => {
     const client = await open(key('m-rejects'), 'KalshiNR');
     const fractional = newOrder(client, { side: '1', qty: '1.50', price: '100.00' });
     const a = await report(client, fractional, '8');
@@ -175,7 +175,7 @@ describe('Margin FIX sessions', () => {
     const stale = newOrder(client, { side: '1', qty: '1', price: '100.00', extra: [[Tag.TransactTime, formatUtcTimestamp(Date.now() - 120_000)]] });
     const b = await report(client, stale, '8');
     expect([b.fields.get(Tag.OrdRejReason), b.fields.get(Tag.Text)]).toEqual(['5', 'STALE_ORDER']);
-    const day = newOrder(client, { side: '1', qty: '1', price: '100.00', tif: '0' });
+    const day = newOrder(client, { side: '1', qty: '1', price: '100.00', tif: '2' }); // At the Opening: not a TimeInForce fix.md lists
     expect((await report(client, day, '8')).fields.get(Tag.OrdRejReason)).toBe('11');
     const predictionsTicker = newOrder(client, { side: '1', qty: '1', price: '0.50', symbol: 'KXDEMO-26DEC31-T50' });
     expect((await report(client, predictionsTicker, '8')).fields.get(Tag.Text)).toBe('MARKET_NOT_FOUND');

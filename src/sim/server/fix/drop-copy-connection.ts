@@ -6,12 +6,20 @@
  * EventResendReject (U3): 1 too many requests (one U1 per second), 2 server error, 3 BeginExecID too
  * old (before the 3 h lookback or an earlier run), 4 EndExecID too large (or on another index).
  * Rejects and pending reports (ExecID -1;-1) are never replayed. Everything else is refused with
- * BusinessMessageReject 380=3.
+ * BusinessMessageReject 380=3. The Margin exchange's KalshiDC is this class over the Margin hub's
+ * log and ExecIDs (margin-fix-hub.ts), billed as GET /margin/fills.
  */
 
-import { BusinessRejectReason, MsgType, SessionRejectReason, Tag, type FixMessage } from '../../../fix/index.ts';
+import { BusinessRejectReason, MsgType, SessionRejectReason, Tag, type FixMessage, type SessionKind } from '../../../fix/index.ts';
 import { allowedTags, ConnectionBase, type AcceptorContext } from './connection-base.ts';
-import { parseExecId, writeExecutionReport } from './execution-report.ts';
+import { parseExecId, writeExecutionReport, type ExecIdSource, type ExecutionReportRecord } from './execution-report.ts';
+
+/** Where the replayed reports come from: the Predictions ReportHub or the Margin hub. */
+export interface DropCopySource {
+  readonly execIds: ExecIdSource;
+  dropCopyRange(userId: string, index: number, first: number, last: number): ExecutionReportRecord[];
+  dropCopyEvictedThrough(userId: string, index: number): number;
+}
 
 const EVENT_RESEND_TAGS = allowedTags([Tag.BeginExecID, Tag.EndExecID]);
 const RESEND_INTERVAL_MS = 1000;
@@ -22,9 +30,14 @@ export const EventResendRejectReason = { TOO_MANY_REQUESTS: 1, SERVER_ERROR: 2, 
 
 export class DropCopyConnection extends ConnectionBase {
   #lastRequestMs = -1;
+  readonly #source: DropCopySource;
+  readonly #billedAs: string;
 
-  constructor(ctx: AcceptorContext, sessionName: string) {
+  /** `source`: the exchange whose reports are replayed (default the Predictions hub); `billedAs`: the REST read it replaces. */
+  constructor(ctx: AcceptorContext, sessionName: string, source: DropCopySource = ctx.hub, billedAs = '/portfolio/fills') {
     super(ctx, sessionName);
+    this.#source = source;
+    this.#billedAs = billedAs;
   }
 
   protected handle(message: FixMessage, msgType: string): void {
@@ -45,9 +58,9 @@ export class DropCopyConnection extends ConnectionBase {
     if (endText !== null && end === null) return this.sessionReject(message, SessionRejectReason.INCORRECT_DATA_FORMAT, Tag.EndExecID, msgType, 'EndExecID must be clock;event[;index]');
     const now = this.ctx.now();
     if (this.#lastRequestMs >= 0 && now - this.#lastRequestMs < RESEND_INTERVAL_MS) return this.#reject(message, EventResendRejectReason.TOO_MANY_REQUESTS);
-    if (!this.admit(message, 'GET', '/portfolio/fills', '')) return; // billed as the REST read it replaces
+    if (!this.admit(message, 'GET', this.#billedAs, '')) return; // billed as the REST read it replaces
     this.#lastRequestMs = now;
-    const hub = this.ctx.hub;
+    const hub = this.#source;
     const clock = hub.execIds.clock;
     const index = begin.index;
     const latest = hub.execIds.last(index);
@@ -77,5 +90,18 @@ export class DropCopyConnection extends ConnectionBase {
     if (session === null || session.state !== 'active') return;
     session.begin(MsgType.EventResendReject).int(Tag.RefSeqNum, message.msgSeqNum).int(Tag.EventResendRejectReason, reason);
     session.send();
+  }
+}
+
+/** The Margin exchange's KalshiDC: the Margin hub's reports, always in dollars (fix.md §1 Margin: 21005 always on). */
+export class MarginDropCopyConnection extends DropCopyConnection {
+  constructor(ctx: AcceptorContext, sessionName: string, source: DropCopySource) {
+    super(ctx, sessionName, source, '/margin/fills');
+  }
+
+  override authorize(logon: FixMessage, keyId: string, kind: SessionKind): string | null {
+    const refusal = super.authorize(logon, keyId, kind);
+    if (refusal === null) this.flags.dollars = true;
+    return refusal;
   }
 }

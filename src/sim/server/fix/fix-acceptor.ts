@@ -23,11 +23,13 @@
  * bytes per message, messages per second and garbled frames per connection (connection-base.ts).
  * One unref'd interval ticks every session (heartbeats, TestRequest, logon timeout).
  *
- * Margin exchange (fix.md §1 "Margin exchange"): KalshiNR, KalshiRT and KalshiMD again, on listeners
+ * Margin exchange (fix.md §1 "Margin exchange"): KalshiNR, KalshiRT, KalshiDC and KalshiMD again, on listeners
  * of their own (`marginPorts`: the venue's Margin hosts), mapped onto the margin engine through
  * margin-fix-hub.ts (margin-order-entry-connection.ts; market-data-connection.ts over the Margin
  * books). They have their own one-session-per-key registries (another gateway), their own KalshiRT
- * stores, and the Margin HeartBtInt rule (optional, default 30, at least 3: the session's heartbeat option). No Margin DC, PT or RFQ (DC not served yet).
+ * stores, and the Margin HeartBtInt rule (optional, default 30, at least 3: the session's heartbeat option). KalshiDC too, on a
+ * Margin port of its own, replaying the Margin hub's drop-copy log (drop-copy-connection.ts over margin-fix-hub.ts). No
+ * Margin PT or RFQ (fix.md §1: the Margin exchange has none).
  */
 
 import { mkdirSync } from 'node:fs';
@@ -43,7 +45,7 @@ import type { FixActionFilter } from '../../faults/index.ts';
 import type { SimServices } from '../services.ts';
 import type { AcceptorContext } from './connection-base.ts';
 import type { ConnectionBase } from './connection-base.ts';
-import { DropCopyConnection } from './drop-copy-connection.ts';
+import { DropCopyConnection, MarginDropCopyConnection } from './drop-copy-connection.ts';
 import { MarketDataConnection } from './market-data-connection.ts';
 import { MarketDataHub } from './market-data-hub.ts';
 import { PostTradeConnection } from './post-trade-connection.ts';
@@ -61,9 +63,9 @@ export const MARGIN_HEARTBEAT = { minS: 3, defaultS: 30 } as const;
 
 export type FixSessionKindServed = 'KalshiNR' | 'KalshiRT' | 'KalshiDC' | 'KalshiPT' | 'KalshiRFQ' | 'KalshiMD';
 export const FIX_SESSIONS_SERVED: readonly FixSessionKindServed[] = ['KalshiNR', 'KalshiRT', 'KalshiDC', 'KalshiPT', 'KalshiRFQ', 'KalshiMD'];
-/** The Margin exchange's sessions served (fix.md §1: NR, RT, DC and MD exist there; DC not yet). */
-export type MarginFixSessionServed = 'KalshiNR' | 'KalshiRT' | 'KalshiMD';
-export const MARGIN_FIX_SESSIONS_SERVED: readonly MarginFixSessionServed[] = ['KalshiNR', 'KalshiRT', 'KalshiMD'];
+/** The Margin exchange's sessions served (fix.md §1: NR, RT, DC and MD exist there). */
+export type MarginFixSessionServed = 'KalshiNR' | 'KalshiRT' | 'KalshiDC' | 'KalshiMD';
+export const MARGIN_FIX_SESSIONS_SERVED: readonly MarginFixSessionServed[] = ['KalshiNR', 'KalshiRT', 'KalshiDC', 'KalshiMD'];
 type Venue = 'predictions' | 'margin';
 
 export interface FixAcceptorOptions {
@@ -116,7 +118,7 @@ export class FixAcceptor {
   readonly ports: Record<FixSessionKindServed, number> = { KalshiNR: 0, KalshiRT: 0, KalshiDC: 0, KalshiPT: 0, KalshiRFQ: 0, KalshiMD: 0 };
   readonly marketData: MarketDataHub;
   readonly settlements: SettlementHub;
-  readonly marginPorts: Record<MarginFixSessionServed, number> = { KalshiNR: 0, KalshiRT: 0, KalshiMD: 0 };
+  readonly marginPorts: Record<MarginFixSessionServed, number> = { KalshiNR: 0, KalshiRT: 0, KalshiDC: 0, KalshiMD: 0 };
   readonly margin: MarginFixHub;
   readonly #marginRegistry = new ActiveSessionRegistry();
   readonly #marginMdRegistry = new ActiveSessionRegistry();
@@ -176,6 +178,8 @@ export class FixAcceptor {
     for (const name of MARGIN_FIX_SESSIONS_SERVED) this.marginPorts[name] = await this.#listenFor(name, 'margin');
     this.#timer = setInterval(() => {
       for (const live of this.#live) live.session.tick();
+      // Margin expiries (and funding) happen on the clock even without requests, so a session hears of them when they are due.
+      if (this.margin.hasSessions()) this.margin.engine.advance();
     }, FIX_ACCEPTOR_DEFAULTS.tickIntervalMs);
     this.#timer.unref();
     return this.ports;
@@ -305,8 +309,9 @@ export class FixAcceptor {
     if (name === 'KalshiMD') {
       return new MarketDataConnection(this.#context, name, this.margin, this.#options.marketDataSubscriptionsMax ?? FIX_ACCEPTOR_DEFAULTS.marketDataSubscriptionsMax);
     }
+    if (name === 'KalshiDC') return new MarginDropCopyConnection(this.#context, name, this.margin);
     const services = this.#options.services;
-    return new MarginOrderEntryConnection(this.#context, name, this.margin, (userId, subaccount) => services.ensureMarginAccount(userId, subaccount));
+    return new MarginOrderEntryConnection(this.#context, name, this.margin, services.marginOrderGroups, (userId, subaccount) => services.ensureMarginAccount(userId, subaccount));
   }
 
   #marginRtStore(keyId: string): SequenceStore {

@@ -1,27 +1,39 @@
 /**
  * One Margin order-entry connection (KalshiNR or KalshiRT on the Margin listeners, fix.md §1
- * "Margin exchange", §5): NewOrderSingle, OrderCancelRequest and OrderCancelReplaceRequest mapped
- * onto the margin engine as the REST routes map them (POST /margin/orders, DELETE
- * /margin/orders/{order_id}, amend): the same key, user, subaccount rules, funding and token
- * buckets. The Margin differences: prices are always dollars (21005 treated as on, whatever the
- * Logon says), OrderQty takes whole contracts only (a fraction is rejected, 103=13), ExDestination
- * is ignored, and a stale order is OrdRejReason 5 (Predictions: 8).
+ * "Margin exchange", §5, §6): NewOrderSingle, OrderCancelRequest, OrderCancelReplaceRequest,
+ * OrderMassCancelRequest (NR only) and OrderGroupRequest mapped onto the margin engine and its order
+ * groups as the REST routes map them (POST /margin/orders, DELETE /margin/orders/{order_id}, amend,
+ * /margin/order_groups/*): the same key, user, subaccount rules, funding and token buckets. The
+ * Margin differences: prices are always dollars (21005 treated as on, whatever the Logon says),
+ * OrderQty takes whole contracts only (a fraction is rejected, 103=13), ExDestination is ignored
+ * (order groups are always bound to index 0, the Margin exchange's), and a stale order is
+ * OrdRejReason 5 (Predictions: 8).
  *
- * Reports for the taker are written here right after the engine call (New, or one Trade per fill,
- * the last stating the final leaves; Canceled when the order ended at once without a fill); fills
- * of this session's resting orders by other orders come from margin-fix-hub.ts.
+ * Reports for the requester are written here right after the engine call (New, or one Trade per
+ * fill, the last stating the final leaves; Canceled when the order ended at once without a fill),
+ * through the hub so listener sessions and the Margin drop copy see them; everything else (fills of
+ * resting orders, changes made over REST, expiries, group cancels, venue orders) comes from
+ * margin-fix-hub.ts.
  *
- * Choices where fix.md is silent: a 35=D without 59 is GTC; 59=0 (Day) and 59=6 (GTD) are rejected
- * INVALID_ORDER 103=11 (the margin engine has no expiring orders); "stale" = TransactTime(60) more
- * than STALE_ORDER_MS before now, Text STALE_ORDER; a partly filled IOC's last Trade report has
- * leaves 0 and 39=4; OrderMassCancelRequest (35=q) and order groups are not served on Margin yet
- * (BusinessMessageReject 380=3). 8013=Y cancels the session's resting orders when it closes.
+ * TimeInForce (fix.md §5, as on Predictions): omitted or 1 GTC, 3 IOC, 4 FOK, 0 Day (to 23:59:59 ET
+ * of the simulator clock), 6 GTD with ExpireTime(126) (required; a time in the past acts as IOC);
+ * other values INVALID_ORDER 103=11. Expiry changes on 35=G are not simulated (59/126 ignored, as
+ * on Predictions). Choices where fix.md is silent: a 35=D without 59 is GTC; "stale" =
+ * TransactTime(60) more than STALE_ORDER_MS before now, Text STALE_ORDER; a partly filled IOC's last
+ * Trade report has leaves 0 and 39=4; Margin order-group ids are the engine's (`mog-…`), not UUIDs,
+ * so 20130 takes any 1-64 printable characters. 8013=Y cancels the session's resting orders when it
+ * closes.
  */
 
 import { BusinessRejectReason, INT_INVALID, MsgType, SessionRejectReason, Tag, type FixMessage, type SessionKind } from '../../../fix/index.ts';
+import { resolveSubaccount, SUBACCOUNT_FORBIDDEN } from '../../auth/index.ts';
 import type { SimError } from '../../engine/index.ts';
-import { CONTRACT, isMarginError, type MarginError, type MarginOrderRecord, type MarginSelfTradePrevention, type MarginTimeInForce } from '../../margin/index.ts';
+import {
+  CONTRACT, isMarginError, MARGIN_EXCHANGE_INDEX, type MarginError, type MarginOrderGroup, type MarginOrderGroups, type MarginOrderRecord,
+  type MarginSelfTradePrevention, type MarginTimeInForce,
+} from '../../margin/index.ts';
 import { allowedTags, ConnectionBase, type AcceptorContext } from './connection-base.ts';
+import { easternEndOfDayMs } from './eastern-time.ts';
 import { newReport, writeExecutionReport, type ExecutionReportRecord } from './execution-report.ts';
 import type { MarginFixHub, MarginReportSink } from './margin-fix-hub.ts';
 import { cancelRejectOf, cancelTextOf, INVALID_ORDER, INVALID_PRICE_ORDER, orderRejectOf, PERMISSION_DENIED, type FixRejectText } from './reject-texts.ts';
@@ -41,6 +53,11 @@ const REPLACE_TAGS = allowedTags([
   Tag.ExpireTime, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.TransactTime, Tag.ExecInst, Tag.Text,
 ]);
 
+const ORDER_GROUP_TAGS = allowedTags([Tag.OrderGroupAction, Tag.OrderGroupID, Tag.OrderGroupContractsLimit, Tag.AllocAccount, Tag.ExDestination]);
+const GROUP_CONTRACTS_MAX = 1_000_000; // fix.md §6: 20132 is 1 to 1,000,000
+/** Text(58) of the Canceled reports of a group's orders (the Predictions reason OrderGroupCancel's text). */
+const ORDER_GROUP_CANCEL_TEXT = 'ORDER_GROUP_CANCEL';
+
 const CL_ORD_ID_CHARS_MAX = 64; // fix.md §5
 /** An order whose TransactTime(60) is older than this is stale (the SendingTime tolerance of fix.md §1; ours). */
 export const STALE_ORDER_MS = 30_000;
@@ -59,13 +76,23 @@ const PLACED_PRUNE_SIZE = 10_000;
 
 export class MarginOrderEntryConnection extends ConnectionBase implements MarginReportSink {
   readonly #hub: MarginFixHub;
+  readonly #groups: MarginOrderGroups;
   readonly #placed = new Set<string>();
   readonly #ensureAccount: (userId: string, subaccount: number) => void;
 
-  constructor(ctx: AcceptorContext, sessionName: string, hub: MarginFixHub, ensureAccount: (userId: string, subaccount: number) => void) {
+  constructor(ctx: AcceptorContext, sessionName: string, hub: MarginFixHub, groups: MarginOrderGroups, ensureAccount: (userId: string, subaccount: number) => void) {
     super(ctx, sessionName);
     this.#hub = hub;
+    this.#groups = groups;
     this.#ensureAccount = ensureAccount;
+  }
+
+  get subaccountLock(): number | null {
+    return this.key?.subaccount ?? null;
+  }
+
+  protected override onLogon(): void {
+    this.#hub.register(this);
   }
 
   override authorize(logon: FixMessage, keyId: string, kind: SessionKind): string | null {
@@ -76,6 +103,7 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
   }
 
   protected override onClosed(): void {
+    this.#hub.unregister(this);
     if (!this.cancelOnDisconnect || this.key === null) return;
     // fix.md §2 8013=Y: every open order of the session is cancelled, even on a graceful logout.
     for (const orderId of this.#placed) {
@@ -106,6 +134,7 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
       case MsgType.OrderCancelRequest: return this.#cancel(message);
       case MsgType.OrderCancelReplaceRequest: return this.#replace(message);
       case MsgType.OrderMassCancelRequest: return this.#massCancel(message);
+      case MsgType.OrderGroupRequest: return this.#orderGroup(message);
       default:
         if (Object.values(MsgType).includes(msgType as MsgType)) {
           this.businessReject(message, BusinessRejectReason.UNSUPPORTED_MESSAGE_TYPE, `Unsupported message type ${msgType} on the Margin ${this.sessionName}`, '');
@@ -137,8 +166,8 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     if (message.getString(Tag.OrdType) !== '2') return reject(INVALID_ORDER); // limit orders only
     if (count === INT_INVALID || count <= 0 || count % CONTRACT !== 0) return reject(INVALID_QUANTITY); // whole contracts only
     if (price === INT_INVALID || price <= 0) return reject(INVALID_PRICE_ORDER);
-    const tif = timeInForceOf(message.getString(Tag.TimeInForce));
-    if (tif === null) return reject(INVALID_ORDER);
+    const timing = timeInForceOf(message, this.ctx.now());
+    if (timing === null) return reject(INVALID_ORDER);
     const tokens = (message.getString(Tag.ExecInst) ?? '').split(' ').filter((token) => token !== '');
     if (tokens.some((token) => token !== '6' && token !== 'E')) return reject(INVALID_ORDER);
     const stpText = message.getString(Tag.SelfTradePreventionType);
@@ -149,17 +178,39 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     const subaccount = this.subaccountOf(message);
     if (subaccount < 0) return reject(PERMISSION_DENIED);
     this.#ensureAccount(this.userId, subaccount);
+    // SecondaryClOrdID(526) joins an order group (fix.md §5, §6): checked as POST /margin/orders checks order_group_id.
+    const groupId = message.getString(Tag.SecondaryClOrdID);
+    let group: MarginOrderGroup | null = null;
+    if (groupId !== null && groupId !== '') {
+      group = this.#groups.get(this.userId, groupId, null);
+      if (group === null) return reject(orderRejectOf(simErrorOf('not_found')));
+      const refused = this.#groups.admit(group, subaccount, symbol);
+      if (refused !== null) return reject(orderRejectOf(simErrorOf(refused.code)));
+    }
     const engine = this.#hub.engine;
+    engine.advance(); // expiries and funding due before this order are reported as such, not as part of it
     const fillsBefore = engine.fills.length;
+    const userId = this.userId;
+    this.#hub.beginCall((order) => order.userId === userId && order.clientOrderId === clOrdId);
     const result = engine.create(this.userId, subaccount, {
-      ticker: symbol, clientOrderId: clOrdId, side: sideText === '1' ? 'bid' : 'ask', count, price, timeInForce: tif, selfTradePrevention,
-      postOnly: tokens.includes('6'), reduceOnly: tokens.includes('E'), cancelOrderOnPause: message.getFlag(Tag.CancelOrderOnPause), expirationTs: null,
+      ticker: symbol, clientOrderId: clOrdId, side: sideText === '1' ? 'bid' : 'ask', count, price, timeInForce: timing.timeInForce, selfTradePrevention,
+      postOnly: tokens.includes('6'), reduceOnly: tokens.includes('E'), cancelOrderOnPause: message.getFlag(Tag.CancelOrderOnPause), expirationTs: timing.expirationTs,
     });
-    if (isMarginError(result)) return reject(orderRejectOf(asSimError(result)));
+    if (isMarginError(result)) {
+      reject(orderRejectOf(asSimError(result)));
+      return this.#hub.endCall();
+    }
     const order = result.order;
     this.#hub.track(order, clOrdId, this);
     this.#remember(order);
     this.#reportTaker(order, clOrdId, '', fillsBefore, '0', count);
+    this.#hub.endCall();
+    if (group !== null) {
+      // The group counts the fills at entry; at its cap it cancels its resting orders (this one too), reported after.
+      this.#hub.beginCall(() => false, ORDER_GROUP_CANCEL_TEXT);
+      this.#groups.joined(group, order.orderId, result.execution.filled, this.ctx.now());
+      this.#hub.endCall();
+    }
   }
 
   /**
@@ -178,8 +229,11 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
       const record = this.#hub.orderReport(order, ended ? '4' : firstType, ended ? '4' : finalStatus, clOrdId);
       record.origClOrdId = origClOrdId;
       if (ended) record.text = order.lastUpdateReason === 'PostOnlyCrossCancel' ? 'POST_ONLY_CROSS' : cancelTextOf(order.timeInForce === 'fill_or_kill' ? 'FillOrKillCancel' : order.lastUpdateReason === 'SelfTradeCancel' ? 'SelfTradeCancel' : 'ImmediateOrCancel');
-      if (firstType === '5') record.timeInForce = '1';
-      this.deliverMargin(record);
+      if (firstType === '5') {
+        record.timeInForce = order.expirationTs === null ? '1' : '6'; // fix.md §5: Replaced carries 59=6 with 126, or 59=1
+        record.expireTimeMs = order.expirationTs === null ? 0 : order.expirationTs * 1000;
+      }
+      this.#hub.emit(record, this, order.subaccount);
     }
     let cum = order.filled;
     for (const fill of own) cum -= fill.count; // the order's cumulative quantity before this request's fills
@@ -199,7 +253,7 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
       } else {
         record.ordStatus = finalStatus;
       }
-      this.deliverMargin(record);
+      this.#hub.emit(record, this, order.subaccount);
     }
   }
 
@@ -227,14 +281,20 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     const ids = this.orderChangeIds(message, msgType, CANCEL_TAGS, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.Side, Tag.Symbol], 'DELETE', '/margin/orders/{order_id}');
     if (ids === null) return;
     const { clOrdId, origClOrdId } = ids;
+    this.#hub.engine.advance(); // an order that expired meanwhile is reported expired, then unknown here
     const order = this.#target(message, origClOrdId);
     if (order === null) return this.#cancelReject(clOrdId, origClOrdId, null, '1', { text: 'UNKNOWN_ORDER', reason: 1 });
+    this.#hub.beginCall((changed) => changed === order);
     const result = this.#hub.engine.cancel(this.userId, order.subaccount, order.orderId);
-    if (isMarginError(result)) return this.#cancelReject(clOrdId, origClOrdId, order, '1', cancelRejectOf(asSimError(result)));
+    if (isMarginError(result)) {
+      this.#cancelReject(clOrdId, origClOrdId, order, '1', cancelRejectOf(asSimError(result)));
+      return this.#hub.endCall();
+    }
     this.#hub.track(order, clOrdId, this);
     const record = this.#hub.orderReport(order, '4', '4', clOrdId);
     record.origClOrdId = origClOrdId;
-    this.deliverMargin(record);
+    this.#hub.emit(record, this, order.subaccount);
+    this.#hub.endCall();
   }
 
   // ---- OrderMassCancelRequest (35=q), KalshiNR only, as on Predictions ----
@@ -245,16 +305,13 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     const { clOrdId, operationId, subaccount } = request;
     const session = this.session!;
     const engine = this.#hub.engine;
-    const resting = engine.orderList.filter((order) => order.status === 'resting' && order.userId === this.userId && (subaccount === null || order.subaccount === subaccount));
+    engine.advance();
+    // The hub holds a Canceled report per cancelled order (to the session that placed it, fix.md §5) until after 35=r.
+    this.#hub.beginCall(() => false);
     engine.cancelAll(this.userId, subaccount);
     session.begin(MsgType.OrderMassCancelReport).string(Tag.ClOrdID, clOrdId).string(Tag.OrderID, operationId).string(Tag.MassCancelResponse, '6');
     session.send();
-    // Then a Canceled report per cancelled order placed over FIX, to the session that placed it (fix.md §5).
-    for (const order of resting) {
-      if (order.status === 'resting') continue; // not cancelled after all
-      const owner = this.#hub.ownerOf(order.orderId);
-      owner?.deliverMargin(this.#hub.orderReport(order, '4', '4', order.clientOrderId));
-    }
+    this.#hub.endCall();
   }
 
   // ---- OrderCancelReplaceRequest (35=G) ----
@@ -264,6 +321,7 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     const ids = this.orderChangeIds(message, msgType, REPLACE_TAGS, [Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderQty, Tag.OrdType, Tag.Side, Tag.Symbol], 'POST', '/margin/orders/{order_id}/amend');
     if (ids === null) return;
     const { clOrdId, origClOrdId } = ids;
+    this.#hub.engine.advance(); // an order that expired meanwhile is reported expired, then unknown here
     const order = this.#target(message, origClOrdId);
     if (order === null) return this.#cancelReject(clOrdId, origClOrdId, null, '2', { text: 'UNKNOWN_ORDER', reason: 1 });
     const count = message.getCount(Tag.OrderQty);
@@ -273,10 +331,74 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
     const engine = this.#hub.engine;
     const fillsBefore = engine.fills.length;
     const side = message.getString(Tag.Side) === '1' ? 'bid' : 'ask';
+    this.#hub.beginCall((changed) => changed === order);
     const result = engine.amend(this.userId, order.subaccount, order.orderId, message.getString(Tag.Symbol) ?? '', side, price, count, clOrdId);
-    if (isMarginError(result)) return this.#cancelReject(clOrdId, origClOrdId, order, '2', cancelRejectOf(asSimError(result)));
+    if (isMarginError(result)) {
+      this.#cancelReject(clOrdId, origClOrdId, order, '2', cancelRejectOf(asSimError(result)));
+      return this.#hub.endCall();
+    }
     this.#hub.track(order, clOrdId, this);
     this.#reportTaker(result.order, clOrdId, origClOrdId, fillsBefore, '5', count);
+    this.#hub.endCall();
+  }
+
+  // ---- OrderGroupRequest (35=UOG), fix.md §6, on the Margin engine's groups (margin/order-groups.ts) ----
+
+  #orderGroup(message: FixMessage): void {
+    const msgType = MsgType.OrderGroupRequest;
+    if (!this.checkTags(message, msgType, ORDER_GROUP_TAGS)) return;
+    if (!this.checkRequired(message, msgType, [Tag.OrderGroupAction])) return;
+    const action = message.getInt(Tag.OrderGroupAction);
+    if (action < 1 || action > 5) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.OrderGroupAction, msgType, 'OrderGroupAction must be 1 to 5');
+    const groupId = message.getString(Tag.OrderGroupID);
+    if (action === 1 && groupId !== null) return this.sessionReject(message, SessionRejectReason.TAG_NOT_DEFINED_FOR_MSG_TYPE, Tag.OrderGroupID, msgType, 'OrderGroupID must not be sent on Create');
+    if (action !== 1 && this.text(message, Tag.OrderGroupID, CL_ORD_ID_CHARS_MAX) === null) {
+      return this.sessionReject(message, groupId === null ? SessionRejectReason.REQUIRED_TAG_MISSING : SessionRejectReason.INCORRECT_DATA_FORMAT, Tag.OrderGroupID, msgType, 'OrderGroupID must be 1 to 64 printable characters');
+    }
+    let limit: number | null = null;
+    if (action === 1 || action === 5) {
+      const contracts = message.getInt(Tag.OrderGroupContractsLimit);
+      if (contracts === INT_INVALID || contracts < 1 || contracts > GROUP_CONTRACTS_MAX) {
+        return this.sessionReject(message, message.has(Tag.OrderGroupContractsLimit) ? SessionRejectReason.VALUE_INCORRECT : SessionRejectReason.REQUIRED_TAG_MISSING,
+          Tag.OrderGroupContractsLimit, msgType, 'OrderGroupContractsLimit must be 1 to 1,000,000');
+      }
+      limit = contracts * CONTRACT;
+    }
+    if (!this.mayTrade(message, groupId ?? '')) return;
+    const template = action === 1 ? '/margin/order_groups/create' : '/margin/order_groups/{order_group_id}/reset';
+    if (!this.admit(message, action === 1 ? 'POST' : 'PUT', template, groupId ?? '')) return;
+    const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
+    const subaccount = resolveSubaccount(this.key, requested === INT_INVALID ? null : requested, 0);
+    // fix.md §6: the group is scoped to its subaccount, a mismatched 79 is ORDER_GROUP_NOT_FOUND.
+    if (subaccount === SUBACCOUNT_FORBIDDEN) return this.businessReject(message, BusinessRejectReason.OTHER, 'ORDER_GROUP_NOT_FOUND', groupId ?? '');
+    this.#ensureAccount(this.userId, subaccount);
+    const groups = this.#groups;
+    let id = groupId ?? '';
+    this.#hub.beginCall(() => false, ORDER_GROUP_CANCEL_TEXT); // a delete or trigger cancels orders: reported after 35=UOH
+    try {
+      if (action === 1) {
+        // ExDestination is ignored on Margin (fix.md §1): the group is bound to the Margin exchange's index.
+        const created = groups.create(this.userId, subaccount, MARGIN_EXCHANGE_INDEX, limit);
+        if ('code' in created) return this.businessReject(message, BusinessRejectReason.OTHER, created.code.toUpperCase(), '');
+        id = created.id;
+      } else {
+        const group = groups.get(this.userId, id, subaccount);
+        if (group === null) return this.businessReject(message, BusinessRejectReason.UNKNOWN_ID, 'ORDER_GROUP_NOT_FOUND', id);
+        switch (action) {
+          case 2: groups.reset(group); break;
+          case 3: groups.delete(group); break;
+          case 4: groups.trigger(group); break;
+          default: groups.setLimit(group, limit as number, this.ctx.now()); break;
+        }
+      }
+      const session = this.session!;
+      const encoder = session.begin(MsgType.OrderGroupResponse).string(Tag.OrderGroupID, id);
+      if (limit !== null) encoder.int(Tag.OrderGroupContractsLimit, limit / CONTRACT);
+      encoder.int(Tag.AllocAccount, subaccount); // fix.md §6: always echoed since v1.0.24
+      session.send();
+    } finally {
+      this.#hub.endCall();
+    }
   }
 
   /** The caller's order named by OrigClOrdID (or OrderID), on the Symbol and Side given; null otherwise. */
@@ -306,12 +428,24 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
   }
 }
 
-function timeInForceOf(text: string | null): MarginTimeInForce | null {
-  switch (text) {
-    case null:
-    case '1': return 'good_till_canceled';
-    case '3': return 'immediate_or_cancel';
-    case '4': return 'fill_or_kill';
-    default: return null; // 0 Day and 6 GTD: the margin engine keeps no expiring orders
+/** TimeInForce(59) and ExpireTime(126) of a 35=D (fix.md §5), read as the Predictions connection reads them; null when unsupported. */
+function timeInForceOf(message: FixMessage, nowMs: number): { timeInForce: MarginTimeInForce; expirationTs: number | null } | null {
+  switch (message.getString(Tag.TimeInForce) ?? '1') { // default when omitted: not documented (§12 item 10); GTC, ours
+    case '1': return { timeInForce: 'good_till_canceled', expirationTs: null };
+    case '3': return { timeInForce: 'immediate_or_cancel', expirationTs: null };
+    case '4': return { timeInForce: 'fill_or_kill', expirationTs: null };
+    case '0': return { timeInForce: 'good_till_canceled', expirationTs: Math.floor(easternEndOfDayMs(nowMs) / 1000) }; // Day: to 23:59:59 ET
+    case '6': {
+      const expire = message.getTimestamp(Tag.ExpireTime);
+      if (expire < 0) return null; // 126 is required with 59=6
+      // A GTD time in the past acts as IOC (fix.md §5).
+      if (expire <= nowMs + 1000) return { timeInForce: 'immediate_or_cancel', expirationTs: null };
+      return { timeInForce: 'good_till_canceled', expirationTs: Math.ceil(expire / 1000) };
+    }
+    default: return null;
   }
+}
+
+function simErrorOf(code: string): SimError {
+  return { code, details: '' } as unknown as SimError;
 }

@@ -173,7 +173,9 @@ export class MarginWsFeed implements MarginEngineListener {
     const tsMs = this.#now();
     for (const change of this.#levels.diff(ticker)) {
       const base = `{"market_ticker":${JSON.stringify(ticker)},"price":"${marginRender.price(change.price)}","delta":"${marginRender.count(change.size - change.previous)}","side":"${change.side}","ts_ms":${tsMs}`;
-      const own = `${base},"client_order_id":${JSON.stringify(cause.clientOrderId)},"subaccount":${cause.subaccount}}`;
+      // last_update_reason (websocket.md §7.1, own orders only) when not empty, as the Predictions deltas.
+      const reason = cause.lastUpdateReason === '' ? '' : `,"last_update_reason":"${cause.lastUpdateReason}"`;
+      const own = `${base},"client_order_id":${JSON.stringify(cause.clientOrderId)},"subaccount":${cause.subaccount}${reason}}`;
       for (const sub of subs) if (sub.alive) this.#sink.deliver(sub, 'orderbook_delta', sub.session.userId === cause.userId ? own : `${base}}`, ticker);
     }
   }
@@ -290,6 +292,7 @@ function userOrderMsg(order: MarginOrderRecord): Record<string, unknown> {
     order_source: order.source,
   };
   if (order.expirationTs !== null) out.expiration_ts_ms = order.expirationTs * 1000;
+  if (order.lastUpdateReason !== '') out.last_update_reason = order.lastUpdateReason; // as the Predictions user_order (ExpiryCancel, …)
   if (order.reason !== null) out.order_reason = order.reason; // system orders only (interface-spec)
   return out;
 }
