@@ -151,8 +151,9 @@ async function main(argv: readonly string[]): Promise<number> {
         faultProfile: config.sim.faultProfile,
         activityUpdatesPerSec: config.sim.activityUpdatesPerSec,
         logPath: join(logDir, `sim-${stamp}.log`),
-        // The simulator's FIX acceptor only when a strategy trades on the FIX route or the books come from KalshiMD.
-        extraArgs: usesFix || fixFeed || fixQuotes ? ['--fix'] : [],
+        // The simulator's FIX acceptor only when a strategy trades on the FIX route or the books come from KalshiMD;
+        // resting liquidity when trading Margin (its books have no simulated activity to trade against).
+        extraArgs: [...(usesFix || fixFeed || fixQuotes ? ['--fix'] : []), ...(config.margin.enabled ? ['--liquidity'] : [])],
       });
       const fix = sim.ready.fix;
       venue = {
