@@ -48,6 +48,20 @@ describe('main job', () => {
     expect(isAlive(pid)).toBe(false);
   });
 
+  it('with margin.enabled, one strategy holds positions on both exchanges and the stop leaves nothing open', async () => {
+    const config = join(work, 'margin.json');
+    writeFileSync(config, JSON.stringify({
+      margin: { enabled: true },
+      risk: { rateLimitTier: 'prime', maxOrderNotionalDollars: '1000.00' },
+      strategies: [{ id: 'both', plugin: 'strategies/cross-exchange.ts', subaccount: 2, markets: [MARKET, 'KXBTCPERP'], params: { size: '1.00', restTicksBelow: 5 } }],
+    }));
+    const run = await runMain(['--config', config, '--duration', '4'], { timeoutMs: 90_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const summary = JSON.parse(run.lines.find((line) => line.startsWith('{"event":"summary"'))!) as { positions: { ticker: string; position: string }[]; openOrdersAfterStop: number };
+    expect(summary.openOrdersAfterStop).toBe(0);
+    expect(summary.positions.map((position) => [position.ticker, position.position]).sort()).toEqual([['KXBTCPERP', '1.00'], [MARKET, '1.00']]);
+  });
+
   it('on SIGHUP re-reads the config and redeploys the changed strategy without restarting', async () => {
     const config = join(work, 'reload.json');
     const write = (halfSpreadTicks: number): void =>
