@@ -7,13 +7,13 @@
  *     exact-layout byte scanner) -> perpetual book apply -> RuntimeFeedListener -> StrategyHost -> tick-to-trade onBook
  *     -> ctx.place -> Router (default route -> the market's Margin route) -> RiskGate.check (the
  *     Margin checks: tick, mark, notional, margin, leverage...) -> Oms.accept ->
- *     MarginSinkOrderEntry.create (the Margin pre-send rules, CreateMarginOrderRequest body, a
+ *     SinkOrderEntry(MARGIN_SINK).create (the Margin pre-send rules, CreateMarginOrderRequest body, a
  *     signature take, POST /trade-api/v2/margin/orders assembled and copied: bytes "out")
  *   Lane B (Predictions): bench/hot-path's lane unchanged (its wiring, sink, frames and strategy
  *     settings: Feed.handleBytes -> byte scanner -> ... -> SinkOrderEntry.create).
  *
- * Both are built by the runtime's one graph builder (lane A: wiring.ts, with moreRoutes
- * exchange 'margin', marginReads and a stub marginFeed session; lane B: bench/hot-path/wiring.ts),
+ * Both are built by the runtime's one graph builder (bench/hot-path/wiring.ts; lane A with its
+ * `margin` option: moreRoutes exchange 'margin', marginReads and a stub marginFeed session),
  * each its own graph, so each has its own TickToTradeProbe. Frame k of each lane's stream goes in
  * the same round, the starting lane rotating, so the machine's noise and the collector's pauses land
  * on both alike; acks are delivered, the manual clocks moved 10 ms and the OMS ticked between
@@ -33,14 +33,12 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
-import { SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
+import { MARGIN_SINK, SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
 import { buildHotPath } from '../hot-path/wiring.ts';
 import { FrameDecoder, MessageKind } from '../../src/feed/index.ts';
 import { MarketRegistry } from '../../src/market/index.ts';
 import type { TickToTradeProbe } from '../../src/runtime/tick-to-trade-probe.ts';
 import { makeMarginStream } from './margin-frames.ts';
-import { MarginSinkOrderEntry } from './margin-sink-order-entry.ts';
-import { buildMarginPath } from './wiring.ts';
 
 const SUITE = 'margin';
 const SEED_MARGIN = 20261125;
@@ -131,7 +129,7 @@ class PathLane implements Lane {
 export interface MarginLanes {
   margin: Lane;
   predictions: Lane;
-  marginSink: MarginSinkOrderEntry;
+  marginSink: SinkOrderEntry;
   predictionsSink: SinkOrderEntry;
   /** The Margin lane's default (Predictions) route: must stay silent. */
   marginDefaultSink: SinkOrderEntry;
@@ -147,18 +145,16 @@ export interface MarginLanes {
 export async function buildLanes(frames: number, workDir: string): Promise<MarginLanes> {
   const margin = makeMarginStream(frames, SEED_MARGIN);
   const predictions = makeFeedStream(1, frames, SEED_PREDICTIONS);
-  const marginSink = new MarginSinkOrderEntry();
+  const marginSink = new SinkOrderEntry(MARGIN_SINK);
   const marginDefaultSink = new SinkOrderEntry();
   const predictionsSink = new SinkOrderEntry();
   const stops: Array<() => Promise<void>> = [];
   try {
-    const mp = await buildMarginPath({
+    const mp = await buildHotPath({
       ticker: margin.ticker,
-      tick: margin.tick,
-      mark: margin.mark,
-      equityCenticents: EQUITY_CENTICENTS,
+      grid: null,
+      margin: { tick: margin.tick, mark: margin.mark, equityCenticents: EQUITY_CENTICENTS, entry: marginSink },
       snapshotFrame: margin.snapshot,
-      marginEntry: marginSink,
       entry: marginDefaultSink,
       journalPath: path.join(workDir, 'journal-margin.jsonl'),
       mode: 'replace',
