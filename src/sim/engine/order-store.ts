@@ -26,7 +26,7 @@ export class OrderStore {
   readonly #events: EngineEvents;
   /** Live orders (and every order of history users) by sequence number. */
   readonly #orders = new Map<number, EngineOrder>();
-  readonly #expiry = new ExpiryHeap();
+  readonly #expiry = new ExpiryHeap<EngineOrder>();
   #seq = 0;
 
   constructor(ids: IdSource, accounts: Accounts, events: EngineEvents) {

@@ -38,7 +38,7 @@ import {
   type TimeInForce,
 } from './records.ts';
 import { ExitTriggers } from './triggers.ts';
-import { MarginExpiryHeap } from './expiry.ts';
+import { ExpiryHeap } from '../engine/expiry-heap.ts';
 
 /** One contract in count units: the Margin exchange trades whole contracts. */
 export const CONTRACT = 100;
@@ -122,7 +122,7 @@ export class MarginEngine {
   readonly #ids: IdSource;
   readonly #clientIds = new Map<string, Set<string>>(); // per user
   /** Resting GTC orders with an expiration_time, earliest first (expiry.ts). */
-  readonly #expiry = new MarginExpiryHeap();
+  readonly #expiry = new ExpiryHeap<MarginOrderRecord>(); // orders with an expiration_time
   #seq = 0;
   #liquidationSeq = 0;
   #settling = false;
