@@ -53,6 +53,20 @@ export function allowedTags(body: readonly number[]): ReadonlySet<number> {
 }
 
 const MASS_CANCEL_TAGS = allowedTags([Tag.ClOrdID, Tag.MassCancelRequestType, Tag.AllocAccount, Tag.TransactTime, Tag.Text]);
+const ORDER_GROUP_TAGS = allowedTags([Tag.OrderGroupAction, Tag.OrderGroupID, Tag.OrderGroupContractsLimit, Tag.AllocAccount, Tag.ExDestination]);
+/** fix.md §6: OrderGroupContractsLimit(20132) is 1 to 1,000,000 contracts. */
+const GROUP_CONTRACTS_MAX = 1_000_000;
+
+/** An OrderGroupRequest (35=UOG) that passed the checks both exchanges share. */
+export interface OrderGroupRequest {
+  /** 1 create, 2 reset, 3 delete, 4 trigger, 5 update the limit. */
+  action: number;
+  /** '' on create. */
+  groupId: string;
+  /** Create and update: the contracts limit in count units (1/100 contract); null otherwise. */
+  limit: number | null;
+  subaccount: number;
+}
 
 export abstract class ConnectionBase implements FixApplication {
   readonly ctx: AcceptorContext;
@@ -291,6 +305,53 @@ export abstract class ConnectionBase implements FixApplication {
     const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
     const subaccount = this.key?.subaccount ?? (requested === null || requested === INT_INVALID ? null : requested);
     return { clOrdId, operationId, subaccount };
+  }
+
+  /**
+   * The OrderGroupRequest (35=UOG, fix.md §6) checks both exchanges' order entry share: tags,
+   * OrderGroupAction 1-5, OrderGroupID absent on create and valid (`isGroupId`, its rule in
+   * `idRule`) otherwise, the contracts limit on create and update, trading scope, the token bucket
+   * of the exchange's create or reset path, and AllocAccount(79) against the key's lock (refused:
+   * 380=0 ORDER_GROUP_NOT_FOUND, the group being scoped to its subaccount). Null when answered here.
+   */
+  orderGroupRequest(message: FixMessage, isGroupId: (id: string) => boolean, idRule: string, groupsPath: string): OrderGroupRequest | null {
+    const msgType = MsgType.OrderGroupRequest;
+    if (!this.checkTags(message, msgType, ORDER_GROUP_TAGS)) return null;
+    if (!this.checkRequired(message, msgType, [Tag.OrderGroupAction])) return null;
+    const action = message.getInt(Tag.OrderGroupAction);
+    if (action < 1 || action > 5) {
+      this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.OrderGroupAction, msgType, 'OrderGroupAction must be 1 to 5');
+      return null;
+    }
+    const groupId = message.getString(Tag.OrderGroupID);
+    if (action === 1 && groupId !== null) {
+      this.sessionReject(message, SessionRejectReason.TAG_NOT_DEFINED_FOR_MSG_TYPE, Tag.OrderGroupID, msgType, 'OrderGroupID must not be sent on Create');
+      return null;
+    }
+    if (action !== 1 && (groupId === null || !isGroupId(groupId))) {
+      this.sessionReject(message, groupId === null ? SessionRejectReason.REQUIRED_TAG_MISSING : SessionRejectReason.INCORRECT_DATA_FORMAT, Tag.OrderGroupID, msgType, `OrderGroupID must be ${idRule}`);
+      return null;
+    }
+    let limit: number | null = null;
+    if (action === 1 || action === 5) {
+      const contracts = message.getInt(Tag.OrderGroupContractsLimit);
+      if (contracts === INT_INVALID || contracts < 1 || contracts > GROUP_CONTRACTS_MAX) {
+        this.sessionReject(message, message.has(Tag.OrderGroupContractsLimit) ? SessionRejectReason.VALUE_INCORRECT : SessionRejectReason.REQUIRED_TAG_MISSING,
+          Tag.OrderGroupContractsLimit, msgType, 'OrderGroupContractsLimit must be 1 to 1,000,000');
+        return null;
+      }
+      limit = contracts * 100;
+    }
+    if (!this.mayTrade(message, groupId ?? '')) return null;
+    const template = action === 1 ? `${groupsPath}/create` : `${groupsPath}/{order_group_id}/reset`;
+    if (!this.admit(message, action === 1 ? 'POST' : 'PUT', template, groupId ?? '')) return null;
+    const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
+    const subaccount = resolveSubaccount(this.key, requested === INT_INVALID ? null : requested, 0);
+    if (subaccount === SUBACCOUNT_FORBIDDEN) {
+      this.businessReject(message, BusinessRejectReason.OTHER, 'ORDER_GROUP_NOT_FOUND', groupId ?? '');
+      return null;
+    }
+    return { action, groupId: groupId ?? '', limit, subaccount };
   }
 
   /** Listener sessions and keys without a trading scope may not trade (fix.md §3, 380=6). */

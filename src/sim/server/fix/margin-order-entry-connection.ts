@@ -53,8 +53,6 @@ const REPLACE_TAGS = allowedTags([
   Tag.ExpireTime, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.TransactTime, Tag.ExecInst, Tag.Text,
 ]);
 
-const ORDER_GROUP_TAGS = allowedTags([Tag.OrderGroupAction, Tag.OrderGroupID, Tag.OrderGroupContractsLimit, Tag.AllocAccount, Tag.ExDestination]);
-const GROUP_CONTRACTS_MAX = 1_000_000; // fix.md §6: 20132 is 1 to 1,000,000
 /** Text(58) of the Canceled reports of a group's orders (the Predictions reason OrderGroupCancel's text). */
 const ORDER_GROUP_CANCEL_TEXT = 'ORDER_GROUP_CANCEL';
 
@@ -345,35 +343,13 @@ export class MarginOrderEntryConnection extends ConnectionBase implements Margin
   // ---- OrderGroupRequest (35=UOG), fix.md §6, on the Margin engine's groups (margin/order-groups.ts) ----
 
   #orderGroup(message: FixMessage): void {
-    const msgType = MsgType.OrderGroupRequest;
-    if (!this.checkTags(message, msgType, ORDER_GROUP_TAGS)) return;
-    if (!this.checkRequired(message, msgType, [Tag.OrderGroupAction])) return;
-    const action = message.getInt(Tag.OrderGroupAction);
-    if (action < 1 || action > 5) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.OrderGroupAction, msgType, 'OrderGroupAction must be 1 to 5');
-    const groupId = message.getString(Tag.OrderGroupID);
-    if (action === 1 && groupId !== null) return this.sessionReject(message, SessionRejectReason.TAG_NOT_DEFINED_FOR_MSG_TYPE, Tag.OrderGroupID, msgType, 'OrderGroupID must not be sent on Create');
-    if (action !== 1 && this.text(message, Tag.OrderGroupID, CL_ORD_ID_CHARS_MAX) === null) {
-      return this.sessionReject(message, groupId === null ? SessionRejectReason.REQUIRED_TAG_MISSING : SessionRejectReason.INCORRECT_DATA_FORMAT, Tag.OrderGroupID, msgType, 'OrderGroupID must be 1 to 64 printable characters');
-    }
-    let limit: number | null = null;
-    if (action === 1 || action === 5) {
-      const contracts = message.getInt(Tag.OrderGroupContractsLimit);
-      if (contracts === INT_INVALID || contracts < 1 || contracts > GROUP_CONTRACTS_MAX) {
-        return this.sessionReject(message, message.has(Tag.OrderGroupContractsLimit) ? SessionRejectReason.VALUE_INCORRECT : SessionRejectReason.REQUIRED_TAG_MISSING,
-          Tag.OrderGroupContractsLimit, msgType, 'OrderGroupContractsLimit must be 1 to 1,000,000');
-      }
-      limit = contracts * CONTRACT;
-    }
-    if (!this.mayTrade(message, groupId ?? '')) return;
-    const template = action === 1 ? '/margin/order_groups/create' : '/margin/order_groups/{order_group_id}/reset';
-    if (!this.admit(message, action === 1 ? 'POST' : 'PUT', template, groupId ?? '')) return;
-    const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
-    const subaccount = resolveSubaccount(this.key, requested === INT_INVALID ? null : requested, 0);
-    // fix.md §6: the group is scoped to its subaccount, a mismatched 79 is ORDER_GROUP_NOT_FOUND.
-    if (subaccount === SUBACCOUNT_FORBIDDEN) return this.businessReject(message, BusinessRejectReason.OTHER, 'ORDER_GROUP_NOT_FOUND', groupId ?? '');
+    // Margin group ids are the engine's own strings (not UUIDs): 1 to 64 printable characters.
+    const request = this.orderGroupRequest(message, (id) => id.length <= CL_ORD_ID_CHARS_MAX && /^[\x20-\x7e]+$/.test(id), '1 to 64 printable characters', '/margin/order_groups');
+    if (request === null) return;
+    const { action, groupId, limit, subaccount } = request;
     this.#ensureAccount(this.userId, subaccount);
     const groups = this.#groups;
-    let id = groupId ?? '';
+    let id = groupId;
     this.#hub.beginCall(() => false, ORDER_GROUP_CANCEL_TEXT); // a delete or trigger cancels orders: reported after 35=UOH
     try {
       if (action === 1) {

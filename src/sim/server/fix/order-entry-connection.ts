@@ -55,13 +55,11 @@ const REPLACE_TAGS = allowedTags([
   Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderID, Tag.OrderQty, Tag.OrdType, Tag.Price, Tag.Side, Tag.Symbol, Tag.TimeInForce,
   Tag.ExpireTime, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.TransactTime, Tag.ExecInst, Tag.Text,
 ]);
-const ORDER_GROUP_TAGS = allowedTags([Tag.OrderGroupAction, Tag.OrderGroupID, Tag.OrderGroupContractsLimit, Tag.AllocAccount, Tag.ExDestination]);
 
 const CL_ORD_ID_CHARS_MAX = 64; // fix.md §5
 const ORDERS_PATH = '/portfolio/events/orders';
 const ORDER_PATH = '/portfolio/events/orders/{order_id}';
 const AMEND_PATH = '/portfolio/events/orders/{order_id}/amend';
-const GROUP_CONTRACTS_MAX = 1_000_000;
 
 export class OrderEntryConnection extends ConnectionBase implements ReportSink {
   /** The wire-to-wire probe (server/probe.ts), set by the acceptor; null when it is off. */
@@ -439,34 +437,12 @@ export class OrderEntryConnection extends ConnectionBase implements ReportSink {
   // ---- OrderGroupRequest (35=UOG) ----
 
   #orderGroup(message: FixMessage): void {
-    const msgType = MsgType.OrderGroupRequest;
-    if (!this.checkTags(message, msgType, ORDER_GROUP_TAGS)) return;
-    if (!this.checkRequired(message, msgType, [Tag.OrderGroupAction])) return;
-    const action = message.getInt(Tag.OrderGroupAction);
-    if (action < 1 || action > 5) return this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.OrderGroupAction, msgType, 'OrderGroupAction must be 1 to 5');
-    const groupId = message.getString(Tag.OrderGroupID);
-    if (action === 1 && groupId !== null) return this.sessionReject(message, SessionRejectReason.TAG_NOT_DEFINED_FOR_MSG_TYPE, Tag.OrderGroupID, msgType, 'OrderGroupID must not be sent on Create');
-    if (action !== 1 && (groupId === null || !UUID.test(groupId))) {
-      return this.sessionReject(message, groupId === null ? SessionRejectReason.REQUIRED_TAG_MISSING : SessionRejectReason.INCORRECT_DATA_FORMAT, Tag.OrderGroupID, msgType, 'OrderGroupID must be a UUID');
-    }
-    let limit: number | null = null;
-    if (action === 1 || action === 5) {
-      const contracts = message.getInt(Tag.OrderGroupContractsLimit);
-      if (contracts === INT_INVALID || contracts < 1 || contracts > GROUP_CONTRACTS_MAX) {
-        return this.sessionReject(message, message.has(Tag.OrderGroupContractsLimit) ? SessionRejectReason.VALUE_INCORRECT : SessionRejectReason.REQUIRED_TAG_MISSING,
-          Tag.OrderGroupContractsLimit, msgType, 'OrderGroupContractsLimit must be 1 to 1,000,000');
-      }
-      limit = contracts * 100;
-    }
-    if (!this.mayTrade(message, groupId ?? '')) return;
-    const template = action === 1 ? '/portfolio/order_groups/create' : '/portfolio/order_groups/{order_group_id}/reset';
-    if (!this.admit(message, action === 1 ? 'POST' : 'PUT', template, groupId ?? '')) return;
-    const requested = message.has(Tag.AllocAccount) ? message.getInt(Tag.AllocAccount) : null;
-    const subaccount = resolveSubaccount(this.key, requested === INT_INVALID ? null : requested, 0);
-    if (subaccount === SUBACCOUNT_FORBIDDEN) return this.businessReject(message, BusinessRejectReason.OTHER, 'ORDER_GROUP_NOT_FOUND', groupId ?? '');
+    const request = this.orderGroupRequest(message, (id) => UUID.test(id), 'a UUID', '/portfolio/order_groups');
+    if (request === null) return;
+    const { action, groupId, limit, subaccount } = request;
     this.ctx.ensureFunded(this.userId, subaccount);
     const engine = this.ctx.engine;
-    let id = groupId ?? '';
+    let id = groupId;
     let error: SimError | null = null;
     const hub = this.ctx.hub;
     hub.beginCall(this.userId);
