@@ -134,9 +134,10 @@ describe('RestOrderEntry: connect and signing', () => {
     const { entry: opened } = await open({ connections: 2, keepAliveIntervalMs: 30 });
     const socketsAfterConnect = exchange.socketsOpened;
     expect(new Set(exchange.requests.map((request) => request.socketId)).size).toBe(4); // one GET per socket
-    // Each beat: 2 raw + 2 undici cancel-all sockets. Waits for both kinds: under load the beats of one
-    // kind may run ahead of the other's, which is not what this test is about.
-    await until(() => exchange.requests.length >= 4 + 3 * 4 && opened.rawStats.written >= 2 + 3 * 2);
+    // Each beat: 2 raw + 2 undici cancel-all sockets. Waits for both kinds, and for the route to count
+    // the answers (it counts a warm request when answered, after the exchange saw it): under load
+    // one may run ahead of the other, which is not what this test is about.
+    await until(() => exchange.requests.length >= 4 + 3 * 4 && opened.rawStats.written >= 2 + 3 * 2 && opened.stats.warmRequests >= 16);
     expect(opened.stats.warmRequests).toBeGreaterThanOrEqual(16);
     expect(opened.rawStats.written).toBeGreaterThanOrEqual(2 + 3 * 2);
     expect(exchange.requests.every((request) => request.path === '/trade-api/v2/portfolio/balance' && request.signatureValid)).toBe(true);
