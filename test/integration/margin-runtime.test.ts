@@ -79,6 +79,13 @@ describe('the runtime on both exchanges', () => {
     const marginResting = sim.services.margin.orderList.find((order) => order.userId === sim.userId && order.status === 'resting')!;
     expect(marginResting.price).toBe(998_700);
     expect(runtime.oms.liveOrders().map((order) => order.exchange).sort()).toEqual(['margin', 'predictions']);
+    // A perpetual book that lost sequence resyncs on the Margin endpoint (get_snapshot) like a Predictions one.
+    const feed = runtime.marginFeed!;
+    feed.resyncBook(PERP);
+    expect(perpBook.synced).toBe(false);
+    await waitUntil(() => perpBook.synced, 5_000, 'the perpetual book resynced');
+    expect(perpBook.bestAsk()).toBe(1_001_000);
+    expect(feed.counters.resyncsCompleted).toBeGreaterThanOrEqual(1);
   }, 30_000);
 
   it('the gate applies margin checks to a perpetual: off-tick, fractional and a resting reduce-only are denied', () => {
