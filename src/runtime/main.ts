@@ -190,7 +190,7 @@ async function main(argv: readonly string[]): Promise<number> {
     if (releaseKillSwitchBy !== null) process.stderr.write(`kill switch: released (${releaseKillSwitchBy}); journaled in ${relative(process.cwd(), journalPath)}\n`);
     if (config.venue.mode === 'remote' && config.venue.orderWatchdog) {
       // Armed before the first order: from here a SIGKILL still ends with every order cancelled.
-      watchdog = OrderWatchdog.start({ rootDir: ROOT_DIR, restUrl: venue.restUrl, keyId: venue.keyId, privateKey: venue.privateKey, subaccounts: runtime.oms.subaccountsInUse(), logPath: join(logDir, `watchdog-${stamp}.log`) });
+      watchdog = OrderWatchdog.start({ rootDir: ROOT_DIR, restUrl: venue.restUrl, keyId: venue.keyId, privateKey: venue.privateKey, subaccounts: runtime.oms.subaccountsInUse(), logPath: join(logDir, `watchdog-${stamp}.log`), margin: config.margin.enabled });
       process.stderr.write(`order watchdog armed (pid ${watchdog.pid}): if this process dies without a clean stop, it cancels every order at the venue\n`);
     }
     await runtime.start();

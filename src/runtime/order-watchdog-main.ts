@@ -3,13 +3,15 @@
  * where a runtime killed with SIGKILL (or by the OOM killer, or a power-cut of its container)
  * cannot cancel its resting orders. It reads JSON lines on stdin from the runtime:
  *
- *   {"restUrl": "...", "keyId": "...", "privateKeyPem": "...", "subaccounts": [0, 3]}   first line
+ *   {"restUrl": "...", "keyId": "...", "privateKeyPem": "...", "subaccounts": [0, 3],
+ *    "cancelAllPaths": ["/portfolio/events/orders", "/margin/orders"]}                 first line
  *   {"subaccounts": [0, 3, 5]}                                                          updates
  *   {"disarm": true}                                                                    clean stop
  *
  * When stdin ends (the runtime's end of the pipe closes, however the runtime died) without a
- * disarm, it sends the exchange's cancel-all (DELETE /portfolio/events/orders) for every
- * subaccount it knows, retried within a bound, then exits. It logs JSON lines to stderr and never
+ * disarm, it sends the exchange's cancel-all (DELETE /portfolio/events/orders, and DELETE
+ * /margin/orders when the runtime traded Margin: `cancelAllPaths`) for every subaccount it knows,
+ * retried within a bound, then exits. It logs JSON lines to stderr and never
  * the key. It runs detached from the runtime's process group, so a Ctrl-C or a group kill that
  * ends the runtime does not end it first.
  */
@@ -31,6 +33,16 @@ interface Armed {
   keyId: string;
   privateKey: KeyObject;
   subaccounts: Set<number>;
+  /** Cancel-all paths relative to restUrl, one per exchange traded. */
+  paths: string[];
+}
+
+/** The exchanges' cancel-all endpoints the watchdog may call (anything else in the init line is ignored). */
+const CANCEL_ALL_PATHS: ReadonlySet<string> = new Set(['/portfolio/events/orders', '/margin/orders']);
+
+function pathsOf(value: unknown): string[] {
+  const paths = Array.isArray(value) ? value.filter((path): path is string => typeof path === 'string' && CANCEL_ALL_PATHS.has(path)) : [];
+  return paths.length === 0 ? ['/portfolio/events/orders'] : [...new Set(paths)];
 }
 
 let armed: Armed | null = null;
@@ -61,15 +73,18 @@ function onLine(line: string): void {
     if (typeof message.restUrl !== 'string' || typeof message.keyId !== 'string' || typeof message.privateKeyPem !== 'string') {
       return log({ level: 'error', msg: 'first line must carry restUrl, keyId and privateKeyPem; ignored' });
     }
-    armed = { restUrl: message.restUrl.replace(/\/+$/, ''), keyId: message.keyId, privateKey: createPrivateKey(message.privateKeyPem), subaccounts: new Set(subaccountsOf(message.subaccounts)) };
-    log({ level: 'info', msg: 'armed', restUrl: armed.restUrl, subaccounts: [...armed.subaccounts] });
+    armed = {
+      restUrl: message.restUrl.replace(/\/+$/, ''), keyId: message.keyId, privateKey: createPrivateKey(message.privateKeyPem),
+      subaccounts: new Set(subaccountsOf(message.subaccounts)), paths: pathsOf(message.cancelAllPaths),
+    };
+    log({ level: 'info', msg: 'armed', restUrl: armed.restUrl, subaccounts: [...armed.subaccounts], paths: armed.paths });
     return;
   }
   for (const subaccount of subaccountsOf(message.subaccounts)) armed.subaccounts.add(subaccount);
 }
 
-async function cancelAll(target: Armed, subaccount: number, deadlineMs: number): Promise<boolean> {
-  const url = new URL(`${target.restUrl}/portfolio/events/orders`);
+async function cancelAll(target: Armed, path: string, subaccount: number, deadlineMs: number): Promise<boolean> {
+  const url = new URL(`${target.restUrl}${path}`);
   url.searchParams.set('subaccount', String(subaccount));
   for (let attempt = 1; attempt <= ATTEMPTS_MAX && Date.now() < deadlineMs; attempt++) {
     try {
@@ -81,13 +96,13 @@ async function cancelAll(target: Armed, subaccount: number, deadlineMs: number):
       });
       const body = await response.body.text();
       if (response.statusCode < 300) {
-        log({ level: 'info', msg: 'cancel-all sent', subaccount, status: response.statusCode, attempt });
+        log({ level: 'info', msg: 'cancel-all sent', path, subaccount, status: response.statusCode, attempt });
         return true;
       }
-      log({ level: 'warn', msg: 'cancel-all refused', subaccount, status: response.statusCode, body: body.slice(0, 200), attempt });
+      log({ level: 'warn', msg: 'cancel-all refused', path, subaccount, status: response.statusCode, body: body.slice(0, 200), attempt });
       if (response.statusCode < 500 && response.statusCode !== 429) return false;
     } catch (error) {
-      log({ level: 'warn', msg: 'cancel-all failed', subaccount, error: String(error), attempt });
+      log({ level: 'warn', msg: 'cancel-all failed', path, subaccount, error: String(error), attempt });
     }
     await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
   }
@@ -102,7 +117,7 @@ async function onRuntimeGone(): Promise<void> {
   const target = armed;
   const startedMs = Date.now();
   log({ level: 'error', msg: 'runtime gone without a clean stop: cancelling every order', subaccounts: [...target.subaccounts] });
-  const results = await Promise.all([...target.subaccounts].map((subaccount) => cancelAll(target, subaccount, startedMs + CANCEL_BOUND_MS)));
+  const results = await Promise.all(target.paths.flatMap((path) => [...target.subaccounts].map((subaccount) => cancelAll(target, path, subaccount, startedMs + CANCEL_BOUND_MS))));
   log({ level: results.every(Boolean) ? 'info' : 'error', msg: 'done', cancelled: results.filter(Boolean).length, failed: results.filter((ok) => !ok).length, tookMs: Date.now() - startedMs });
 }
 

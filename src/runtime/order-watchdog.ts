@@ -27,6 +27,8 @@ export interface OrderWatchdogOptions {
   subaccounts: readonly number[];
   /** The watchdog's JSON log lines (created private). */
   logPath: string;
+  /** Also cancel on the Margin exchange (DELETE /margin/orders): the runtime trades it. */
+  margin?: boolean;
 }
 
 export class OrderWatchdog {
@@ -55,7 +57,8 @@ export class OrderWatchdog {
       (child.stdin as unknown as { unref?: () => void }).unref?.();
       const watchdog = new OrderWatchdog(child);
       const privateKeyPem = options.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-      watchdog.#send({ restUrl: options.restUrl, keyId: options.keyId, privateKeyPem, subaccounts: [...options.subaccounts] });
+      const cancelAllPaths = options.margin === true ? ['/portfolio/events/orders', '/margin/orders'] : ['/portfolio/events/orders'];
+      watchdog.#send({ restUrl: options.restUrl, keyId: options.keyId, privateKeyPem, subaccounts: [...options.subaccounts], cancelAllPaths });
       for (const subaccount of options.subaccounts) watchdog.#watched.add(subaccount);
       return watchdog;
     } finally {

@@ -12,7 +12,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MARKET, startTestSim, waitUntil } from './helpers.ts';
+import { MARKET, counterpartyKey, rest, startTestSim, waitUntil } from './helpers.ts';
 import type { TestSim } from './helpers.ts';
 import { isAlive, remoteConfig, removeJournal, runMain, statusLines, summaryOf, venueResting } from './main-process.ts';
 
@@ -137,6 +137,35 @@ describe('failures end in the stop path', () => {
     await waitUntil(async () => (await venueResting(sim, 6)).length === 0, 15_000, 'the watchdog cancelled every order');
     // How long orders outlived the process (the README quotes this figure from a run).
     process.stderr.write(`order watchdog: venue empty ${Date.now() - killedAtMs} ms after SIGKILL\n`);
+  }, RUN_BOUND_MS);
+
+  it('after SIGKILL of a runtime trading Margin too, the watchdog cancels on both exchanges', async () => {
+    // A perpetual to buy from and rest behind (the test simulator lays no Margin liquidity).
+    const cp = counterpartyKey(sim, 'crash-margin-cp');
+    const body = { ticker: 'KXBTCPERP', client_order_id: `cp-crash-${Date.now()}`, side: 'ask', count: '5.00', price: '100.1000', time_in_force: 'good_till_canceled', self_trade_prevention_type: 'taker_at_cross' };
+    expect((await rest(sim, cp, 'POST', '/margin/orders', body)).status).toBe(201);
+    expect((await rest(sim, cp, 'POST', '/margin/orders', { ...body, client_order_id: `${body.client_order_id}-b`, side: 'bid', price: '99.9000' })).status).toBe(201);
+    const marginResting = (): number => sim.services.margin.orderList.filter((order) => order.userId === sim.userId && order.subaccount === 9 && order.status === 'resting').length;
+    const config = remoteConfig(sim, 'sigkill-margin', {
+      margin: { enabled: true },
+      risk: { rateLimitTier: 'prime', maxOrderNotionalDollars: '1000.00' },
+      strategies: [{ id: 'both', plugin: 'strategies/cross-exchange.ts', subaccount: 9, markets: [MARKET, 'KXBTCPERP'], params: { size: '1.00', restTicksBelow: 3 } }],
+    });
+    let killed = false;
+    const run = await runMain(['--config', config.path], {
+      env: config.env,
+      timeoutMs: 60_000,
+      onLine: (line, child) => {
+        if (killed || !line.startsWith('{"event":"status"')) return;
+        if ((JSON.parse(line) as { openOrders: number }).openOrders >= 2 && marginResting() >= 1) {
+          killed = true;
+          child.kill('SIGKILL');
+        }
+      },
+    });
+    expect(killed, 'killed by the test once a bid rested on each exchange (not by the run bound)').toBe(true);
+    expect(run.signal).toBe('SIGKILL');
+    await waitUntil(async () => marginResting() === 0 && (await venueResting(sim, 9)).length === 0, 15_000, 'the watchdog cancelled on both exchanges');
   }, RUN_BOUND_MS);
 
   it('after SIGKILL of the main job, its embedded simulator exits too', async () => {
