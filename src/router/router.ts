@@ -222,9 +222,14 @@ export class Router implements OrderPort, OmsSender {
     // The default route (0) means "the market's exchange's own route": a Margin market's order goes
     // out on the Margin route. A route named explicitly is kept; the gate denies it when it serves
     // another exchange (ROUTE_EXCHANGE_MISMATCH).
-    if (intent.route === 0 && this.#marginRoute > 0) {
+    if (this.#marginRoute > 0) {
       const info = gate.markets.registry.at(intent.market);
-      if (info !== undefined && info.exchange === 'margin') intent.route = this.#marginRoute;
+      if (info !== undefined && info.exchange === 'margin') {
+        if (intent.route === 0) intent.route = this.#marginRoute;
+        // A strategy's order group is a Predictions group (the runtime creates none on Margin): a
+        // Margin order goes without it rather than naming a group its exchange does not have.
+        intent.orderGroup = -1;
+      }
     }
     const route = intent.route >= 0 && intent.route < this.routes.length ? this.routes[intent.route] : undefined;
     if (route === undefined) return Deny.INTENT_INVALID; // before the gate: a refused intent spends no token

@@ -94,6 +94,19 @@ describe('routing by exchange', () => {
     expect(s.rest.cancels).toEqual([]);
   });
 
+  it('a strategy\'s (Predictions) order group is not attached to its Margin orders', () => {
+    const s = setup();
+    const group = s.gate.addOrderGroup('grp-1', 0, 100_000);
+    const perp = newIntent(s.perp, 995_000 as Price, c('1'));
+    perp.orderGroup = group;
+    const yes = newIntent(s.predictions, p('0.40'), c('1'));
+    yes.orderGroup = group;
+    expect(s.router.submit(perp)).toBe(Deny.NONE);
+    expect(s.router.submit(yes)).toBe(Deny.NONE);
+    expect(s.margin.creates[0]!.orderGroupId).toBeNull();
+    expect(s.rest.creates[0]!.orderGroupId).toBe('grp-1');
+  });
+
   it('a route named for the other exchange is denied ROUTE_EXCHANGE_MISMATCH and nothing is sent', () => {
     const s = setup();
     expect(s.router.submit(newIntent(s.perp, 995_000 as Price, c('1'), 1))).toBe(Deny.ROUTE_EXCHANGE_MISMATCH);
