@@ -61,6 +61,11 @@ export function costMicro(side: BookSide, price: number, count: number): number 
   return (side === 'bid' ? price : PRICE_ONE - price) * count;
 }
 
+/** The worst case once `side`'s resting count changes by `change` (a new order's count, an amend's difference). */
+export function worstAfter(position: number, restingBid: number, restingAsk: number, side: BookSide, change: number): number {
+  return side === 'bid' ? worstOf(position, restingBid + change, restingAsk) : worstOf(position, restingBid, restingAsk + change);
+}
+
 export function worstOf(position: number, restingBid: number, restingAsk: number): number {
   const long = position + restingBid;
   const short = position - restingAsk;

@@ -33,7 +33,7 @@
 import { COUNT_INVALID, PRICE_INVALID, PRICE_ONE, TriggerAction, assert } from '../core/index.ts';
 import type { BookSide, Clock, Count, ExitTriggerIntent, LiveTriggersView, Price, PriceGrid } from '../core/index.ts';
 import { Deny } from './deny.ts';
-import { costMicro, ExposureLedger, worstOf } from './exposure-ledger.ts';
+import { costMicro, ExposureLedger, worstAfter, worstOf } from './exposure-ledger.ts';
 import type { ExposureSlot } from './exposure-ledger.ts';
 import { INTENT_TOKEN_COST, IntentKind } from '../core/index.ts';
 import type { OrderIntent } from '../core/index.ts';
@@ -644,12 +644,8 @@ export class RiskGate {
       return this.#deny(Deny.REDUCE_ONLY_NOT_REDUCING, 'position', position, intent.count);
     }
     const prevCount = isAmend ? intent.prevCount : 0;
-    let restingBid = slot === null ? 0 : slot.restingBid;
-    let restingAsk = slot === null ? 0 : slot.restingAsk;
-    if (side === 'bid') restingBid += intent.count - prevCount;
-    else restingAsk += intent.count - prevCount;
     const worstNow = slot === null ? 0 : slot.worst;
-    const worstNew = worstOf(position, restingBid, restingAsk);
+    const worstNew = worstAfter(position, slot === null ? 0 : slot.restingBid, slot === null ? 0 : slot.restingAsk, side, intent.count - prevCount);
     const limits = this.#limits;
     if (worstNew > worstNow) {
       if (worstNew > limits.marketPositionMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', limits.marketPositionMax, worstNew);
@@ -805,12 +801,8 @@ export class RiskGate {
       if (tif !== 'immediate_or_cancel' && tif !== 'fill_or_kill') return this.#deny(Deny.REDUCE_ONLY_RESTING, 'intent.timeInForce', 0, 0);
     } else {
       const prevCount = isAmend ? intent.prevCount : 0;
-      let restingBid = slot === null ? 0 : slot.restingBid;
-      let restingAsk = slot === null ? 0 : slot.restingAsk;
-      if (side === 'bid') restingBid += intent.count - prevCount;
-      else restingAsk += intent.count - prevCount;
       const worstNow = slot === null ? 0 : slot.worst;
-      const worstNew = worstOf(position, restingBid, restingAsk);
+      const worstNew = worstAfter(position, slot === null ? 0 : slot.restingBid, slot === null ? 0 : slot.restingAsk, side, intent.count - prevCount);
       if (worstNew > worstNow) {
         const denyRisk = this.#checkMarginRisk(intent.subaccount, market, worstNow, worstNew);
         if (denyRisk !== Deny.NONE) return denyRisk;
