@@ -570,12 +570,40 @@ export class RiskGate {
     const subaccount = intent.subaccount;
     const subaccountValid = subaccount >= 0 && subaccount < 64 && Number.isInteger(subaccount);
     const market = this.markets.at(intent.market);
-    // The one branch on the exchange: a Margin market runs MARGIN_CHECK_ORDER on its own ledger.
-    if (market !== undefined && market.isMargin) return this.#checkMarginOrder(intent, isAmend, market, subaccountValid);
-    const slot = subaccountValid && market !== undefined ? this.exposure.slot(intent.market, subaccount) : null;
+    // The one branch on the exchange: a Margin market keeps its exposure on its own ledger and runs
+    // MARGIN_CHECK_ORDER after the checks both exchanges share.
+    const margin = market !== undefined && market.isMargin;
+    const slot = !subaccountValid || market === undefined ? null : margin ? this.marginExposure.slot(intent.market, subaccount) : this.exposure.slot(intent.market, subaccount);
+    const nowMs = this.#clock.nowMs();
+    const denyShared = this.#checkMarketAndBook(intent, isAmend, market, slot, subaccountValid, nowMs);
+    if (denyShared !== Deny.NONE) return denyShared;
+    const known = market!; // #checkMarketAndBook denies an unknown market and an unsynced book
+    const book = known.book!;
+    if (margin) return this.#checkMarginOrder(intent, isAmend, known, slot as MarginSlot | null, book, nowMs);
+    const denyPrice = this.#checkPriceCount(intent, known);
+    if (denyPrice !== Deny.NONE) return denyPrice;
+    const denyExposure = this.#checkExposure(intent, slot as ExposureSlot | null, isAmend);
+    if (denyExposure !== Deny.NONE) return denyExposure;
+    if (this.#portfolio !== null) {
+      const denyPortfolio = this.#checkPortfolio(this.#portfolio, intent, isAmend, nowMs);
+      if (denyPortfolio !== Deny.NONE) return denyPortfolio;
+    }
+    const denyCross = this.#checkCross(intent, book, slot as ExposureSlot | null);
+    if (denyCross !== Deny.NONE) return denyCross;
+    return this.#checkGroupAndRate(intent, intent.count, nowMs);
+  }
+
+  /**
+   * The checks a new order or amend runs on either exchange between the halted state and the
+   * price: reducing state, subaccount and its lock, market known and open, the route serving the
+   * market's exchange (a NEW), book synced and not stale.
+   */
+  #checkMarketAndBook(
+    intent: Readonly<OrderIntent>, isAmend: boolean, market: RiskMarket | undefined, slot: ExposureSlot | MarginSlot | null, subaccountValid: boolean, nowMs: number,
+  ): Deny {
+    const subaccount = intent.subaccount;
     const count = intent.count;
-    const prevCount = isAmend ? intent.prevCount : 0;
-    if (this.#state === TradingState.REDUCING && !isReducing(slot, side, count, prevCount)) {
+    if (this.#state === TradingState.REDUCING && !isReducing(slot, intent.side, count, isAmend ? intent.prevCount : 0)) {
       return this.#deny(Deny.TRADING_REDUCING_ONLY, 'position', slot === null ? 0 : slot.position, count);
     }
     if (!subaccountValid) return this.#deny(Deny.SUBACCOUNT_INVALID, 'intent.subaccount', 63, subaccount);
@@ -583,24 +611,13 @@ export class RiskGate {
     if (locked >= 0 && subaccount !== locked) return this.#deny(Deny.SUBACCOUNT_LOCKED, 'limits.restrictedSubaccount', locked, subaccount);
     if (market === undefined) return this.#deny(Deny.MARKET_UNKNOWN, 'intent.market', this.markets.size, intent.market);
     if (!market.open) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.open', 0, 0);
-    const nowMs = this.#clock.nowMs();
     if (nowMs >= market.closeMs) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.closeMs', market.closeMs, nowMs);
-    if (!isAmend && this.#isMarginRoute(intent.route)) return this.#deny(Deny.ROUTE_EXCHANGE_MISMATCH, 'route.exchange', 0, intent.route);
+    if (!isAmend && this.#isMarginRoute(intent.route) !== market.isMargin) return this.#deny(Deny.ROUTE_EXCHANGE_MISMATCH, 'route.exchange', market.isMargin ? 1 : 0, intent.route);
     const book = market.book;
     if (book === null || !book.synced) return this.#deny(Deny.BOOK_NOT_SYNCED, 'book.synced', 0, 0);
     const staleMs = this.#limits.bookStaleMs;
     if (staleMs > 0 && nowMs - book.updatedAtMs > staleMs) return this.#deny(Deny.BOOK_STALE, 'limits.bookStaleMs', staleMs, nowMs - book.updatedAtMs);
-    const denyPrice = this.#checkPriceCount(intent, market);
-    if (denyPrice !== Deny.NONE) return denyPrice;
-    const denyExposure = this.#checkExposure(intent, slot, isAmend);
-    if (denyExposure !== Deny.NONE) return denyExposure;
-    if (this.#portfolio !== null) {
-      const denyPortfolio = this.#checkPortfolio(this.#portfolio, intent, isAmend, nowMs);
-      if (denyPortfolio !== Deny.NONE) return denyPortfolio;
-    }
-    const denyCross = this.#checkCross(intent, book, slot);
-    if (denyCross !== Deny.NONE) return denyCross;
-    return this.#checkGroupAndRate(intent, count, nowMs);
+    return Deny.NONE;
   }
 
   /** The last checks of a new order or amend on either exchange: its order group's cap, then the write tokens (the only state a check takes). */
@@ -733,33 +750,15 @@ export class RiskGate {
     return route >= 0 && route < this.#routeMargin.length && this.#routeMargin[route] === 1;
   }
 
-  /** NEW / AMEND on a Margin market, after shape, kill switch and halted (shared with Predictions). */
-  #checkMarginOrder(intent: Readonly<OrderIntent>, isAmend: boolean, market: RiskMarket, subaccountValid: boolean): Deny {
-    const side = intent.side;
-    const subaccount = intent.subaccount;
-    const slot = subaccountValid ? this.marginExposure.slot(market.handle, subaccount) : null;
-    const count = intent.count;
-    if (this.#state === TradingState.REDUCING && !isReducing(slot, side, count, isAmend ? intent.prevCount : 0)) {
-      return this.#deny(Deny.TRADING_REDUCING_ONLY, 'position', slot === null ? 0 : slot.position, count);
-    }
-    if (!subaccountValid) return this.#deny(Deny.SUBACCOUNT_INVALID, 'intent.subaccount', 63, subaccount);
-    const locked = this.#limits.restrictedSubaccount;
-    if (locked >= 0 && subaccount !== locked) return this.#deny(Deny.SUBACCOUNT_LOCKED, 'limits.restrictedSubaccount', locked, subaccount);
-    if (!market.open) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.open', 0, 0);
-    const nowMs = this.#clock.nowMs();
-    if (nowMs >= market.closeMs) return this.#deny(Deny.MARKET_NOT_OPEN, 'market.closeMs', market.closeMs, nowMs);
-    if (!isAmend && !this.#isMarginRoute(intent.route)) return this.#deny(Deny.ROUTE_EXCHANGE_MISMATCH, 'route.exchange', 1, intent.route);
-    const book = market.book;
-    if (book === null || !book.synced) return this.#deny(Deny.BOOK_NOT_SYNCED, 'book.synced', 0, 0);
-    const staleMs = this.#limits.bookStaleMs;
-    if (staleMs > 0 && nowMs - book.updatedAtMs > staleMs) return this.#deny(Deny.BOOK_STALE, 'limits.bookStaleMs', staleMs, nowMs - book.updatedAtMs);
+  /** NEW / AMEND on a Margin market, after the checks both exchanges share (#checkMarketAndBook). */
+  #checkMarginOrder(intent: Readonly<OrderIntent>, isAmend: boolean, market: RiskMarket, slot: MarginSlot | null, book: BookView, nowMs: number): Deny {
     const denyPrice = this.#checkMarginPriceCount(intent, market);
     if (denyPrice !== Deny.NONE) return denyPrice;
     const denyExposure = this.#checkMarginExposure(intent, market, slot, isAmend);
     if (denyExposure !== Deny.NONE) return denyExposure;
     const denyCross = this.#checkMarginCross(intent, book, slot);
     if (denyCross !== Deny.NONE) return denyCross;
-    return this.#checkGroupAndRate(intent, count, nowMs);
+    return this.#checkGroupAndRate(intent, intent.count, nowMs);
   }
 
   /** Price (> 0, on the tick, near the mark; no $1 cap), count (positive, whole contracts, max), order notional. */
