@@ -52,6 +52,19 @@ export function allowedTags(body: readonly number[]): ReadonlySet<number> {
   return new Set<number>([...HEADER_TAGS, ...body]);
 }
 
+/** The Parties block (fix.md §5) both exchanges' order entry accepts. */
+export const PARTY_TAGS: readonly number[] = [Tag.NoPartyIDs, Tag.PartyID, 447, Tag.PartyRole];
+/** OrderCancelRequest (35=F) and OrderCancelReplaceRequest (35=G) tags, the same on both exchanges. */
+export const CANCEL_TAGS = allowedTags([
+  Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderID, Tag.Side, Tag.Symbol, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS,
+  Tag.TransactTime, Tag.OrderQty, Tag.Text,
+]);
+export const REPLACE_TAGS = allowedTags([
+  Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderID, Tag.OrderQty, Tag.OrdType, Tag.Price, Tag.Side, Tag.Symbol, Tag.TimeInForce,
+  Tag.ExpireTime, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.TransactTime, Tag.ExecInst, Tag.Text,
+]);
+/** ClOrdID(11) and ids like it: 1 to 64 printable characters (fix.md §5). */
+export const CL_ORD_ID_CHARS_MAX = 64;
 const MASS_CANCEL_TAGS = allowedTags([Tag.ClOrdID, Tag.MassCancelRequestType, Tag.AllocAccount, Tag.TransactTime, Tag.Text]);
 const ORDER_GROUP_TAGS = allowedTags([Tag.OrderGroupAction, Tag.OrderGroupID, Tag.OrderGroupContractsLimit, Tag.AllocAccount, Tag.ExDestination]);
 /** fix.md §6: OrderGroupContractsLimit(20132) is 1 to 1,000,000 contracts. */

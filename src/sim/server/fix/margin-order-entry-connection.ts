@@ -32,31 +32,21 @@ import {
   CONTRACT, isMarginError, MARGIN_EXCHANGE_INDEX, type MarginError, type MarginOrderGroup, type MarginOrderGroups, type MarginOrderRecord,
   type MarginSelfTradePrevention, type MarginTimeInForce,
 } from '../../margin/index.ts';
-import { allowedTags, ConnectionBase, type AcceptorContext } from './connection-base.ts';
+import { CANCEL_TAGS, CL_ORD_ID_CHARS_MAX, PARTY_TAGS, REPLACE_TAGS, allowedTags, ConnectionBase, type AcceptorContext } from './connection-base.ts';
 import { easternEndOfDayMs } from './eastern-time.ts';
 import { newReport, writeExecutionReport, type ExecutionReportRecord } from './execution-report.ts';
 import type { MarginFixHub, MarginReportSink } from './margin-fix-hub.ts';
 import { cancelRejectOf, cancelTextOf, INVALID_ORDER, INVALID_PRICE_ORDER, orderRejectOf, PERMISSION_DENIED, type FixRejectText } from './reject-texts.ts';
 
-const PARTY_TAGS = [Tag.NoPartyIDs, Tag.PartyID, 447, Tag.PartyRole];
 const NEW_ORDER_TAGS = allowedTags([
   Tag.ClOrdID, Tag.Symbol, Tag.Side, Tag.OrderQty, Tag.OrdType, Tag.Price, Tag.TimeInForce, Tag.ExpireTime, Tag.ExecInst,
   Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.SecondaryClOrdID, Tag.SelfTradePreventionType, Tag.CancelOrderOnPause,
   Tag.TransactTime, Tag.Text,
 ]);
-const CANCEL_TAGS = allowedTags([
-  Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderID, Tag.Side, Tag.Symbol, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS,
-  Tag.TransactTime, Tag.OrderQty, Tag.Text,
-]);
-const REPLACE_TAGS = allowedTags([
-  Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderID, Tag.OrderQty, Tag.OrdType, Tag.Price, Tag.Side, Tag.Symbol, Tag.TimeInForce,
-  Tag.ExpireTime, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.TransactTime, Tag.ExecInst, Tag.Text,
-]);
 
 /** Text(58) of the Canceled reports of a group's orders (the Predictions reason OrderGroupCancel's text). */
 const ORDER_GROUP_CANCEL_TEXT = 'ORDER_GROUP_CANCEL';
 
-const CL_ORD_ID_CHARS_MAX = 64; // fix.md §5
 /** An order whose TransactTime(60) is older than this is stale (the SendingTime tolerance of fix.md §1; ours). */
 export const STALE_ORDER_MS = 30_000;
 /** OrdRejReason(103) "Stale order" on the Margin exchange (fix.md §1: 5 there, 8 on Predictions). */

@@ -29,7 +29,7 @@ import { resolveSubaccount, SUBACCOUNT_FORBIDDEN } from '../../auth/index.ts';
 import {
   isSimError, type CreateOrderParams, type Order, type SelfTradePrevention, type SimError, type TimeInForce,
 } from '../../engine/index.ts';
-import { allowedTags, ConnectionBase, type AcceptorContext } from './connection-base.ts';
+import { CANCEL_TAGS, CL_ORD_ID_CHARS_MAX, PARTY_TAGS, REPLACE_TAGS, allowedTags, ConnectionBase, type AcceptorContext } from './connection-base.ts';
 import { easternEndOfDayMs } from './eastern-time.ts';
 import { newReport, writeExecutionReport, type ExecutionReportRecord } from './execution-report.ts';
 import {
@@ -41,22 +41,12 @@ import type { RfqHub } from './rfq-hub.ts';
 import { RfqRequester } from './rfq-requester.ts';
 import type { WireProbe } from '../probe.ts';
 
-const PARTY_TAGS = [Tag.NoPartyIDs, Tag.PartyID, 447, Tag.PartyRole];
 const NEW_ORDER_TAGS = allowedTags([
   Tag.ClOrdID, Tag.Symbol, Tag.Side, Tag.OrderQty, Tag.OrdType, Tag.Price, Tag.TimeInForce, Tag.ExpireTime, Tag.ExecInst,
   Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.SecondaryClOrdID, Tag.SelfTradePreventionType, Tag.CancelOrderOnPause,
   Tag.MaxExecutionCost, Tag.QuoteID, Tag.RfqId, Tag.TransactTime, Tag.Text,
 ]);
-const CANCEL_TAGS = allowedTags([
-  Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderID, Tag.Side, Tag.Symbol, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS,
-  Tag.TransactTime, Tag.OrderQty, Tag.Text,
-]);
-const REPLACE_TAGS = allowedTags([
-  Tag.ClOrdID, Tag.OrigClOrdID, Tag.OrderID, Tag.OrderQty, Tag.OrdType, Tag.Price, Tag.Side, Tag.Symbol, Tag.TimeInForce,
-  Tag.ExpireTime, Tag.ExDestination, Tag.AllocAccount, ...PARTY_TAGS, Tag.TransactTime, Tag.ExecInst, Tag.Text,
-]);
 
-const CL_ORD_ID_CHARS_MAX = 64; // fix.md §5
 const ORDERS_PATH = '/portfolio/events/orders';
 const ORDER_PATH = '/portfolio/events/orders/{order_id}';
 const AMEND_PATH = '/portfolio/events/orders/{order_id}/amend';
