@@ -16,7 +16,7 @@
  */
 
 import { formatPrice, parsePrice, PRICE_INVALID, PRICE_ONE, type Price } from './units.ts';
-import type { LevelGrid } from './tick-grid.ts';
+import { nearer, type LevelGrid } from './tick-grid.ts';
 
 export type PriceLevelStructure =
   | 'linear_cent'
@@ -215,11 +215,7 @@ export class PriceGrid implements LevelGrid {
     if (price !== price) return PRICE_INVALID; // NaN
     if (direction === 'down') return this.#snapDown(price);
     if (direction === 'up') return this.#snapUp(price);
-    const down = this.#snapDown(price);
-    const up = this.#snapUp(price);
-    if (down === PRICE_INVALID) return up;
-    if (up === PRICE_INVALID) return down;
-    return price - down <= up - price ? down : up;
+    return nearer(price, this.#snapDown(price), this.#snapUp(price));
   }
 
   #snapDown(price: number): Price {
@@ -279,3 +275,4 @@ function parseBound(text: unknown, where: string): Price {
   if (price === PRICE_INVALID) throw new GridError(`${where} must be a dollar string with at most 4 decimals, got ${JSON.stringify(text)}`);
   return price;
 }
+

@@ -106,11 +106,7 @@ export class TickGrid implements LevelGrid {
     if (price !== price) return PRICE_INVALID; // NaN
     if (direction === 'down') return this.#snapDown(price);
     if (direction === 'up') return this.#snapUp(price);
-    const down = this.#snapDown(price);
-    const up = this.#snapUp(price);
-    if (down === PRICE_INVALID) return up;
-    if (up === PRICE_INVALID) return down;
-    return price - down <= up - price ? down : up;
+    return nearer(price, this.#snapDown(price), this.#snapUp(price));
   }
 
   #snapDown(price: number): Price {
@@ -127,4 +123,11 @@ export class TickGrid implements LevelGrid {
     const rest = offset % this.tick;
     return (this.base + (rest === 0 ? offset : offset - rest + this.tick)) as Price;
   }
+}
+
+/** The closer of the grid prices below and above `price` (ties go down); either may be PRICE_INVALID. Both grids' snap('nearest'). */
+export function nearer(price: number, down: Price, up: Price): Price {
+  if (down === PRICE_INVALID) return up;
+  if (up === PRICE_INVALID) return down;
+  return price - down <= up - price ? down : up;
 }
