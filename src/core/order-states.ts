@@ -22,6 +22,12 @@ export const OrderState = {
 export type OrderState = (typeof OrderState)[keyof typeof OrderState];
 export const ORDER_STATE_COUNT = 9;
 
+/**
+ * The state a strategy sees of a create the router holds for the write budget (router/held-intents.ts).
+ * Not one of the OMS's states (no order exists yet): live, not pending, so an amend or cancel reaches it.
+ */
+export const ORDER_STATE_HELD = 9;
+
 export const ORDER_STATE_NAMES: readonly string[] = Object.freeze(
   Object.entries(OrderState).sort((a, b) => a[1] - b[1]).map(([name]) => name),
 );

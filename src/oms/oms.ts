@@ -232,13 +232,17 @@ export class Oms implements ExecListener {
    * A NEW intent the gate allowed: gives it a client order id and the one Order record the route
    * encodes, tracks and journals it. The router sends it next; `intent` is read, never kept.
    */
-  accept(intent: Readonly<OrderIntent>, ticker: string, orderGroupId: string | null): Order {
+  /**
+   * `reservedId` / `reservedCounter`: a create the router held goes out under the id it reserved
+   * when it held it (reserveClientOrderId), the one its strategy already knows.
+   */
+  accept(intent: Readonly<OrderIntent>, ticker: string, orderGroupId: string | null, reservedId = '', reservedCounter = 0): Order {
     const nowMs = this.#clock.nowMs();
-    const clientOrderId = this.clientOrderIds.next();
+    const clientOrderId = reservedId === '' ? this.clientOrderIds.next() : reservedId;
     const order = new Order(
       this.#takeSlot(),
       clientOrderId,
-      this.clientOrderIds.counter,
+      reservedId === '' ? this.clientOrderIds.counter : reservedCounter,
       ticker,
       intent.market,
       intent.side,
@@ -263,6 +267,11 @@ export class Oms implements ExecListener {
     this.lastClientOrderId = clientOrderId;
     this.stats.ordersSent++;
     return order;
+  }
+
+  /** The next client order id, kept for a create the router holds; accept() takes it back with its counter. */
+  reserveClientOrderId(): string {
+    return this.clientOrderIds.next();
   }
 
   /** The route threw while sending `order`: the bytes may or may not have left, so never resend, reconcile. */

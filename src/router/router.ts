@@ -12,16 +12,27 @@
  * OMS's events. Exposure is booked after the bytes are out (STYLE §5: slow work after the write).
  * This file decides order of hops only: the gate decides allow/deny, the OMS order state, the
  * route the bytes.
+ *
+ * The write budget. A create or amend the gate refuses only for RATE_LIMITED is held
+ * (held-intents.ts: latest state per order wins, fair turns across strategies and markets) instead
+ * of denied, unless its strategy asked not to be held; it goes out through the same hops when the
+ * bucket refills: on the next intent and on every tick, held ones first. Cancels are never held:
+ * they may spend the reserve that creates and amends leave, so they go first, and the OMS retries
+ * the few the reserve cannot cover on its tick. Creates released in one turn and the OMS's
+ * cancels of one tick go out as V2 batch requests on a route that has them. The fast path pays
+ * one comparison for all this (held.size !== 0).
  */
 
-import { IntentKind, asCount, createIntent, resetIntent } from '../core/index.ts';
+import { INTENT_TOKEN_COST, IntentKind, asCount, createIntent, resetIntent } from '../core/index.ts';
 import type { Clock, Count, OrderIntent, Price } from '../core/index.ts';
 import { OmsResult } from '../oms/index.ts';
 import type { Oms, OmsSender, Order, OrderEntry } from '../oms/index.ts';
 import { Deny, denyName } from '../risk/index.ts';
 import type { RiskGate } from '../risk/index.ts';
 import type { Exchange } from '../market/index.ts';
-import type { OrderPort, OrderView } from '../strategy/index.ts';
+import type { BudgetView, OrderPort, OrderView } from '../strategy/index.ts';
+import { HeldIntents, HeldKind } from './held-intents.ts';
+import type { HeldIntent } from './held-intents.ts';
 
 /** Stamps the tick-to-trade probe takes around the route (the runtime's TickToTradeProbe). */
 export interface RouteProbe {
@@ -36,6 +47,28 @@ const NO_PROBE: RouteProbe = Object.freeze({ onIntent(): void {}, onExecCall(): 
 const READ_TOKEN_COST = 10;
 /** How often tick() checks that the gate's ledger equals the live orders, ms. */
 const LEDGER_CHECK_INTERVAL_MS = 1_000;
+/** Most intents held at once (one per order, so this bounds memory, not a strategy's reach). */
+const HELD_CAPACITY_DEFAULT = 100_000;
+/**
+ * Orders per V2 batch request. The exchange's V2 docs give no number ("scales with your tier's
+ * write budget"); 20 is the older documented cap (spec/rest.md, batch create and cancel).
+ */
+const BATCH_ORDERS_MAX = 20;
+
+/** What the strategy host hears of a held intent that left the queue. */
+export interface HeldIntentListener {
+  /** `deny`: NONE when sent (or dropped at the strategy's own cancel, `sent` false), else why it was dropped. */
+  onHeldIntent(entry: Readonly<HeldIntent>, sent: boolean, deny: Deny): void;
+}
+
+/** Counters of the write-budget queue, for status and metrics. */
+export interface HoldStats {
+  held: number;
+  heldSent: number;
+  heldDropped: number;
+  batchesSent: number;
+  batchedOrders: number;
+}
 
 export interface RouterOptions {
   gate: RiskGate;
@@ -51,6 +84,8 @@ export interface RouterOptions {
   moreRoutes?: readonly { readonly name: string; readonly entry: OrderEntry; readonly exchange?: Exchange }[];
   clock: Clock;
   probe?: RouteProbe;
+  /** Most intents held for the write budget at once (default 100,000). */
+  heldCapacity?: number;
 }
 
 export class Router implements OrderPort, OmsSender {
@@ -72,6 +107,21 @@ export class Router implements OrderPort, OmsSender {
   /** The router's own record, for the cancels it sends on the OMS's behalf and for cancel-all. */
   readonly #intent: OrderIntent = createIntent();
   #ledgerCheckedMs = 0;
+  /** Creates and amends waiting for the write budget. */
+  readonly held: HeldIntents;
+  readonly holdStats: HoldStats = { held: 0, heldSent: 0, heldDropped: 0, batchesSent: 0, batchedOrders: 0 };
+  /** Strategies (by id) that asked to be denied RATE_LIMITED rather than held. */
+  readonly #noHold: boolean[] = [];
+  #heldListener: HeldIntentListener | null = null;
+  /** The record held intents are resubmitted with. */
+  readonly #heldIntent: OrderIntent = createIntent();
+  /** True inside a drain of the held queue (creates then collect into batches). */
+  #draining = false;
+  /** True inside the OMS's tick (its cancels then collect into batches). */
+  #batchingCancels = false;
+  readonly #batchCreates: Order[] = [];
+  #batchCreateRoute: OrderEntry | null = null;
+  readonly #batchCancels: Order[] = [];
 
   constructor(options: RouterOptions) {
     this.gate = options.gate;
@@ -85,6 +135,7 @@ export class Router implements OrderPort, OmsSender {
     this.#routeExchanges.forEach((exchange, index) => this.gate.setRouteExchange(index, exchange));
     this.#clock = options.clock;
     this.#probe = options.probe ?? NO_PROBE;
+    this.held = new HeldIntents(options.heldCapacity ?? HELD_CAPACITY_DEFAULT);
     this.oms.setSender(this);
     for (const route of this.routes) route.setListener(this.oms);
     // A kill switch recovered from the journal halts this run's gate until the operator releases it.
@@ -100,14 +151,19 @@ export class Router implements OrderPort, OmsSender {
    */
   submit(intent: OrderIntent): Deny {
     this.#probe.onIntent();
+    // Held intents were first: they take the tokens the bucket regained before this one may.
+    if (this.held.size !== 0 && !this.#draining) this.#drainHeld();
     switch (intent.kind) {
       case IntentKind.NEW:
-        return this.#create(intent);
+        return this.#create(intent, true);
       case IntentKind.CANCEL:
+        if (this.held.size !== 0 && this.#cancelHeld(intent.clientOrderId)) return Deny.NONE;
         return this.#deny(this.#cancel(intent));
       case IntentKind.AMEND:
-        return this.#deny(this.#amend(intent, intent.price, intent.count));
+        if (this.held.size !== 0 && this.#amendHeld(intent.clientOrderId, intent.price, intent.count)) return Deny.NONE;
+        return this.#deny(this.#amend(intent, intent.price, intent.count, true));
       case IntentKind.DECREASE:
+        if (this.held.size !== 0 && this.#decreaseHeld(intent.clientOrderId, intent.count)) return Deny.NONE;
         return this.#deny(this.#decrease(intent, intent.count));
       default:
         // CANCEL_ALL and GROUP_CREATE are the runtime's, never a strategy's.
@@ -116,7 +172,11 @@ export class Router implements OrderPort, OmsSender {
   }
 
   order(clientOrderId: string): OrderView | null {
-    return this.oms.order(clientOrderId) ?? null;
+    const order = this.oms.order(clientOrderId);
+    if (order !== undefined) return order;
+    // A create still held is the strategy's order too (state HELD), so it can amend or cancel it.
+    const held = this.held.size === 0 ? undefined : this.held.get(clientOrderId);
+    return held !== undefined && held.kind === HeldKind.CREATE ? held : null;
   }
 
   openOrders(strategyId: number, ticker: string | null, out: OrderView[]): number {
@@ -126,7 +186,38 @@ export class Router implements OrderPort, OmsSender {
       if (order.strategyId !== strategyId || (ticker !== null && order.ticker !== ticker)) continue;
       out[n++] = order;
     }
+    if (this.held.size === 0) return n;
+    const held: HeldIntent[] = [];
+    const count = this.held.drain(strategyId, held);
+    for (let i = 0; i < count; i++) {
+      const entry = held[i]!;
+      if (entry.kind === HeldKind.CREATE && (ticker === null || entry.ticker === ticker)) out[n++] = entry;
+    }
     return n;
+  }
+
+  /** The write budget as a strategy sees it: tokens now, the refill, and its held intents. */
+  budget(strategyId: number, out: BudgetView): BudgetView {
+    const budget = this.gate.budget;
+    const nowMs = this.#clock.nowMs();
+    out.writeTokens = budget.writeTokens(nowMs);
+    out.writeCapacity = budget.writeCapacity;
+    out.writePerSecond = budget.writePerSecond;
+    out.writeReserve = budget.writeReserve;
+    out.held = this.held.sizeOf(strategyId);
+    out.heldTotal = this.held.size;
+    return out;
+  }
+
+  /** A strategy's place in the write-budget queue: held or denied when the bucket is empty, and its turns per round. */
+  setHolding(strategyId: number, hold: boolean, priority: number): void {
+    this.#noHold[strategyId] = !hold;
+    this.held.setPriority(strategyId, priority);
+  }
+
+  /** The strategy host, told when a held intent is sent or dropped. */
+  setHeldListener(listener: HeldIntentListener | null): void {
+    this.#heldListener = listener;
   }
 
   /** The index of a route by its name ('rest', 'fix'); -1 when the runtime has no such route. */
@@ -147,7 +238,7 @@ export class Router implements OrderPort, OmsSender {
 
   /** Moves a resting order to `price` with `restingCount` left resting (the wire's new total adds the filled count). */
   amend(clientOrderId: string, price: Price, restingCount: Count): OmsResult {
-    return this.#amend(this.#ownIntent(IntentKind.AMEND, clientOrderId), price, restingCount);
+    return this.#amend(this.#ownIntent(IntentKind.AMEND, clientOrderId), price, restingCount, false);
   }
 
   decrease(clientOrderId: string, reduceBy: Count): OmsResult {
@@ -191,12 +282,14 @@ export class Router implements OrderPort, OmsSender {
   async killSwitch(reason: string, source = 'operator'): Promise<void> {
     this.oms.recordKill(reason, source);
     this.gate.kill();
+    this.#dropAllHeld(Deny.KILL_SWITCH);
     await this.oms.cancelEverything();
   }
 
   /** The stop path: halts the gate for the rest of this process and cancels everything, journaling no kill. */
   async cancelAllForStop(_reason: string): Promise<void> {
     this.gate.kill();
+    this.#dropAllHeld(Deny.KILL_SWITCH);
     await this.oms.cancelEverything();
   }
 
@@ -212,12 +305,23 @@ export class Router implements OrderPort, OmsSender {
       this.#ledgerCheckedMs = nowMs;
       this.gate.assertLedger(this.oms.liveOrders());
     }
-    return this.oms.tick();
+    // The cancels the OMS retries now go out as batches; then held intents get what is left.
+    this.#batchingCancels = true;
+    let round: ReturnType<Oms['tick']>;
+    try {
+      round = this.oms.tick();
+    } finally {
+      this.#batchingCancels = false;
+      this.#flushCancels();
+    }
+    if (this.held.size !== 0) this.#drainHeld();
+    this.holdStats.held = this.held.size;
+    return round;
   }
 
   // ---- the hops --------------------------------------------------------------------------------
 
-  #create(intent: OrderIntent): Deny {
+  #create(intent: OrderIntent, mayHold: boolean): Deny {
     const gate = this.gate;
     // The default route (0) means "the market's exchange's own route": a Margin market's order goes
     // out on the Margin route. A route named explicitly is kept; the gate denies it when it serves
@@ -234,18 +338,27 @@ export class Router implements OrderPort, OmsSender {
     const route = intent.route >= 0 && intent.route < this.routes.length ? this.routes[intent.route] : undefined;
     if (route === undefined) return Deny.INTENT_INVALID; // before the gate: a refused intent spends no token
     const deny = gate.check(intent);
-    if (deny !== Deny.NONE) return deny;
+    if (deny !== Deny.NONE) {
+      if (deny === Deny.RATE_LIMITED && mayHold && this.#noHold[intent.strategyId] !== true) return this.#holdCreate(intent);
+      return deny;
+    }
     const market = gate.markets.at(intent.market)!; // check() denies an unknown market
     const group = intent.orderGroup >= 0 ? gate.groups.at(intent.orderGroup) : undefined;
-    const order = this.oms.accept(intent, market.ticker, group === undefined ? null : group.id);
+    // A held create goes out under the id its strategy was given when it was held.
+    const held = this.#heldCounter !== 0;
+    const order = this.oms.accept(intent, market.ticker, group === undefined ? null : group.id, held ? intent.clientOrderId : '', this.#heldCounter);
     intent.clientOrderId = order.clientOrderId;
-    this.#probe.onExecCall();
-    try {
-      route.create(order);
-    } catch (error) {
-      this.oms.createFailed(order, error);
+    if (this.#draining && route.createBatch !== undefined) {
+      this.#collectCreate(route, order);
+    } else {
+      this.#probe.onExecCall();
+      try {
+        route.create(order);
+      } catch (error) {
+        this.oms.createFailed(order, error);
+      }
+      this.#probe.onExecReturn();
     }
-    this.#probe.onExecReturn();
     gate.onOrderChange(order);
     return Deny.NONE;
   }
@@ -264,21 +377,32 @@ export class Router implements OrderPort, OmsSender {
       return OmsResult.RISK_DENIED;
     }
     this.oms.cancelSent(order);
+    if (this.#batchingCancels && this.#routeOf(order).cancelBatch !== undefined) {
+      this.#batchCancels.push(order);
+      return OmsResult.OK;
+    }
     this.#probe.onExecCall();
     this.#routeOf(order).cancel(order.orderId, order.subaccount);
     this.#probe.onExecReturn();
     return OmsResult.OK;
   }
 
-  #amend(intent: OrderIntent, price: Price, restingCount: Count): OmsResult {
+  #amend(intent: OrderIntent, price: Price, restingCount: Count, mayHold: boolean): OmsResult {
     const oms = this.oms;
     const ready = oms.readyToChange(intent.clientOrderId);
     if (ready !== OmsResult.READY) return ready;
     const order = oms.target!;
     completeFrom(intent, order, IntentKind.AMEND);
+    intent.clientOrderId = order.clientOrderId;
     intent.price = price;
     intent.count = restingCount;
-    if (this.gate.check(intent) !== Deny.NONE) return OmsResult.RISK_DENIED;
+    const deny = this.gate.check(intent);
+    if (deny !== Deny.NONE) {
+      if (deny !== Deny.RATE_LIMITED || !mayHold || this.#noHold[order.strategyId] === true || this.held.full) return OmsResult.RISK_DENIED;
+      this.held.holdAmend(intent, order.ticker, order.orderId, this.#clock.nowMs());
+      this.holdStats.held = this.held.size;
+      return OmsResult.QUEUED;
+    }
     oms.amendSent(order, price, restingCount);
     this.#probe.onExecCall();
     this.#routeOf(order).amend(order.orderId, order.ticker, order.side, price, asCount(order.filledCount + restingCount), order.subaccount);
@@ -299,6 +423,183 @@ export class Router implements OrderPort, OmsSender {
     this.#routeOf(order).decrease(order.orderId, reduceBy, order.subaccount);
     this.#probe.onExecReturn();
     return OmsResult.OK;
+  }
+
+  // ---- the write-budget queue -------------------------------------------------------------------
+
+  /** Counter of the id a held create reserved, read by oms.accept while that create is resubmitted (0 otherwise). */
+  #heldCounter = 0;
+
+  #holdCreate(intent: OrderIntent): Deny {
+    if (this.held.full) return Deny.RATE_LIMITED;
+    const market = this.gate.markets.at(intent.market)!; // the gate denied nothing before the budget
+    const clientOrderId = this.oms.reserveClientOrderId();
+    this.held.holdCreate(intent, market.ticker, clientOrderId, this.oms.clientOrderIds.counter, this.#clock.nowMs());
+    intent.clientOrderId = clientOrderId;
+    this.holdStats.held = this.held.size;
+    return Deny.NONE;
+  }
+
+  /** A cancel of an order with a held entry: the entry goes. True when nothing is left to send (it was a create). */
+  #cancelHeld(clientOrderId: string): boolean {
+    const entry = this.held.get(clientOrderId);
+    if (entry === undefined) return false;
+    this.held.remove(entry);
+    this.#notifyHeld(entry, false, Deny.NONE);
+    return entry.kind === HeldKind.CREATE;
+  }
+
+  /** A newer amend of an order with a held entry rewrites it in place (latest wins, the turn is kept). */
+  #amendHeld(clientOrderId: string, price: Price, restingCount: Count): boolean {
+    const entry = this.held.get(clientOrderId);
+    if (entry === undefined) return false;
+    entry.price = price;
+    entry.count = restingCount;
+    return true;
+  }
+
+  /** A decrease of an order with a held entry shrinks what will be sent; a held create decreased to nothing is dropped. */
+  #decreaseHeld(clientOrderId: string, reduceBy: Count): boolean {
+    const entry = this.held.get(clientOrderId);
+    if (entry === undefined) return false;
+    const left = entry.count - reduceBy;
+    if (left > 0) {
+      entry.count = asCount(left);
+      return true;
+    }
+    if (entry.kind === HeldKind.AMEND) return false; // nothing left resting: the decrease itself goes out
+    this.held.remove(entry);
+    this.#notifyHeld(entry, false, Deny.NONE);
+    return true;
+  }
+
+  /**
+   * Sends held intents in turn while the bucket holds the next one's cost. Each goes through the
+   * same hops as a fresh intent (the gate may now deny it for another reason: it is dropped with
+   * that code). Creates sent in one drain go out as batches.
+   */
+  #drainHeld(): void {
+    const held = this.held;
+    const budget = this.gate.budget;
+    this.#draining = true;
+    try {
+      for (let guard = held.size; guard > 0; guard--) {
+        const entry = held.peek();
+        if (entry === null) break;
+        const kind = entry.kind === HeldKind.CREATE ? IntentKind.NEW : IntentKind.AMEND;
+        if (!budget.canTakeWrite(INTENT_TOKEN_COST[kind]!, false, this.#clock.nowMs())) break;
+        held.release(entry);
+        // canTakeWrite said yes on this same turn, so RATE_LIMITED cannot come back; any other code drops it.
+        const deny = this.#resubmit(entry);
+        this.#notifyHeld(entry, deny === Deny.NONE, deny);
+      }
+    } finally {
+      this.#draining = false;
+      this.#flushCreates();
+      this.holdStats.held = held.size;
+    }
+  }
+
+  #resubmit(entry: HeldIntent): Deny {
+    const intent = resetIntent(this.#heldIntent);
+    intent.market = entry.market;
+    intent.side = entry.side;
+    intent.price = entry.price;
+    intent.count = entry.count;
+    intent.postOnly = entry.postOnly;
+    intent.reduceOnly = entry.reduceOnly;
+    intent.timeInForce = entry.timeInForce;
+    intent.subaccount = entry.subaccount;
+    intent.orderGroup = entry.orderGroup;
+    intent.strategyId = entry.strategyId;
+    intent.route = entry.route;
+    intent.clientOrderId = entry.clientOrderId;
+    if (entry.kind === HeldKind.AMEND) {
+      intent.kind = IntentKind.AMEND;
+      return this.#deny(this.#amend(intent, entry.price, entry.count, false));
+    }
+    intent.kind = IntentKind.NEW;
+    this.#heldCounter = entry.counter;
+    try {
+      return this.#create(intent, false);
+    } finally {
+      this.#heldCounter = 0;
+    }
+  }
+
+  #notifyHeld(entry: HeldIntent, sent: boolean, deny: Deny): void {
+    if (sent) this.holdStats.heldSent++;
+    else this.holdStats.heldDropped++;
+    this.holdStats.held = this.held.size;
+    this.#heldListener?.onHeldIntent(entry, sent, deny);
+  }
+
+  /** Kill switch and stop: nothing held may go out any more. */
+  #dropAllHeld(deny: Deny): void {
+    if (this.held.size === 0) return;
+    const entries: HeldIntent[] = [];
+    const count = this.held.drain(-1, entries);
+    for (let i = 0; i < count; i++) {
+      this.held.remove(entries[i]!);
+      this.#notifyHeld(entries[i]!, false, deny);
+    }
+  }
+
+  #collectCreate(route: OrderEntry, order: Order): void {
+    if (this.#batchCreateRoute !== route) this.#flushCreates();
+    this.#batchCreateRoute = route;
+    this.#batchCreates.push(order);
+    if (this.#batchCreates.length >= BATCH_ORDERS_MAX) this.#flushCreates();
+  }
+
+  /** Creates collected in a drain: one alone as a plain create, more as one batch request. */
+  #flushCreates(): void {
+    const orders = this.#batchCreates;
+    const route = this.#batchCreateRoute;
+    if (orders.length === 0 || route === null) return;
+    this.#probe.onExecCall();
+    try {
+      if (orders.length === 1) route.create(orders[0]!);
+      else {
+        route.createBatch!(orders);
+        this.holdStats.batchesSent++;
+        this.holdStats.batchedOrders += orders.length;
+      }
+    } catch (error) {
+      for (const order of orders) this.oms.createFailed(order, error);
+    }
+    this.#probe.onExecReturn();
+    orders.length = 0;
+    this.#batchCreateRoute = null;
+  }
+
+  /** The OMS's cancels of one tick, grouped by route and subaccount, batch by batch. */
+  #flushCancels(): void {
+    const orders = this.#batchCancels;
+    if (orders.length === 0) return;
+    const groups = new Map<OrderEntry, Map<number, Order[]>>();
+    for (const order of orders) {
+      const route = this.#routeOf(order);
+      let bySubaccount = groups.get(route);
+      if (bySubaccount === undefined) groups.set(route, (bySubaccount = new Map()));
+      let list = bySubaccount.get(order.subaccount);
+      if (list === undefined) bySubaccount.set(order.subaccount, (list = []));
+      list.push(order);
+    }
+    orders.length = 0;
+    for (const [route, bySubaccount] of groups) {
+      for (const [subaccount, list] of bySubaccount) {
+        for (let start = 0; start < list.length; start += BATCH_ORDERS_MAX) {
+          const chunk = list.slice(start, start + BATCH_ORDERS_MAX);
+          if (chunk.length === 1) route.cancel(chunk[0]!.orderId, subaccount);
+          else {
+            route.cancelBatch!(chunk.map((order) => order.orderId), subaccount);
+            this.holdStats.batchesSent++;
+            this.holdStats.batchedOrders += chunk.length;
+          }
+        }
+      }
+    }
   }
 
   /** The route an order went out on; the default one for an index this run does not have (a journal's). */

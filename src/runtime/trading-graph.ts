@@ -116,7 +116,8 @@ export function limitsFromConfig(config: DeepReadonly<RuntimeConfig>, restricted
     marketPositionMax: risk.maxPositionPerMarket,
     subaccountPositionMax: risk.maxPositionPerSubaccount,
     subaccountNotionalMax: risk.maxRestingExposureDollars,
-    rateTier: risk.rateLimitTier,
+    // "auto": Basic, the smallest budget, until the runtime reads the account's limits at start.
+    rateTier: risk.rateLimitTier === 'auto' ? 'basic' : risk.rateLimitTier,
     cancelReserveShare: risk.cancelReserveFraction,
     restrictedSubaccount,
     // Staleness is the feed's job (feed.staleBookMs marks a silent book out of sync).
@@ -316,6 +317,7 @@ export class TradingGraph {
       drainTimeoutMs: options.drainTimeoutMs,
     });
     this.oms.setUpdateSink(this.host);
+    this.router.setHeldListener(this.host);
     this.quoteBook?.setUpdateSink(this.host);
     this.listener.setHost(this.host);
     this.marginListener?.setHost(this.host);

@@ -7,8 +7,8 @@
  */
 
 export { OrderFlags, definePlugin } from './strategy.ts';
-export type { CandleSeriesView, CandleView, ExitTriggerSpec, FillView, LifecycleView, OrderView, ParamsSchema, QuoteStatus, QuoteView, RfqView, Strategy, StrategyBook, StrategyPlugin, TradeView } from './strategy.ts';
-export { OrderState, isLiveOrder, isPendingOrder, isRestingOrder } from './order-states.ts';
+export type { BudgetView, HeldIntentView, CandleSeriesView, CandleView, ExitTriggerSpec, FillView, LifecycleView, OrderView, ParamsSchema, QuoteStatus, QuoteView, RfqView, Strategy, StrategyBook, StrategyPlugin, TradeView } from './strategy.ts';
+export { OrderState, ORDER_STATE_HELD, isHeldOrder, isLiveOrder, isPendingOrder, isRestingOrder } from './order-states.ts';
 export { BoundStrategyContext } from './strategy-context.ts';
 export type { ContextBinding, StrategyContext } from './strategy-context.ts';
 export { loadPlugin, pluginUrl, validateParams } from './plugin-loader.ts';

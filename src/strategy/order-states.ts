@@ -3,9 +3,14 @@
  * raw codes. Owns the predicates only; the codes live in core, their moves in src/oms.
  */
 
-import { OrderState, isLive } from '../core/index.ts';
+import { ORDER_STATE_HELD, OrderState, isLive } from '../core/index.ts';
 
-export { OrderState };
+export { OrderState, ORDER_STATE_HELD };
+
+/** A create the router holds for the write budget: not sent yet; amend or cancel it like any live order. */
+export function isHeldOrder(state: number): boolean {
+  return state === ORDER_STATE_HELD;
+}
 
 /** May still trade: not filled, cancelled or rejected. */
 export function isLiveOrder(state: number): boolean {

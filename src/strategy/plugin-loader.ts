@@ -26,6 +26,10 @@ export interface StrategyEntry {
   readonly params: Readonly<Record<string, unknown>>;
   /** The order-entry route its orders go out on ('rest', 'fix'); default 'rest'. */
   readonly route?: string;
+  /** When the write bucket is empty: true (default) the router holds its creates and amends; false they are denied RATE_LIMITED. */
+  readonly holdIntents?: boolean;
+  /** Held intents it may send per turn of the router's rotation across strategies (default 1). */
+  readonly priority?: number;
 }
 
 export interface LoadedPlugin {

@@ -10,7 +10,7 @@ import type { Clock, Count, ExitTriggerIntent, OrderIntent, Price } from '../cor
 import type { Deny } from '../risk/index.ts';
 import type { OrderBook } from '../book/index.ts';
 import type { Logger } from '../telemetry/index.ts';
-import type { CandleSeriesView, OrderView, QuoteView, RfqView } from './strategy.ts';
+import type { BudgetView, CandleSeriesView, OrderView, QuoteView, RfqView } from './strategy.ts';
 
 export interface OrderPort {
   /**
@@ -29,6 +29,10 @@ export interface OrderPort {
   routeIndex(name: string): number;
   /** Net signed position of a subaccount in a market (positive YES, negative NO), 1/100 contract. */
   position(subaccount: number, ticker: string): Count;
+  /** The write budget and the strategy's held intents, written into `out`; absent: no budget to show. */
+  budget?(strategyId: number, out: BudgetView): BudgetView;
+  /** Whether the strategy's intents are held when the bucket is empty, and its turns per rotation. */
+  setHolding?(strategyId: number, hold: boolean, priority: number): void;
 }
 
 export interface MarketPort {

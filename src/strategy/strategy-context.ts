@@ -14,7 +14,7 @@ import { DENY_CODE_COUNT, Deny } from '../risk/index.ts';
 import type { Logger } from '../telemetry/index.ts';
 import type { CandlePort, ExitTriggerAnswer, MarketPort, OrderPort, QuotePort, TriggerPort } from './ports.ts';
 import { OrderFlags } from './strategy.ts';
-import type { CandleSeriesView, ExitTriggerSpec, OrderView, QuoteView, RfqView, StrategyBook } from './strategy.ts';
+import type { BudgetView, CandleSeriesView, ExitTriggerSpec, OrderView, QuoteView, RfqView, StrategyBook } from './strategy.ts';
 
 const COUNT_ZERO: Count = asCount(0);
 
@@ -83,6 +83,12 @@ export interface StrategyContext {
    * (a REST round trip); the answer carries the gate's code, the venue's trigger id and state.
    */
   exitTrigger(spec: Readonly<ExitTriggerSpec>): Promise<ExitTriggerAnswer>;
+  /**
+   * The write budget now: tokens, capacity, refill per second, and this strategy's intents the
+   * router holds until the bucket refills (onHeld tells when each is sent or dropped). One record,
+   * reused: read it before the next call.
+   */
+  budget(): Readonly<BudgetView>;
 }
 
 /** Per-binding facts the host gives a context; fixed for the life of one deployment. */
@@ -125,6 +131,7 @@ export class BoundStrategyContext implements StrategyContext {
   readonly #orderGroup: number;
   readonly #route: number;
   readonly #intent: OrderIntent = createIntent();
+  readonly #budget: BudgetView = { writeTokens: 0, writeCapacity: 0, writePerSecond: 0, writeReserve: 0, held: 0, heldTotal: 0 };
   /** ticker -> gate market handle, resolved at bind; the only tickers this context may act on. */
   readonly #handles = new Map<string, number>();
   /** Scratch list for cancelAll; grows to the largest open-order count seen, then is reused. */
@@ -189,6 +196,10 @@ export class BoundStrategyContext implements StrategyContext {
   order(clientOrderId: string): OrderView | null {
     const order = this.#orders.order(clientOrderId);
     return order !== null && order.strategyId === this.strategyId ? order : null;
+  }
+
+  budget(): Readonly<BudgetView> {
+    return this.#orders.budget === undefined ? this.#budget : this.#orders.budget(this.strategyId, this.#budget);
   }
 
   place(ticker: string, side: BookSide, price: Price, count: Count, flags: number = OrderFlags.NONE): Deny {

@@ -28,7 +28,18 @@ import { loadPlugin } from './plugin-loader.ts';
 import type { LoadedPlugin, StrategyEntry } from './plugin-loader.ts';
 import type { StrategyHostPorts } from './ports.ts';
 import { StrategyError } from './strategy-error.ts';
-import type { FillView, LifecycleView, OrderView, QuoteView, RfqView, Strategy, StrategyBook, TradeView } from './strategy.ts';
+import type { FillView, HeldIntentView, LifecycleView, OrderView, QuoteView, RfqView, Strategy, StrategyBook, TradeView } from './strategy.ts';
+
+/** What the router tells of a held intent (its HeldIntent record, read structurally: strategy never imports the router). */
+export interface HeldSource {
+  readonly strategyId: number;
+  readonly clientOrderId: string;
+  readonly ticker: string;
+  /** 0 create, 1 amend (router's HeldKind). */
+  readonly kind: number;
+}
+
+type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
 export type DeploymentStatus = 'starting' | 'running' | 'stopping' | 'stopped' | 'faulted';
 
@@ -97,6 +108,8 @@ export class StrategyHost {
   #timer: NodeJS.Timeout | null = null;
   #generation = 0;
   readonly #scratch: OrderView[] = [];
+  /** The one view onHeld receives (reused: a strategy reads it during the call). */
+  readonly #heldView: Writable<HeldIntentView> = { clientOrderId: '', ticker: '', kind: 'create', sent: false, deny: 0 };
   /** Operations (deploy, stop, redeploy) run one at a time, in call order. */
   #queue: Promise<unknown> = Promise.resolve();
   /** Every plugin module ever deployed (file path) -> the strategy ids that ran it: attributes escaped errors. */
@@ -315,6 +328,23 @@ export class StrategyHost {
     }
   }
 
+  /** A create or amend the router held was sent or dropped (the router's HeldIntentListener). */
+  onHeldIntent(entry: HeldSource, sent: boolean, deny: number): void {
+    const d = entry.strategyId >= 0 ? this.#byNumber[entry.strategyId] : undefined;
+    if (d === undefined || d.status !== 'running' || d.strategy.onHeld === undefined) return;
+    const view = this.#heldView;
+    view.clientOrderId = entry.clientOrderId;
+    view.ticker = entry.ticker;
+    view.kind = entry.kind === 0 ? 'create' : 'amend';
+    view.sent = sent;
+    view.deny = deny;
+    try {
+      d.strategy.onHeld(view, d.ctx);
+    } catch (error) {
+      this.#fault(d, 'onHeld', error);
+    }
+  }
+
   /** Market lifecycle to the instances of that market; event-level messages to every instance. */
   onLifecycle(event: LifecycleView): void {
     const list = event.marketTicker !== undefined && event.marketTicker !== '' ? (this.#byMarket.get(event.marketTicker) ?? NO_DEPLOYMENTS) : this.#running;
@@ -435,6 +465,7 @@ export class StrategyHost {
       route,
     };
     const ctx = new BoundStrategyContext(binding, ports.orders, ports.markets, ports.clock, ports.candles ?? null, ports.quotes ?? null, ports.triggers ?? null);
+    ports.orders.setHolding?.(strategyId, entry.holdIntents ?? true, entry.priority ?? 1);
     const interval = loaded.timerIntervalMs > 0 ? Math.max(loaded.timerIntervalMs, this.#tickMs) : 0;
     const deployment = new Deployment(entry, loaded, strategy, ctx, group, interval);
     // Active before onStart so a strategy may place its first quotes there.

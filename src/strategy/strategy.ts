@@ -156,6 +156,31 @@ export interface QuoteView {
   readonly lastCode: string;
 }
 
+/** The write budget as a strategy sees it (ctx.budget()); whole tokens. */
+export interface BudgetView {
+  /** Write tokens in the bucket now (the reserve included: only cancels may spend it). */
+  writeTokens: number;
+  writeCapacity: number;
+  writePerSecond: number;
+  /** Tokens only cancels may spend. */
+  writeReserve: number;
+  /** This strategy's creates and amends the router holds for the budget. */
+  held: number;
+  /** Every strategy's held intents. */
+  heldTotal: number;
+}
+
+/** A held create or amend left the router's queue (Strategy.onHeld). */
+export interface HeldIntentView {
+  readonly clientOrderId: string;
+  readonly ticker: string;
+  readonly kind: 'create' | 'amend';
+  /** True: it went out (the order's next states come through onOrderUpdate as usual). */
+  readonly sent: boolean;
+  /** Why it was dropped: a deny code (the gate's, now), or NONE when the strategy's own cancel dropped it. */
+  readonly deny: number;
+}
+
 /**
  * A running strategy. Every callback is synchronous and runs on the hot path's event loop: no
  * awaiting, no blocking I/O, no allocation per call where a reused record serves. A callback that
@@ -186,6 +211,8 @@ export interface Strategy {
   onQuoteUpdate?(quote: QuoteView, ctx: StrategyContext): void;
   /** The host's shared coarse tick, at most every `timerIntervalMs`. */
   onTimer?(nowMs: number, ctx: StrategyContext): void;
+  /** A create or amend the router held for the write budget was sent or dropped. */
+  onHeld?(held: HeldIntentView, ctx: StrategyContext): void;
 }
 
 /** JSON Schema (draft 2020-12 keywords; ajv strict mode) of a plugin's params. */

@@ -174,7 +174,10 @@ describe('Oms: cancels', () => {
     w.router.cancel(coid);
     w.entry.listener!.onCancelReject('o-1', { status: 429, code: 'EXEC_RATE_LIMITED', message: '', details: '' });
     expect(w.oms.order(coid)!.state).toBe(S.RESTING);
-    expect(w.router.submit(w.intent)).toBe(Deny.RATE_LIMITED); // creates wait for a refill
+    const creates = w.entry.creates.length;
+    expect(w.router.submit(w.intent)).toBe(Deny.NONE); // creates wait for a refill: held, not sent
+    expect(w.router.held.size).toBe(1);
+    expect(w.entry.creates.length).toBe(creates);
     void w.oms.tick(); // the reserve pays for the retried cancel
     expect(w.entry.cancels.length).toBe(2);
     expect(w.oms.order(coid)!.state).toBe(S.PENDING_CANCEL);

@@ -1,0 +1,231 @@
+// The router's write-budget queue (issue "3 of 6", item 2): intents the gate refuses only for the
+// empty write bucket are held, coalesced per order, released cancels-first and in fair turns, in V2
+// batches, and reported to their strategy; the gate's ledger stays equal to the live orders.
+import { describe, expect, it } from 'vitest';
+import { IntentKind, ORDER_STATE_HELD, PriceGrid, createIntent } from '../../src/core/index.ts';
+import type { Count, NewOrder, OrderIntent, Price } from '../../src/core/index.ts';
+import { OrderState as S } from '../../src/oms/index.ts';
+import { Deny } from '../../src/risk/index.ts';
+import { Router } from '../../src/router/index.ts';
+import { FakeBook, FakeEntry, c, p, world } from '../oms/fakes.ts';
+import type { World } from '../oms/fakes.ts';
+
+/** A route with the V2 batch endpoints, recording each batch. */
+class BatchEntry extends FakeEntry {
+  batches: string[][] = [];
+  cancelBatches: { orderIds: string[]; subaccount: number }[] = [];
+  createBatch(orders: readonly Readonly<NewOrder>[]): void {
+    this.batches.push(orders.map((order) => order.clientOrderId));
+    for (const order of orders) this.create(order);
+  }
+  cancelBatch(orderIds: readonly string[], subaccount: number): void {
+    this.cancelBatches.push({ orderIds: [...orderIds], subaccount });
+    for (const id of orderIds) this.cancel(id, subaccount);
+  }
+}
+
+/** 100 write tokens a second, a 100-token bucket, 10 of them kept for cancels. */
+function budgetWorld(): World & { heard: [string, boolean, number][] } {
+  const w = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 100, writeCapacityTokens: 100, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
+  const heard: [string, boolean, number][] = [];
+  w.router.setHeldListener({ onHeldIntent: (entry, sent, deny) => heard.push([entry.clientOrderId, sent, deny]) });
+  return Object.assign(w, { heard });
+}
+
+function place(w: World, price: string, strategyId = 0, market = w.market): { deny: Deny; id: string } {
+  const intent = createIntent();
+  intent.kind = IntentKind.NEW;
+  intent.market = market;
+  intent.side = 'bid';
+  intent.price = p(price);
+  intent.count = c('1');
+  intent.strategyId = strategyId;
+  const deny = w.router.submit(intent);
+  return { deny, id: intent.clientOrderId };
+}
+
+function modify(w: World, kind: IntentKind, id: string, price = '0', count = '0'): Deny {
+  const intent: OrderIntent = createIntent();
+  intent.kind = kind;
+  intent.clientOrderId = id;
+  intent.price = (price === '0' ? -1 : p(price)) as Price;
+  intent.count = c(count) as Count;
+  return w.router.submit(intent);
+}
+
+/** Places creates until the bucket (less its cancel reserve) is spent; returns the ids sent. */
+function spend(w: World): string[] {
+  const ids: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const before = w.entry.creates.length;
+    const { id } = place(w, '0.10');
+    if (w.entry.creates.length === before) {
+      // The first one held: take it back out, the bucket is spent.
+      expect(modify(w, IntentKind.CANCEL, id)).toBe(Deny.NONE);
+      (w as { heard?: unknown[] }).heard?.splice(0);
+      return ids;
+    }
+    ids.push(id);
+  }
+  throw new Error('the bucket never ran out');
+}
+
+describe('router: holding intents for the write budget', () => {
+  it('holds a create the bucket cannot pay for, shows it as HELD, and sends it when the bucket refills', () => {
+    const w = budgetWorld();
+    expect(spend(w)).toHaveLength(9); // 90 of 100 tokens: the last 10 are the cancel reserve
+    const held = place(w, '0.20');
+    expect(held.deny).toBe(Deny.NONE);
+    expect(w.router.held.size).toBe(1);
+    expect(w.router.order(held.id)?.state).toBe(ORDER_STATE_HELD);
+    expect(w.oms.order(held.id)).toBeUndefined();
+    w.clock.advance(100); // 10 tokens
+    void w.router.tick();
+    expect(w.router.held.size).toBe(0);
+    expect(w.oms.order(held.id)?.state).toBe(S.PENDING_NEW); // the same id the strategy was given
+    expect(w.entry.creates.at(-1)?.clientOrderId).toBe(held.id);
+    expect(w.heard).toEqual([[held.id, true, Deny.NONE]]);
+  });
+
+  it('latest wins: amends of a held create rewrite it in place, and a held amend is replaced by a newer one', () => {
+    const w = budgetWorld();
+    const [resting] = spend(w);
+    w.entry.listener!.onCreateAck(resting!, 'o-1', c('0'), c('1'), 0);
+    const held = place(w, '0.20');
+    expect(modify(w, IntentKind.AMEND, held.id, '0.22', '2')).toBe(Deny.NONE);
+    expect(modify(w, IntentKind.AMEND, held.id, '0.23', '3')).toBe(Deny.NONE);
+    expect(modify(w, IntentKind.AMEND, resting!, '0.30', '1')).toBe(Deny.NONE); // held: the bucket is empty
+    expect(modify(w, IntentKind.AMEND, resting!, '0.31', '1')).toBe(Deny.NONE);
+    expect(w.router.held.size).toBe(2);
+    w.clock.advance(1_000);
+    void w.router.tick();
+    const create = w.entry.creates.find((order) => order.clientOrderId === held.id)!;
+    expect([create.price, create.count]).toEqual([p('0.23'), c('3')]);
+    expect(w.entry.amends).toEqual([{ orderId: 'o-1', price: p('0.31'), count: c('1') }]);
+  });
+
+  it('a cancel drops a held create (nothing is sent) and a held amend (the cancel goes out)', () => {
+    const w = budgetWorld();
+    const [resting] = spend(w);
+    w.entry.listener!.onCreateAck(resting!, 'o-1', c('0'), c('1'), 0);
+    const held = place(w, '0.20');
+    modify(w, IntentKind.AMEND, resting!, '0.30', '1');
+    const creates = w.entry.creates.length;
+    expect(modify(w, IntentKind.CANCEL, held.id)).toBe(Deny.NONE);
+    expect(modify(w, IntentKind.CANCEL, resting!)).toBe(Deny.NONE);
+    expect(w.router.held.size).toBe(0);
+    expect(w.router.order(held.id)).toBeNull();
+    expect(w.entry.cancels).toEqual([{ orderId: 'o-1', subaccount: 0 }]); // from the reserve, at once
+    w.clock.advance(1_000);
+    void w.router.tick();
+    expect(w.entry.creates.length).toBe(creates);
+    expect(w.entry.amends).toEqual([]);
+    expect(w.heard).toEqual([[held.id, false, Deny.NONE], [resting, false, Deny.NONE]]);
+  });
+
+  it('cancels go before held creates and amends: the reserve pays for them while creates wait', () => {
+    const w = budgetWorld();
+    const ids = spend(w);
+    for (const [i, id] of ids.entries()) w.entry.listener!.onCreateAck(id, `o-${i}`, c('0'), c('1'), 0);
+    for (let i = 0; i < 3; i++) place(w, '0.20');
+    expect(w.router.held.size).toBe(3);
+    for (let i = 0; i < 5; i++) expect(modify(w, IntentKind.CANCEL, ids[i]!)).toBe(Deny.NONE);
+    expect(w.entry.cancels.map((x) => x.orderId)).toEqual(['o-0', 'o-1', 'o-2', 'o-3', 'o-4']);
+    expect(w.router.held.size).toBe(3);
+  });
+
+  it('rotates fairly: markets take turns within a strategy, strategies by priority', () => {
+    const w = budgetWorld();
+    const grid = PriceGrid.fromStructure('linear_cent');
+    const markets = ['KX-A', 'KX-B', 'KX-C'].map((ticker) => {
+      const book = new FakeBook();
+      book.updatedAtMs = w.clock.nowMs();
+      return w.gate.addMarket(ticker, grid, book);
+    });
+    w.router.setHolding(1, true, 2);
+    w.router.setHolding(2, true, 1);
+    spend(w);
+    const order: string[] = [];
+    // Strategy 1 wants 3 orders on each of three markets, strategy 2 wants 3 on one.
+    for (let round = 0; round < 3; round++) for (const market of markets) order.push(`1:${place(w, '0.20', 1, market).id}`);
+    for (let round = 0; round < 3; round++) order.push(`2:${place(w, '0.20', 2, markets[0]).id}`);
+    expect(w.router.held.size).toBe(12);
+    const sent: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      w.clock.advance(100); // one create's worth
+      const before = w.entry.creates.length;
+      void w.router.tick();
+      for (const create of w.entry.creates.slice(before)) sent.push(order.find((tag) => tag.endsWith(`:${create.clientOrderId}`))!);
+    }
+    const owners = sent.map((tag) => tag[0]).join('');
+    // Weighted round robin 2:1 while both have work, then the rest of strategy 1.
+    expect(owners).toBe('112112112111');
+    // Within strategy 1 its markets alternate in the order they asked (FIFO of distinct orders).
+    const tickers = sent.filter((tag) => tag[0] === '1').map((tag) => w.entry.creates.find((x) => tag.endsWith(`:${x.clientOrderId}`))!.ticker);
+    expect(tickers).toEqual(['KX-A', 'KX-B', 'KX-C', 'KX-A', 'KX-B', 'KX-C', 'KX-A', 'KX-B', 'KX-C']);
+  });
+
+  it('a held create the gate now refuses for another reason is dropped with that code and reported', () => {
+    const w = budgetWorld();
+    spend(w);
+    const held = place(w, '0.20');
+    w.book.synced = false;
+    w.clock.advance(1_000);
+    w.book.updatedAtMs = w.clock.nowMs();
+    void w.router.tick();
+    expect(w.router.held.size).toBe(0);
+    expect(w.heard).toEqual([[held.id, false, Deny.BOOK_NOT_SYNCED]]);
+    expect(w.router.holdStats).toMatchObject({ heldDropped: 2, heldSent: 0 }); // spend()'s probe, then this one
+  });
+
+  it('the kill switch drops everything held', async () => {
+    const w = budgetWorld();
+    spend(w);
+    const held = place(w, '0.20');
+    await w.router.killSwitch('test');
+    expect(w.router.held.size).toBe(0);
+    expect(w.heard).toEqual([[held.id, false, Deny.KILL_SWITCH]]);
+  });
+
+  it('a strategy that asks not to be held is denied RATE_LIMITED as before', () => {
+    const w = budgetWorld();
+    w.router.setHolding(0, false, 1);
+    const denies: Deny[] = [];
+    for (let i = 0; i < 12; i++) denies.push(place(w, '0.20').deny);
+    expect(denies).toEqual([...Array(9).fill(Deny.NONE), Deny.RATE_LIMITED, Deny.RATE_LIMITED, Deny.RATE_LIMITED]);
+    expect(w.router.held.size).toBe(0);
+  });
+
+  it('creates released in one turn go out as V2 batches of at most 20 within the bucket, and the ledger stays equal to the live orders', () => {
+    const entry = new BatchEntry();
+    const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 500, writeCapacityTokens: 500, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
+    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+    const ids: string[] = [];
+    for (let i = 0; i < 70; i++) {
+      const intent = createIntent();
+      intent.kind = IntentKind.NEW;
+      intent.market = b.market;
+      intent.side = 'bid';
+      intent.price = p('0.10');
+      intent.count = c('1');
+      expect(router.submit(intent)).toBe(Deny.NONE);
+      ids.push(intent.clientOrderId);
+    }
+    // 45 creates fit the first 450 tokens (50 are the reserve), one by one; 25 are held.
+    expect(entry.creates.length).toBe(45);
+    expect(router.held.size).toBe(25);
+    b.clock.advance(500); // 250 tokens: 25 creates
+    void router.tick();
+    expect(entry.batches.map((batch) => batch.length)).toEqual([20, 5]);
+    expect(entry.batches.flat()).toEqual(ids.slice(45));
+    expect(router.held.size).toBe(0);
+    expect(b.gate.budget.writeTokens(b.clock.nowMs())).toBeLessThan(b.gate.budget.writeReserve + 10);
+    // Partly rejected batch: each item's answer applies to its own order.
+    const [first, second] = entry.batches[0]!;
+    entry.listener!.onCreateAck(first!, 'o-first', c('0'), c('1'), 0);
+    entry.listener!.onCreateReject(second!, { status: 400, code: 'invalid_price', message: '', details: '' });
+    expect(b.oms.order(first!)!.state).toBe(S.RESTING);
+    expect(b.oms.order(second!)!.state).toBe(S.REJECTED);
+    expect(() => b.gate.assertLedger(b.oms.liveOrders())).not.toThrow();
+  });
+});
