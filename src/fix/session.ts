@@ -99,6 +99,16 @@ export interface FixAcceptorOptions extends CommonOptions {
   /** Key restrictions and flag rules (fix.md §11 step 9): a refusal Text, or null to accept. */
   authorize?(logon: FixMessage, keyId: string, kind: SessionKind): string | null;
   /**
+   * True while the transport holds more unsent bytes than the connection's output budget: a
+   * resend pauses and continues on continueResend() (the owner calls it on the socket's 'drain').
+   * Absent: a resend is written in steps of `resendStepMax` without waiting.
+   */
+  outputBlocked?(): boolean;
+  /** Messages a resend writes per step before yielding to the owner's continueResend() (default: all). */
+  resendStepMax?: number;
+  /** Bills a ResendRequest to the owner's message-rate bound; false = refused (the owner has logged out). */
+  admitResend?(): boolean;
+  /**
    * The HeartBtInt(108) rule of the exchange behind this listener. Predictions (default): required,
    * > 3. Margin (fix.md §1): optional with a default of 30, >= 3.
    */
@@ -140,6 +150,10 @@ export class FixSession {
   #testRequestCount = 0;
   #resendPending = false;
   #resendUntil = 0;
+  /** The resend in progress (at most one per session): next MsgSeqNum to replay, 0 when none. */
+  #replayNext = 0;
+  #replayEnd = 0;
+  #replayGapStart = -1;
   #building = false;
   #receiving = false;
   readonly #pendingChunks: Buffer[] = [];
@@ -199,6 +213,15 @@ export class FixSession {
   }
   get nextIncoming(): number {
     return this.#store === null ? 1 : this.#store.nextIncoming();
+  }
+  /** True while a resend is in progress (paused on the output budget or between steps). */
+  get resending(): boolean {
+    return this.#replayNext !== 0;
+  }
+
+  /** Continues a paused resend (the transport drained, or the previous step ended). */
+  continueResend(): void {
+    if (this.#replayNext !== 0 && this.#state === 'active') this.#pumpResend();
   }
 
   /** The transport is up: an initiator sends its signed Logon, an acceptor waits for one. */
@@ -487,7 +510,11 @@ export class FixSession {
     if (this.#resendPending && newSeq > this.#resendUntil) this.#resendPending = false;
   }
 
-  /** Replays [BeginSeqNo, EndSeqNo]: application messages resent with 43=Y/122, session ones gap-filled. */
+  /**
+   * Replays [BeginSeqNo, EndSeqNo]: application messages resent with 43=Y/122, session ones
+   * gap-filled. Streamed: one resend at a time per session (a second ResendRequest while one runs
+   * is answered Reject 373=5 and the first goes on), paused while the output budget is exceeded.
+   */
   #onResendRequest(message: FixMessage): void {
     const seq = message.msgSeqNum;
     const store = this.#store as SequenceStore;
@@ -495,11 +522,17 @@ export class FixSession {
       this.#sendReject(seq, SessionRejectReason.INVALID_MSG_TYPE, Tag.MsgType, MsgType.ResendRequest, 'ResendRequest not supported on this session');
       return;
     }
+    const options = this.#options;
+    if (options.role === 'acceptor' && options.admitResend !== undefined && !options.admitResend()) return;
     const begin = message.getInt(Tag.BeginSeqNo);
     let end = message.getInt(Tag.EndSeqNo);
     if (begin === INT_INVALID || end === INT_INVALID || begin < 1 || end < 0) {
       this.#sendReject(seq, SessionRejectReason.REQUIRED_TAG_MISSING, begin === INT_INVALID ? Tag.BeginSeqNo : Tag.EndSeqNo,
         MsgType.ResendRequest, 'BeginSeqNo and EndSeqNo required');
+      return;
+    }
+    if (this.#replayNext !== 0) {
+      this.#sendReject(seq, SessionRejectReason.VALUE_INCORRECT, Tag.BeginSeqNo, MsgType.ResendRequest, 'ResendRequest already in progress');
       return;
     }
     const last = store.nextOutgoing() - 1;
@@ -510,19 +543,34 @@ export class FixSession {
       this.#sendReject(seq, SessionRejectReason.VALUE_INCORRECT, Tag.BeginSeqNo, MsgType.ResendRequest, 'BeginSeqNo outside the retention window');
       return;
     }
-    let gapStart = -1;
-    for (let current = begin; current <= end; current++) {
+    this.#replayNext = begin;
+    this.#replayEnd = end;
+    this.#replayGapStart = -1;
+    this.#pumpResend();
+  }
+
+  /** Writes the resend in progress until it ends, the output budget is exceeded, or a step is done. */
+  #pumpResend(): void {
+    const store = this.#store as SequenceStore;
+    const options = this.#options;
+    const blocked = options.role === 'acceptor' ? options.outputBlocked : undefined;
+    let stepLeft = options.role === 'acceptor' ? options.resendStepMax ?? Infinity : Infinity;
+    while (this.#replayNext <= this.#replayEnd) {
+      if (this.#transport === null || stepLeft-- <= 0 || (blocked !== undefined && blocked())) return;
+      const current = this.#replayNext++;
       const stored = store.loadOutgoing(current);
       const parsed = stored === null ? null : parseMessage(stored, this.#replayMessage);
       if (!(parsed instanceof FixMessage) || isAdminMsgType(parsed.msgType())) {
-        if (gapStart === -1) gapStart = current;
+        if (this.#replayGapStart === -1) this.#replayGapStart = current;
         continue;
       }
-      if (gapStart !== -1) this.#sendGapFill(gapStart, current);
-      gapStart = -1;
+      if (this.#replayGapStart !== -1) this.#sendGapFill(this.#replayGapStart, current);
+      this.#replayGapStart = -1;
       this.#resend(parsed, current);
     }
-    if (gapStart !== -1) this.#sendGapFill(gapStart, end + 1);
+    if (this.#replayGapStart !== -1) this.#sendGapFill(this.#replayGapStart, this.#replayEnd + 1);
+    this.#replayNext = 0;
+    this.#replayGapStart = -1;
   }
 
   #resend(original: FixMessage, seq: number): void {
@@ -593,12 +641,22 @@ export class FixSession {
   /** fix.md §11 logon checks, in its order, for the acceptor. */
   #onLogonRequest(message: FixMessage, msgType: string, options: FixAcceptorOptions): void {
     // Until the checks pass, answers go to the CompIDs the Logon itself carries.
+    // Bounded: an overlong CompID is never echoed (the refusal goes to 'unknown').
     this.#ourCompId = printableOr(message, Tag.TargetCompID, 'unknown');
     this.#peerCompId = printableOr(message, Tag.SenderCompID, 'unknown');
     if (msgType !== MsgType.Logon) return this.#refuse('First message must be Logon', false);
     if (message.rejectReason !== REJECT_NONE) return this.#refuse(`Invalid Logon field ${message.rejectTag}`, true);
+    if (compIdTooLong(message, Tag.SenderCompID) || compIdTooLong(message, Tag.TargetCompID)) {
+      return this.#refuse(`SenderCompID(49) and TargetCompID(56) are at most ${COMP_ID_CHARS_MAX} characters`, true);
+    }
     const sendingTimeMs = message.getTimestamp(Tag.SendingTime);
-    if (sendingTimeMs < 0 || (this.#toleranceMs > 0 && Math.abs(sendingTimeMs - this.#clock.nowMs()) > this.#toleranceMs)) {
+    if (sendingTimeMs < 0) {
+      const missing = !message.has(Tag.SendingTime);
+      this.#sendRejectRaw(message.msgSeqNum, missing ? SessionRejectReason.REQUIRED_TAG_MISSING : SessionRejectReason.INCORRECT_DATA_FORMAT,
+        Tag.SendingTime, msgType, missing ? 'Required tag missing' : 'Incorrect data format for value');
+      return this.#refuse(missing ? 'SendingTime(52) missing' : 'SendingTime(52) invalid', true);
+    }
+    if (this.#toleranceMs > 0 && Math.abs(sendingTimeMs - this.#clock.nowMs()) > this.#toleranceMs) {
       this.#sendRejectRaw(message.msgSeqNum, SessionRejectReason.SENDING_TIME_ACCURACY, Tag.SendingTime, msgType, 'SendingTime accuracy problem');
       return this.#refuse('SendingTime accuracy problem', true);
     }
@@ -733,6 +791,7 @@ export class FixSession {
   #finish(): void {
     this.#state = 'closed';
     this.#building = false;
+    this.#replayNext = 0;
     this.#framer.reset();
     this.#transport = null;
     if (this.#claimed) {
@@ -755,7 +814,15 @@ function isPrintable(text: string): boolean {
   return text.length > 0;
 }
 
+/** CompIDs: a key id is a 36-character UUID, a session name at most 9 characters; 64 leaves room. */
+const COMP_ID_CHARS_MAX = 64;
+
 function printableOr(message: FixMessage, tag: number, fallback: string): string {
   const value = message.getString(tag);
-  return value !== null && isPrintable(value) ? value : fallback;
+  return value !== null && value.length <= COMP_ID_CHARS_MAX && isPrintable(value) ? value : fallback;
+}
+
+function compIdTooLong(message: FixMessage, tag: number): boolean {
+  const i = message.indexOf(tag);
+  return i !== -1 && message.valueEndAt(i) - message.valueStartAt(i) > COMP_ID_CHARS_MAX;
 }

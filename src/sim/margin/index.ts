@@ -4,6 +4,6 @@ export { loadMarginCatalog, parseMarginCatalog, maintenanceRatePpm, DEFAULT_MARG
 export { isMarginError, marginError, type MarginError, type MarginOrderRecord, type AccountRecord, type PositionRecord, type MarketState, type MarginTradeRecord, type MarginFillRecord, type TimeInForce as MarginTimeInForce, type SelfTradePrevention as MarginSelfTradePrevention } from './records.ts';
 export * as marginRender from './render.ts';
 export { ppmToNumber, PPM } from './arith.ts';
-export { ExitTriggers, CROSS_BRACKETS_MAX, type ExitTriggerRecord, type SetTriggerRequest, type PositionSlot, type TriggerKind, type TriggerSlot } from './triggers.ts';
+export { ExitTriggers, CROSS_BRACKETS_MAX, TERMINAL_TRIGGERS_RETAINED, type ExitTriggerRecord, type SetTriggerRequest, type PositionSlot, type TriggerKind, type TriggerSlot } from './triggers.ts';
 export { MarginOrderGroups, MARGIN_EXCHANGE_INDEX, type MarginOrderGroup, type MarginOrderGroupEvent } from './order-groups.ts';
 export { MarginBookLevels, type LevelChange } from './book-levels.ts';

@@ -37,7 +37,7 @@ import {
   type SelfTradePrevention,
   type TimeInForce,
 } from './records.ts';
-import { ExitTriggers } from './triggers.ts';
+import { ExitTriggers, TERMINAL_TRIGGERS_RETAINED } from './triggers.ts';
 import { ExpiryHeap } from '../engine/expiry-heap.ts';
 
 /** One contract in count units: the Margin exchange trades whole contracts. */
@@ -95,6 +95,8 @@ export interface MarginEngineOptions {
   catalog: MarginCatalog;
   now: () => number;
   seed: number;
+  /** Ended exit triggers kept for client_trigger_id replays (default TERMINAL_TRIGGERS_RETAINED). */
+  terminalTriggersRetained?: number;
 }
 
 export class MarginEngine {
@@ -114,7 +116,7 @@ export class MarginEngine {
   /** Maintenance margin per `user|sub|assetClass` at the cycle start, centicents. */
   readonly baselineMaintenance = new Map<string, number>();
   /** Exit triggers (triggers.ts), evaluated against the marks in every settle pass. */
-  readonly triggers: ExitTriggers = new ExitTriggers(this);
+  readonly triggers: ExitTriggers;
   /** The WebSocket feed (server/ws/margin-feed.ts); null when nothing listens. */
   listener: MarginEngineListener | null = null;
   /** Further listeners beside `listener` (the FIX acceptor's Margin sessions); see observe(). */
@@ -130,6 +132,7 @@ export class MarginEngine {
   constructor(options: MarginEngineOptions) {
     this.catalog = options.catalog;
     this.now = options.now;
+    this.triggers = new ExitTriggers(this, options.terminalTriggersRetained ?? TERMINAL_TRIGGERS_RETAINED);
     this.#ids = new IdSource(new SeededRandom(options.seed * 7919 + 17));
     const nowMs = this.now();
     for (const spec of options.catalog.markets) {
@@ -241,26 +244,8 @@ export class MarginEngine {
     if (clientIds.has(request.clientOrderId)) return marginError(409, 'order_already_exists', 'order with this client_order_id already exists');
     const account = this.accounts.get(accountKey(userId, subaccount));
     if (account === undefined) return marginError(404, 'user_not_found', 'margin account not found');
-    let count = request.count;
-    if (request.reduceOnly) {
-      if (request.timeInForce === 'good_till_canceled') return marginError(400, 'invalid_order', 'reduce_only orders must be immediate_or_cancel or fill_or_kill', 'reduce_only');
-      const held = account.positions.get(request.ticker)?.count ?? 0;
-      const reducible = request.side === 'ask' ? Math.max(held, 0) : Math.max(-held, 0);
-      if (reducible === 0) return marginError(400, 'invalid_order', 'reduce_only order would not reduce the position', 'reduce_only');
-      count = Math.min(count, reducible);
-    }
-    const crossing = request.side === 'bid' ? market.book.crossingCount('ask', request.price) : market.book.crossingCount('bid', request.price);
-    if (request.postOnly && crossing > 0) return marginError(400, 'invalid_order', 'invalid order', 'post only cross');
-    if (request.expirationTs !== null) {
-      // As the Predictions engine (matching.ts): GTC only, and in the future.
-      if (request.timeInForce !== 'good_till_canceled') return marginError(400, 'invalid_order', 'expiration_time is only allowed with good_till_canceled', 'expiration_time');
-      if (!Number.isSafeInteger(request.expirationTs) || request.expirationTs * 1000 <= this.now()) return marginError(400, 'invalid_order', 'expiration_time must be in the future', 'expiration_time');
-    }
-    if (request.timeInForce === 'fill_or_kill' && crossing < count) return marginError(400, 'fill_or_kill_insufficient_resting_volume', 'fill or kill order cannot be filled in full');
-    if (source === 'user' && !request.reduceOnly) {
-      const shortfall = this.#initialMarginShortfall(account, market, request.side, count, request.price);
-      if (shortfall > 0) return marginError(400, 'insufficient_balance', 'insufficient margin for this order', `initial margin short by ${shortfall} centicents`);
-    }
+    const count = this.#admit(account, market, request, source, null);
+    if (typeof count !== 'number') return count;
     clientIds.add(request.clientOrderId);
     const nowMs = this.now();
     const order: MarginOrderRecord = {
@@ -301,7 +286,11 @@ export class MarginEngine {
     return { order, execution };
   }
 
-  /** Amend price and/or the order's total fillable count (`count` = filled + new remaining). */
+  /**
+   * Amend price and/or the order's total fillable count (`count` = filled + new remaining). The new
+   * state passes the same checks as a create (#admit), net of what the order reserves now, before
+   * anything changes: an amend is refused whole or applied whole.
+   */
   amend(userId: string, subaccount: number, orderId: string, ticker: string, side: BookSide, price: number, count: number, updatedClientOrderId: string | null): AmendResult | MarginError {
     this.advance();
     const order = this.#ownOrder(userId, subaccount, orderId);
@@ -312,13 +301,17 @@ export class MarginEngine {
     const check = this.#checkOrderShape(market.spec, price, count);
     if (check !== null) return check;
     if (count <= order.filled) return marginError(400, 'invalid_order_size', 'count must exceed the contracts already filled', 'count');
-    if (updatedClientOrderId !== null && updatedClientOrderId !== order.clientOrderId) {
-      const clientIds = this.#clientIds.get(userId)!;
-      if (clientIds.has(updatedClientOrderId)) return marginError(409, 'order_already_exists', 'order with this client_order_id already exists');
+    const renamed = updatedClientOrderId !== null && updatedClientOrderId !== order.clientOrderId;
+    const clientIds = this.#clientIds.get(userId)!;
+    if (renamed && clientIds.has(updatedClientOrderId)) return marginError(409, 'order_already_exists', 'order with this client_order_id already exists');
+    const account = this.accounts.get(accountKey(userId, order.subaccount))!;
+    const admitted = this.#admit(account, market, amendedRequest(order, price, count - order.filled), order.source, order);
+    if (typeof admitted !== 'number') return admitted;
+    if (renamed) {
       clientIds.add(updatedClientOrderId);
       order.clientOrderId = updatedClientOrderId;
     }
-    const newRemaining = count - order.filled;
+    const newRemaining = admitted;
     const keepsPriority = price === order.price && newRemaining <= order.remaining;
     const sizeChanged = newRemaining !== order.remaining;
     const execution: ExecutionSummary = { filled: 0, costUnits: 0, fees: 0 };
@@ -476,8 +469,11 @@ export class MarginEngine {
     return total;
   }
 
-  /** Margin of resting orders: initial margin of the worse side of each market's resting exposure beyond the position. */
-  restingOrdersMarginOf(account: AccountRecord): number {
+  /**
+   * Margin of resting orders: initial margin of the worse side of each market's resting exposure
+   * beyond the position; `excluding` (an order being amended) is left out.
+   */
+  restingOrdersMarginOf(account: AccountRecord, excluding: MarginOrderRecord | null = null): number {
     let total = 0;
     for (const market of this.markets.values()) {
       let bids = 0;
@@ -485,7 +481,7 @@ export class MarginEngine {
       for (const side of ['bid', 'ask'] as const) {
         for (const level of market.book.levels(side)) {
           for (const order of level.orders) {
-            if (order.userId !== account.userId || order.subaccount !== account.subaccount) continue;
+            if (order.userId !== account.userId || order.subaccount !== account.subaccount || order === excluding) continue;
             if (side === 'bid') bids += order.remaining;
             else asks += order.remaining;
           }
@@ -581,21 +577,67 @@ export class MarginEngine {
     if (status === 'canceled') order.remaining = 0;
   }
 
-  /** Initial margin the account lacks to also carry this order fully filled (0 when enough). */
-  #initialMarginShortfall(account: AccountRecord, market: MarketState, side: BookSide, count: number, price: number): number {
+  /**
+   * The checks an order's new state must pass, shared by create and amend so they cannot drift:
+   * reduce-only, post-only crossing, expiration, fill-or-kill volume, and initial margin (the
+   * leverage the maintenance tiers allow). `own` is the resting order an amend changes (null on a
+   * create): its current reservation is not counted twice, and an amend that does not raise the
+   * margin it needs (smaller, or priced away) passes even on an account short of margin, as a
+   * cancel would. Returns the count to place (reduce-only clips it to the position), or the refusal.
+   */
+  #admit(account: AccountRecord, market: MarketState, request: CreateMarginOrder, source: OrderSource, own: MarginOrderRecord | null): number | MarginError {
+    let count = request.count;
+    if (request.reduceOnly) {
+      if (request.timeInForce === 'good_till_canceled') return marginError(400, 'invalid_order', 'reduce_only orders must be immediate_or_cancel or fill_or_kill', 'reduce_only');
+      const held = account.positions.get(request.ticker)?.count ?? 0;
+      const reducible = request.side === 'ask' ? Math.max(held, 0) : Math.max(-held, 0);
+      if (reducible === 0) return marginError(400, 'invalid_order', 'reduce_only order would not reduce the position', 'reduce_only');
+      count = Math.min(count, reducible);
+    }
+    // The order's own resting size sits on its own side, so it never counts toward its crossing volume.
+    const crossing = request.side === 'bid' ? market.book.crossingCount('ask', request.price) : market.book.crossingCount('bid', request.price);
+    if (request.postOnly && crossing > 0) return marginError(400, 'invalid_order', 'invalid order', 'post only cross');
+    if (request.expirationTs !== null) {
+      // As the Predictions engine (matching.ts): GTC only, and in the future.
+      if (request.timeInForce !== 'good_till_canceled') return marginError(400, 'invalid_order', 'expiration_time is only allowed with good_till_canceled', 'expiration_time');
+      if (!Number.isSafeInteger(request.expirationTs) || request.expirationTs * 1000 <= this.now()) return marginError(400, 'invalid_order', 'expiration_time must be in the future', 'expiration_time');
+    }
+    if (request.timeInForce === 'fill_or_kill' && crossing < count) return marginError(400, 'fill_or_kill_insufficient_resting_volume', 'fill or kill order cannot be filled in full');
+    if (source === 'user' && !request.reduceOnly) {
+      const shortfall = this.#initialMarginShortfall(account, market, request.side, count, request.price, own);
+      if (shortfall > 0) return marginError(400, 'insufficient_balance', 'insufficient margin for this order', `initial margin short by ${shortfall} centicents`);
+    }
+    return count;
+  }
+
+  /**
+   * Initial margin the account lacks to also carry this order fully filled (0 when enough). With
+   * `own` (an amend), that order's current size is left out of the resting-order margin, and 0 is
+   * returned when the new state needs no more than the current one.
+   */
+  #initialMarginShortfall(account: AccountRecord, market: MarketState, side: BookSide, count: number, price: number, own: MarginOrderRecord | null): number {
     const held = account.positions.get(market.spec.ticker)?.count ?? 0;
     const after = held + (side === 'bid' ? count : -count);
     if (Math.abs(after) <= Math.abs(held) && Math.sign(after) !== -Math.sign(held)) return 0; // reducing
-    let required = this.restingOrdersMarginOf(account);
+    const required = this.#initialMarginWith(account, market, after, price, own);
+    if (own !== null) {
+      const heldAfterNow = held + (own.side === 'bid' ? own.remaining : -own.remaining);
+      if (required <= this.#initialMarginWith(account, market, heldAfterNow, own.price, own)) return 0;
+    }
+    const shortfall = required - this.equityOf(account);
+    return shortfall > 0 ? shortfall : 0;
+  }
+
+  /** Initial margin of the account with this market's position at `after` (priced at the worse of mark and `price`), other orders resting. */
+  #initialMarginWith(account: AccountRecord, market: MarketState, after: number, price: number, excluding: MarginOrderRecord | null): number {
+    let required = this.restingOrdersMarginOf(account, excluding);
     for (const position of account.positions.values()) {
       if (position.ticker === market.spec.ticker || position.count === 0) continue;
       const spec = this.markets.get(position.ticker)!.spec;
       required += applyRateCeil(this.positionMaintenance(position), spec.initialMarginMultiplierPpm);
     }
     const notional = notionalOf(Math.max(market.mark, price) as never, after as never);
-    required += applyRateCeil(applyRateCeil(notional, maintenanceRatePpm(market.spec, notional)), market.spec.initialMarginMultiplierPpm);
-    const shortfall = required - this.equityOf(account);
-    return shortfall > 0 ? shortfall : 0;
+    return required + applyRateCeil(applyRateCeil(notional, maintenanceRatePpm(market.spec, notional)), market.spec.initialMarginMultiplierPpm);
   }
 
   /** Matches `taker` against the opposite side until it is done, stops crossing, or self-trade stops it. */
@@ -825,6 +867,23 @@ export class MarginEngine {
     }
     return traded;
   }
+}
+
+/** An amend's new state of `order` in the shape #admit checks: the order's own terms, new price and remaining size. */
+function amendedRequest(order: MarginOrderRecord, price: number, remaining: number): CreateMarginOrder {
+  return {
+    ticker: order.ticker,
+    clientOrderId: order.clientOrderId,
+    side: order.side,
+    count: remaining,
+    price,
+    timeInForce: order.timeInForce,
+    selfTradePrevention: order.selfTradePrevention,
+    postOnly: order.postOnly,
+    reduceOnly: order.reduceOnly,
+    cancelOrderOnPause: order.cancelOrderOnPause,
+    expirationTs: order.expirationTs,
+  };
 }
 
 export function accountKey(userId: string, subaccount: number): string {

@@ -21,6 +21,12 @@
  * priced 50% through the mark like liquidations, with self-trade prevention taker_at_cross so a
  * trigger never cancels the owner's resting orders. A trigger waits while the side it would hit
  * is empty; a partial close stays active and fires again at the next evaluation.
+ *
+ * Memory: a trigger that ends (filled, failed, canceled) leaves the live list at the next prune
+ * and joins a ring of the last TERMINAL_TRIGGERS_RETAINED ended triggers (an engine option); the
+ * one it displaces is forgotten, by id and by client_trigger_id. No route reads an ended trigger by
+ * id (the spec's GETs list live triggers only); the ring serves client_trigger_id replays, so a
+ * replay of a key whose trigger ended that many terminations ago creates a new trigger.
  */
 
 import { mulDivFloor, mulDivRound, PPM } from './arith.ts';
@@ -39,6 +45,8 @@ export const CROSS_BRACKETS_MAX = 20;
 /** Trigger orders reach at most this far through the mark, ppm (as liquidations). */
 const TRIGGER_BAND_PPM = 500_000;
 const CONTRACT_UNITS = 100;
+/** Ended triggers kept for client_trigger_id replays: a memory bound (a few hundred bytes each, well under 1 MB). */
+export const TERMINAL_TRIGGERS_RETAINED = 1024;
 const BPS = 10_000;
 
 export interface ExitTriggerRecord {
@@ -100,21 +108,31 @@ function isLive(trigger: ExitTriggerRecord): boolean {
 
 export class ExitTriggers {
   readonly #engine: MarginEngine;
-  /** Every trigger in creation order (terminal ones stay: replays return them). */
-  readonly #all: ExitTriggerRecord[] = [];
   #live: ExitTriggerRecord[] = [];
+  /** Ring of the latest ended triggers (oldest at #retiredNext once full); see "Memory" above. */
+  readonly #retired: (ExitTriggerRecord | null)[];
+  #retiredNext = 0;
+  /** Live and retained ended triggers by id. */
   readonly #byId = new Map<string, ExitTriggerRecord>();
   /** `userId|client_trigger_id` → the trigger the key created. */
   readonly #byClientKey = new Map<string, ExitTriggerRecord>();
   #seq = 0;
   #fireSeq = 0;
 
-  constructor(engine: MarginEngine) {
+  constructor(engine: MarginEngine, terminalRetained: number = TERMINAL_TRIGGERS_RETAINED) {
+    if (!Number.isSafeInteger(terminalRetained) || terminalRetained < 1) throw new Error('exit triggers: terminalRetained must be a positive integer');
     this.#engine = engine;
+    this.#retired = new Array<ExitTriggerRecord | null>(terminalRetained).fill(null);
   }
 
+  /** A live trigger or one of the retained ended ones; null when unknown or forgotten. */
   get(id: string): ExitTriggerRecord | null {
     return this.#byId.get(id) ?? null;
+  }
+
+  /** Triggers held in memory (live plus retained ended ones): at most live + the ring's capacity. */
+  get storedCount(): number {
+    return this.#byId.size;
   }
 
   /** Live triggers of a slot, optionally of one kind, in creation order. */
@@ -286,7 +304,6 @@ export class ExitTriggers {
       updatedMs: nowMs,
     };
     this.#applyPrices(trigger, request);
-    this.#all.push(trigger);
     this.#live.push(trigger);
     this.#byId.set(trigger.id, trigger);
     if (request.clientTriggerId !== null) this.#byClientKey.set(`${at.userId}|${request.clientTriggerId}`, trigger);
@@ -404,8 +421,22 @@ export class ExitTriggers {
     trigger.updatedMs = this.#engine.now();
   }
 
+  /** Moves ended triggers from the live list into the retained ring. */
   #prune(): void {
-    if (this.#live.some((t) => !isLive(t))) this.#live = this.#live.filter(isLive);
+    if (!this.#live.some((t) => !isLive(t))) return;
+    for (const trigger of this.#live) if (!isLive(trigger)) this.#retire(trigger);
+    this.#live = this.#live.filter(isLive);
+  }
+
+  #retire(trigger: ExitTriggerRecord): void {
+    const evicted = this.#retired[this.#retiredNext];
+    if (evicted !== null) {
+      this.#byId.delete(evicted.id);
+      const key = `${evicted.userId}|${evicted.clientTriggerId}`;
+      if (evicted.clientTriggerId !== null && this.#byClientKey.get(key) === evicted) this.#byClientKey.delete(key);
+    }
+    this.#retired[this.#retiredNext] = trigger;
+    this.#retiredNext = (this.#retiredNext + 1) % this.#retired.length;
   }
 }
 

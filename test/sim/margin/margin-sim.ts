@@ -31,14 +31,14 @@ export interface MarginSim {
   close(): void;
 }
 
-export async function startMarginSim(options: { fundingDollars?: number; catalog?: unknown } = {}): Promise<MarginSim> {
+export async function startMarginSim(options: { fundingDollars?: number; catalog?: unknown; terminalTriggersRetained?: number } = {}): Promise<MarginSim> {
   const clock = new ManualClock(START_MS);
   const now = (): number => clock.nowMs();
   const logger = pino({ level: 'silent' });
   const engine = new SimEngine({ now, seed: 1, catalog: loadCatalog('config/markets.json'), options: {} });
   const keys = new ApiKeyStore('basic');
   const marginCatalog = options.catalog === undefined ? loadMarginCatalog('config/margin-markets.json') : parseMarginCatalog(options.catalog);
-  const margin = new MarginEngine({ catalog: marginCatalog, now, seed: 1 });
+  const margin = new MarginEngine({ catalog: marginCatalog, now, seed: 1, terminalTriggersRetained: options.terminalTriggersRetained });
   const services = new SimServices({
     engine,
     keys,

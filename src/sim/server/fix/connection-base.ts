@@ -37,6 +37,13 @@ export interface AcceptorContext {
   framingErrorsMax: number;
   /** OrderMassCancelRequest spacing, ms (fix.md §1: 1 per second). */
   massCancelIntervalMs: number;
+  /** Unsent bytes a connection may hold before it stops producing market data and resends (fix-acceptor.ts). */
+  outputBytesMax: number;
+  /**
+   * SendingTime of the last accepted Logon per API key and session name, epoch ms: a signed Logon
+   * replayed byte for byte must not log on again (the signature binds the session name, not the venue).
+   */
+  logonTimes: Map<string, number>;
 }
 
 /** Header and trailer tags any message may carry. */
@@ -105,6 +112,8 @@ export abstract class ConnectionBase implements FixApplication {
   protected dropped = false;
   /** Set by the acceptor: destroys the socket without a Logout (faults). */
   dropConnection: () => void = () => {};
+  /** Set by the acceptor: bytes written but not yet sent (the socket's writableLength). */
+  outputBytes: () => number = () => 0;
 
   constructor(ctx: AcceptorContext, sessionName: string) {
     this.ctx = ctx;
@@ -124,8 +133,13 @@ export abstract class ConnectionBase implements FixApplication {
       if (!logon.getFlag(Tag.SkipPendingExecReports) && !logon.getFlag(21003)) return 'ListenerSession(20126)=Y requires SkipPendingExecReports(21011)=Y';
       if (logon.getFlag(Tag.CancelOrdersOnDisconnect)) return 'CancelOrdersOnDisconnect(8013)=Y is not allowed on a listener session';
     }
+    // A replayed signed Logon carries a SendingTime already seen for this key and session (ours; fix.md is silent).
+    const replayKey = `${keyId}|${kind.name}`;
+    const sendingTimeMs = logon.getTimestamp(Tag.SendingTime);
+    if (sendingTimeMs <= (this.ctx.logonTimes.get(replayKey) ?? -1)) return 'SendingTime(52) not newer than the last Logon of this key';
     // fix.md §1: Logon is rate-limited (the read bucket, default cost; ours).
     if (!this.ctx.rateLimiter.admit(keyId, key.tier, 'read', costOf('GET', '/fix/logon').cost)) return 'Rate limit exceeded';
+    this.ctx.logonTimes.set(replayKey, sendingTimeMs);
     this.key = key;
     this.keyId = keyId;
     this.userId = key.userId;
@@ -159,19 +173,32 @@ export abstract class ConnectionBase implements FixApplication {
     else if (event.type === 'closed') this.onClosed();
   }
 
-  onMessage(message: FixMessage, session: FixSession): void {
-    this.session = session;
-    if (this.dropped) return;
+  /**
+   * Counts `count` messages against the per-second message-rate bound (a MarketDataRequest counts
+   * one per symbol, a ResendRequest one); false when the bound is passed: the peer is logged out.
+   */
+  chargeMessages(count: number): boolean {
+    if (this.dropped) return false;
     const now = this.ctx.now();
     if (now - this.#windowStartMs >= 1000) {
       this.#windowStartMs = now;
       this.#windowCount = 0;
     }
-    if (++this.#windowCount > this.ctx.messagesPerSecondMax) {
-      this.dropped = true;
-      session.logout('Message rate exceeded');
-      return;
-    }
+    this.#windowCount += count;
+    if (this.#windowCount <= this.ctx.messagesPerSecondMax) return true;
+    this.dropped = true;
+    this.session?.logout('Message rate exceeded');
+    return false;
+  }
+
+  /** True when the connection's unsent output is at or above the budget: produce no more market data. */
+  outputFull(): boolean {
+    return this.outputBytes() >= this.ctx.outputBytesMax;
+  }
+
+  onMessage(message: FixMessage, session: FixSession): void {
+    this.session = session;
+    if (!this.chargeMessages(1)) return;
     const msgType = message.msgType();
     let dropAfter = false;
     const faults = this.ctx.faults;

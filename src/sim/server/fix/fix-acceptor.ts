@@ -19,8 +19,14 @@
  * per key the same way (settlement reports for a key whose PT session is gone are appended to it).
  * RFQ and MD reset at every Logon. The FIX faults (src/sim/faults): fix_drop_outbound is applied here, on
  * the write of an outbound application message (not on resends); fix_disconnect in
- * connection-base.ts; fix_exchange_unavailable in order-entry-connection.ts. Bounds: connections,
- * bytes per message, messages per second and garbled frames per connection (connection-base.ts).
+ * connection-base.ts; fix_exchange_unavailable in order-entry-connection.ts. Bounds: connections
+ * (in all, per listener and per source address, evicting the oldest connection not logged on to
+ * admit a new one: connection-limits.ts), the time allowed before Logon (2 s), bytes per message,
+ * messages per second and garbled frames per connection (connection-base.ts), and one output budget
+ * per connection: above `outputBytesMax` unsent bytes it produces no market data (a MarketDataRequest
+ * gets 35=Y 281=2, a subscriber that stopped reading its increments is logged out) and a resend
+ * pauses until the socket drains; above `outputBytesDisconnect` (a peer that does not read even its
+ * execution reports, which are never dropped) the connection is closed.
  * One unref'd interval ticks every session (heartbeats, TestRequest, logon timeout).
  *
  * Margin exchange (fix.md §1 "Margin exchange"): KalshiNR, KalshiRT, KalshiDC and KalshiMD again, on listeners
@@ -45,6 +51,7 @@ import type { FixActionFilter } from '../../faults/index.ts';
 import type { SimServices } from '../services.ts';
 import type { AcceptorContext } from './connection-base.ts';
 import type { ConnectionBase } from './connection-base.ts';
+import { ConnectionLimits } from './connection-limits.ts';
 import { DropCopyConnection, MarginDropCopyConnection } from './drop-copy-connection.ts';
 import { MarketDataConnection } from './market-data-connection.ts';
 import { MarketDataHub } from './market-data-hub.ts';
@@ -82,6 +89,16 @@ export interface FixAcceptorOptions {
   messageBytesMax?: number;
   /** Live connections across all listeners (default 256). */
   connectionsMax?: number;
+  /** Live connections on one listener (default 128). */
+  connectionsPerListenerMax?: number;
+  /** Live connections from one remote address (default 64). */
+  connectionsPerSourceMax?: number;
+  /** Time a connection may stay without a valid Logon, ms (default 2,000; also the wait for a Logout answer). */
+  logonTimeoutMs?: number;
+  /** Unsent bytes per connection above which market data and resends stop (default 1 MiB). */
+  outputBytesMax?: number;
+  /** Unsent bytes per connection above which it is closed (default 16 MiB). */
+  outputBytesDisconnect?: number;
   /** Application messages per connection per second before it is logged out (default 2,000). */
   messagesPerSecondMax?: number;
   /** Garbled frames per connection before it is closed (default 100). */
@@ -97,6 +114,15 @@ export const FIX_ACCEPTOR_DEFAULTS = Object.freeze({
   sendingTimeToleranceMs: 30_000,
   messageBytesMax: 16 * 1024,
   connectionsMax: 256,
+  connectionsPerListenerMax: 128,
+  connectionsPerSourceMax: 64,
+  logonTimeoutMs: 2_000,
+  // 1 MiB holds the largest single answer we produce in one go (a 1,024-symbol snapshot request of
+  // deep books is about 0.75 MB); 16 MiB x 256 connections bounds what slow readers can pin.
+  outputBytesMax: 1024 * 1024,
+  outputBytesDisconnect: 16 * 1024 * 1024,
+  /** Messages a resend writes per event-loop turn (a 30,000-message replay never stalls the loop). */
+  resendStepMax: 500,
   messagesPerSecondMax: 2_000,
   framingErrorsMax: 100,
   rtMessagesMax: 100_000,
@@ -110,6 +136,9 @@ interface Live {
   session: FixSession;
   name: FixSessionKindServed;
   venue: Venue;
+  source: string;
+  /** A setImmediate continuation of a resend is queued. */
+  resendQueued: boolean;
 }
 
 export class FixAcceptor {
@@ -135,6 +164,7 @@ export class FixAcceptor {
   readonly #rtFlags = new Map<string, ReportFlags>(); // keys whose last order-entry session was RT
   readonly #servers: Server[] = [];
   readonly #live = new Set<Live>();
+  readonly #limits: ConnectionLimits<Live>;
   readonly #encoder = new FixEncoder();
   readonly #detach: Array<() => void> = [];
   #timer: NodeJS.Timeout | null = null;
@@ -158,7 +188,18 @@ export class FixAcceptor {
       messagesPerSecondMax: options.messagesPerSecondMax ?? FIX_ACCEPTOR_DEFAULTS.messagesPerSecondMax,
       framingErrorsMax: options.framingErrorsMax ?? FIX_ACCEPTOR_DEFAULTS.framingErrorsMax,
       massCancelIntervalMs: 1_000,
+      outputBytesMax: options.outputBytesMax ?? FIX_ACCEPTOR_DEFAULTS.outputBytesMax,
+      logonTimes: new Map(),
     };
+    this.#limits = new ConnectionLimits<Live>({
+      totalMax: options.connectionsMax ?? FIX_ACCEPTOR_DEFAULTS.connectionsMax,
+      perListenerMax: options.connectionsPerListenerMax ?? FIX_ACCEPTOR_DEFAULTS.connectionsPerListenerMax,
+      perSourceMax: options.connectionsPerSourceMax ?? FIX_ACCEPTOR_DEFAULTS.connectionsPerSourceMax,
+      sourceOf: (live) => live.source,
+      listenerOf: (live) => `${live.venue}:${live.name}`,
+      pending: (live) => live.session.state === 'awaiting-logon' || live.session.state === 'idle',
+      evict: (live) => live.socket.destroy(),
+    });
     this.marketData = new MarketDataHub(services.engine);
     this.rfqs = new RfqHub(services.engine, this.hub);
     this.settlements = new SettlementHub({
@@ -188,7 +229,11 @@ export class FixAcceptor {
   async #listenFor(name: FixSessionKindServed, venue: Venue): Promise<number> {
     const onSocket = (socket: Socket): void => this.#accept(socket, name, venue);
     const tls = this.#options.tls;
-    const server = tls ? createTlsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2' }, onSocket) : createTcpServer(onSocket);
+    // The TLS handshake gets the logon timeout too: a socket that never finishes it is not yet counted here.
+    const handshakeTimeout = this.#options.logonTimeoutMs ?? FIX_ACCEPTOR_DEFAULTS.logonTimeoutMs;
+    const server = tls
+      ? createTlsServer({ cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', handshakeTimeout }, onSocket)
+      : createTcpServer(onSocket);
     server.on('error', (error) => this.#context.logger.error({ err: error, session: name, venue }, 'fix: listener error'));
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -221,7 +266,7 @@ export class FixAcceptor {
 
   #accept(socket: Socket, name: FixSessionKindServed, venue: Venue): void {
     const options = this.#options;
-    if (this.#closed || this.#live.size >= (options.connectionsMax ?? FIX_ACCEPTOR_DEFAULTS.connectionsMax)) {
+    if (this.#closed) {
       socket.destroy();
       return;
     }
@@ -230,6 +275,7 @@ export class FixAcceptor {
     // The RT/PT bookkeeping of #noteLogon is the Predictions venue's; a Margin logon must not touch it.
     if (venue === 'predictions') connection.afterLogon = () => this.#noteLogon(connection, name);
     connection.dropConnection = () => socket.destroy();
+    connection.outputBytes = () => socket.writableLength;
     // Wire-to-wire probe (../probe.ts): when each chunk of an order-entry socket was read (this listener
     // runs before the session's, below), taken by the connection's NewOrderSingle as its arrival.
     const wireProbe = options.services.probe;
@@ -237,14 +283,14 @@ export class FixAcceptor {
       connection.wireProbe = wireProbe;
       socket.on('data', () => wireProbe.noteFixBytes());
     }
-    const faults = this.#context.faults;
+    const outputBytesMax = this.#context.outputBytesMax;
     const session = new FixSession({
       role: 'acceptor',
       sessionNames: [name],
       clock: options.clock,
       sendingTimeToleranceMs: options.sendingTimeToleranceMs ?? FIX_ACCEPTOR_DEFAULTS.sendingTimeToleranceMs,
       messageBytesMax: options.messageBytesMax ?? FIX_ACCEPTOR_DEFAULTS.messageBytesMax,
-      handshakeTimeoutMs: 10_000,
+      handshakeTimeoutMs: options.logonTimeoutMs ?? FIX_ACCEPTOR_DEFAULTS.logonTimeoutMs,
       registry: venue === 'margin' ? (name === 'KalshiMD' ? this.#marginMdRegistry : this.#marginRegistry) : name === 'KalshiMD' ? this.#mdRegistry : this.#registry,
       publicKeyOf: (keyId) => this.#context.keys.get(keyId)?.publicKey ?? null,
       storeFor: (keyId, sessionName) => (venue === 'margin'
@@ -252,14 +298,35 @@ export class FixAcceptor {
         : sessionName === 'KalshiRT' ? this.#rtStore(keyId) : sessionName === 'KalshiPT' ? this.#ptStore(keyId) : new MemorySequenceStore()),
       authorize: (logon, keyId, kind) => connection.authorize(logon, keyId, kind),
       heartbeat: venue === 'margin' ? MARGIN_HEARTBEAT : undefined,
+      outputBlocked: () => socket.writableLength >= outputBytesMax,
+      resendStepMax: FIX_ACCEPTOR_DEFAULTS.resendStepMax,
+      admitResend: () => connection.chargeMessages(1),
     }, connection);
-    const live: Live = { socket, session, name, venue };
+    const live: Live = { socket, session, name, venue, source: socket.remoteAddress ?? '', resendQueued: false };
+    if (!this.#limits.admit(live)) {
+      socket.destroy();
+      return;
+    }
     this.#live.add(live);
+    this.#wire(live);
+  }
+
+  /** The socket's handlers and the session's transport (the output budget's disconnect bound is here). */
+  #wire(live: Live): void {
+    const { socket, session, name } = live;
+    const faults = this.#context.faults;
+    const logger = this.#context.logger;
+    const disconnectBytes = this.#options.outputBytesDisconnect ?? FIX_ACCEPTOR_DEFAULTS.outputBytesDisconnect;
     const transport: FixTransport = {
       write(bytes: Uint8Array): void {
         if (socket.destroyed) return;
         if (faults.fixActive && droppedByFault(bytes, name, session.keyId, faults)) return;
         socket.write(Buffer.from(bytes));
+        // Nothing an order-entry session sends is dropped; a peer that does not read it loses the connection instead.
+        if (socket.writableLength > disconnectBytes) {
+          logger.warn({ session: name, keyId: session.keyId, unsentBytes: socket.writableLength }, 'fix: peer not reading, closing');
+          socket.destroy();
+        }
       },
       end(): void {
         socket.end();
@@ -272,18 +339,40 @@ export class FixAcceptor {
       try {
         session.receive(chunk);
       } catch (error) {
-        this.#context.logger.error({ err: error, session: name }, 'fix: session failed on input; closing the connection');
+        logger.error({ err: error, session: name }, 'fix: session failed on input; closing the connection');
         socket.destroy();
       } finally {
         socket.uncork();
       }
+      if (session.resending) this.#continueResend(live);
     });
+    // A resend paused on the output budget goes on once the peer has read what was sent.
+    socket.on('drain', () => this.#continueResend(live));
     socket.on('error', () => { /* 'close' follows */ });
     socket.on('close', () => {
       this.#live.delete(live);
+      this.#limits.release(live);
       session.disconnected();
     });
     session.connect(transport);
+  }
+
+  /** One more step of the session's resend on a later turn, unless the output budget holds it until 'drain'. */
+  #continueResend(live: Live): void {
+    if (live.resendQueued || !live.session.resending || live.socket.destroyed) return;
+    if (live.socket.writableLength >= this.#context.outputBytesMax) return; // 'drain' comes
+    live.resendQueued = true;
+    setImmediate(() => {
+      live.resendQueued = false;
+      if (live.socket.destroyed) return;
+      live.socket.cork();
+      try {
+        live.session.continueResend();
+      } finally {
+        live.socket.uncork();
+      }
+      this.#continueResend(live);
+    });
   }
 
   #connectionFor(name: FixSessionKindServed): ConnectionBase {

@@ -11,7 +11,18 @@
  * change; 271 on a book entry is the level's new total (279=0 new, 1 change, 2 delete with 271=0);
  * Offer prices are YES-scale asks (market-data-hub.ts). Book entries carry 11 and 79 when the
  * receiver's own order caused the change (interface-spec). A V is billed like GET of the market's
- * order book (fix.md §1: same buckets and costs as REST).
+ * order book (fix.md §1: same buckets and costs as REST), and counts one message per symbol in the
+ * connection's message-rate bound (its answer grows with them).
+ *
+ * Output budget (fix-acceptor.ts): a V whose answer finds the connection's unsent output at or
+ * above the budget is cut there: the symbols already answered stay answered (and subscribed), the
+ * rest get one 35=Y 281=2 "insufficient bandwidth" (fix.md §8). An increment or status that finds
+ * the budget full is never dropped silently (a subscriber's book would be wrong without telling it):
+ * the subscriber is logged out ("Slow consumer") and reconnects for fresh snapshots.
+ *
+ * SecurityStatusRequest: Symbol 1 to 128 printable characters (as on V), an unknown market is
+ * BusinessMessageReject 380=2 (unknown security; our reading, V answers an empty snapshot instead),
+ * billed like GET of the market, and counted with the books against the subscription limit.
  */
 
 import {
@@ -86,6 +97,7 @@ export class MarketDataConnection extends ConnectionBase implements MarketDataSi
       this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.NoRelatedSym, msgType, 'Incorrect NumInGroup count for repeating group');
       return;
     }
+    if (count > 1 && !this.chargeMessages(count - 1)) return; // the message itself was counted on arrival
     if (type === 2 && count === 0) { // cancel all
       this.onClosed();
       return;
@@ -116,7 +128,12 @@ export class MarketDataConnection extends ConnectionBase implements MarketDataSi
         return;
       }
     }
-    for (const symbol of symbols) {
+    for (let k = 0; k < symbols.length; k++) {
+      const symbol = symbols[k];
+      if (this.outputFull()) {
+        this.#reject(requestId, MDReqRejReason.INSUFFICIENT_BANDWIDTH, `Output budget exceeded: ${symbols.length - k} of ${symbols.length} symbols not served`);
+        return;
+      }
       // Subscribe first, then read the levels in the same turn: the snapshot and the updates meet exactly.
       if (type === 1 && this.#hub.known(symbol) && !this.#books.has(symbol)) {
         this.#books.add(symbol);
@@ -136,9 +153,18 @@ export class MarketDataConnection extends ConnectionBase implements MarketDataSi
       return;
     }
     const symbol = message.getString(Tag.Symbol) as string;
+    if (symbol.length === 0 || symbol.length > SYMBOL_CHARS_MAX || !/^[\x21-\x7e]+$/.test(symbol)) {
+      this.sessionReject(message, SessionRejectReason.VALUE_INCORRECT, Tag.Symbol, msgType, 'Invalid Symbol');
+      return;
+    }
     const type = message.getInt(Tag.SubscriptionRequestType);
     if (type === 1) {
       if (this.#statuses.has(symbol)) return;
+      if (!this.admit(message, 'GET', '/markets/{ticker}', symbol)) return;
+      if (!this.#hub.known(symbol)) {
+        this.businessReject(message, BusinessRejectReason.UNKNOWN_SECURITY, 'Unknown symbol', symbol);
+        return;
+      }
       if (this.subscriptionCount + 1 > this.#subscriptionsMax) {
         this.businessReject(message, BusinessRejectReason.OTHER, `Subscription limit of ${this.#subscriptionsMax} exceeded`, symbol);
         return;
@@ -187,10 +213,20 @@ export class MarketDataConnection extends ConnectionBase implements MarketDataSi
     return session !== null && session.state === 'active' && !this.dropped ? session : null;
   }
 
+  /** The session, or null when it is gone or its output budget is full (then the subscriber is logged out). */
+  #liveForUpdate(): NonNullable<ConnectionBase['session']> | null {
+    const session = this.#live();
+    if (session === null || !this.outputFull()) return session;
+    this.dropped = true;
+    this.ctx.logger.debug({ keyId: this.keyId, unsentBytes: this.outputBytes() }, 'fix: market-data subscriber not reading, logging out');
+    session.logout('Slow consumer: output budget exceeded');
+    return null;
+  }
+
   // ---- MarketDataSink ----
 
   onLevel(ticker: string, entryType: 0 | 1, price: Price, size: Count, previous: Count, order: LevelCause, tsMs: number): void {
-    const session = this.#live();
+    const session = this.#liveForUpdate();
     if (session === null) return;
     const action = previous === 0 ? '0' : size === 0 ? '2' : '1';
     const encoder = session.begin(MsgType.MarketDataIncrementalRefresh).int(Tag.NoMDEntries, 1)
@@ -203,7 +239,7 @@ export class MarketDataConnection extends ConnectionBase implements MarketDataSi
   }
 
   onTrade(ticker: string, trade: TradeEntry): void {
-    const session = this.#live();
+    const session = this.#liveForUpdate();
     if (session === null) return;
     const encoder = session.begin(MsgType.MarketDataIncrementalRefresh).int(Tag.NoMDEntries, 1)
       .string(Tag.MDUpdateAction, '0').string(Tag.Symbol, ticker).string(Tag.MDEntryType, '2')
@@ -215,7 +251,7 @@ export class MarketDataConnection extends ConnectionBase implements MarketDataSi
 
   onStatus(ticker: string, status: number): void {
     if (!this.#statuses.has(ticker)) return;
-    const session = this.#live();
+    const session = this.#liveForUpdate();
     if (session === null) return;
     session.begin(MsgType.SecurityStatus).string(Tag.Symbol, ticker).int(Tag.SecurityTradingStatus, status);
     session.send();
