@@ -1,12 +1,13 @@
 /**
  * Clearing-member API credentials (interface-spec Authentication, clearing part): an admin user id
- * and an access token, presented as `Authorization: Bearer <admin_user_id>:<access_token>`. Each
+ * and an access token, presented as `Authorization: Bearer <admin_user_id>:<access_token>` (scheme in any case). Each
  * credential acts for one clearing member (a simulator user) and may be limited in what it can
  * read: `obligations` and `funding` permissions (403 when the needed one is missing). Tokens are
  * compared in constant time. This file owns the store; it never sees a request.
  */
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { ObligationBacklog } from './backlog.ts';
 
 export type ClearingPermission = 'obligations' | 'funding';
 
@@ -23,6 +24,8 @@ export type ClearingAuthFailure = (typeof ClearingAuthFailure)[keyof typeof Clea
 
 export class ClearingCredentials {
   readonly #byAdmin = new Map<string, ClearingCredential>();
+  /** Earlier cycles' obligations per member (backlog.ts), kept beside the members' credentials. */
+  readonly backlog = new ObligationBacklog();
   #counter = 0;
 
   /** Issues a credential for `memberUserId` (as the member's Security page would). */
@@ -55,7 +58,8 @@ export class ClearingCredentials {
   /** The credential an Authorization header value names, or why not. */
   authenticate(header: string): ClearingCredential | ClearingAuthFailure {
     if (header === '') return ClearingAuthFailure.MISSING;
-    if (!header.startsWith('Bearer ')) return ClearingAuthFailure.MALFORMED;
+    // The scheme is case-insensitive (RFC 7235 §2.1): Bearer, bearer and BEARER all name it.
+    if (header.length < 7 || header.slice(0, 7).toLowerCase() !== 'bearer ') return ClearingAuthFailure.MALFORMED;
     const value = header.slice(7).trim();
     const colon = value.indexOf(':');
     if (colon <= 0 || colon === value.length - 1) return ClearingAuthFailure.MALFORMED;

@@ -13,7 +13,7 @@ import { jsonReply, nestedError, type RestReply } from './reply.ts';
 export const SIM_PATH_PREFIX = '/_sim/';
 
 export function probeEndpointReply(probe: WireProbe | null, method: string, rawPath: string): RestReply {
-  if (rawPath !== PROBE_PATH && rawPath !== PROBE_RESET_PATH) return nestedError(404, 'not_found', `no route for ${method} ${rawPath}`);
+  if (rawPath !== PROBE_PATH && rawPath !== PROBE_RESET_PATH) return nestedError(404, 'not_found', `no route for ${method} ${rawPath.length <= 256 ? rawPath : `a path of ${rawPath.length} characters`}`);
   if (probe === null) return nestedError(404, 'not_found', 'the wire-to-wire probe is off (start the simulator with --probe or startSim({ probe: true }))');
   if (rawPath === PROBE_PATH) {
     if (method !== 'GET') return nestedError(405, 'method_not_allowed', `method ${method} is not allowed on ${rawPath}`);

@@ -80,8 +80,13 @@ export class RestServer {
     this.#lanes = new RequestLanes<PendingRequest>({
       run: (pending, deferred) => {
         if (pending.aborted || pending.done) return;
-        if (deferred) pending.res.cork(() => this.#process(pending, pending.body));
-        else this.#process(pending, pending.body);
+        // Deferred runs come from a setImmediate, where a throw would also end the process.
+        try {
+          if (deferred) pending.res.cork(() => this.#process(pending, pending.body));
+          else this.#process(pending, pending.body);
+        } catch (error) {
+          this.#services.logger.error({ err: error, path: pending.rawPath.slice(0, 256) }, 'REST reply failed');
+        }
       },
       refuse: (pending) => {
         if (pending.aborted || pending.done) return;
@@ -111,19 +116,32 @@ export class RestServer {
     this.#hanging.clear();
   }
 
+  /**
+   * The uWS callback. An exception thrown out of a uWS callback ends the process, so the whole
+   * read is guarded: a bug becomes a logged 500 on a closed connection, never a crash.
+   */
   #onRequest(res: HttpResponse, req: HttpRequest): void {
+    try {
+      this.#accept(res, req);
+    } catch (error) {
+      this.#services.logger.error({ err: error }, 'REST request read failed');
+      answerQuietly(res, nestedError(500, 'internal_server_error', 'internal server error'));
+    }
+  }
+
+  #accept(res: HttpResponse, req: HttpRequest): void {
     // First thing: the arrival time the probe measures from (one null check when it is off).
     const receivedNs = this.#probe === null ? 0 : this.#probe.now();
     const method = req.getMethod().toUpperCase();
     const rawPath = req.getUrl();
     if (!METHODS.has(method)) {
-      res.cork(() => writeReply(res, nestedError(405, 'method_not_allowed', `method ${method} is not supported`)));
+      res.cork(() => writeReply(res, nestedError(405, 'method_not_allowed', `method ${method.slice(0, 16)} is not supported`)));
       return;
     }
     if (!rawPath.startsWith(API_PREFIX + '/')) {
       const reply = rawPath.startsWith(SIM_PATH_PREFIX)
         ? probeEndpointReply(this.#probe, method, rawPath)
-        : nestedError(404, 'not_found', `no route for ${method} ${rawPath}`);
+        : nestedError(404, 'not_found', `no route for ${method} ${echoedPath(rawPath)}`);
       res.cork(() => writeReply(res, reply));
       return;
     }
@@ -131,8 +149,8 @@ export class RestServer {
     const match = this.#router.match(method, relativePath);
     if (match.route === null) {
       const reply = match.pathKnown
-        ? nestedError(405, 'method_not_allowed', `method ${method} is not allowed on ${rawPath}`)
-        : nestedError(404, 'not_found', `no route for ${method} ${rawPath}`);
+        ? nestedError(405, 'method_not_allowed', `method ${method} is not allowed on ${echoedPath(rawPath)}`)
+        : nestedError(404, 'not_found', `no route for ${method} ${echoedPath(rawPath)}`);
       res.cork(() => writeReply(res, reply));
       return;
     }
@@ -182,20 +200,34 @@ export class RestServer {
       return;
     }
     res.onData((chunk, isLast) => {
-      if (pending.done || pending.aborted) return;
-      pending.bodyBytes += chunk.byteLength;
-      if (pending.bodyBytes > this.#services.maxBodyBytes) {
-        res.cork(() => this.#finish(pending, tooLarge(this.#services.maxBodyBytes), true));
-        return;
-      }
-      // uWS neuters the chunk after this callback: copy it.
-      pending.chunks.push(Buffer.from(new Uint8Array(chunk)));
-      if (isLast) {
-        pending.body = pending.chunks.length === 1 ? pending.chunks[0] : Buffer.concat(pending.chunks);
-        pending.chunks = [];
-        res.cork(() => this.#lanes.submit(laneOf(pending), pending));
+      try {
+        this.#onBodyChunk(pending, chunk, isLast);
+      } catch (error) {
+        this.#services.logger.error({ err: error, path: pending.rawPath.slice(0, 256) }, 'REST body read failed');
+        if (!pending.done && !pending.aborted) {
+          pending.done = true;
+          answerQuietly(res, nestedError(500, 'internal_server_error', 'internal server error'));
+        }
       }
     });
+  }
+
+  /** One streamed body chunk (a uWS callback: its caller guards it). */
+  #onBodyChunk(pending: PendingRequest, chunk: ArrayBuffer, isLast: boolean): void {
+    const res = pending.res;
+    if (pending.done || pending.aborted) return;
+    pending.bodyBytes += chunk.byteLength;
+    if (pending.bodyBytes > this.#services.maxBodyBytes) {
+      res.cork(() => this.#finish(pending, tooLarge(this.#services.maxBodyBytes), true));
+      return;
+    }
+    // uWS neuters the chunk after this callback: copy it.
+    pending.chunks.push(Buffer.from(new Uint8Array(chunk)));
+    if (isLast) {
+      pending.body = pending.chunks.length === 1 ? pending.chunks[0] : Buffer.concat(pending.chunks);
+      pending.chunks = [];
+      res.cork(() => this.#lanes.submit(laneOf(pending), pending));
+    }
   }
 
   #process(pending: PendingRequest, bodyBytes: Buffer): void {
@@ -245,7 +277,7 @@ export class RestServer {
     if (pending.receivedNs !== 0) this.#probe!.noteOrder(body, pending.receivedNs);
     const ctx: RestContext = {
       method: pending.method,
-      routeTemplate: route.path,
+      routeTemplate: route.canonicalPath,
       relativePath: pending.relativePath,
       params: pending.params,
       query,
@@ -254,16 +286,16 @@ export class RestServer {
       services,
       acceptLanguage: pending.acceptLanguage,
     };
-    const { cost, perItem } = costOf(pending.method, route.path);
+    const { cost, perItem } = costOf(pending.method, route.canonicalPath);
     const items = perItem && route.billedItems !== undefined ? Math.max(1, route.billedItems(ctx)) : 1;
     const callerId = key !== null ? key.keyId : `ip:${pending.remoteAddress}`;
-    if (!services.rateLimiter.admit(callerId, key !== null ? key.tier : 'basic', bucketOf(pending.method, route.path), cost * items)) {
+    if (!services.rateLimiter.admit(callerId, key !== null ? key.tier : 'basic', bucketOf(pending.method, route.canonicalPath), cost * items)) {
       return TOO_MANY_REQUESTS;
     }
     if (!services.faults.restActive) return route.handle(ctx);
     const decision = services.faults.decideRest({
       method: pending.method,
-      routeTemplate: route.path,
+      routeTemplate: route.canonicalPath,
       relativePath: pending.relativePath,
       keyId: key !== null ? key.keyId : null,
       orderEntry: route.orderEntry,
@@ -308,7 +340,7 @@ export class RestServer {
     const timer = setTimeout(() => {
       this.#timers.delete(timer);
       if (pending.aborted || this.#closed) return;
-      pending.res.cork(() => writeReply(pending.res, reply));
+      answerQuietly(pending.res, reply, false);
     }, delayMs);
     this.#timers.add(timer);
   }
@@ -343,6 +375,20 @@ function writeReply(res: HttpResponse, reply: RestReply, closeConnection = false
   }
   res.writeHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(reply.body, closeConnection);
+}
+
+/** An answer that never throws (a timer or a last resort after a bug): the reply if the response still takes one. */
+function answerQuietly(res: HttpResponse, reply: RestReply, closeConnection = true): void {
+  try {
+    res.cork(() => writeReply(res, reply, closeConnection));
+  } catch {
+    // already answered or aborted: nothing more can be said on this response
+  }
+}
+
+/** A path for an error message: short ones verbatim, long ones by length (no unbounded echo). */
+function echoedPath(rawPath: string): string {
+  return rawPath.length <= 256 ? rawPath : `a path of ${rawPath.length} characters`;
 }
 
 function closeQuietly(pending: PendingRequest): void {

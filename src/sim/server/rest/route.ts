@@ -35,7 +35,13 @@ export interface RestContext {
 
 export interface RouteDef {
   readonly method: HttpMethod;
+  /** The template the router matches. */
   readonly path: string;
+  /**
+   * The template the route answers as: `path`, except for an alias (a second spelling of a route,
+   * as the seed's GET /portfolio/order/{orderId}), which bills, faults and reports as the original.
+   */
+  readonly canonicalPath: string;
   /** Signed request required (rest.md §1 lists which). */
   readonly auth: boolean;
   readonly scope: ScopeNeed;
@@ -57,6 +63,7 @@ export function route(
   return {
     method,
     path,
+    canonicalPath: path,
     auth: options.auth,
     scope: options.scope ?? (options.auth ? 'read' : 'none'),
     body: options.body ?? 'none',
@@ -64,4 +71,9 @@ export function route(
     billedItems: options.billedItems,
     handle,
   };
+}
+
+/** `original` served under a second path template with the same parameter names: the same answer, cost and scope. */
+export function alias(path: string, original: RouteDef): RouteDef {
+  return { ...original, path, canonicalPath: original.canonicalPath };
 }

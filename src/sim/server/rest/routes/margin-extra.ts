@@ -6,7 +6,7 @@
  * mean, previous close, volume and its dollar notional = the period-specific volume notional field),
  * book tops (bid and ask OHLC; an empty side counts as $0) and open interest (count and notional at
  * the mark). A period is (end - interval, end]; periods with no trade repeat the previous close
- * (or the mark when the market never traded) with volume 0. Window: at most CANDLES_MAX periods.
+ * (or the mark when the market never traded) with volume 0. Window: the periods whose end lies in [start_ts, end_ts] (the open one only when end_ts reaches its end), at most CANDLES_MAX.
  *
  * Order groups: create (201, bound to exchange_index 0, margin-only), list, get, delete, reset,
  * trigger, limit; the 200 answers of delete, reset, trigger and limit are `{}` as on Predictions.
@@ -81,7 +81,9 @@ function getCandlesticks(ctx: RestContext): RestReply {
   const periodSec = interval * 60;
   let firstEnd = Math.ceil(startTs / periodSec) * periodSec;
   if (q.boolean('include_latest_before_start') === true) firstEnd -= periodSec;
-  const lastEnd = Math.ceil(endTs / periodSec) * periodSec;
+  // A candle is in the answer only when its end lies in [start_ts, end_ts]: the last one ends at or
+  // before end_ts, so the open period (ending after end_ts) is never returned.
+  const lastEnd = Math.floor(endTs / periodSec) * periodSec;
   if ((lastEnd - firstEnd) / periodSec + 1 > MARGIN_CANDLES_MAX) throw new RestError(msgError(`at most ${MARGIN_CANDLES_MAX} candlesticks per request`));
   const trades = market.trades;
   const interest = market.openInterestTape;

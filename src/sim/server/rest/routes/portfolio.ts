@@ -19,7 +19,7 @@ import {
 } from '../../../engine/index.ts';
 import { ORDERS_EVENT_TICKERS_MAX } from '../bounds.ts';
 import { jsonReply, simErrorReply, type RestReply } from '../reply.ts';
-import { route, type RestContext, type RouteDef } from '../route.ts';
+import { alias, route, type RestContext, type RouteDef } from '../route.ts';
 import { callerKey, querySubaccount, readSubaccount } from './caller.ts';
 
 const ORDER_STATUSES: readonly OrderStatus[] = ['resting', 'canceled', 'executed'];
@@ -136,10 +136,14 @@ function getQueuePosition(ctx: RestContext): RestReply {
   return jsonReply(200, { queue_position_fp: queuePositionToJson(view).queue_position_fp });
 }
 
+const GET_ORDER = route('GET', '/portfolio/orders/{order_id}', { auth: true }, getOrder);
+
 export const PORTFOLIO_ROUTES: readonly RouteDef[] = [
   route('GET', '/portfolio/orders', { auth: true }, getOrders),
   route('GET', '/portfolio/orders/queue_positions', { auth: true }, getQueuePositions),
-  route('GET', '/portfolio/orders/{order_id}', { auth: true }, getOrder),
+  GET_ORDER,
+  // The seed spells it GET /portfolio/order/{orderId} (interface-spec Endpoints); served as an alias.
+  alias('/portfolio/order/{order_id}', GET_ORDER),
   route('GET', '/portfolio/orders/{order_id}/queue_position', { auth: true }, getQueuePosition),
   route('GET', '/portfolio/fills', { auth: true }, getFills),
   route('GET', '/portfolio/positions', { auth: true }, getPositions),
