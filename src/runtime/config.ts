@@ -24,7 +24,8 @@ export type { ConfigErrorCode, ConfigIssue, ConfigIssueCode } from './config-err
 
 export type VenueMode = 'embedded' | 'remote';
 export type TradingState = 'active' | 'reducing' | 'halted';
-export type RateLimitTier = 'basic' | 'advanced' | 'premier' | 'paragon' | 'prime';
+/** "auto": the tier the exchange reports at start (GET /account/limits); a named tier overrides it. */
+export type RateLimitTier = 'auto' | 'basic' | 'advanced' | 'premier' | 'paragon' | 'prime';
 export type ConfigLogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
 export interface VenueConfig {
@@ -102,6 +103,10 @@ export interface StrategyConfig {
   params: Record<string, unknown>;
   /** The order-entry route of its orders. */
   route: 'rest' | 'fix';
+  /** When the write bucket is empty: hold its creates and amends until it refills (true), or deny RATE_LIMITED (false). */
+  holdIntents: boolean;
+  /** Held intents it may send per turn of the router's rotation across strategies (1-100). */
+  priority: number;
 }
 
 export interface TelemetryConfig {

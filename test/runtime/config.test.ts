@@ -60,7 +60,7 @@ describe('defaults', () => {
     expect(Object.keys(config).sort()).toEqual(['credentials', 'exec', 'feed', 'margin', 'process', 'record', 'rfq', 'risk', 'sim', 'strategies', 'telemetry', 'venue', 'workers']);
     expect(config.strategies).toEqual([{
       id: 'mm-demo', plugin: 'strategies/market-maker.ts', subaccount: 1,
-      orderGroup: { contractsLimit: 100_000 }, markets: ['KXDEMO-26DEC31-T50'], params: {}, route: 'rest',
+      orderGroup: { contractsLimit: 100_000 }, markets: ['KXDEMO-26DEC31-T50'], params: {}, route: 'rest', holdIntents: true, priority: 1,
     }]);
   });
 
