@@ -22,6 +22,11 @@ export { ACCOUNT_CLIENT_DEFAULTS, AccountClient } from './rest/account-client.ts
 export { REST_QUOTE_ROUTE_DEFAULTS, RestQuoteRoute, encodeCreateQuote, parseWireQuote } from './rest/quote-route.ts';
 export type { RestQuoteRouteOptions } from './rest/quote-route.ts';
 export type { AccountBalance, AccountClientOptions } from './rest/account-client.ts';
+export { BudgetedRestClient, READ_RETRY_DEFAULTS, retryAfterMs } from './rest/budgeted-rest-client.ts';
+export type { BudgetedRestClientOptions, ReadRetryOptions, SignedTransport } from './rest/budgeted-rest-client.ts';
+export { ReadPacer, ReadPacerClosedError, SYSTEM_TIMERS } from './rest/read-pacer.ts';
+export type { PacerTimers } from './rest/read-pacer.ts';
+export { DEFAULT_ENDPOINT_COST, EndpointCosts } from './rest/endpoint-costs.ts';
 export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/presigner.ts';
 export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';
 export { encodeCreateOrder, jsonString } from './rest/order-body.ts';

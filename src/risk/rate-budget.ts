@@ -16,10 +16,11 @@
 import { TokenBucket } from '../core/index.ts';
 
 export class RateBudget {
-  readonly #write: TokenBucket;
-  readonly #read: TokenBucket;
+  #write: TokenBucket;
+  #read: TokenBucket;
   /** Whole tokens of the write bucket only cancels and cancel-all may spend. */
-  readonly #writeReserve: number;
+  #writeReserve: number;
+  readonly #reserveShare: number;
 
   /**
    * @param writePerSecond write tokens added per second
@@ -30,7 +31,23 @@ export class RateBudget {
   constructor(writePerSecond: number, writeCapacity: number, reserveShare: number, readPerSecond: number, nowMs: number) {
     this.#write = new TokenBucket(writePerSecond, writeCapacity, nowMs);
     this.#read = new TokenBucket(readPerSecond, readPerSecond, nowMs);
+    this.#reserveShare = reserveShare;
     this.#writeReserve = Math.round(writeCapacity * reserveShare * 1000) / 1000;
+  }
+
+  /**
+   * The account's real budgets, read from the venue at start (GET /account/limits) after the gate
+   * was built from the configured tier. The new buckets hold no more than the old ones did: the
+   * venue's buckets did not refill because we learnt their size. Off the hot path, once.
+   */
+  setBudget(writePerSecond: number, writeCapacity: number, readPerSecond: number, readCapacity: number, nowMs: number): void {
+    const writeHeld = this.#write.available(nowMs);
+    const readHeld = this.#read.available(nowMs);
+    this.#write = new TokenBucket(writePerSecond, writeCapacity, nowMs);
+    this.#write.drainTo(writeHeld, nowMs);
+    this.#read = new TokenBucket(readPerSecond, readCapacity, nowMs);
+    this.#read.drainTo(readHeld, nowMs);
+    this.#writeReserve = Math.round(writeCapacity * this.#reserveShare * 1000) / 1000;
   }
 
   /**
@@ -78,5 +95,9 @@ export class RateBudget {
 
   get writePerSecond(): number {
     return this.#write.refillPerSecond;
+  }
+
+  get readPerSecond(): number {
+    return this.#read.refillPerSecond;
   }
 }

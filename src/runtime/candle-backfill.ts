@@ -3,10 +3,12 @@
  * CandleFeed.backfill): GET /markets/candlesticks?market_tickers=...&start_ts&end_ts&period_interval
  * (public, the batch route), parsed from the `_dollars` / `_fp` strings into integer units by
  * scanning (never floats). Off the hot path: at start and when a strategy brings a new market.
- * Owns that one read and its parsing.
+ * Through the budgeted client, 100 tickers a request (the route's documented maximum), so 5,000
+ * markets cost 50 paced reads an interval. Owns those reads and their parsing.
  */
 
-import { getPublic } from './market-directory.ts';
+import { ExecError } from '../oms/index.ts';
+import { MARKET_TICKERS_PER_REQUEST, chunksOf, type ColdReads } from './market-directory.ts';
 import { COUNT_INVALID, PRICE_INVALID, parseCount, parsePrice } from '../core/index.ts';
 import { NULL_PRICE, type Candle } from '../workers/index.ts';
 
@@ -20,28 +22,30 @@ export class CandleBackfillError extends Error {
   }
 }
 
-/** The last `periods` candles (oldest first) of each ticker at `intervalMinutes`, up to `nowMs`. */
-export async function fetchCandles(restUrl: string, tickers: readonly string[], intervalMinutes: number, periods: number, nowMs: number, timeoutMs = 5_000): Promise<Map<string, Candle[]>> {
+/** The last `periods` candles (oldest first) of each ticker at `intervalMinutes`, up to `nowMs`; `apiPrefix` e.g. /trade-api/v2. */
+export async function fetchCandles(reads: ColdReads, apiPrefix: string, tickers: readonly string[], intervalMinutes: number, periods: number, nowMs: number): Promise<Map<string, Candle[]>> {
   // The period in progress ends after now: ask up to its end, so it is included (candles whose
   // end_period_ts lies in [start_ts, end_ts]).
   const periodSeconds = intervalMinutes * 60;
   const endTs = Math.ceil(nowMs / 1000 / periodSeconds) * periodSeconds;
   const startTs = Math.max(0, endTs - (periods - 1) * periodSeconds);
-  const query = `market_tickers=${tickers.map(encodeURIComponent).join(',')}&start_ts=${startTs}&end_ts=${endTs}&period_interval=${intervalMinutes}`;
-  const url = `${restUrl.replace(/\/+$/, '')}/markets/candlesticks?${query}`;
-  let status: number;
-  let text: string;
-  try {
-    ({ status, text } = await getPublic(url, timeoutMs));
-  } catch (error) {
-    throw new CandleBackfillError(`GET ${url} failed: ${(error as Error).message}`);
-  }
-  if (status !== 200) throw new CandleBackfillError(`GET ${url} answered ${status}: ${text.slice(0, 200)}`);
-  const body = JSON.parse(text) as { markets?: Array<{ market_ticker?: string; candlesticks?: Json[] }> };
   const out = new Map<string, Candle[]>();
-  for (const market of body.markets ?? []) {
-    if (typeof market.market_ticker !== 'string') continue;
-    out.set(market.market_ticker, (market.candlesticks ?? []).map(candleFromJson));
+  const bodies = await Promise.all(chunksOf(tickers, MARKET_TICKERS_PER_REQUEST).map(async (chunk) => {
+    const query = `market_tickers=${chunk.map(encodeURIComponent).join(',')}&start_ts=${startTs}&end_ts=${endTs}&period_interval=${intervalMinutes}`;
+    const path = `${apiPrefix}/markets/candlesticks?${query}`;
+    try {
+      return await reads.get(path);
+    } catch (error) {
+      const status = error instanceof ExecError ? ` (HTTP ${error.status})` : '';
+      throw new CandleBackfillError(`GET ${apiPrefix}/markets/candlesticks (${chunk.length} tickers) failed${status}: ${(error as Error).message}`);
+    }
+  }));
+  for (const body of bodies) {
+    const markets = (body as { markets?: Array<{ market_ticker?: string; candlesticks?: Json[] }> } | null)?.markets ?? [];
+    for (const market of markets) {
+      if (typeof market.market_ticker !== 'string') continue;
+      out.set(market.market_ticker, (market.candlesticks ?? []).map(candleFromJson));
+    }
   }
   return out;
 }

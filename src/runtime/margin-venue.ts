@@ -1,6 +1,6 @@
 /**
- * What the runtime reads of the Margin exchange off the hot path: a perpetual's trading facts
- * (GET /margin/markets/{ticker}, public: tick, mark price, status, leverage estimates), and, on a
+ * What the runtime reads of the Margin exchange off the hot path: the perpetuals' trading facts
+ * (GET /margin/markets, one listing for all: tick, mark price, status, leverage estimates), and, on a
  * timer, the account figures the gate's margin checks compare against (equity per subaccount,
  * notional risk limits). Owns those reads and their parsing; the gate decides.
  */
@@ -8,7 +8,7 @@
 import { PRICE_INVALID, parsePrice } from '../core/index.ts';
 import type { Centicents, Price } from '../core/index.ts';
 import type { MarginBalance } from '../exec/index.ts';
-import { MarketLookupError, fetchMarketObject } from './market-directory.ts';
+import { MarketLookupError, fetchMarketObject, type ColdReads } from './market-directory.ts';
 
 export interface MarginMarketFacts {
   ticker: string;
@@ -25,6 +25,30 @@ export interface MarginMarketFacts {
 /** `restUrl` is the API base including its prefix, e.g. http://127.0.0.1:9000/trade-api/v2. */
 export async function fetchMarginMarket(restUrl: string, ticker: string, timeoutMs = 5_000): Promise<MarginMarketFacts> {
   return marginMarketFacts(ticker, await fetchMarketObject(`${restUrl.replace(/\/+$/, '')}/margin/markets/${encodeURIComponent(ticker)}`, ticker, timeoutMs));
+}
+
+/**
+ * The facts of each wanted ticker the Margin exchange lists: one GET /margin/markets through the
+ * budgeted client. The route takes no tickers filter and no cursor (margin-api.openapi.yaml: only
+ * `status`), and the perpetuals are few, so one listing serves any number of tickers.
+ */
+export async function fetchMarginMarkets(reads: ColdReads, apiPrefix: string, tickers: readonly string[]): Promise<Map<string, MarginMarketFacts>> {
+  const out = new Map<string, MarginMarketFacts>();
+  if (tickers.length === 0) return out;
+  const wanted = new Set(tickers);
+  let body: Record<string, unknown> | null;
+  try {
+    body = await reads.get(`${apiPrefix}/margin/markets`);
+  } catch (error) {
+    throw new MarketLookupError('MARKET_LOOKUP_FAILED', tickers[0], `GET ${apiPrefix}/margin/markets failed: ${(error as Error).message}`);
+  }
+  const markets = Array.isArray(body?.markets) ? (body.markets as unknown[]) : [];
+  for (const market of markets) {
+    if (typeof market !== 'object' || market === null) continue;
+    const ticker = (market as Record<string, unknown>).ticker;
+    if (typeof ticker === 'string' && wanted.has(ticker)) out.set(ticker, marginMarketFacts(ticker, market as Record<string, unknown>));
+  }
+  return out;
 }
 
 /** Parses a MarginMarket object's status, tick, mark and leverage. */

@@ -1,8 +1,11 @@
 /**
- * Reads a market's trading facts from the exchange's REST API (GET /markets/{ticker}, public):
- * its status and its price grid (price_ranges when present, else price_level_structure). Off the
- * hot path: called when a strategy that trades the market starts. Owns that one read and its
- * parsing; it never subscribes, trades or caches beyond the caller.
+ * Reads markets' trading facts from the exchange's REST API: their status and price grid
+ * (price_ranges when present, else price_level_structure). Off the hot path: called when a
+ * strategy that trades the markets starts. The runtime reads in batches through the budgeted
+ * client (fetchMarkets: GET /markets?tickers=..., MARKET_TICKERS_PER_REQUEST a request, cursor
+ * paging), so 5,000 markets cost 50 reads, not 5,000; fetchMarket (one GET per market, unsigned)
+ * stays for tools and tests. Owns those reads and their parsing; it never subscribes, trades or
+ * caches beyond the caller.
  */
 
 import { request } from 'undici';
@@ -33,6 +36,74 @@ export class MarketLookupError extends Error {
     this.code = code;
     this.ticker = ticker;
   }
+}
+
+/**
+ * The reads these lookups go through (BudgetedRestClient: paced by the read budget, 429s retried).
+ * Paths are full (API prefix, query).
+ */
+export interface ColdReads {
+  get(path: string): Promise<Record<string, unknown> | null>;
+  pages(path: string, params: URLSearchParams, listName: string, limit: number, pagesMax: number): Promise<Record<string, unknown>[]>;
+}
+
+/**
+ * Tickers per GET /markets (and /events, /markets/candlesticks). The docs give no bound for
+ * `tickers` on GET /markets; 100 is the largest they state for any ticker list (GET
+ * /markets/orderbooks, GET /markets/candlesticks), and the simulator refuses longer lists.
+ */
+export const MARKET_TICKERS_PER_REQUEST = 100;
+/** GET /markets `limit` maximum (rest.md §8): one page holds a whole chunk. */
+const MARKETS_PAGE_LIMIT = 1000;
+/** Pages per chunk: one is enough (100 tickers < 1,000 a page); the bound stops a cursor loop. */
+const PAGES_PER_CHUNK_MAX = 10;
+
+/** `items` in slices of `size`. */
+export function chunksOf<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * The facts of every listed ticker, by ticker: one paged GET /markets?tickers=... per 100 tickers,
+ * all queued at once (the client's pacer spaces them). A ticker the exchange does not list is
+ * absent from the map; the caller decides (a Margin lookup, or MARKET_NOT_FOUND).
+ */
+export async function fetchMarkets(reads: ColdReads, apiPrefix: string, tickers: readonly string[]): Promise<Map<string, MarketFacts>> {
+  const out = new Map<string, MarketFacts>();
+  const wanted = new Set(tickers);
+  const chunks = chunksOf([...wanted], MARKET_TICKERS_PER_REQUEST);
+  const pages = await Promise.all(chunks.map(async (chunk) => {
+    try {
+      return await reads.pages(`${apiPrefix}/markets`, new URLSearchParams({ tickers: chunk.join(',') }), 'markets', MARKETS_PAGE_LIMIT, PAGES_PER_CHUNK_MAX);
+    } catch (error) {
+      throw new MarketLookupError('MARKET_LOOKUP_FAILED', chunk[0], `GET ${apiPrefix}/markets?tickers=... (${chunk.length} tickers) failed: ${(error as Error).message}`);
+    }
+  }));
+  for (const list of pages) {
+    for (const market of list) {
+      const ticker = market.ticker;
+      if (typeof ticker !== 'string' || !wanted.has(ticker)) continue;
+      out.set(ticker, marketFacts(ticker, market));
+    }
+  }
+  return out;
+}
+
+/**
+ * Whether each event's markets are mutually exclusive (EventData.mutually_exclusive), by event
+ * ticker: GET /events?tickers=... per 100 events. Events the exchange does not return are absent.
+ */
+export async function fetchEventsExclusive(reads: ColdReads, apiPrefix: string, eventTickers: readonly string[]): Promise<Map<string, boolean>> {
+  const out = new Map<string, boolean>();
+  const chunks = chunksOf([...new Set(eventTickers)], MARKET_TICKERS_PER_REQUEST);
+  // GET /events `limit` maximum is 200 (rest.md §8): one page per chunk of 100.
+  const lists = await Promise.all(chunks.map((chunk) => reads.pages(`${apiPrefix}/events`, new URLSearchParams({ tickers: chunk.join(',') }), 'events', 200, PAGES_PER_CHUNK_MAX)));
+  for (const list of lists) {
+    for (const event of list) if (typeof event.event_ticker === 'string') out.set(event.event_ticker, event.mutually_exclusive === true);
+  }
+  return out;
 }
 
 /** One unsigned GET of a public market-data path: its status and body text; rejects on a transport failure. */

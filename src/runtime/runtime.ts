@@ -40,14 +40,17 @@ import { fetchCandles } from './candle-backfill.ts';
 import type { DeepReadonly, RuntimeConfig } from './config.ts';
 import { EventLoopStall } from './event-loop-stall.ts';
 import type { EventLoopStallSummary } from './event-loop-stall.ts';
-import { MarketLookupError, fetchEventExclusive, fetchMarket } from './market-directory.ts';
-import { MarginAccountSync, fetchMarginMarket } from './margin-venue.ts';
+import { MarketLookupError, fetchEventsExclusive, fetchMarkets } from './market-directory.ts';
+import type { MarketFacts } from './market-directory.ts';
+import { MarginAccountSync, fetchMarginMarkets } from './margin-venue.ts';
+import type { MarginMarketFacts } from './margin-venue.ts';
+import { readAccountBudgets, readEndpointCosts } from './account-budgets.ts';
 import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 import { TradingGraph, configuredTradingState } from './trading-graph.ts';
 import { KeepWarm } from './keep-warm.ts';
 import { gatedOrderGroupPort } from './order-group-port.ts';
-import { Recorder, RecordKind, marketRecordText } from '../record/index.ts';
+import { Recorder, RecordKind, marketRecordText, recordBudget, recordingGroupVenue } from '../record/index.ts';
 
 export interface VenueEndpoint {
   /** REST base including the API prefix, e.g. http://127.0.0.1:9000/trade-api/v2. */
@@ -389,6 +392,7 @@ export class Runtime {
     const timeoutMs = this.#options.startTimeoutMs ?? 10_000;
     await this.rest.connect();
     await this.account.connect();
+    await this.#adoptAccountBudgets();
     await this.quoteRoute?.connect();
     if (this.fixQuotes !== null) {
       await this.fixQuotes.connect();
@@ -484,23 +488,45 @@ export class Runtime {
     if (late) log.warn({ timeoutMs }, 'no portfolio risk snapshot yet; orders adding risk are denied until one is published');
   }
 
-  /** Portfolio events and candle backfill for markets just added (off the hot path; failures are logged, not fatal). */
+  /**
+   * The read and write budgets (risk.rateLimitTier, else GET /account/limits) into the read pacer
+   * and the gate's buckets, and the venue's endpoint costs into the read client. Logged with
+   * their source. Before any other read but the warm-up, so everything after is paced right.
+   */
+  async #adoptAccountBudgets(): Promise<void> {
+    const log = this.logger;
+    const reads = this.account.reads;
+    const prefix = this.account.prefix;
+    const budgets = await readAccountBudgets(reads, prefix, this.config.risk.rateLimitTier, (error) => log.warn({ err: error }, 'reading the account limits failed; using the Basic budgets'));
+    reads.pacer.setBudget(budgets.readPerSecond, budgets.readCapacity);
+    this.gate.budget.setBudget(budgets.writePerSecond, budgets.writeCapacity, budgets.readPerSecond, budgets.readCapacity, this.clock.nowMs());
+    // A replay runs with the budgets this run adopted (tier "auto" resolves to the exchange's answer).
+    if (this.recorder !== null) recordBudget(this.recorder, budgets);
+    const costs = await readEndpointCosts(reads, prefix, (error) => log.warn({ err: error }, 'reading the endpoint costs failed; every read costs the default 10'));
+    if (costs !== null) reads.setCosts(costs);
+    const from = budgets.source === 'config' ? 'risk.rateLimitTier (overrides the exchange)' : budgets.source === 'exchange' ? 'the exchange (GET /account/limits)' : 'Basic (the exchange did not answer)';
+    log.info({ tier: budgets.tier, source: budgets.source, readPerSecond: budgets.readPerSecond, readCapacity: budgets.readCapacity, writePerSecond: budgets.writePerSecond, writeCapacity: budgets.writeCapacity }, `REST budgets from ${from}`);
+  }
+
+  /** Portfolio events and candle backfill for markets just added (off the hot path, batched reads; failures are logged, not fatal). */
   async #onMarketsAdded(added: readonly { ticker: string; handle: number; eventTicker: string }[]): Promise<void> {
     const log = this.logger;
-    const restUrl = this.#options.venue.restUrl;
+    const reads = this.account.reads;
+    const prefix = this.account.prefix;
     const portfolio = this.portfolio;
     if (portfolio !== null) {
+      const unknown = [...new Set(added.map((market) => market.eventTicker))].filter((event) => event !== '' && !this.#eventExclusive.has(event));
+      if (unknown.length > 0) {
+        // A failed read counts as "not exclusive": settling independently is the larger worst case.
+        const read = fetchEventsExclusive(reads, prefix, unknown).catch((error: unknown) => {
+          log.warn({ err: error, events: unknown.length }, 'event lookup failed; its markets are treated as settling independently (the larger worst case)');
+          return new Map<string, boolean>();
+        });
+        for (const event of unknown) this.#eventExclusive.set(event, read.then((found) => found.get(event) === true));
+      }
       for (const market of added) {
         if (market.eventTicker === '') continue;
-        let exclusive = this.#eventExclusive.get(market.eventTicker);
-        if (exclusive === undefined) {
-          exclusive = fetchEventExclusive(restUrl, market.eventTicker).catch((error: unknown) => {
-            log.warn({ err: error, event: market.eventTicker }, 'event lookup failed; its markets are treated as settling independently (the larger worst case)');
-            return false;
-          });
-          this.#eventExclusive.set(market.eventTicker, exclusive);
-        }
-        portfolio.setEvent(market.handle, market.eventTicker, await exclusive);
+        portfolio.setEvent(market.handle, market.eventTicker, await this.#eventExclusive.get(market.eventTicker)!);
       }
     }
     const candles = this.candles;
@@ -509,10 +535,10 @@ export class Runtime {
     if (tracked.length === 0 || !this.config.workers.candleBackfill) return;
     for (const minutes of candles.intervals) {
       try {
-        const fetched = await fetchCandles(restUrl, tracked, minutes, this.config.workers.candlesKept, this.clock.nowMs());
+        const fetched = await fetchCandles(reads, prefix, tracked, minutes, this.config.workers.candlesKept, this.clock.nowMs());
         for (const [ticker, list] of fetched) candles.backfill(ticker, minutes, list);
       } catch (error) {
-        log.warn({ err: error, intervalMinutes: minutes, markets: tracked }, 'candlestick backfill failed; candles start from the trade feed');
+        log.warn({ err: error, intervalMinutes: minutes, markets: tracked.length }, 'candlestick backfill failed; candles start from the trade feed');
       }
     }
   }
@@ -671,7 +697,6 @@ export class Runtime {
   // ---- ports for the strategy host -----------------------------------------------------------
 
   #marketPort(gate: RiskGate, feed: Feed): MarketPort {
-    const restUrl = this.#options.venue.restUrl;
     const timeoutMs = (): number => this.#options.startTimeoutMs ?? 10_000;
     const log = this.logger;
     return {
@@ -681,14 +706,17 @@ export class Runtime {
         const added: OrderBook[] = [];
         const learnt: { ticker: string; handle: number; eventTicker: string }[] = [];
         const perps: OrderBook[] = [];
-        for (const ticker of tickers) {
-          if (gate.marketHandle(ticker) >= 0) continue;
-          const perp = await this.#lookUpMargin(restUrl, ticker);
-          if (perp !== null) {
-            perps.push(perp);
+        const wanted = [...new Set(tickers)].filter((ticker) => gate.marketHandle(ticker) < 0);
+        if (wanted.length === 0) return;
+        const found = await this.#lookUpMarkets(wanted);
+        for (const ticker of wanted) {
+          if (gate.marketHandle(ticker) >= 0) continue; // another strategy's lookup added it meanwhile
+          const perpFacts = found.perps.get(ticker);
+          if (perpFacts !== undefined) {
+            perps.push(this.#addMarginMarket(ticker, perpFacts));
             continue;
           }
-          const facts = await fetchMarket(restUrl, ticker);
+          const facts = found.predictions.get(ticker)!;
           const book = feed.addMarket(ticker, facts.grid);
           // One registry: the feed's book, the gate's market and the facts share one index and one record.
           const handle = gate.addMarket(ticker, facts.grid, book, { open: facts.open });
@@ -718,21 +746,26 @@ export class Runtime {
   }
 
   /**
-   * A market the Predictions exchange does not list, looked up on Margin (margin.enabled): its book
-   * on the Margin feed, the gate's Margin market (tick, mark, initial margin). Null when Margin is
-   * off or the Predictions exchange lists the ticker (checked first: most markets are there).
+   * The facts of every wanted market in batches through the budgeted read client: GET
+   * /markets?tickers=... (100 a request), then, for what the Predictions exchange does not list
+   * and with margin.enabled, one GET /margin/markets. A ticker neither lists is MARKET_NOT_FOUND,
+   * thrown before any market is added.
    */
-  async #lookUpMargin(restUrl: string, ticker: string): Promise<OrderBook | null> {
-    const feed = this.marginFeed;
-    if (feed === null) return null;
-    try {
-      await fetchMarket(restUrl, ticker);
-      return null;
-    } catch (error) {
-      if (!(error instanceof MarketLookupError) || error.code !== 'MARKET_NOT_FOUND') throw error;
+  async #lookUpMarkets(wanted: readonly string[]): Promise<{ predictions: Map<string, MarketFacts>; perps: Map<string, MarginMarketFacts> }> {
+    const reads = this.account.reads;
+    const prefix = this.account.prefix;
+    const predictions = await fetchMarkets(reads, prefix, wanted);
+    const missing = wanted.filter((ticker) => !predictions.has(ticker));
+    const perps = missing.length > 0 && this.marginFeed !== null ? await fetchMarginMarkets(reads, prefix, missing) : new Map<string, MarginMarketFacts>();
+    for (const ticker of missing) {
+      if (!perps.has(ticker)) throw new MarketLookupError('MARKET_NOT_FOUND', ticker, `the exchange does not list it (GET ${prefix}/markets?tickers=${this.marginFeed !== null ? ', GET /margin/markets' : ''})`);
     }
-    const facts = await fetchMarginMarket(restUrl, ticker);
-    const book = feed.addPerpMarket(ticker, facts.tick);
+    return { predictions, perps };
+  }
+
+  /** A perpetual on the Margin feed and in the gate (tick, mark, initial margin). */
+  #addMarginMarket(ticker: string, facts: MarginMarketFacts): OrderBook {
+    const book = this.marginFeed!.addPerpMarket(ticker, facts.tick);
     const gate = this.gate;
     const handle = gate.addMarginMarket(ticker, facts.tick, book, { open: facts.open });
     if (facts.markPrice > 0) gate.markets.registry.setMark(handle, facts.markPrice);
@@ -789,7 +822,8 @@ export class Runtime {
   }
 
   #groupPort(gate: RiskGate): OrderGroupPort {
-    return gatedOrderGroupPort(gate, this.account);
+    // Recorded: a replay creates the same groups when the live run's were answered.
+    return gatedOrderGroupPort(gate, this.recorder === null ? this.account : recordingGroupVenue(this.recorder, this.account));
   }
 }
 

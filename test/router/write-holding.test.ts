@@ -3,7 +3,8 @@
 // batches, and reported to their strategy; the gate's ledger stays equal to the live orders.
 import { describe, expect, it } from 'vitest';
 import { IntentKind, ORDER_STATE_HELD, PriceGrid, createIntent } from '../../src/core/index.ts';
-import type { Count, NewOrder, OrderIntent, Price } from '../../src/core/index.ts';
+import type { Count, OrderIntent, Price } from '../../src/core/index.ts';
+import type { NewOrder } from '../../src/oms/index.ts';
 import { OrderState as S } from '../../src/oms/index.ts';
 import { Deny } from '../../src/risk/index.ts';
 import { Router } from '../../src/router/index.ts';

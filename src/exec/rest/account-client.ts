@@ -1,13 +1,17 @@
 /**
  * The account client: every venue call that is not an order mutation on the hot path, over its own
  * undici pool, signed off the event loop (SignedRestClient). Reconciliation reads (orders, fills,
- * positions: the OMS's OrderReads), one order by id, order groups and the balance. Owns the paths
+ * positions: the OMS's OrderReads), one order by id, order groups and the balance. Every read goes
+ * through `reads` (BudgetedRestClient: paced by the account's read budget, 429s retried), which the
+ * runtime also uses for its own cold reads (markets, events, candles, limits). Owns the paths
  * and the parsing into core units; never touches an order the OMS tracks.
  */
 
 import { CENTICENTS_INVALID, asCenticents, assert, parseDollars, type Centicents, type Count } from '../../core/index.ts';
 import { ExecError, type FillsQuery, type OrderReads, type OrdersQuery, type PositionsQuery, type WireFill, type WireOrder, type WirePosition } from '../../oms/index.ts';
 import { encodeOrderGroupCreate, encodeOrderGroupLimit } from './order-body.ts';
+import { BudgetedRestClient, READ_RETRY_DEFAULTS, type ReadRetryOptions } from './budgeted-rest-client.ts';
+import { ReadPacer } from './read-pacer.ts';
 import { signedClientFor, type SignedRestClient, type VenueClientOptions } from './signed-rest-client.ts';
 import { parseWireFill, parseWireOrder, parseWirePosition } from './wire-parse.ts';
 
@@ -16,6 +20,9 @@ export interface AccountClientOptions extends VenueClientOptions {
   readPageLimit: number; // `limit` of list reads
   readPagesMax: number; // bound on cursor paging per list call
   warmPath: string; // signed GET that opens the sockets at connect (relative to the prefix)
+  /** The read budget until the account's limits are read (BudgetedRestClient.pacer.setBudget): tokens per second and capacity. */
+  readBudget: { refillPerSecond: number; capacity: number };
+  readRetry: ReadRetryOptions;
 }
 
 /** Defaults, each with its unit; callers pass what they mean and spread these for the rest. */
@@ -29,6 +36,9 @@ export const ACCOUNT_CLIENT_DEFAULTS: Readonly<Omit<AccountClientOptions, 'baseU
   readPagesMax: 1_000,
   warmPath: '/portfolio/balance',
   tls: null,
+  // Basic (rest.md §9), the smallest tier: a guess above the account's budget would earn 429s.
+  readBudget: Object.freeze({ refillPerSecond: 200, capacity: 200 }),
+  readRetry: READ_RETRY_DEFAULTS,
 });
 
 /** GET /portfolio/balance in core units (rest.md §6). */
@@ -44,20 +54,33 @@ export class AccountClient implements OrderReads {
   readonly #options: AccountClientOptions;
   readonly #prefix: string;
   readonly #client: SignedRestClient;
+  /** Every read off the hot path: paced by the read budget, 429s retried. */
+  readonly reads: BudgetedRestClient;
 
   constructor(options: AccountClientOptions) {
     this.#options = options;
     const { client, prefix } = signedClientFor(options);
     this.#client = client;
     this.#prefix = prefix;
+    const pacer = new ReadPacer(options.readBudget.refillPerSecond, options.readBudget.capacity, options.clock);
+    this.reads = new BudgetedRestClient({ transport: client, pacer, clock: options.clock, retry: options.readRetry });
+  }
+
+  /** The API prefix every path starts with (e.g. /trade-api/v2). */
+  get prefix(): string {
+    return this.#prefix;
   }
 
   /** Opens (and checks) the pool's sockets with a signed GET each; rejects with ExecError. */
   async connect(): Promise<void> {
-    await this.#client.warm(`${this.#prefix}${this.#options.warmPath}`, this.#options.connections);
+    const path = `${this.#prefix}${this.#options.warmPath}`;
+    // The warm GETs go out together (one per socket), so they are paid up front.
+    await this.reads.pacer.take(this.reads.costOf(path) * this.#options.connections);
+    await this.#client.warm(path, this.#options.connections);
   }
 
   async close(): Promise<void> {
+    this.reads.close();
     await this.#client.close();
   }
 
@@ -93,7 +116,7 @@ export class AccountClient implements OrderReads {
   async getOrder(orderId: string, subaccount: number | null = null): Promise<WireOrder | null> {
     const path = `${this.#prefix}/portfolio/orders/${encodeURIComponent(orderId)}`;
     try {
-      const body = await this.#client.call('GET', subaccount === null ? path : `${path}?subaccount=${subaccount}`, null);
+      const body = await this.reads.get(subaccount === null ? path : `${path}?subaccount=${subaccount}`);
       const order = body?.['order'];
       if (typeof order !== 'object' || order === null || Array.isArray(order)) throw new ExecError('EXEC_BAD_RESPONSE', 'bad response: order missing');
       return parseWireOrder(order as Record<string, unknown>);
@@ -106,7 +129,7 @@ export class AccountClient implements OrderReads {
   /** GET /portfolio/balance for one subaccount. */
   async getBalance(subaccount = 0): Promise<AccountBalance> {
     checkSubaccount(subaccount);
-    const body = await this.#client.call('GET', subaccountQuery(`${this.#prefix}/portfolio/balance`, subaccount), null);
+    const body = await this.reads.get(subaccountQuery(`${this.#prefix}/portfolio/balance`, subaccount));
     if (body === null) throw new ExecError('EXEC_BAD_RESPONSE', 'bad response: balance returned no body');
     const dollars = body['balance_dollars'];
     const cents = body['balance'];
@@ -160,7 +183,7 @@ export class AccountClient implements OrderReads {
   }
 
   #pages(relativePath: string, params: URLSearchParams, listName: string): Promise<Record<string, unknown>[]> {
-    return this.#client.pages(`${this.#prefix}${relativePath}`, params, listName, this.#options.readPageLimit, this.#options.readPagesMax);
+    return this.reads.pages(`${this.#prefix}${relativePath}`, params, listName, this.#options.readPageLimit, this.#options.readPagesMax);
   }
 }
 

@@ -130,17 +130,23 @@ export class SignedRestClient {
   }
 
   async callSigned(method: string, path: string, body: string | null, signed: PresignedSignature): Promise<Record<string, unknown> | null> {
+    const { status, text } = await this.send(method, path, body, signed);
+    return answerOf(method, path, status, text);
+  }
+
+  /**
+   * One signed request, its status, Retry-After header (null when absent) and body text, whatever
+   * the status; rejects with ExecError on a transport failure only. The budgeted reads
+   * (budgeted-rest-client.ts) read the status themselves to retry a 429.
+   */
+  async send(method: string, path: string, body: string | null, signed: PresignedSignature): Promise<{ status: number; retryAfter: string | null; text: string }> {
     if (this.#closed) throw new ExecError('EXEC_DISCONNECTED', 'closed');
-    const query = path.indexOf('?');
-    const signedPath = query === -1 ? path : path.slice(0, query);
     const headers: Record<string, string> = {
       'kalshi-access-key': this.#options.keyId,
       'kalshi-access-timestamp': signed.timestampText,
       'kalshi-access-signature': signed.signature,
     };
     if (body !== null) headers['content-type'] = 'application/json';
-    let status: number;
-    let text: string;
     try {
       const response = await this.#pool.request({
         method: method as 'GET',
@@ -150,20 +156,12 @@ export class SignedRestClient {
         headersTimeout: this.#options.headersTimeoutMs,
         bodyTimeout: this.#options.bodyTimeoutMs,
       });
-      status = response.statusCode;
-      text = await response.body.text();
+      const retryAfter = response.headers['retry-after'];
+      return { status: response.statusCode, retryAfter: typeof retryAfter === 'string' ? retryAfter : null, text: await response.body.text() };
     } catch (error) {
       const code = transportErrorCode(error);
-      throw new ExecError(code, `${method} ${signedPath}: ${code} (${(error as Error).message})`);
+      throw new ExecError(code, `${method} ${pathOnly(path)}: ${code} (${(error as Error).message})`);
     }
-    if (status < 200 || status >= 300) {
-      const reject = parseErrorBody(status, text);
-      throw new ExecError(statusErrorCode(status), `${method} ${signedPath}: HTTP ${status} ${reject.code}`, status, reject);
-    }
-    if (text === '') return null;
-    const parsed = parseJsonObject(text);
-    if (parsed === null) throw new ExecError('EXEC_BAD_RESPONSE', `${method} ${signedPath}: body is not a JSON object`, status);
-    return parsed;
   }
 
   async close(): Promise<void> {
@@ -171,4 +169,21 @@ export class SignedRestClient {
     this.#closed = true;
     await this.#pool.destroy();
   }
+}
+
+function pathOnly(path: string): string {
+  const query = path.indexOf('?');
+  return query === -1 ? path : path.slice(0, query);
+}
+
+/** A response's parsed JSON object (null for an empty body), or ExecError for a non-2xx status or a body that is not an object. */
+export function answerOf(method: string, path: string, status: number, text: string): Record<string, unknown> | null {
+  if (status < 200 || status >= 300) {
+    const reject = parseErrorBody(status, text);
+    throw new ExecError(statusErrorCode(status), `${method} ${pathOnly(path)}: HTTP ${status} ${reject.code}`, status, reject);
+  }
+  if (text === '') return null;
+  const parsed = parseJsonObject(text);
+  if (parsed === null) throw new ExecError('EXEC_BAD_RESPONSE', `${method} ${pathOnly(path)}: body is not a JSON object`, status);
+  return parsed;
 }

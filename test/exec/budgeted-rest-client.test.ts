@@ -1,0 +1,202 @@
+// Goal: the cold-path read client spends the read budget, waits (asynchronously, in order) when the
+// bucket is empty, and retries a 429 with backoff (Retry-After honoured, attempts bounded) instead
+// of failing. Method: a fake clock and fake timers drive ReadPacer and BudgetedRestClient over a
+// scripted transport; one test runs the real SignedRestClient against a node:http server on
+// 127.0.0.1 that answers 429 twice before 200.
+
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BudgetedRestClient, EndpointCosts, ReadPacer, ReadPacerClosedError, retryAfterMs, type PacerTimers, type SignedTransport } from '../../src/exec/index.ts';
+import { signedClientFor } from '../../src/exec/rest/signed-rest-client.ts';
+import { ExecError } from '../../src/oms/index.ts';
+
+class FakeTime implements PacerTimers {
+  nowMs = 1_000_000;
+  #timers: { atMs: number; callback: () => void; id: number }[] = [];
+  #nextId = 1;
+  readonly clock = { nowMs: (): number => this.nowMs };
+  setTimeout(callback: () => void, delayMs: number): unknown {
+    const id = this.#nextId++;
+    this.#timers.push({ atMs: this.nowMs + delayMs, callback, id });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.#timers = this.#timers.filter((timer) => timer.id !== handle);
+  }
+  get pending(): number {
+    return this.#timers.length;
+  }
+  /** Moves time forward, firing due timers in order, and lets the promise jobs they start run. */
+  async advance(ms: number): Promise<void> {
+    const endMs = this.nowMs + ms;
+    await flush(); // what was started before the call schedules its timers first
+    for (let guard = 0; guard < 10_000; guard++) {
+      this.#timers.sort((a, b) => a.atMs - b.atMs);
+      const next = this.#timers[0];
+      if (next === undefined || next.atMs > endMs) break;
+      this.#timers.shift();
+      this.nowMs = next.atMs;
+      next.callback();
+      await flush();
+    }
+    this.nowMs = endMs;
+    await flush();
+  }
+}
+
+/** Lets every promise job queued so far (and those they queue) run: one macrotask turn. */
+async function flush(): Promise<void> {
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A transport answering from a script of statuses; records when each request went out. */
+function scriptedTransport(time: FakeTime, script: { status: number; retryAfter?: string }[]): SignedTransport & { sentAtMs: number[] } {
+  const sentAtMs: number[] = [];
+  return {
+    sentAtMs,
+    sign: async () => ({ timestampText: String(time.nowMs), signature: 'sig' }),
+    send: async () => {
+      sentAtMs.push(time.nowMs);
+      const step = script[Math.min(sentAtMs.length - 1, script.length - 1)];
+      const text = step.status === 200 ? '{"ok":true}' : '{"error":"too many requests"}';
+      return { status: step.status, retryAfter: step.retryAfter ?? null, text };
+    },
+  };
+}
+
+describe('ReadPacer', () => {
+  it('serves reads at once while tokens last, then waits for refill in FIFO order', async () => {
+    const time = new FakeTime();
+    const pacer = new ReadPacer(10, 20, time.clock, time); // 10 tokens/s, 20 held
+    const order: number[] = [];
+    await pacer.take(10);
+    await pacer.take(10);
+    const third = pacer.take(10).then(() => order.push(3));
+    const fourth = pacer.take(5).then(() => order.push(4));
+    await flush();
+    expect(order).toEqual([]);
+    expect(pacer.queued).toBe(2);
+    await time.advance(999);
+    expect(order).toEqual([]); // 9.99 tokens: not yet
+    await time.advance(1);
+    await third;
+    expect(order).toEqual([3]);
+    await time.advance(500);
+    await fourth;
+    expect(order).toEqual([3, 4]);
+    expect(pacer.waits).toBe(2);
+    expect(time.pending).toBe(0);
+  });
+
+  it('a 429 empties the bucket; a new budget applies to waiting reads; close rejects them', async () => {
+    const time = new FakeTime();
+    const pacer = new ReadPacer(10, 100, time.clock, time);
+    pacer.onRateLimited();
+    let done = false;
+    const waiting = pacer.take(50).then(() => (done = true));
+    await time.advance(1_000); // 10 tokens at 10/s
+    expect(done).toBe(false);
+    pacer.setBudget(100, 100); // 10 held, then 100/s: 40 more in 400 ms
+    await time.advance(400);
+    await waiting;
+    expect(done).toBe(true);
+    const stuck = pacer.take(100);
+    pacer.close();
+    await expect(stuck).rejects.toBeInstanceOf(ReadPacerClosedError);
+    await expect(pacer.take(1)).rejects.toBeInstanceOf(ReadPacerClosedError);
+  });
+});
+
+describe('BudgetedRestClient', () => {
+  it('retries a 429 after doubling backoff and pays the bucket again', async () => {
+    const time = new FakeTime();
+    const transport = scriptedTransport(time, [{ status: 429 }, { status: 429 }, { status: 200 }]);
+    const pacer = new ReadPacer(200, 200, time.clock, time);
+    const client = new BudgetedRestClient({ transport, pacer, clock: time.clock, timers: time, retry: { attemptsMax: 5, backoffBaseMs: 100, backoffMaxMs: 1_000, retryAfterMaxMs: 10_000 } });
+    let body: unknown = null;
+    const read = client.get('/trade-api/v2/markets?tickers=A').then((value) => (body = value));
+    await time.advance(5_000);
+    await read;
+    expect(body).toEqual({ ok: true });
+    expect(client.retries).toBe(2);
+    expect(pacer.rateLimited).toBe(2);
+    const start = transport.sentAtMs[0];
+    // 100 ms backoff, then the emptied bucket's refill of 10 tokens (50 ms at 200/s) is already covered.
+    expect(transport.sentAtMs.map((t) => t - start)).toEqual([0, 100, 300]);
+  });
+
+  it('honours Retry-After above the backoff', async () => {
+    const time = new FakeTime();
+    const transport = scriptedTransport(time, [{ status: 429, retryAfter: '2' }, { status: 200 }]);
+    const client = new BudgetedRestClient({ transport, pacer: new ReadPacer(200, 200, time.clock, time), clock: time.clock, timers: time });
+    const read = client.get('/trade-api/v2/account/limits');
+    await time.advance(10_000);
+    await expect(read).resolves.toEqual({ ok: true });
+    expect(transport.sentAtMs[1] - transport.sentAtMs[0]).toBe(2_000);
+    expect(retryAfterMs(new Date(time.nowMs + 3_000).toUTCString(), time.nowMs)).toBeGreaterThan(1_000);
+    expect(retryAfterMs('soon', time.nowMs)).toBe(0);
+  });
+
+  it('gives up after attemptsMax with the 429 as an ExecError', async () => {
+    const time = new FakeTime();
+    const transport = scriptedTransport(time, [{ status: 429 }]);
+    const client = new BudgetedRestClient({ transport, pacer: new ReadPacer(200, 200, time.clock, time), clock: time.clock, timers: time, retry: { attemptsMax: 3, backoffBaseMs: 10, backoffMaxMs: 20, retryAfterMaxMs: 100 } });
+    const read = client.get('/trade-api/v2/portfolio/positions');
+    const settled = read.catch((error: unknown) => error);
+    await time.advance(5_000);
+    const error = await settled;
+    expect(error).toBeInstanceOf(ExecError);
+    expect((error as ExecError).status).toBe(429);
+    expect(transport.sentAtMs.length).toBe(3);
+  });
+
+  it('charges the venue\'s endpoint costs, templates matched by segment', async () => {
+    const costs = EndpointCosts.fromJson({ default_cost: 10, endpoint_costs: [{ method: 'GET', path: '/trade-api/v2/portfolio/orders/{order_id}', cost: 2 }] })!;
+    expect(costs.costOf('GET', '/trade-api/v2/portfolio/orders/abc?subaccount=1')).toBe(2);
+    expect(costs.costOf('GET', '/trade-api/v2/portfolio/orders')).toBe(10);
+    expect(costs.costOf('DELETE', '/trade-api/v2/portfolio/orders/abc')).toBe(10);
+    expect(EndpointCosts.fromJson({ endpoint_costs: [] })).toBeNull();
+  });
+});
+
+describe('BudgetedRestClient over a real socket', () => {
+  let server: Server | null = null;
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (server === null ? resolve() : server.close(() => resolve())));
+    server = null;
+  });
+
+  it('a scripted server answering 429 twice: the read completes on the third request', async () => {
+    let requests = 0;
+    server = createServer((req, res) => {
+      requests++;
+      if (requests <= 2) {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' });
+        res.end('{"error":"too many requests"}');
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ markets: [], cursor: '', signed: typeof req.headers['kalshi-access-signature'] === 'string' }));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const clock = { nowMs: (): number => Date.now() };
+    const { client: transport, prefix } = signedClientFor({
+      baseUrl: `http://127.0.0.1:${port}/trade-api/v2`, keyId: 'test-key', privateKey, clock, connections: 1,
+      connectTimeoutMs: 2_000, headersTimeoutMs: 2_000, bodyTimeoutMs: 2_000, keepAliveTimeoutMs: 10_000, tls: null,
+    });
+    const client = new BudgetedRestClient({ transport, pacer: new ReadPacer(200, 200, clock), clock, retry: { attemptsMax: 4, backoffBaseMs: 5, backoffMaxMs: 20, retryAfterMaxMs: 100 } });
+    try {
+      const body = await client.get(`${prefix}/markets?tickers=A`);
+      expect(body).toEqual({ markets: [], cursor: '', signed: true });
+      expect(requests).toBe(3);
+      expect(client.retries).toBe(2);
+    } finally {
+      client.close();
+      await transport.close();
+    }
+  });
+});
