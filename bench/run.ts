@@ -11,6 +11,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CliUsageError, helpText, parseCli } from '../src/core/index.ts';
+import type { CliCommand, CliParse } from '../src/core/index.ts';
 import { formatTable, type BenchRow, type BenchSuite } from './harness.ts';
 
 const BENCH_DIR = path.dirname(fileURLToPath(import.meta.url));
@@ -53,11 +55,35 @@ function discover(): Array<{ folder: string; file: string }> {
     .sort((a, b) => a.folder.localeCompare(b.folder));
 }
 
+/** The option table: the parse, --help and the nearest-name hint all come from it (src/core/cli-options.ts). */
+const COMMAND: CliCommand = {
+  usage: 'usage: npm run bench -- [--quick] [--strict] [suite ...]',
+  positional: { name: 'suite', help: 'run only these suites, by bench/ folder or suite name (default: all)', countMax: 100 },
+  options: [
+    { name: '--quick', help: 'the CI smoke mode: fewer iterations' },
+    { name: '--strict', help: 'exit 1 when a row misses its stated target' },
+    { name: '--full', help: 'the scale suite\'s whole matrix (12 cases) instead of its default 4 (bench/scale/suite.ts reads it)' },
+  ],
+  notes: ['Writes bench/results/<suite>-<timestamp>.json per suite. Exit status: 0 done; 1 a suite failed (or missed, with --strict); 2 usage.'],
+};
+
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
-  const quick = args.includes('--quick');
-  const strict = args.includes('--strict');
-  const wanted = args.filter((arg) => !arg.startsWith('--'));
+  let parsed: CliParse;
+  try {
+    parsed = parseCli(args, COMMAND);
+  } catch (error) {
+    if (!(error instanceof CliUsageError)) throw error;
+    console.error(`bench: ${error.message}\n${helpText(COMMAND)}`);
+    return 2;
+  }
+  if (parsed.help) {
+    console.log(helpText(COMMAND));
+    return 0;
+  }
+  const quick = parsed.flags.has('--quick');
+  const strict = parsed.flags.has('--strict');
+  const wanted = [...parsed.positional];
   const found = discover();
   // Import only the folders asked for (all when none are named; every folder when a name matches no
   // folder, to match it against suite.name), so one suite mid-edit never stops another from running.

@@ -25,7 +25,8 @@ import { fileURLToPath } from 'node:url';
 import { createPrivateKey } from 'node:crypto';
 import { request } from 'undici';
 import { pino } from 'pino';
-import { signedHeaders } from '../../src/core/index.ts';
+import { CliUsageError, helpText, parseCli, signedHeaders } from '../../src/core/index.ts';
+import type { CliCommand } from '../../src/core/index.ts';
 import { FAULT_PROFILES, startSim } from '../../src/sim/index.ts';
 import type { SimHandle } from '../../src/sim/index.ts';
 
@@ -43,18 +44,29 @@ interface Args {
   seed: number;
 }
 
-function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { minutes: 30, cycleSec: 60, rate: 200, seed: 1 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const value = Number(argv[i + 1]);
-    if (!Number.isInteger(value) || value <= 0) throw new Error(`${argv[i]} needs a positive whole number`);
-    if (argv[i] === '--minutes') args.minutes = value;
-    else if (argv[i] === '--cycle-sec') args.cycleSec = value;
-    else if (argv[i] === '--rate') args.rate = value;
-    else if (argv[i] === '--seed') args.seed = value;
-    else throw new Error(`unknown argument ${argv[i]}`);
-  }
-  return args;
+/** The option table: the parse, --help and the nearest-name hint all come from it (src/core/cli-options.ts). */
+const COMMAND: CliCommand = {
+  usage: 'usage: npm run soak -- [--minutes N] [--cycle-sec N] [--rate N] [--seed N]',
+  options: [
+    { name: '--minutes', value: '<n>', help: 'run length (default 30)' },
+    { name: '--cycle-sec', value: '<n>', help: 'seconds per fault profile (default 60)' },
+    { name: '--rate', value: '<n>', help: 'simulator book updates per second (default 200)' },
+    { name: '--seed', value: '<n>', help: 'simulator seed (default 1)' },
+  ],
+  notes: ['Writes bench/results/soak-<time>.json. Exit status: 0 every check passed; 1 a check failed; 2 usage or a crash.'],
+};
+
+/** null: --help was asked for. */
+function parseArgs(argv: readonly string[]): Args | null {
+  const parsed = parseCli(argv, COMMAND);
+  if (parsed.help) return null;
+  const positive = (name: string, fallback: number): number => {
+    const text = parsed.values.get(name);
+    if (text === undefined) return fallback;
+    if (!/^\d{1,7}$/.test(text) || Number(text) === 0) throw new CliUsageError(`${name} needs a positive whole number, got ${JSON.stringify(text)}`);
+    return Number(text);
+  };
+  return { minutes: positive('--minutes', 30), cycleSec: positive('--cycle-sec', 60), rate: positive('--rate', 200), seed: positive('--seed', 1) };
 }
 
 function rssMbOf(pid: number): number {
@@ -74,7 +86,18 @@ async function venueGet(sim: SimHandle, path: string): Promise<Record<string, un
 }
 
 async function main(): Promise<number> {
-  const args = parseArgs(process.argv.slice(2));
+  let args: Args | null;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof CliUsageError)) throw error;
+    process.stderr.write(`soak: ${error.message}\n`);
+    return 2;
+  }
+  if (args === null) {
+    process.stdout.write(`${helpText(COMMAND)}\n`);
+    return 0;
+  }
   const work = mkdtempSync(join(tmpdir(), 'soak-'));
   const simLoop = monitorEventLoopDelay({ resolution: 1 });
   simLoop.enable();

@@ -19,6 +19,8 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CliUsageError, helpText, parseCli } from '../core/index.ts';
+import type { CliCommand, CliParse } from '../core/index.ts';
 import { ClearingClient } from './clearing-client.ts';
 import { ClearingError } from './clearing-error.ts';
 import { parseCredentialText, readCredentialFile, type ClearingCredential } from './credential.ts';
@@ -46,30 +48,40 @@ interface Args {
   timeoutMs: number;
 }
 
-const USAGE = 'usage: clearing <obligations|funding-estimate> [--csv] [--url URL] [--credential-file FILE] [--timeout-ms N]';
+/** The option table: the parse, --help and the nearest-name hint all come from it (core/cli-options.ts). */
+const COMMAND: CliCommand = {
+  usage: 'usage: npm run clearing -- <obligations|funding-estimate> [--csv] [--url URL] [--credential-file FILE] [--timeout-ms N]',
+  positional: { name: 'command', help: 'obligations (active obligations with detail totals) or funding-estimate (next funding, by asset class)', countMax: 1, choices: ['obligations', 'funding-estimate'] },
+  options: [
+    { name: '--csv', help: 'CSV in centicents instead of a table in dollars' },
+    { name: '--url', value: '<url>', help: 'clearing base URL incl. /clearing-api/v1 (else CLEARING_URL, else the credential file\'s "url")' },
+    { name: '--credential-file', value: '<file>', help: `admin_user_id:access_token or the simulator's JSON file (else CLEARING_CREDENTIAL, else ${DEFAULT_CREDENTIAL_FILE})` },
+    { name: '--timeout-ms', value: '<n>', help: 'per-request connect/headers/body timeout (default 30,000)' },
+  ],
+  notes: ['Exit status: 0 done; 1 request failed; 2 usage; 3 authentication or permission refused; 4 no or bad credential.'],
+};
+
+const USAGE = COMMAND.usage;
 
 class UsageError extends Error {}
 
-function parseArgs(argv: readonly string[]): Args {
-  const [command, ...rest] = argv;
-  if (command !== 'obligations' && command !== 'funding-estimate') throw new UsageError(command === undefined ? 'no command' : `unknown command ${JSON.stringify(command.slice(0, 40))}`);
-  const args: Args = { command, csv: false, url: null, credentialFile: null, timeoutMs: 30_000 };
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i];
-    const take = (): string => {
-      const value = rest[i + 1];
-      if (value === undefined) throw new UsageError(`${flag} needs a value`);
-      i++;
-      return value;
-    };
-    if (flag === '--csv') args.csv = true;
-    else if (flag === '--url') args.url = take();
-    else if (flag === '--credential-file') args.credentialFile = take();
-    else if (flag === '--timeout-ms') {
-      const text = take();
-      if (!/^\d{1,7}$/.test(text) || Number(text) < 1) throw new UsageError('--timeout-ms needs a positive integer (ms)');
-      args.timeoutMs = Number(text);
-    } else throw new UsageError(`unknown argument ${JSON.stringify(flag.slice(0, 40))}`);
+/** null: --help was asked for. */
+function parseArgs(argv: readonly string[]): Args | null {
+  let parsed: CliParse;
+  try {
+    parsed = parseCli(argv, COMMAND);
+  } catch (error) {
+    if (error instanceof CliUsageError) throw new UsageError(error.message);
+    throw error;
+  }
+  if (parsed.help) return null;
+  const command = parsed.positional[0];
+  if (command !== 'obligations' && command !== 'funding-estimate') throw new UsageError('no command');
+  const args: Args = { command, csv: parsed.flags.has('--csv'), url: parsed.values.get('--url') ?? null, credentialFile: parsed.values.get('--credential-file') ?? null, timeoutMs: 30_000 };
+  const timeout = parsed.values.get('--timeout-ms');
+  if (timeout !== undefined) {
+    if (!/^\d{1,7}$/.test(timeout) || Number(timeout) < 1) throw new UsageError('--timeout-ms needs a positive integer (ms)');
+    args.timeoutMs = Number(timeout);
   }
   return args;
 }
@@ -93,10 +105,14 @@ function resolveTarget(args: Args, io: CliIo): { credential: ClearingCredential;
 }
 
 export async function runClearingCli(argv: readonly string[], io: CliIo): Promise<number> {
-  let args: Args;
+  let args: Args | null;
   let target: { credential: ClearingCredential; url: string };
   try {
     args = parseArgs(argv);
+    if (args === null) {
+      io.stdout(`${helpText(COMMAND)}\n`);
+      return EXIT.OK;
+    }
     target = resolveTarget(args, io);
   } catch (error) {
     if (error instanceof UsageError) {

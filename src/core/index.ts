@@ -17,3 +17,4 @@ export * from './token-bucket.ts';
 export * from './intent.ts';
 export * from './exit-trigger.ts';
 export * from './fifo-map.ts';
+export * from './cli-options.ts';

@@ -3,9 +3,13 @@
  * (trade against another exchange at that base URL with the key from the environment),
  * `--duration <seconds>` (stop by itself), `--release-kill-switch` (the operator releases a kill
  * switch a previous run engaged; journaled), `--json` (JSON status lines even on a terminal),
- * `--help`. Owns parsing only; a bad argument is a
- * UsageError (exit code 2).
+ * `--help`. Owns parsing only, from one option table (src/core/cli-options.ts, shared with the
+ * other scripts: it gives --help and the nearest name for a typo); a bad argument is a UsageError
+ * (exit code 2).
  */
+
+import { CliUsageError, helpText, parseCli } from '../core/index.ts';
+import type { CliCommand, CliParse } from '../core/index.ts';
 
 export interface CliArgs {
   configPath: string;
@@ -28,70 +32,56 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `usage: npm start -- [--config <path>] [--venue <http(s)://host:port>] [--duration <seconds>] [--release-kill-switch] [--json]
+/** The option table: the parse, --help and the nearest-name hint all come from it (core/cli-options.ts). */
+export const COMMAND: CliCommand = {
+  usage: 'usage: npm start -- [--config <path>] [--venue <http(s)://host:port>] [--duration <seconds>] [--release-kill-switch] [--json]',
+  options: [
+    { name: '--config', value: '<path>', help: 'runtime configuration (default config/runtime.json; see config/README.md)' },
+    { name: '--venue', value: '<url>', help: 'trade against the exchange at this REST base with the key from KALSHI_API_KEY_ID / KALSHI_PRIVATE_KEY_PATH (default: the config\'s venue)' },
+    { name: '--duration', value: '<seconds>', help: 'stop after this long: cancel every order, print a summary, exit 0' },
+    { name: '--release-kill-switch', help: 'release the kill switch a previous run engaged (journaled); without it such a start refuses to trade' },
+    { name: '--json', help: 'JSON status lines and a one-line summary even on a terminal (else a table redrawn in place)' },
+  ],
+  notes: [
+    'SIGINT / SIGTERM stop like --duration; SIGHUP re-reads the config and redeploys changed strategies;',
+    'SIGUSR2 engages the kill switch (every order cancelled, none new, persists until --release-kill-switch).',
+    'Exit status: 0 stopped cleanly; 1 failed (or the embedded simulator died); 2 usage or configuration; 3 kill switch engaged.',
+  ],
+};
 
-  --config <path>       runtime configuration (default config/runtime.json; see config/README.md)
-  --venue <url>         trade against the exchange at this REST base (e.g. http://127.0.0.1:9000),
-                        with the API key from KALSHI_API_KEY_ID and KALSHI_PRIVATE_KEY_PATH
-                        (or the variables the config names); default: the config's venue
-                        (embedded simulator unless venue.mode is "remote")
-  --duration <seconds>  stop after this long: cancel every order, print a summary, exit 0
-  --release-kill-switch release the kill switch a previous run engaged (the start refuses to trade
-                        while one is engaged, and says when, why and by whom); journaled
-  --json                one JSON status line per second (and a one-line summary) even on a
-                        terminal; without it a terminal gets a table redrawn in place, and a pipe
-                        or file gets JSON lines
-  SIGINT / SIGTERM      the same as --duration, at any time; SIGHUP re-reads the config and
-                        redeploys changed strategies; SIGUSR2 engages the kill switch: every order
-                        cancelled, no new ones, and it persists across restarts until released`;
+export const USAGE = helpText(COMMAND);
 
 export function parseCliArgs(argv: readonly string[]): CliArgs {
-  const args: CliArgs = { configPath: 'config/runtime.json', venue: null, durationSec: 0, releaseKillSwitch: false, json: false, help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = (): string => {
-      const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value`);
-      i++;
-      return next;
-    };
-    switch (flag) {
-      case '--config':
-        args.configPath = value();
-        break;
-      case '--venue': {
-        const text = value();
-        let url: URL;
-        try {
-          url = new URL(text);
-        } catch {
-          throw new UsageError(`--venue needs an http(s) URL, got ${JSON.stringify(text)}`);
-        }
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--venue needs an http(s) URL, got ${JSON.stringify(text)}`);
-        args.venue = text;
-        break;
-      }
-      case '--duration': {
-        const text = value();
-        if (!/^\d{1,7}$/.test(text) || text === '0') throw new UsageError(`--duration needs a whole number of seconds >= 1, got ${JSON.stringify(text)}`);
-        args.durationSec = Number.parseInt(text, 10);
-        break;
-      }
-      case '--release-kill-switch':
-        args.releaseKillSwitch = true;
-        break;
-      case '--json':
-        args.json = true;
-        break;
-      case '--help':
-      case '-h':
-        args.help = true;
-        break;
-      default:
-        throw new UsageError(`unknown argument ${JSON.stringify(flag)}`);
-    }
+  let parsed: CliParse;
+  try {
+    parsed = parseCli(argv, COMMAND);
+  } catch (error) {
+    if (error instanceof CliUsageError) throw new UsageError(error.message);
+    throw error;
   }
+  const args: CliArgs = { configPath: 'config/runtime.json', venue: null, durationSec: 0, releaseKillSwitch: false, json: false, help: parsed.help };
+  args.configPath = parsed.values.get('--config') ?? args.configPath;
+  const venue = parsed.values.get('--venue');
+  if (venue !== undefined) args.venue = venueArg(venue);
+  const duration = parsed.values.get('--duration');
+  if (duration !== undefined) {
+    if (!/^\d{1,7}$/.test(duration) || duration === '0') throw new UsageError(`--duration needs a whole number of seconds >= 1, got ${JSON.stringify(duration)}`);
+    args.durationSec = Number.parseInt(duration, 10);
+  }
+  args.releaseKillSwitch = parsed.flags.has('--release-kill-switch');
+  args.json = parsed.flags.has('--json');
   return args;
+}
+
+function venueArg(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(`--venue needs an http(s) URL, got ${JSON.stringify(text)}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--venue needs an http(s) URL, got ${JSON.stringify(text)}`);
+  return text;
 }
 
 /** REST base and WebSocket URL of a venue given as a base URL (path defaults to /trade-api/v2). */

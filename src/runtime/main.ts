@@ -15,7 +15,8 @@
  * Failures end through the same stop path: an error that escapes to the process is charged to the
  * plugin whose code its stack names (that strategy is faulted, the rest trade on); any other ends
  * the run like a signal (cancel-all, summary, exit 1), bounded in time. The embedded simulator
- * exits with us however we die (sim-child.ts); against a real venue the order watchdog cancels
+ * exits with us however we die (sim-child.ts), and if it dies first the run stops the same way
+ * (exit 1, naming its exit code or signal); against a real venue the order watchdog cancels
  * what a SIGKILL left resting (order-watchdog.ts).
  *
  * Logs (pino JSON) go to var/log/runtime-<time>.log, the simulator's to var/log/sim-<time>.log,
@@ -36,8 +37,9 @@ import type { DeepReadonly, RuntimeConfig } from './config.ts';
 import { USAGE, UsageError, parseCliArgs } from './cli-args.ts';
 import type { CliArgs } from './cli-args.ts';
 import { Runtime } from './runtime.ts';
-import type { VenueEndpoint, WorkersStatus } from './runtime.ts';
-import { SimChild } from './sim-child.ts';
+import type { RuntimeStatus, VenueEndpoint, WorkersStatus } from './runtime.ts';
+import { SimChild, describeSimExit } from './sim-child.ts';
+import type { SimExit } from './sim-child.ts';
 import { OrderWatchdog } from './order-watchdog.ts';
 import { RuntimeError } from './runtime.ts';
 import { pinEventLoop, placementForThisMachine } from './cpu-placement.ts';
@@ -60,6 +62,8 @@ export const EXIT_CONFIG = 2;
 export const EXIT_KILL_SWITCH = 3;
 /** Longest a stop may take once a crash asked for it (cancel-all, reconcile, journal); then exit 1 anyway. */
 const CRASH_STOP_BOUND_MS = 20_000;
+/** Longest a stop may take once the embedded simulator died: every request to it fails at once (ECONNREFUSED). */
+const VENUE_LOST_STOP_BOUND_MS = 10_000;
 
 /** How the run ends: the first of a signal, the duration or an error no plugin owns. */
 class StopRequest {
@@ -131,6 +135,7 @@ async function main(argv: readonly string[]): Promise<number> {
   let snapshots: OperatorSnapshots | null = null;
   let dashboard: DashboardServer | null = null;
   const stop = new StopRequest();
+  const venueLost: { exit: SimExit | null } = { exit: null };
   const loopDelay = new EventLoopDelay();
   guardEscapedErrors(stop, () => runtime, logger);
   if (config.process.eagerJitTierUp) applyEagerTierUp();
@@ -168,6 +173,8 @@ async function main(argv: readonly string[]): Promise<number> {
       // A fresh simulator per run: its orders never outlive it, so each run journals on its own.
       journalPath = join(privateDir(join(ROOT_DIR, 'var', 'journal')), `embedded-${stamp}.jsonl`);
       process.stderr.write(`simulator ready at ${sim.ready.http} (pid ${sim.pid}, log ${relative(process.cwd(), sim.logPath)})\n`);
+      if (sim.ready.serverNote !== null) process.stderr.write(`simulator: ${sim.ready.serverNote}\n`);
+      stopWhenVenueLost(sim, stop, logger, venueLost);
     } else {
       const credentials = config.credentials.venue;
       if (credentials === null || config.venue.restUrl === null || config.venue.wsUrl === null) throw new Error('remote venue without URLs or credentials (the config loader should have refused it)');
@@ -221,18 +228,20 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     snapshots?.start();
     process.stderr.write(`trading: ${config.strategies.map((s) => `${s.id} (${s.plugin} on ${s.markets.join(',')})`).join('; ') || 'no strategies'}; Ctrl-C to stop\n`);
-    const reason = await runUntilStopped(runtime, args, logger, stop, watchdog);
+    const { reason, statusAtStop } = await runUntilStopped(runtime, args, logger, stop, watchdog);
     process.stderr.write(`\nstopping (${reason}): cancelling every order...\n`);
     // The pool's figures before stop closes it, for the summary.
     const workersAtStop = runtime.status().workers ?? null;
+    const reconcileErrorsBefore = runtime.oms.stats.reconcileErrors;
     await runtime.stop(reason);
+    reportStopFailures(runtime, reconcileErrorsBefore, venueLost.exit);
     watchdog?.disarm();
     snapshots?.stop();
     await dashboard?.stop();
     dashboard = null;
     await metrics?.stop();
     metrics = null;
-    printSummary(runtime, reason, loopDelay, workersAtStop, args.json);
+    printSummary(runtime, reason, loopDelay, workersAtStop, statusAtStop.denies, args.json);
     return stop.exitCode;
   } catch (error) {
     if (error instanceof RuntimeError && error.code === 'RUNTIME_KILL_SWITCH_ENGAGED') {
@@ -262,8 +271,48 @@ async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-/** Prints the status every second until a signal, the duration or a crash; resolves with the reason. */
-async function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger, stop: StopRequest, watchdog: OrderWatchdog | null): Promise<string> {
+/**
+ * The embedded venue died under us (a crash, an OOM kill, kill -9): nothing can trade or cancel
+ * without it, so the run ends through the stop path with exit 1, naming how the simulator ended,
+ * within VENUE_LOST_STOP_BOUND_MS even if the stop hangs. A remote venue is never "lost": the
+ * feed reconnects until it comes back.
+ */
+function stopWhenVenueLost(sim: SimChild, stop: StopRequest, logger: Logger, lost: { exit: SimExit | null }): void {
+  sim.onUnexpectedExit((exit) => {
+    lost.exit = exit;
+    const how = describeSimExit(exit);
+    logger.error({ pid: sim.pid, code: exit.code, signal: exit.signal, simLog: sim.logPath }, 'embedded simulator exited unexpectedly: stopping');
+    process.stderr.write(`\nthe embedded simulator (pid ${sim.pid}) exited unexpectedly with ${how} (log ${relative(process.cwd(), sim.logPath)}): stopping\n`);
+    if (stop.reason !== null) return;
+    setTimeout(() => {
+      process.stderr.write(`stop did not finish within ${VENUE_LOST_STOP_BOUND_MS} ms after the simulator exited; exiting\n`);
+      process.exit(EXIT_FAILURE);
+    }, VENUE_LOST_STOP_BOUND_MS).unref();
+    stop.request(`simulator exited with ${how}`, EXIT_FAILURE);
+  });
+}
+
+/**
+ * runtime.stop logs a failed cancel-all or reconcile and carries on (the stop must finish); the
+ * operator hears about it here, on stderr, before the summary.
+ */
+function reportStopFailures(runtime: Runtime, reconcileErrorsBefore: number, simExit: SimExit | null): void {
+  if (simExit !== null) {
+    process.stderr.write(`cancel-all and reconcile failed: the simulator is gone (${describeSimExit(simExit)}), and its orders with it; details in the log\n`);
+    return;
+  }
+  const openAfterStop = runtime.status().openOrders;
+  const reconcileErrors = runtime.oms.stats.reconcileErrors - reconcileErrorsBefore;
+  if (openAfterStop > 0 || reconcileErrors > 0) {
+    process.stderr.write(`the stop left ${openAfterStop} order(s) open in the OMS with ${reconcileErrors} reconcile error(s): the cancel-all or the final reconcile failed; details in the log\n`);
+  }
+}
+
+/**
+ * Prints the status every second until a signal, the duration or a crash, then once more at the
+ * stop; resolves with the reason and that last status (the summary's deny counts come from it).
+ */
+async function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger, stop: StopRequest, watchdog: OrderWatchdog | null): Promise<{ reason: string; statusAtStop: RuntimeStatus }> {
   // Each strategy's subaccount, for the table's per-strategy rows; a SIGHUP reload replaces it.
   const subaccounts = { byStrategy: subaccountsOf(runtime.config.strategies) };
   // A terminal gets the table redrawn in place; a pipe, a file or --json gets JSON lines.
@@ -301,8 +350,10 @@ async function runUntilStopped(runtime: Runtime, args: CliArgs, logger: Logger, 
   if (durationTimer !== null) clearTimeout(durationTimer);
   process.off('SIGHUP', onHangup);
   process.off('SIGUSR2', onKillSwitch);
+  const statusAtStop = runtime.status();
+  printer.print(statusAtStop, Math.round((Date.now() - startedMs) / 1000));
   printer.finish();
-  return reason;
+  return { reason, statusAtStop };
 }
 
 /** The operator's kill switch (SIGUSR2, the dashboard's button): journaled, every order cancelled, no new ones. */
@@ -394,7 +445,12 @@ async function reloadStrategies(runtime: Runtime, args: CliArgs, logger: Logger,
   process.stderr.write(`\nSIGHUP: redeployed [${result.redeployed.join(', ')}], deployed [${result.deployed.join(', ')}], stopped [${result.stopped.join(', ')}]${failed.length > 0 ? `, failed ${JSON.stringify(failed)}` : ''}\n`);
 }
 
-function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDelay, workers: WorkersStatus | null, json: boolean): void {
+/**
+ * `denies` comes from the last status line, not from the status after the stop: deny counts live
+ * in the strategy instances' contexts, and the stop removes the instances (a summary read after it
+ * once printed `"denies": {}` after a run of a million RATE_LIMITED denies).
+ */
+function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDelay, workers: WorkersStatus | null, denies: RuntimeStatus['denies'], json: boolean): void {
   const status = runtime.status();
   const hops: Record<string, { count: number; p50Us: number; p99Us: number; p999Us: number; maxUs: number }> = {};
   for (const name of HOP_NAMES) {
@@ -409,7 +465,7 @@ function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDela
     openOrdersAfterStop: status.openOrders,
     positions: JSON.parse(statusJson(status, 0)).positions,
     pnl: formatMicroDollars(status.pnlMicro),
-    denies: status.denies,
+    denies,
     tickToTradeHopsUs: hops,
     oms: runtime.oms.stats,
     eventLoopDelay: loopDelay.summary(),

@@ -4,7 +4,9 @@
  * stdout (bounded by a timeout), pipes its stderr (pino JSON) to a log file, and stops it with
  * SIGTERM (SIGKILL after a grace period). The child holds the read end of a pipe on its stdin
  * (`--exit-with-stdin`): the kernel closes our end however we die, SIGKILL included, and the
- * simulator then exits too instead of running on as an orphan. Owns the child's lifecycle only.
+ * simulator then exits too instead of running on as an orphan. The other way round, an exit we did
+ * not ask for (a crash, an OOM kill, kill -9) is reported to `onUnexpectedExit`: the main job
+ * cannot trade without its venue and stops. Owns the child's lifecycle only.
  */
 
 import { spawn } from 'node:child_process';
@@ -42,6 +44,9 @@ export interface SimReady {
   pid: number;
   /** The FIX acceptor's endpoints (started with `fix`), else null. */
   fix: { host: string; tls: boolean; ports: { KalshiNR: number; KalshiRT: number; KalshiDC: number; KalshiPT: number; KalshiRFQ: number; KalshiMD: number } } | null;
+  /** 'node-http-fallback' when uWebSockets.js could not load in the child (src/net/uws.ts); then `serverNote` says why. */
+  server: 'uws' | 'node-http-fallback';
+  serverNote: string | null;
 }
 
 export type SimChildErrorCode = 'SIM_START_TIMEOUT' | 'SIM_EXITED' | 'SIM_BAD_READY_LINE';
@@ -55,17 +60,37 @@ export class SimChildError extends Error {
   }
 }
 
+/** How the child ended: its exit code, or the signal that killed it (the other null). */
+export interface SimExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** `exit code 1` or `signal SIGKILL`: for messages. */
+export function describeSimExit(exit: SimExit): string {
+  return exit.signal !== null ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+}
+
 export class SimChild {
   readonly ready: SimReady;
   readonly logPath: string;
   readonly #child: ChildProcess;
-  #exited: Promise<number | null>;
+  #exited: Promise<SimExit>;
+  /** Set by stop(): the exit that follows was asked for. */
+  #stopping = false;
 
-  private constructor(child: ChildProcess, ready: SimReady, logPath: string, exited: Promise<number | null>) {
+  private constructor(child: ChildProcess, ready: SimReady, logPath: string, exited: Promise<SimExit>) {
     this.#child = child;
     this.ready = ready;
     this.logPath = logPath;
     this.#exited = exited;
+  }
+
+  /** Calls `listener` once if the child exits without stop() having been called (it may have already). */
+  onUnexpectedExit(listener: (exit: SimExit) => void): void {
+    void this.#exited.then((exit) => {
+      if (!this.#stopping) listener(exit);
+    });
   }
 
   static async start(options: SimChildOptions): Promise<SimChild> {
@@ -79,12 +104,14 @@ export class SimChild {
     mkdirSync(dirname(options.logPath), { recursive: true, mode: 0o700 });
     const log = createWriteStream(options.logPath, { flags: 'a', mode: 0o600 });
     const launch = options.cpus === undefined || options.cpus === null ? { command: process.execPath, args } : onCpus(options.cpus, process.execPath, args);
-    const child = spawn(launch.command, launch.args, { cwd: options.rootDir, stdio: ['pipe', 'pipe', 'pipe'] });
+    // detached: a process group of its own, so a terminal's Ctrl-C (SIGINT to the foreground group)
+    // reaches only us; the simulator must outlive our stop's cancel-all, and stop() ends it after.
+    const child = spawn(launch.command, launch.args, { cwd: options.rootDir, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     // Nothing is ever written: the pipe only tells the child we are alive. It must not hold our loop open.
     child.stdin!.on('error', () => undefined);
     (child.stdin as unknown as { unref?: () => void }).unref?.();
     child.stderr!.pipe(log);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const exited = new Promise<SimExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     const timeoutMs = options.readyTimeoutMs ?? 30_000;
     const ready = await new Promise<SimReady>((resolve, reject) => {
       let buffer = '';
@@ -111,7 +138,7 @@ export class SimChild {
           if (parsed.event !== 'ready' || typeof parsed.http !== 'string' || typeof parsed.ws !== 'string' || typeof parsed.keyId !== 'string' || typeof parsed.privateKeyPath !== 'string') {
             throw new Error(line);
           }
-          resolve({ http: parsed.http, ws: parsed.ws, keyId: parsed.keyId, privateKeyPath: parsed.privateKeyPath, pid: parsed.pid ?? child.pid ?? -1, fix: parsed.fix ?? null });
+          resolve({ http: parsed.http, ws: parsed.ws, keyId: parsed.keyId, privateKeyPath: parsed.privateKeyPath, pid: parsed.pid ?? child.pid ?? -1, fix: parsed.fix ?? null, server: parsed.server ?? 'uws', serverNote: parsed.serverNote ?? null });
         } catch {
           child.kill('SIGKILL');
           reject(new SimChildError('SIM_BAD_READY_LINE', `unexpected first line from the simulator: ${line.slice(0, 200)}`));
@@ -130,9 +157,10 @@ export class SimChild {
   /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
   async stop(graceMs = 5_000): Promise<number | null> {
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) return this.#child.exitCode;
+    this.#stopping = true;
     this.#child.kill('SIGTERM');
     const timer = setTimeout(() => this.#child.kill('SIGKILL'), graceMs);
-    const code = await this.#exited;
+    const { code } = await this.#exited;
     clearTimeout(timer);
     return code;
   }
