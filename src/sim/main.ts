@@ -4,7 +4,9 @@
  *   {"event":"ready","http":"http://127.0.0.1:PORT","ws":"ws://127.0.0.1:PORT/trade-api/ws/v2","keyId":"...","privateKeyPath":"...","pid":N,
  *    "fix":null | {"host":"127.0.0.1","tls":false,"ports":{"KalshiNR":N,"KalshiRT":N,"KalshiDC":N,"KalshiPT":N,"KalshiRFQ":N,"KalshiMD":N},
  *                  "margin":{"KalshiNR":N,"KalshiRT":N,"KalshiDC":N,"KalshiMD":N}},
- *    "clearing":{"url":"http://127.0.0.1:PORT/clearing-api/v1","credentialPath":"<keys dir>/clearing-credential.json"}}
+ *    "clearing":{"url":"http://127.0.0.1:PORT/clearing-api/v1","credentialPath":"<keys dir>/clearing-credential.json"},
+ *    "server":"uws" | "node-http-fallback", and with the fallback "serverNote":"<why, and that it is slower>"}
+ * ("node-http-fallback": uWebSockets.js could not load here, src/net/uws.ts; README, Dependencies)
  * (the clearing credential file holds the demo clearing member's admin user id and access token,
  * mode 0600; the token itself is never printed or logged)
  * and logs everything else (pino JSON) on stderr. SIGINT/SIGTERM close it cleanly (exit 0).
@@ -15,6 +17,9 @@
  *   --markets FILE      market catalog (default config/markets.json)
  *   --faults NAME       fault profile (default none)
  *   --activity-rate N   synthetic market updates per second, 0 = off (default 0)
+ *   --rfq-rate N        with --activity-rate: RFQs per minute from synthetic requesters, whose quoters
+ *                       also answer users' RFQs (activity/rfq-participants.ts), 0 = none (default 20)
+ *   --synthetic-markets N  N synthetic markets (KXSYN...) listed after the --markets catalog's, 0 = none (default 0)
  *   --keys-dir DIR      demo key directory (default var/sim-keys)
  *   --log-level LEVEL   stderr log level (default info)
  *   --probe             wire-to-wire probe on (GET /_sim/probe, POST /_sim/probe/reset; default off)
@@ -28,8 +33,11 @@
  *                       (the runtime's embedded venue keeps the empty books its jobs were written for)
  */
 
+import { CliUsageError, helpText, parseCli, unknownMessage } from '../core/index.ts';
+import type { CliCommand } from '../core/index.ts';
 import { createLogger } from '../telemetry/index.ts';
 import { faultProfileNames, startSim } from './index.ts';
+import { uwsFallbackNotice } from '../net/uws.ts';
 
 interface Args {
   port: number;
@@ -38,6 +46,9 @@ interface Args {
   markets: string | undefined;
   faults: string;
   activityRate: number;
+  /** RFQs per minute with activity on; null: the simulator's default. */
+  rfqRate: number | null;
+  syntheticMarkets: number;
   /** null: not given, decided by --exit-with-stdin. */
   liquidity: boolean | null;
   keysDir: string | undefined;
@@ -47,80 +58,76 @@ interface Args {
   fix: boolean;
 }
 
-class UsageError extends Error {
-  readonly code: 'SIM_USAGE' = 'SIM_USAGE';
-}
+/** The option table: the parse, --help and the nearest-name hint all come from it (core/cli-options.ts). */
+const COMMAND: CliCommand = {
+  usage: 'usage: npm run sim -- [options]   (prints one JSON ready line on stdout, logs on stderr)',
+  options: [
+    { name: '--port', value: '<n>', help: 'listen port, 0 = any (default 0)' },
+    { name: '--host', value: '<addr>', help: 'listen address (default 127.0.0.1)' },
+    { name: '--seed', value: '<n>', help: 'engine, activity and fault seed (default 1)' },
+    { name: '--markets', value: '<file>', help: 'market catalog (default config/markets.json)' },
+    { name: '--faults', value: '<name>', help: 'fault profile (default none)' },
+    { name: '--activity-rate', value: '<n>', help: 'synthetic market updates per second, 0 = off (default 0)' },
+    { name: '--rfq-rate', value: '<n>', help: 'with --activity-rate: RFQs per minute from synthetic requesters (their quoters answer yours), 0 = none (default 20)' },
+    { name: '--synthetic-markets', value: '<n>', help: 'n synthetic markets (KXSYN...) listed after the --markets catalog\'s, 0 = none (default 0)' },
+    { name: '--keys-dir', value: '<dir>', help: 'demo key directory (default var/sim-keys)' },
+    { name: '--log-level', value: '<level>', help: 'stderr log level (default info)' },
+    { name: '--probe', help: 'wire-to-wire probe on (GET /_sim/probe, POST /_sim/probe/reset)' },
+    { name: '--fix', help: 'FIX acceptor on, each session kind on a free port (the ready line\'s "fix")' },
+    { name: '--exit-with-stdin', help: 'exit when stdin ends (the embedded venue\'s mode: dies with its parent)' },
+    { name: '--liquidity', help: 'resting liquidity on every active book at start (default, except with --exit-with-stdin)' },
+    { name: '--no-liquidity', help: 'empty books at start' },
+  ],
+  notes: ['SIGINT / SIGTERM close it cleanly (exit 0); a usage error exits 2.'],
+};
 
 function integerArg(name: string, text: string | undefined): number {
-  if (text === undefined || !/^\d{1,9}$/.test(text)) throw new UsageError(`${name} needs a non-negative integer, got ${JSON.stringify(text)}`);
+  if (text === undefined || !/^\d{1,9}$/.test(text)) throw new CliUsageError(`${name} needs a non-negative integer, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
-function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { port: 0, host: '127.0.0.1', seed: 1, markets: undefined, faults: 'none', activityRate: 0, liquidity: null, keysDir: undefined, logLevel: 'info', probe: false, exitWithStdin: false, fix: false };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = argv[i + 1];
-    const take = (): string => {
-      if (value === undefined) throw new UsageError(`${flag} needs a value`);
-      i++;
-      return value;
-    };
-    switch (flag) {
-      case '--port':
-        args.port = integerArg(flag, take());
-        break;
-      case '--host':
-        args.host = take();
-        break;
-      case '--seed':
-        args.seed = integerArg(flag, take());
-        break;
-      case '--markets':
-        args.markets = take();
-        break;
-      case '--faults':
-        args.faults = take();
-        if (!faultProfileNames().includes(args.faults)) throw new UsageError(`unknown fault profile ${args.faults}; known: ${faultProfileNames().join(', ')}`);
-        break;
-      case '--activity-rate':
-        args.activityRate = integerArg(flag, take());
-        break;
-      case '--keys-dir':
-        args.keysDir = take();
-        break;
-      case '--log-level':
-        args.logLevel = take();
-        break;
-      case '--probe':
-        args.probe = true;
-        break;
-      case '--exit-with-stdin':
-        args.exitWithStdin = true;
-        break;
-      case '--fix':
-        args.fix = true;
-        break;
-      case '--liquidity':
-        args.liquidity = true;
-        break;
-      case '--no-liquidity':
-        args.liquidity = false;
-        break;
-      default:
-        throw new UsageError(`unknown argument ${flag}`);
-    }
-  }
-  return args;
+/** null: --help was asked for. */
+function parseArgs(argv: readonly string[]): Args | null {
+  const parsed = parseCli(argv, COMMAND);
+  if (parsed.help) return null;
+  const { values, flags } = parsed;
+  const faults = values.get('--faults') ?? 'none';
+  if (!faultProfileNames().includes(faults)) throw new CliUsageError(unknownMessage('fault profile', faults, faultProfileNames()));
+  return {
+    port: values.has('--port') ? integerArg('--port', values.get('--port')) : 0,
+    host: values.get('--host') ?? '127.0.0.1',
+    seed: values.has('--seed') ? integerArg('--seed', values.get('--seed')) : 1,
+    markets: values.get('--markets'),
+    faults,
+    activityRate: values.has('--activity-rate') ? integerArg('--activity-rate', values.get('--activity-rate')) : 0,
+    rfqRate: values.has('--rfq-rate') ? integerArg('--rfq-rate', values.get('--rfq-rate')) : null,
+    syntheticMarkets: values.has('--synthetic-markets') ? integerArg('--synthetic-markets', values.get('--synthetic-markets')) : 0,
+    liquidity: liquidityArg(flags),
+    keysDir: values.get('--keys-dir'),
+    logLevel: values.get('--log-level') ?? 'info',
+    probe: flags.has('--probe'),
+    exitWithStdin: flags.has('--exit-with-stdin'),
+    fix: flags.has('--fix'),
+  };
+}
+
+function liquidityArg(flags: ReadonlySet<string>): boolean | null {
+  if (flags.has('--liquidity') && flags.has('--no-liquidity')) throw new CliUsageError('--liquidity and --no-liquidity contradict each other');
+  if (flags.has('--liquidity')) return true;
+  return flags.has('--no-liquidity') ? false : null;
 }
 
 async function main(): Promise<void> {
-  let args: Args;
+  let args: Args | null;
   try {
     args = parseArgs(process.argv.slice(2));
   } catch (error) {
     process.stderr.write(`sim: ${(error as Error).message}\n`);
     process.exit(2);
+  }
+  if (args === null) {
+    process.stdout.write(`${helpText(COMMAND)}\n`);
+    process.exit(0);
   }
   const logger = createLogger({ level: args.logLevel, pretty: false, name: 'sim', destination: process.stderr });
   const sim = await startSim({
@@ -128,17 +135,21 @@ async function main(): Promise<void> {
     host: args.host,
     seed: args.seed,
     marketsFile: args.markets,
+    syntheticMarkets: args.syntheticMarkets,
     faultProfile: args.faults,
-    activity: args.activityRate > 0 ? { updatesPerSec: args.activityRate } : false,
+    activity: args.activityRate > 0 ? { updatesPerSec: args.activityRate, ...(args.rfqRate === null ? {} : { rfqsPerMinute: args.rfqRate }) } : false,
     seedLiquidity: args.liquidity ?? !args.exitWithStdin,
+    demoObligations: !args.exitWithStdin, // the demo clearing member's backlog (clearing/demo-obligations.ts)
     keysDir: args.keysDir,
     logger,
     probe: args.probe,
     fix: args.fix ? { enabled: true } : undefined,
   });
+  const serverNote = uwsFallbackNotice();
+  if (serverNote !== null) logger.warn({ server: 'node-http-fallback' }, serverNote);
   logger.info({ http: sim.httpUrl, ws: sim.wsUrl, faults: args.faults, activityRate: args.activityRate, probe: args.probe, keyId: sim.demoKey.keyId }, 'simulator listening');
   process.stdout.write(
-    `${JSON.stringify({ event: 'ready', http: sim.httpUrl, ws: sim.wsUrl, keyId: sim.demoKey.keyId, privateKeyPath: sim.demoKey.privateKeyPath, pid: process.pid, fix: sim.fix, clearing: { url: sim.demoClearing.url, credentialPath: sim.demoClearing.credentialPath } })}\n`,
+    `${JSON.stringify({ event: 'ready', http: sim.httpUrl, ws: sim.wsUrl, keyId: sim.demoKey.keyId, privateKeyPath: sim.demoKey.privateKeyPath, pid: process.pid, fix: sim.fix, clearing: { url: sim.demoClearing.url, credentialPath: sim.demoClearing.credentialPath }, ...serverFields() })}\n`,
   );
   let stopping = false;
   const stop = (signal: string): void => {
@@ -159,6 +170,12 @@ async function main(): Promise<void> {
     process.stdin.on('error', () => stop('parent gone (stdin error)'));
     process.stdin.resume();
   }
+}
+
+/** The ready line's server fields: which HTTP/WebSocket server runs, and why when it is the fallback. */
+function serverFields(): { server: 'uws' | 'node-http-fallback'; serverNote?: string } {
+  const note = uwsFallbackNotice();
+  return note === null ? { server: 'uws' } : { server: 'node-http-fallback', serverNote: note };
 }
 
 main().catch((error: unknown) => {

@@ -17,17 +17,17 @@ import {
   type Scope,
   type TimestampWindow,
 } from './auth/index.ts';
-import { loadCatalog, SimEngine, type Catalog, type SimEngineOptions } from './engine/index.ts';
+import { loadCatalog, SimEngine, withSyntheticMarkets, type Catalog, type SimEngineOptions } from './engine/index.ts';
 import { FaultController } from './faults/index.ts';
-import { SimHistory, type SimHistoryOptions } from './history/index.ts';
+import { HISTORY_DEFAULTS, SimHistory, type SimHistoryOptions } from './history/index.ts';
 import { RateLimiter, type RateLimitTier } from './rate-limit/index.ts';
 import { ActivityDriver } from './server/activity-driver.ts';
 import { WireProbe, type SimProbe } from './server/probe.ts';
 import { SimServer } from './server/sim-server.ts';
 import { SimServices } from './server/services.ts';
-import { seedLiquidity } from './activity/index.ts';
+import { seedLiquidity, type RfqParticipantsOptions } from './activity/index.ts';
 import { FixAcceptor, type FixSessionKindServed, type MarginFixSessionServed } from './server/fix/index.ts';
-import { CLEARING_PREFIX, loadOrCreateDemoClearingCredential } from './clearing/index.ts';
+import { CLEARING_PREFIX, loadDemoObligations, loadOrCreateDemoClearingCredential } from './clearing/index.ts';
 
 export interface StartSimOptions {
   /** 0 = any free port. Default 0. */
@@ -40,10 +40,20 @@ export interface StartSimOptions {
   marketsFile?: string;
   /** Use this catalog instead of reading marketsFile (tests). */
   catalog?: Catalog;
+  /**
+   * Synthetic Predictions markets listed alongside (after) the file catalog's or `catalog`'s
+   * (engine/synthetic-catalog.ts: KXSYN{ss}-{date}-T{strike}, 10 per event over up to 50 series,
+   * deterministic from `seed`), 1..100,000; 0 = none. Market activity spreads over them too. Default 0.
+   */
+  syntheticMarkets?: number;
   /** Named fault profile (src/sim/faults/fault-profiles.ts). Default "none". */
   faultProfile?: string;
-  /** Synthetic market activity; false = none. Default false. */
-  activity?: { updatesPerSec: number } | false;
+  /**
+   * Synthetic market activity; false = none. Default false. `rfqsPerMinute`: RFQs the synthetic
+   * requesters create (activity/rfq-participants.ts; its quoters answer users' RFQs), default
+   * SIM_DEFAULTS.rfqsPerMinute, 0 = no RFQ participants; `rfq` tunes them (tests).
+   */
+  activity?: { updatesPerSec: number; rfqsPerMinute?: number; rfq?: Partial<Omit<RfqParticipantsOptions, 'seed' | 'rfqsPerMinute'>> } | false;
   /** Where the demo key lives. Default var/sim-keys. */
   keysDir?: string;
   /** Accepted KALSHI-ACCESS-TIMESTAMP skew, ms. Default 10 s past, 30 s future. */
@@ -66,11 +76,17 @@ export interface StartSimOptions {
   clock?: Clock;
   /** Logger; default warnings and errors as JSON on stderr. */
   logger?: Logger;
-  /** Engine options beyond postOnlyCrossReject400 (tests: a small order-group cap). */
+  /**
+   * Engine options beyond postOnlyCrossReject400 (tests: a small order-group cap). tradeHistoryPerMarket
+   * defaults to the engine's 1,000 up to 500 markets, then a share of 500,000 records (at least 50).
+   */
   engineOptions?: Partial<SimEngineOptions>;
   /** Wire-to-wire probe (server/probe.ts, GET /_sim/probe); off costs nothing per message. Default false. */
   probe?: boolean;
-  /** Trade tape and historical cutoff (history/sim-history.ts HISTORY_DEFAULTS: 65,536 rows per market, cutoff 1 h behind the clock). */
+  /**
+   * Trade tape and historical cutoff (history/sim-history.ts HISTORY_DEFAULTS: 65,536 rows per market, cutoff 1 h
+   * behind the clock; above 64 markets the rows per market shrink so all tapes share 4 Mi rows, at least 256 each).
+   */
   history?: Partial<SimHistoryOptions>;
   /**
    * Resting liquidity on every active Predictions and Margin book at start (activity/seed-liquidity.ts),
@@ -78,6 +94,12 @@ export interface StartSimOptions {
    * `npm run sim` turns it on unless --no-liquidity.
    */
   seedLiquidity?: boolean;
+  /**
+   * The demo clearing member starts with outstanding obligations of earlier settlement cycles
+   * (clearing/demo-obligations.ts, from the seed), so `npm run clearing -- obligations` has rows
+   * to show. Default false (tests expect none); `npm run sim` turns it on unless --exit-with-stdin.
+   */
+  demoObligations?: boolean;
   /**
    * FIX acceptor (server/fix): KalshiNR, KalshiRT, KalshiDC, KalshiPT and KalshiMD, each on its own
    * free port of `host` (default the REST host), and the Margin exchange's KalshiNR, KalshiRT,
@@ -143,6 +165,7 @@ export const SIM_DEFAULTS = {
   port: 0,
   seed: 1,
   marketsFile: 'config/markets.json',
+  syntheticMarkets: 0, // markets; engine/synthetic-catalog.ts
   faultProfile: 'none',
   wsBufferLimitBytes: 16 * 1024 * 1024,
   pingIntervalMs: 10_000,
@@ -150,21 +173,55 @@ export const SIM_DEFAULTS = {
   maxWsPayloadBytes: 1024 * 1024, // one client frame; ws-server.ts caps it there too (a subscribe is far smaller)
   demoKeyTier: 'prime' as RateLimitTier,
   fundingDollars: 1_000_000,
+  /** RFQs per minute from the synthetic requesters when activity is on: one every 3 s on average. */
+  rfqsPerMinute: 20,
 } as const;
+
+/**
+ * History rows all markets share: 4 Mi rows, about 170 MB at 40 bytes a row. A small catalog keeps
+ * the per-market default (65,536 rows); 5,000 synthetic markets get 838 each, so a long run at
+ * market-making scale stays bounded instead of growing every tape to 2.6 MB (13 GB).
+ */
+const HISTORY_ROWS_TOTAL = 4 * 1024 * 1024;
+/** Fewest rows a market's tape keeps however many markets there are: a few minutes of candles. */
+const HISTORY_ROWS_PER_MARKET_MIN = 256;
+/**
+ * Public trade records (GET /markets/trades) all markets share: 500,000 objects, about 50 MB. Up to
+ * 500 markets keep the engine's 1,000 each; 5,000 synthetic markets keep 100 each (measured: at
+ * 1,000 each the heap grew past 450 MB within a minute at 40,000 updates/s).
+ */
+const TRADES_TOTAL = 500_000;
+const TRADES_PER_MARKET_MAX = 1_000;
+const TRADES_PER_MARKET_MIN = 50;
+
+/** `total` split over `marketCount` markets, within [min, max] per market. */
+function shareOf(total: number, max: number, min: number, marketCount: number): number {
+  const share = Math.floor(total / Math.max(1, marketCount));
+  return Math.min(max, Math.max(min, share));
+}
 
 export async function startSim(options: StartSimOptions = {}): Promise<SimHandle> {
   const clock = options.clock ?? { nowMs: () => Date.now() };
   const now = (): number => clock.nowMs();
   const seed = options.seed ?? SIM_DEFAULTS.seed;
   const logger = options.logger ?? createLogger({ level: 'warn', pretty: false, name: 'sim', destination: process.stderr });
-  const catalog = options.catalog ?? loadCatalog(resolve(options.marketsFile ?? SIM_DEFAULTS.marketsFile));
+  const baseCatalog = options.catalog ?? loadCatalog(resolve(options.marketsFile ?? SIM_DEFAULTS.marketsFile));
+  const syntheticMarkets = options.syntheticMarkets ?? SIM_DEFAULTS.syntheticMarkets;
+  const catalog = syntheticMarkets > 0 ? withSyntheticMarkets(baseCatalog, syntheticMarkets, seed) : baseCatalog;
   const engine = new SimEngine({
     now,
     seed,
     catalog,
-    options: { ...options.engineOptions, postOnlyCrossReject400: options.postOnlyCrossReject400 ?? options.engineOptions?.postOnlyCrossReject400 ?? false },
+    options: {
+      tradeHistoryPerMarket: shareOf(TRADES_TOTAL, TRADES_PER_MARKET_MAX, TRADES_PER_MARKET_MIN, catalog.markets.length),
+      ...options.engineOptions,
+      postOnlyCrossReject400: options.postOnlyCrossReject400 ?? options.engineOptions?.postOnlyCrossReject400 ?? false,
+    },
   });
-  const history = new SimHistory(engine, options.history);
+  const history = new SimHistory(engine, {
+    rowsPerMarket: shareOf(HISTORY_ROWS_TOTAL, HISTORY_DEFAULTS.rowsPerMarket, HISTORY_ROWS_PER_MARKET_MIN, catalog.markets.length),
+    ...options.history,
+  });
   const detachHistory = history.attach(); // before anything can trade
   const keys = new ApiKeyStore('basic');
   const probe = options.probe === true ? new WireProbe() : null;
@@ -202,6 +259,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
   try {
     // Needs the port, so after listen; a keys directory that cannot be written must not leave the server open.
     demoClearing = loadOrCreateDemoClearingCredential(services.clearing, options.keysDir ?? DEFAULT_KEYS_DIR, DEFAULT_USER_ID, clearingUrl);
+    if (options.demoObligations === true) loadDemoObligations(services.clearing, services.margin, seed, DEFAULT_USER_ID);
   } catch (error) {
     server.close();
     detachHistory();
@@ -225,7 +283,10 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
       throw error;
     }
   }
-  const activity = options.activity === undefined || options.activity === false ? null : new ActivityDriver(engine, seed, options.activity.updatesPerSec, now, logger);
+  const activityOptions = options.activity === undefined || options.activity === false ? null : options.activity;
+  const activity = activityOptions === null ? null : new ActivityDriver(engine, seed, activityOptions.updatesPerSec, now, logger, {
+    ...activityOptions.rfq, rfqsPerMinute: activityOptions.rfqsPerMinute ?? SIM_DEFAULTS.rfqsPerMinute,
+  });
   activity?.start();
 
   let closed = false;

@@ -15,6 +15,7 @@ export type { RfqBook } from './rfq-book.ts';
 export type { Combos } from './combos.ts';
 export { collectionStatus, COMBO_PRICE_LEVEL_STRUCTURE } from './combos.ts';
 export { loadCatalog, parseCatalog, CatalogError } from './catalog.ts';
+export { withSyntheticMarkets, syntheticCatalogJson, SYNTHETIC_MARKETS_MAX, SYNTHETIC_MARKETS_PER_EVENT, SYNTHETIC_SERIES_MAX, SYNTHETIC_SERIES_PREFIX } from './synthetic-catalog.ts';
 export * from './types.ts';
 export * from './render.ts';
 export * from './render-communications.ts';

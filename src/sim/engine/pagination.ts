@@ -69,3 +69,75 @@ export function oldestFirst<T>(items: readonly T[], afterKey: number, limit: num
   }
   return { items: out, cursor: '' };
 }
+
+/**
+ * Page in listing order over a subset sorted by ascending key (a filter's candidates, not the
+ * whole list): binary search to the first key after the cursor, so a page costs O(log n + limit).
+ */
+export function oldestFirstSorted<T>(items: readonly T[], afterKey: number, limit: number, match: (item: T) => boolean, key: (item: T) => number): Page<T> {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (key(items[mid]) <= afterKey) lo = mid + 1;
+    else hi = mid;
+  }
+  const out: T[] = [];
+  for (let i = lo; i < items.length; i++) {
+    if (!match(items[i])) continue;
+    if (out.length === limit) return { items: out, cursor: encodeCursor(key(out[out.length - 1])) };
+    out.push(items[i]);
+  }
+  return { items: out, cursor: '' };
+}
+
+/**
+ * Page newest first over several unsorted lists at once (every market's trade ring): one pass that
+ * keeps only the `limit + 1` newest matches in a min-heap on `seq`, so a page over T records costs
+ * O(T log limit) and allocates O(limit), never a copy and sort of all T.
+ */
+export function newestAcross<T extends { seq: number }>(lists: readonly (readonly T[])[], afterSeq: number, limit: number, match: (item: T) => boolean): Page<T> {
+  const heap: T[] = []; // min-heap by seq, at most limit + 1
+  const keep = limit + 1;
+  for (const list of lists) {
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i];
+      if (afterSeq !== -1 && item.seq >= afterSeq) continue;
+      if (heap.length === keep && item.seq <= heap[0].seq) continue;
+      if (!match(item)) continue;
+      if (heap.length < keep) heapPush(heap, item);
+      else heapReplaceTop(heap, item);
+    }
+  }
+  heap.sort((a, b) => b.seq - a.seq);
+  if (heap.length <= limit) return { items: heap, cursor: '' };
+  heap.length = limit;
+  return { items: heap, cursor: encodeCursor(heap[limit - 1].seq) };
+}
+
+function heapPush<T extends { seq: number }>(heap: T[], item: T): void {
+  let i = heap.length;
+  heap.push(item);
+  while (i > 0) {
+    const parent = (i - 1) >> 1;
+    if (heap[parent].seq <= item.seq) break;
+    heap[i] = heap[parent];
+    i = parent;
+  }
+  heap[i] = item;
+}
+
+function heapReplaceTop<T extends { seq: number }>(heap: T[], item: T): void {
+  const n = heap.length;
+  let i = 0;
+  for (;;) {
+    const left = 2 * i + 1;
+    if (left >= n) break;
+    const right = left + 1;
+    const child = right < n && heap[right].seq < heap[left].seq ? right : left;
+    if (heap[child].seq >= item.seq) break;
+    heap[i] = heap[child];
+    i = child;
+  }
+  heap[i] = item;
+}

@@ -5,7 +5,12 @@
  * kind implies. This file owns the table; it never sees a request.
  */
 
-export type BucketKind = 'read' | 'write';
+/**
+ * The bucket a request pays from. Margin routes (/margin/...) pay from the perps lane, whose sizes
+ * GET /account/limits/perps reports (tiers.ts PERPS_TIER_BUDGETS); everything else from the
+ * Predictions lane GET /account/limits reports.
+ */
+export type BucketKind = 'read' | 'write' | 'perps_read' | 'perps_write';
 
 export const DEFAULT_COST = 10;
 export const API_PREFIX = '/trade-api/v2';
@@ -58,9 +63,16 @@ export function costOf(method: string, pathTemplate: string): { cost: number; pe
 /**
  * Write bucket: order placement, amends, cancels, order groups, the RFQ quote flow (rest.md §9:
  * every non-GET /communications route) and combo market creation (docs silent; a trade-scoped
- * write, so ours). Everything else (every GET and anything not routed elsewhere) reads.
+ * write, so ours). Everything else (every GET and anything not routed elsewhere) reads. Margin
+ * routes use the same split in the perps lane.
  */
 export function bucketOf(method: string, pathTemplate: string): BucketKind {
+  const kind = predictionsBucketOf(method, pathTemplate);
+  if (!pathTemplate.startsWith('/margin/')) return kind;
+  return kind === 'write' ? 'perps_write' : 'perps_read';
+}
+
+function predictionsBucketOf(method: string, pathTemplate: string): 'read' | 'write' {
   if (method === 'GET') return 'read';
   if (pathTemplate.startsWith('/portfolio/events/orders')) return 'write';
   if (pathTemplate.startsWith('/portfolio/orders')) return 'write';

@@ -3,11 +3,12 @@
  * updates due since the last tick (rate x elapsed time) in one batch (`MarketActivity.step`), so a
  * high rate costs one timer callback per tick, not one per update. Overshoot (a step may emit a
  * few more updates than asked) is carried into the next tick, so the long-run rate is the
- * configured one. It never decides what the participants do (src/sim/activity does).
+ * configured one. The same tick steps the RFQ participants (src/sim/activity/rfq-participants.ts)
+ * when an RFQ rate is set. It never decides what the participants do (src/sim/activity does).
  */
 
 import type { Logger } from 'pino';
-import { MarketActivity } from '../activity/index.ts';
+import { MarketActivity, RfqParticipants, type RfqParticipantsOptions } from '../activity/index.ts';
 import type { SimEngine } from '../engine/index.ts';
 
 /** Tick period, ms: 100 ticks per second keeps batches small at 50,000 updates per second. */
@@ -20,6 +21,8 @@ const BACKLOG_MAX_TICKS = 5;
 
 export class ActivityDriver {
   readonly #activity: MarketActivity;
+  /** Null when the RFQ rate is 0. */
+  readonly #rfq: RfqParticipants | null;
   readonly #now: () => number;
   readonly #updatesPerSec: number;
   readonly #logger: Logger;
@@ -28,8 +31,13 @@ export class ActivityDriver {
   /** Updates owed (positive) or emitted ahead (negative). */
   #owed = 0;
 
-  constructor(engine: SimEngine, seed: number, updatesPerSec: number, now: () => number, logger: Logger) {
+  /** `rfq`: the RFQ participants' options (seeded with `seed`); null or a rate of 0 = none. */
+  constructor(
+    engine: SimEngine, seed: number, updatesPerSec: number, now: () => number, logger: Logger,
+    rfq: Omit<RfqParticipantsOptions, 'seed'> | null = null,
+  ) {
     this.#activity = new MarketActivity(engine, { seed });
+    this.#rfq = rfq !== null && rfq.rfqsPerMinute > 0 ? new RfqParticipants(engine, { ...rfq, seed }) : null;
     this.#now = now;
     this.#updatesPerSec = updatesPerSec;
     this.#logger = logger;
@@ -37,6 +45,10 @@ export class ActivityDriver {
 
   get activity(): MarketActivity {
     return this.#activity;
+  }
+
+  get rfqParticipants(): RfqParticipants | null {
+    return this.#rfq;
   }
 
   start(): void {
@@ -48,6 +60,7 @@ export class ActivityDriver {
   stop(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
+    this.#rfq?.detach();
   }
 
   #tick(): void {
@@ -55,6 +68,7 @@ export class ActivityDriver {
     const owed = this.#owed + ((nowMs - this.#lastMs) * this.#updatesPerSec) / 1000;
     this.#lastMs = nowMs;
     this.#owed = Math.min(owed, (this.#updatesPerSec * TICK_MS * BACKLOG_MAX_TICKS) / 1000);
+    if (this.#rfq !== null) this.#stepRfq();
     const count = Math.floor(this.#owed);
     if (count <= 0) return;
     try {
@@ -64,6 +78,15 @@ export class ActivityDriver {
     } catch (error) {
       this.#logger.error({ err: error }, 'market activity step failed; activity stopped');
       this.stop();
+    }
+  }
+
+  #stepRfq(): void {
+    try {
+      this.#rfq!.step(this.#now());
+    } catch (error) {
+      this.#logger.error({ err: error }, 'RFQ participants step failed; RFQ activity stopped');
+      this.#rfq!.detach();
     }
   }
 }
