@@ -153,6 +153,7 @@ export class BookStore {
     }
     book.beginSnapshot();
     book.updatedAtMs = this.#now();
+    book.changesApplied++;
     return book;
   }
 
@@ -185,7 +186,10 @@ export class BookStore {
       return book.breakSync(ApplyStatus.NO_SNAPSHOT) ? ApplyStatus.NO_SNAPSHOT : ApplyStatus.OUT_OF_SYNC;
     }
     const result = book.applyDelta(side, price, delta);
-    if (result === ApplyStatus.OK) book.updatedAtMs = this.#now();
+    if (result === ApplyStatus.OK) {
+      book.updatedAtMs = this.#now();
+      book.changesApplied++;
+    }
     return result;
   }
 
@@ -205,7 +209,10 @@ export class BookStore {
       return book.breakSync(ApplyStatus.NO_SNAPSHOT) ? ApplyStatus.NO_SNAPSHOT : ApplyStatus.OUT_OF_SYNC;
     }
     const result = book.applyDelta(side, price, delta);
-    if (result === ApplyStatus.OK) book.updatedAtMs = this.#now();
+    if (result === ApplyStatus.OK) {
+      book.updatedAtMs = this.#now();
+      book.changesApplied++;
+    }
     return result;
   }
 

@@ -58,6 +58,8 @@ export class OrderBook {
   outOfSyncReason: number;
   /** Unix ms of the last applied change, from the store's injected clock; 0 before any. */
   updatedAtMs: number;
+  /** Changes applied (snapshots and deltas): the status's "most active markets" diff it once a second. */
+  changesApplied: number;
   /** Highest YES-bid level with size, -1 when none. */
   bestBidLevel: number;
   /** Lowest YES-ask level (NO bid at 1 - price) with size, -1 when none. */
@@ -94,6 +96,7 @@ export class OrderBook {
     this.synced = false;
     this.outOfSyncReason = ApplyStatus.NO_SNAPSHOT;
     this.updatedAtMs = 0;
+    this.changesApplied = 0;
     this.bestBidLevel = NO_LEVEL;
     this.bestAskLevel = NO_LEVEL;
     this.sid = -1;

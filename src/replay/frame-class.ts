@@ -16,7 +16,9 @@ import type { Recording } from '../record/index.ts';
  */
 export const FrameClass = { DELIVER: 0, TRADE: 1, SKIP: 2, SEQ_OK: 3 } as const;
 
-const PRIVATE_TYPES = new Set(['fill', 'user_order', 'market_position', 'order_group_update']);
+// The exchange sends order groups' news as type "order_group_updates"; replayed, a recorded "deleted"
+// would delete the replay's group of the same engine id (ORDER_GROUP_UNKNOWN that never happened live).
+const PRIVATE_TYPES = new Set(['fill', 'user_order', 'market_position', 'order_group_update', 'order_group_updates']);
 const REPLY_TYPES = new Set(['subscribed', 'ok', 'unsubscribed', 'error']);
 const TYPE_PATTERN = /"type":"([a-z_0-9]+)"/;
 const HEAD_BYTES = 96;

@@ -11,47 +11,84 @@
  *   --seed N                    matching-engine id seed (default 1)
  *   --frames N                  stop after N frames
  *   --measure                   add wall-clock tick-to-trade (varies run to run)
+ *   --html FILE                 also write the one-run HTML report (report-html.ts)
+ *   --compare-live              also print live vs replay side by side (compare-live.ts)
+ *   Without any --*-latency-us, each request takes the recording's own hops (recorded-latency.ts).
  */
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { helpText, parseCli } from '../core/index.ts';
+import type { CliCommand } from '../core/index.ts';
 import { RecordingError, readRecordingFile } from '../record/index.ts';
 import { loadConfig } from '../runtime/config.ts';
 import { Replay } from './replay.ts';
 import { formatReport } from './report.ts';
+import { compareLive, formatComparison } from './compare-live.ts';
+import { writeFileSync } from 'node:fs';
+import { renderRunHtml } from './report-html.ts';
+import { MidSeries, buildMidSeries } from './sweep/mid-series.ts';
+import { RunObserver, summarizeRun } from './sweep/run-observer.ts';
+import type { ReplaySettings } from './sweep/run-combination.ts';
+import type { ReplayReport } from './report.ts';
 import type { QueueModel } from './replay-venue.ts';
 
 const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 class UsageError extends Error {}
 
-function intArg(args: string[], name: string, fallback: number): number {
-  const i = args.indexOf(name);
-  if (i === -1) return fallback;
-  const value = Number(args[i + 1]);
-  if (!Number.isSafeInteger(value) || value < 0) throw new UsageError(`${name} needs a non-negative integer`);
+/** The option table: the parse, --help and the nearest-name hint all come from it (core/cli-options.ts). */
+const COMMAND: CliCommand = {
+  usage: 'usage: npm run replay -- FILE [--config CONFIG.json] [options]',
+  positional: { name: 'FILE', help: 'the recording to replay (npm start with record.enabled writes them)', countMax: 1 },
+  options: [
+    { name: '--config', value: '<file>', help: 'runtime configuration whose strategies and risk replay (default config/runtime.json)' },
+    { name: '--json', help: 'machine output: one JSON object' },
+    { name: '--order-latency-us', value: '<n>', help: 'request sent -> at the matching engine, us (default 500)' },
+    { name: '--answer-latency-us', value: '<n>', help: 'engine -> answer at the OMS, us (default 500)' },
+    { name: '--feed-latency-us', value: '<n>', help: 'engine -> our fill / order frame at the feed, us (default 1000)' },
+    { name: '--queue', value: 'risk_averse|optimistic', help: 'queue-position model (default risk_averse)' },
+    { name: '--seed', value: '<n>', help: 'matching-engine id seed (default 1)' },
+    { name: '--frames', value: '<n>', help: 'stop after N frames' },
+    { name: '--measure', help: 'add wall-clock tick-to-trade (varies run to run)' },
+    { name: '--html', value: '<file>', help: 'also write the one-run HTML report: PnL and inventory curves, markouts, the model' },
+    { name: '--compare-live', help: 'also print the live run (from the recording\'s own orders, answers and fills) and the replay side by side' },
+  ],
+  notes: ['Exit status: 0 done; 2 usage or configuration error; 3 bad recording.'],
+};
+
+function intArg(values: ReadonlyMap<string, string>, name: string, fallback: number): number {
+  const text = values.get(name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw new UsageError(`${name} needs a non-negative integer`);
   return value;
 }
 
-function stringArg(args: string[], name: string): string | null {
-  const i = args.indexOf(name);
-  if (i === -1) return null;
-  const value = args[i + 1];
-  if (value === undefined || value.startsWith('--')) throw new UsageError(`${name} needs a value`);
-  return value;
+/** The one-run HTML report; the settings stated are the ones the Replay above was given. */
+async function writeRunHtml(values: ReadonlyMap<string, string>, source: string, configFile: string, replay: Replay, report: ReplayReport, observer: RunObserver): Promise<void> {
+  const summary = summarizeRun(replay.recording, new MidSeries(await buildMidSeries(replay.recording)), observer.fills);
+  const settings: ReplaySettings = {
+    orderLatencyUs: intArg(values, '--order-latency-us', 500),
+    answerLatencyUs: intArg(values, '--answer-latency-us', 500),
+    feedLatencyUs: intArg(values, '--feed-latency-us', 1_000),
+    queueModel: (values.get('--queue') ?? 'risk_averse') as QueueModel,
+    seed: intArg(values, '--seed', 1),
+    framesMax: values.has('--frames') ? intArg(values, '--frames', 0) : undefined,
+  };
+  writeFileSync(values.get('--html')!, renderRunHtml({ recordingSource: source, configFile, result: { report, summary, settings } }));
 }
 
 async function main(argv: string[]): Promise<number> {
-  const withValue = new Set(['--config', '--order-latency-us', '--answer-latency-us', '--feed-latency-us', '--queue', '--seed', '--frames']);
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    if (withValue.has(argv[i])) i++;
-    else if (!argv[i].startsWith('--')) positional.push(argv[i]);
-  }
   try {
-    if (positional.length !== 1) throw new UsageError('usage: npm run replay -- FILE --config CONFIG.json [--json] [--order-latency-us N] [--answer-latency-us N] [--feed-latency-us N] [--queue risk_averse|optimistic] [--seed N] [--frames N] [--measure]');
-    const configPath = stringArg(argv, '--config') ?? path.join(ROOT_DIR, 'config', 'runtime.json');
-    const queue = stringArg(argv, '--queue') ?? 'risk_averse';
+    const { help, values, flags, positional } = parseCli(argv, COMMAND);
+    if (help) {
+      process.stdout.write(`${helpText(COMMAND)}\n`);
+      return 0;
+    }
+    if (positional.length !== 1) throw new UsageError(COMMAND.usage);
+    const configPath = values.get('--config') ?? path.join(ROOT_DIR, 'config', 'runtime.json');
+    const queue = values.get('--queue') ?? 'risk_averse';
     if (queue !== 'risk_averse' && queue !== 'optimistic') throw new UsageError('--queue is risk_averse or optimistic');
     const config = loadConfig(configPath);
     const recording = readRecordingFile(positional[0]);
@@ -59,18 +96,24 @@ async function main(argv: string[]): Promise<number> {
       recording,
       config,
       rootDir: ROOT_DIR,
-      orderLatencyUs: intArg(argv, '--order-latency-us', 500),
-      answerLatencyUs: intArg(argv, '--answer-latency-us', 500),
-      feedLatencyUs: intArg(argv, '--feed-latency-us', 1_000),
+      // Absent: the recording's own order -> answer times (the Replay's default), not a fixed guess.
+      orderLatencyUs: values.has('--order-latency-us') ? intArg(values, '--order-latency-us', 500) : undefined,
+      answerLatencyUs: values.has('--answer-latency-us') ? intArg(values, '--answer-latency-us', 500) : undefined,
+      feedLatencyUs: values.has('--feed-latency-us') ? intArg(values, '--feed-latency-us', 1_000) : undefined,
       queueModel: queue as QueueModel,
-      seed: intArg(argv, '--seed', 1),
-      framesMax: argv.includes('--frames') ? intArg(argv, '--frames', 0) : undefined,
-      measure: argv.includes('--measure'),
+      seed: intArg(values, '--seed', 1),
+      framesMax: values.has('--frames') ? intArg(values, '--frames', 0) : undefined,
+      measure: flags.has('--measure'),
     });
+    // Read-only: it listens to the venue's fills, so the run and its report are unchanged.
+    const observer = values.has('--html') ? new RunObserver(replay) : null;
     await replay.start();
     const report = await replay.run();
     await replay.close();
-    process.stdout.write(argv.includes('--json') ? `${JSON.stringify(report)}\n` : formatReport(report));
+    if (observer !== null) await writeRunHtml(values, positional[0], configPath, replay, report, observer);
+    const comparison = flags.has('--compare-live') ? compareLive(recording, report, replay.venue.log) : null;
+    if (flags.has('--json')) process.stdout.write(`${JSON.stringify(comparison === null ? report : { ...report, compareLive: comparison })}\n`);
+    else process.stdout.write(comparison === null ? formatReport(report) : `${formatReport(report)}${formatComparison(comparison)}`);
     return 0;
   } catch (error) {
     if (error instanceof RecordingError) {

@@ -26,6 +26,8 @@ import { SimEngine, fillToWsMsg, isSimError, parseCatalog, userOrderToWsMsg } fr
 import type { CreateOrderParams, Fill, Order, SimError } from '../sim/engine/index.ts';
 import { createOrderText } from '../record/index.ts';
 import type { RecordedMarket } from '../record/index.ts';
+import { fixedLatency } from './recorded-latency.ts';
+import type { Hops, LatencyModel, RequestVerb } from './recorded-latency.ts';
 
 export type QueueModel = 'risk_averse' | 'optimistic';
 
@@ -45,6 +47,12 @@ export interface ReplayVenueOptions {
   book: (ticker: string) => OrderBook | undefined;
   /** Delivers a frame to the feed (the same path as a socket frame). */
   deliverFrame: (text: string) => void;
+  /** Per-request delays (recorded-latency.ts); absent: the three fixed latencies above. */
+  latency?: LatencyModel;
+  /** The live run's own resting count at a level (live-orders.ts), left out of the mirror; absent: none. */
+  liveOwnSize?: (ticker: string, side: BookSide, price: Price) => number;
+  /** When the live run's order groups were answered, ns, in creation order: the replay's are answered then. */
+  groupTimesNs?: readonly number[];
 }
 
 export interface ReplayVenueStats {
@@ -96,10 +104,18 @@ export class ReplayVenue implements OrderEntry, OrderReads {
   #fillSid = FILL_SID;
   #userOrderSid = FILL_SID;
   readonly #levels = new Int32Array(LEVELS_SYNCED_MAX);
+  readonly #latency: LatencyModel;
+  /** Engine -> our private frames for what happens now (the request being executed, else a recorded trade). */
+  #feedNs: number;
+  #groupsCreated = 0;
+  /** Group creations waiting for the recording's clock to reach the live answer. */
+  groupsPending = 0;
 
   constructor(options: ReplayVenueOptions) {
     this.#options = options;
     this.#engineMs = options.startMs;
+    this.#latency = options.latency ?? fixedLatency(options.orderLatencyUs, options.answerLatencyUs, options.feedLatencyUs);
+    this.#feedNs = this.#latency.feedNs;
     const catalog = parseCatalog(catalogOf(options.markets), 'replay catalog');
     this.engine = new SimEngine({ now: () => this.#engineMs, seed: options.seed, catalog });
     for (const user of [US, BOOK_USER, TAKER_USER]) this.engine.addUser(user, { keepHistory: user === US });
@@ -185,15 +201,14 @@ export class ReplayVenue implements OrderEntry, OrderReads {
       expirationTs: order.expirationTs === 0 ? null : order.expirationTs,
     };
     const clientOrderId = order.clientOrderId;
-    this.#at(sentNs + this.#options.orderLatencyUs * 1000, () => {
+    this.#request('create', (hops) => {
       this.#syncForOrder(params.ticker, params.side, params.price);
       const result = this.engine.createOrder(US, params);
-      this.#answer(() => {
+      this.#answer(hops, () => {
         const listener = this.#listener;
         if (listener === null) return;
         if (isSimError(result)) {
-          this.stats.rejects++;
-          countCode(this.stats.rejectCodes, result);
+          this.#countReject(result);
           listener.onCreateReject(clientOrderId, rejectOf(result));
           return;
         }
@@ -207,13 +222,12 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     this.stats.requests++;
     this.stats.cancels++;
     this.log.push(`${this.#nowNs}|cancel|${orderId}|${subaccount}`);
-    this.#at(this.#nowNs + this.#options.orderLatencyUs * 1000, () => {
+    this.#request('cancel', (hops) => {
       const result = this.engine.cancelOrder(US, orderId, subaccount);
-      this.#answer(() => {
+      this.#answer(hops, () => {
         if (this.#listener === null) return;
         if (isSimError(result)) {
-          this.stats.rejects++;
-          countCode(this.stats.rejectCodes, result);
+          this.#countReject(result);
           this.#listener.onCancelReject(orderId, rejectOf(result));
         } else this.#listener.onCancelAck(orderId, result.reducedBy, this.#engineMs);
       });
@@ -224,14 +238,13 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     this.stats.requests++;
     this.stats.amends++;
     this.log.push(`${this.#nowNs}|amend|${orderId}|${ticker}|${side}|${price}|${count}|${subaccount}`);
-    this.#at(this.#nowNs + this.#options.orderLatencyUs * 1000, () => {
+    this.#request('amend', (hops) => {
       this.#syncForOrder(ticker, side, price);
       const result = this.engine.amendOrder(US, orderId, { ticker, side, price, count, subaccount } as never);
-      this.#answer(() => {
+      this.#answer(hops, () => {
         if (this.#listener === null) return;
         if (isSimError(result)) {
-          this.stats.rejects++;
-          countCode(this.stats.rejectCodes, result);
+          this.#countReject(result);
           this.#listener.onAmendReject(orderId, rejectOf(result));
         } else this.#listener.onAmendAck(orderId, result.order.fillCount, result.order.remainingCount, this.#engineMs);
       });
@@ -242,21 +255,40 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     this.stats.requests++;
     this.stats.decreases++;
     this.log.push(`${this.#nowNs}|decrease|${orderId}|${reduceBy}|${subaccount}`);
-    this.#at(this.#nowNs + this.#options.orderLatencyUs * 1000, () => {
+    this.#request('decrease', (hops) => {
       const result = this.engine.decreaseOrder(US, orderId, { reduceBy, subaccount } as never);
-      this.#answer(() => {
+      this.#answer(hops, () => {
         if (this.#listener === null) return;
         if (isSimError(result)) {
-          this.stats.rejects++;
-          countCode(this.stats.rejectCodes, result);
+          this.#countReject(result);
           this.#listener.onDecreaseReject(orderId, rejectOf(result));
         } else this.#listener.onDecreaseAck(orderId, result.order.remainingCount, this.#engineMs);
       });
     });
   }
 
-  /** An order group at the engine (the strategy's configured orderGroup), created at once: start-up, not the hot path. */
-  createOrderGroup(contractsLimit: Count, subaccount: number): string {
+  /**
+   * An order group at the engine (the strategy's configured orderGroup). With the live run's
+   * answer times (groupTimesNs) it is made when the live one was answered, so the strategy starts
+   * quoting when it did live; otherwise at once. Start-up, not the hot path.
+   */
+  createOrderGroup(contractsLimit: Count, subaccount: number): string | Promise<string> {
+    const atNs = this.#options.groupTimesNs?.[this.#groupsCreated++];
+    if (atNs === undefined || atNs <= this.#nowNs) return this.#makeGroup(contractsLimit, subaccount);
+    this.groupsPending++;
+    return new Promise<string>((resolve, reject) => {
+      this.#at(atNs, () => {
+        this.groupsPending--;
+        try {
+          resolve(this.#makeGroup(contractsLimit, subaccount));
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+  }
+
+  #makeGroup(contractsLimit: Count, subaccount: number): string {
     const group = this.engine.createOrderGroup(US, { subaccount, contractsLimit });
     if (isSimError(group)) throw new ExecError('EXEC_REJECTED', `replay venue: order group refused: ${group.code} ${group.message}`, group.status);
     return group.orderGroupId;
@@ -301,15 +333,33 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     events.splice(i, 0, event);
   }
 
-  #answer(run: () => void): void {
-    this.#at(this.#nowNs + this.#options.answerLatencyUs * 1000, run);
+  /** A request decided now: it meets the engine after its hops' delay; its order's frames follow with its feed delay. */
+  #request(verb: RequestVerb, execute: (hops: Hops) => void): void {
+    const hops = this.#latency.hops(verb, this.#nowNs);
+    this.#at(this.#nowNs + hops.engineNs, () => {
+      this.#feedNs = hops.feedNs;
+      try {
+        execute(hops);
+      } finally {
+        this.#feedNs = this.#latency.feedNs;
+      }
+    });
+  }
+
+  #answer(hops: Hops, run: () => void): void {
+    this.#at(this.#nowNs + hops.answerNs, run);
+  }
+
+  #countReject(error: SimError): void {
+    this.stats.rejects++;
+    countCode(this.stats.rejectCodes, error);
   }
 
   #onOurFill(fill: Fill): void {
     this.stats.fills++;
     this.stats.filledCount += fill.count;
     const text = `{"type":"fill","sid":${this.#fillSid},"msg":${JSON.stringify(fillToWsMsg(fill))}}`;
-    this.#at(this.#nowNs + this.#options.feedLatencyUs * 1000, () => this.#options.deliverFrame(text));
+    this.#at(this.#nowNs + this.#feedNs, () => this.#options.deliverFrame(text));
   }
 
   #onOurOrder(order: Order): void {
@@ -318,7 +368,7 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     if (order.status === 'resting') resting.add(order.orderId);
     else resting.delete(order.orderId);
     const text = `{"type":"user_order","sid":${this.#userOrderSid},"msg":${JSON.stringify(userOrderToWsMsg(order))}}`;
-    this.#at(this.#nowNs + this.#options.feedLatencyUs * 1000, () => this.#options.deliverFrame(text));
+    this.#at(this.#nowNs + this.#feedNs, () => this.#options.deliverFrame(text));
   }
 
   /** Before our order meets the engine: the levels it may cross, and the level it joins, at their recorded sizes. */
@@ -338,6 +388,17 @@ export class ReplayVenue implements OrderEntry, OrderReads {
       if (makerSide === 'ask' ? levelPrice > price : levelPrice < price) break;
       this.#syncLevel(ticker, makerSide, levelPrice);
     }
+    // Mirror levels the recorded book no longer has (emptied since they were mirrored) leave too:
+    // else a post-only order would cross a ghost and be cancelled.
+    const byLevel = this.#mirror.get(ticker);
+    if (byLevel === undefined) return;
+    const prefix = `${makerSide}:`;
+    for (const [key, ids] of byLevel) {
+      if (ids.length === 0 || !key.startsWith(prefix)) continue;
+      const levelPrice = Number(key.slice(prefix.length)) as Price;
+      if (makerSide === 'ask' ? levelPrice > price : levelPrice < price) continue;
+      this.#syncLevel(ticker, makerSide, levelPrice);
+    }
   }
 
   /** Brings the mirror at one level to the recorded size (book side 'bid' = YES bids, 'ask' = NO bids at 1 - price). */
@@ -346,7 +407,10 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     if (book === undefined || !book.synced || price <= 0 || price >= PRICE_ONE) return;
     const level = book.grid.levelOf(price);
     if (level < 0) return;
-    const recorded = side === 'bid' ? book.bidSizeAtLevel(level) : book.askSizeAtLevel(level);
+    const inBook = side === 'bid' ? book.bidSizeAtLevel(level) : book.askSizeAtLevel(level);
+    // The live run's own orders were in the recorded book; the replay's own stand in their place.
+    const liveOwn = this.#options.liveOwnSize === undefined ? 0 : this.#options.liveOwnSize(ticker, side, price);
+    const recorded = inBook > liveOwn ? inBook - liveOwn : 0;
     let byLevel = this.#mirror.get(ticker);
     if (byLevel === undefined) this.#mirror.set(ticker, (byLevel = new Map()));
     const key = `${side}:${price}`;

@@ -22,11 +22,13 @@ import { ManualClock, PriceGrid, isPriceLevelStructure } from '../core/index.ts'
 import type { PriceLevelStructure } from '../core/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES } from '../risk/index.ts';
 import { MessageKind } from '../feed/index.ts';
+import { STRATEGY_HOST_DEFAULTS } from '../strategy/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
 import { createLogger } from '../telemetry/index.ts';
 import type { Logger } from '../telemetry/index.ts';
-import { RecordKind, recordText, recordedMarkets } from '../record/index.ts';
-import type { RecordedMarket, Recording } from '../record/index.ts';
+import { RecordKind, recordText, recordedMarkets, sessionFacts } from '../record/index.ts';
+import type { RecordedMarket, Recording, SessionFacts } from '../record/index.ts';
+import { KeepWarm } from '../runtime/keep-warm.ts';
 import type { DeepReadonly, RuntimeConfig } from '../runtime/config.ts';
 import { TradingGraph } from '../runtime/trading-graph.ts';
 import { gatedOrderGroupPort } from '../runtime/order-group-port.ts';
@@ -35,6 +37,10 @@ import { ReplayVenue } from './replay-venue.ts';
 import type { QueueModel } from './replay-venue.ts';
 import { FrameClass, classifyFrames } from './frame-class.ts';
 import { type ReplayReport, percentiles } from './report.ts';
+import { fixedLatency, recordedLatency } from './recorded-latency.ts';
+import type { LatencyModel } from './recorded-latency.ts';
+import { LiveOrders } from './live-orders.ts';
+import { ReplayTicks } from './replay-ticks.ts';
 
 export interface ReplayOptions {
   recording: Recording;
@@ -55,7 +61,13 @@ export interface ReplayOptions {
   /** Stop after this many frames (default: all). */
   framesMax?: number;
   logger?: Logger;
-  /** Tick period of the feed, host and OMS on the recording's clock, ms (default 100). */
+  /**
+   * Answer latencies: 'recorded' (the default when the recording has answered requests: each
+   * request takes the hops of the nearest live request of its verb, recorded-latency.ts) or
+   * 'fixed' (the three latencies above; the default for a recording without requests).
+   */
+  latency?: 'recorded' | 'fixed';
+  /** Period of the OMS and router tick (held intents, pending timeouts) on the recording's clock, ms (default 100, as the main job's). */
   tickMs?: number;
   /** Stamp per-hop wall-clock latency with the tick-to-trade probe (not deterministic; reported apart). */
   measure?: boolean;
@@ -71,8 +83,22 @@ export class ReplayError extends Error {
   }
 }
 
+/** The main job's OMS tick (runtime omsTickMs) and the feed's coarse tick, ms. */
+const OMS_TICK_MS = 100;
+const FEED_TICK_MS = 250;
+/** A recorded user_order frame starts `{"type":"user_order"`. */
+const USER_ORDER_TYPE = Buffer.from('"type":"user_order"');
+
 /** Frames between microtask drains: fixed, so the drains fall at the same frames every run. */
 const DRAIN_EVERY_FRAMES = 256;
+
+/** The options' latency model: fixed when asked or when any fixed latency is given, else the recording's own when it has answered requests. */
+function latencyModelOf(options: ReplayOptions, recording: Recording): LatencyModel {
+  const fixed = fixedLatency(options.orderLatencyUs ?? 500, options.answerLatencyUs ?? 500, options.feedLatencyUs ?? 1_000);
+  const explicit = options.orderLatencyUs !== undefined || options.answerLatencyUs !== undefined || options.feedLatencyUs !== undefined;
+  if (options.latency === 'fixed' || (options.latency === undefined && explicit)) return fixed;
+  return recordedLatency(recording) ?? fixed;
+}
 
 export function gridOf(market: RecordedMarket): PriceGrid {
   if (market.priceRanges !== null) return PriceGrid.fromPriceRanges(market.priceRanges);
@@ -95,17 +121,25 @@ export class Replay {
   readonly #startMs: number;
   #framesDelivered = 0;
   #framesSkipped = 0;
-  #nextTickMs = 0;
   #cursor = 0;
+  /** The live runtime's timers on the recording's clock (replay-ticks.ts). */
+  readonly ticks = new ReplayTicks();
+  /** The recording's budget and order-group facts (null budget: recorded before budgets were). */
+  readonly facts: SessionFacts;
+  /** The live run's own resting orders as of now (live-orders.ts), left out of the venue's mirror. */
+  readonly liveOrders = new LiveOrders();
+  readonly latencyModel: LatencyModel;
+  readonly keepWarm: KeepWarm | null;
+  #hostStart: Promise<void> | null = null;
+  #hostStarted = false;
+  #hostError: unknown = null;
   readonly #setTimeBound = (ns: number): void => this.#setTime(ns);
-  readonly #tickMs: number;
 
   constructor(options: ReplayOptions) {
     this.#options = options;
     const recording = options.recording;
     this.recording = recording;
     this.#startMs = recording.startMs;
-    this.#tickMs = options.tickMs ?? 100;
     const config = options.config;
     const classified = classifyFrames(recording);
     this.classes = classified.classes;
@@ -117,6 +151,8 @@ export class Replay {
       }
     }
     this.clock = new ManualClock(recording.startMs);
+    this.facts = sessionFacts(recording);
+    this.latencyModel = latencyModelOf(options, recording);
     this.#entries = config.strategies as unknown as StrategyEntry[];
     // The OMS journals as live; a replay's journal is scratch, removed by close().
     this.#workDir = mkdtempSync(join(tmpdir(), 'replay-'));
@@ -134,6 +170,9 @@ export class Replay {
       subaccounts: [...new Set(this.#entries.map((entry) => entry.subaccount))],
       book: (ticker) => graphRef?.feed.books.get(ticker),
       deliverFrame: (text) => graphRef?.feed.handleFrame(text),
+      latency: this.latencyModel,
+      liveOwnSize: (ticker, side, price) => this.liveOrders.sizeAt(ticker, side, price),
+      groupTimesNs: this.facts.orderGroups.map((group) => group.createdNs),
     });
     this.graph = new TradingGraph({
       config,
@@ -174,8 +213,12 @@ export class Replay {
       }),
       // As the main job's: the gate books the request, the replay venue makes the group.
       orderGroups: ({ gate }): OrderGroupPort => gatedOrderGroupPort(gate, this.venue),
+      drivenTicks: true,
     });
     graphRef = this.graph;
+    const keepWarmMs = config.process.keepWarmMs;
+    this.keepWarm = keepWarmMs > 0 ? new KeepWarm({ intervalMs: keepWarmMs, limits: this.graph.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null, margin: config.margin.enabled }) : null;
+    this.#addTicks(keepWarmMs);
     // Per-hop wall-clock stamps only when asked: they read the clock three times a frame.
     this.graph.probe.setEnabled(options.measure === true);
   }
@@ -187,11 +230,59 @@ export class Replay {
     feed.subscribe('fill');
     feed.subscribe('user_orders');
     feed.subscribe('market_lifecycle_v2');
-    await this.graph.host.start(this.#entries);
-    this.#drainReplies();
     const session = this.session!;
+    // The feed sends its subscribes on a microtask; bounded: they are answered at once.
+    for (let turn = 0; turn < 100 && (session.sidOf('fill') < 0 || session.sidOf('user_orders') < 0); turn++) {
+      await Promise.resolve();
+      this.#drainReplies();
+    }
     this.venue.setSids(session.sidOf('fill'), session.sidOf('user_orders'));
-    this.#nextTickMs = this.#startMs + this.#tickMs;
+    const facts = this.facts;
+    const budget = facts.budget;
+    // The budgets the live run adopted (tier "auto" became the exchange's answer), not the config's
+    // guess, adopted when it adopted them; the strategies start when they did (the buckets refilled meanwhile).
+    if (budget !== null) {
+      this.#setTime(facts.budgetNs);
+      this.graph.gate.budget.setBudget(budget.writePerSecond, budget.writeCapacity, budget.readPerSecond, budget.readCapacity, this.clock.nowMs());
+    }
+    if (facts.strategiesStartNs >= 0) {
+      this.#setTime(facts.strategiesStartNs);
+      this.venue.setNow(facts.strategiesStartNs);
+    }
+    // Started as live: markets, then each order group, answered when the live one was (the venue
+    // holds it until the recording's clock gets there), then onStart. Waits here only for what
+    // needs no recorded time (loading the plugins).
+    const hostStart = this.graph.host.start(this.#entries).then(() => {
+      this.#hostStarted = true;
+    }, (error: unknown) => {
+      this.#hostStarted = true;
+      this.#hostError = error;
+    });
+    this.#hostStart = hostStart;
+    // Bounded: plugin loading is real I/O; after it the start runs on microtasks until a group waits.
+    for (let turn = 0; turn < 10_000 && !this.#hostStarted && this.venue.groupsPending === 0; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+    this.#throwHostError();
+    this.#drainReplies();
+  }
+
+  /** The main job's timers as tasks on the recording's clock, at the main job's periods. */
+  #addTicks(keepWarmMs: number): void {
+    const graph = this.graph;
+    const start = this.#startMs;
+    graph.feed.tick(start);
+    this.ticks.add('feed', FEED_TICK_MS, start, (nowMs) => graph.feed.tick(nowMs));
+    this.ticks.add('host', STRATEGY_HOST_DEFAULTS.tickMs, start, () => graph.host.tick());
+    this.ticks.add('oms', this.#options.tickMs ?? OMS_TICK_MS, start, () => {
+      graph.quoteBook?.tick();
+      // A reconciliation round reads the venue (the engine): it settles on microtasks.
+      graph.router.tick()?.catch(() => undefined);
+    });
+    const keepWarm = this.keepWarm;
+    if (keepWarm !== null) this.ticks.add('keep-warm', keepWarmMs, start, () => keepWarm.runOnce());
+  }
+
+  #throwHostError(): void {
+    if (this.#hostError !== null) throw this.#hostError;
   }
 
   /** Replays every frame (or options.framesMax), lets what is in flight land, and returns the report. */
@@ -210,18 +301,24 @@ export class Replay {
     const classes = this.classes;
     const feed = this.graph.feed;
     const venue = this.venue;
-    const setTime = this.#setTimeBound;
     let sinceDrain = 0;
     let i = this.#cursor;
     for (; i < count && this.#framesDelivered < framesTotal; i++) {
       if (kinds[i] !== RecordKind.FRAME) continue;
       const frameClass = classes[i];
+      const timeNs = timesNs[i];
       if (frameClass === FrameClass.SKIP) {
         this.#framesSkipped++;
+        // The live run's own orders: not replayed, but kept out of the venue's mirror of the book.
+        const at = bodyStarts[i] + 1;
+        if (bodyLengths[i] > USER_ORDER_TYPE.length && bytes.compare(USER_ORDER_TYPE, 0, USER_ORDER_TYPE.length, at, at + USER_ORDER_TYPE.length) === 0) {
+          this.#runUntil(timeNs);
+          this.liveOrders.onUserOrder(bytes.toString('utf8', bodyStarts[i], bodyStarts[i] + bodyLengths[i]));
+        }
         continue;
       }
-      const timeNs = timesNs[i];
-      if (venue.pendingCount !== 0 && venue.nextEventNs() <= timeNs) venue.runUntil(timeNs, setTime);
+      // Bounded: each round answers one of the recording's order groups.
+      while (this.#runUntil(timeNs)) await this.#settleHost();
       this.#setTime(timeNs);
       venue.setNow(timeNs);
       const start = bodyStarts[i];
@@ -251,8 +348,9 @@ export class Replay {
   async finish(): Promise<ReplayReport> {
     const recording = this.recording;
     const endNs = (recording.count === 0 ? 0 : recording.timesNs[recording.count - 1]) + 1e9;
-    this.venue.runUntil(endNs, this.#setTimeBound);
+    while (this.#runUntil(endNs)) await this.#settleHost();
     await Promise.resolve();
+    this.#throwHostError();
     return this.report();
   }
 
@@ -270,15 +368,41 @@ export class Replay {
 
   #setTime(timeNs: number): void {
     const ms = this.#startMs + Math.floor(timeNs / 1e6);
-    if (ms <= this.clock.nowMs()) return;
-    this.clock.set(ms);
-    if (ms >= this.#nextTickMs) {
-      // The coarse ticks the live runtime runs on timers, on the recording's clock; a long silence ticks once.
-      this.#nextTickMs = ms + this.#tickMs;
-      this.graph.feed.tick(ms);
-      this.graph.host.tick();
+    if (ms > this.clock.nowMs()) this.clock.set(ms);
+  }
+
+  /**
+   * Runs, in time order, the venue's events and the timers' ticks due up to `timeNs`, each at its
+   * own time. Returns true when it stopped because an order group was answered: the caller lets
+   * the strategy's start go on (settleHost) before anything later runs.
+   */
+  #runUntil(timeNs: number): boolean {
+    const venue = this.venue;
+    const ticks = this.ticks;
+    // Bounded: every round runs at least one event or one tick, and both are finite before timeNs.
+    for (let round = 0; round < 10_000_000; round++) {
+      const tickNs = (ticks.nextDueMs() - this.#startMs) * 1e6;
+      const eventNs = venue.nextEventNs();
+      if (tickNs > timeNs && eventNs > timeNs) return false;
+      if (eventNs < tickNs) {
+        const pending = venue.groupsPending;
+        venue.runUntil(Math.min(timeNs, tickNs - 1), this.#setTimeBound);
+        if (venue.groupsPending < pending) return true;
+        continue;
+      }
+      this.#setTime(tickNs);
+      venue.setNow(tickNs);
+      ticks.runDue(this.clock.nowMs());
       this.#drainReplies();
     }
+    return false;
+  }
+
+  /** An order group was answered: the strategy's start goes on (microtasks only) to its onStart or its next group. */
+  async #settleHost(): Promise<void> {
+    for (let turn = 0; turn < 1_000 && !this.#hostStarted && this.venue.groupsPending === 0; turn++) await Promise.resolve();
+    this.#throwHostError();
+    this.#drainReplies();
   }
 
   #drainReplies(): void {

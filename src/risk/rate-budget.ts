@@ -18,6 +18,8 @@ import { TokenBucket } from '../core/index.ts';
 export class RateBudget {
   #write: TokenBucket;
   #read: TokenBucket;
+  /** Write tokens taken since start (the status's "spent per second" diffs it). */
+  writeSpent = 0;
   /** Whole tokens of the write bucket only cancels and cancel-all may spend. */
   #writeReserve: number;
   readonly #reserveShare: number;
@@ -55,7 +57,9 @@ export class RateBudget {
    * bucket to zero; anything else must leave the reserve untouched. Returns whether it took.
    */
   tryTakeWrite(cost: number, reserveAllowed: boolean, nowMs: number): boolean {
-    return this.#write.tryTake(cost, nowMs, reserveAllowed ? 0 : this.#writeReserve);
+    if (!this.#write.tryTake(cost, nowMs, reserveAllowed ? 0 : this.#writeReserve)) return false;
+    this.writeSpent += cost;
+    return true;
   }
 
   /** Would tryTakeWrite succeed? Takes nothing. */

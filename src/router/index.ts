@@ -5,6 +5,8 @@
  */
 
 export { Router } from './router.ts';
-export type { RouteProbe, RouterOptions } from './router.ts';
+export type { HeldIntentListener, HoldStats, RouteProbe, RouterOptions } from './router.ts';
+export { HeldIntents, HeldKind } from './held-intents.ts';
+export type { HeldIntent } from './held-intents.ts';
 export { QuoteRouter } from './quote-router.ts';
 export type { QuoteRouterOptions } from './quote-router.ts';

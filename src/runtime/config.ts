@@ -61,6 +61,8 @@ export interface SimConfig {
   seed: number;
   marketsFile: string | null;
   activityUpdatesPerSec: number;
+  /** Synthetic demo markets listed beside the catalog's (the simulator's --synthetic-markets). */
+  syntheticMarkets: number;
   cpuPlacement: 'auto' | 'off';
   faultProfile: string | null;
   timestampWindowPastMs: number;
@@ -147,6 +149,18 @@ export interface RecordConfig {
   dir: string;
 }
 
+/** The fleet of runtimes on one account (src/fleet): budget leases, kill switch and status over Redis. */
+export interface FleetConfig {
+  /** redis://host:port; null: no fleet (this runtime alone spends the account's budget). */
+  redisUrl: string | null;
+  /** This runtime's name in the fleet; null: hostname-pid. */
+  runtimeName: string | null;
+  /** A lease's lifetime, ms (a dead runtime's share returns after it). */
+  leaseTtlMs: number;
+  /** Lease renewal and status period, ms. */
+  renewMs: number;
+}
+
 export interface MetricsConfig {
   enabled: boolean;
   host: string;
@@ -218,6 +232,7 @@ export interface RuntimeConfig {
   rfq: RfqConfig;
   record: RecordConfig;
   margin: MarginConfig;
+  fleet: FleetConfig;
   /** venue: null in embedded mode, where wiring registers an ephemeral key with the simulator. */
   credentials: { venue: VenueCredentials | null };
 }

@@ -158,7 +158,11 @@ async function main(argv: readonly string[]): Promise<number> {
         logPath: join(logDir, `sim-${stamp}.log`),
         // The simulator's FIX acceptor only when a strategy trades on the FIX route or the books come from KalshiMD;
         // resting liquidity when trading Margin (its books have no simulated activity to trade against).
-        extraArgs: [...(usesFix || fixFeed || fixQuotes ? ['--fix'] : []), ...(config.margin.enabled ? ['--liquidity'] : [])],
+        extraArgs: [
+          ...(usesFix || fixFeed || fixQuotes ? ['--fix'] : []),
+          ...(config.margin.enabled ? ['--liquidity'] : []),
+          ...(config.sim.syntheticMarkets > 0 ? ['--synthetic-markets', String(config.sim.syntheticMarkets)] : []),
+        ],
       });
       const fix = sim.ready.fix;
       venue = {

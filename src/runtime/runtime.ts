@@ -45,10 +45,15 @@ import type { MarketFacts } from './market-directory.ts';
 import { MarginAccountSync, fetchMarginMarkets } from './margin-venue.ts';
 import type { MarginMarketFacts } from './margin-venue.ts';
 import { readAccountBudgets, readEndpointCosts } from './account-budgets.ts';
+import type { AccountBudgets } from './account-budgets.ts';
 import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 import { TradingGraph, configuredTradingState } from './trading-graph.ts';
 import { KeepWarm } from './keep-warm.ts';
+import { ScaleStatus, TOP_ROWS, topPositions } from './scale-status.ts';
+import type { BudgetStatus, MarketActivity } from './scale-status.ts';
+import { createFleetPort } from './fleet-host.ts';
+import type { FleetPort, FleetStatus } from '../fleet/index.ts';
 import { gatedOrderGroupPort } from './order-group-port.ts';
 import { Recorder, RecordKind, marketRecordText, recordBudget, recordingGroupVenue } from '../record/index.ts';
 
@@ -139,6 +144,14 @@ export interface RuntimeStatus {
   eventLoopStall?: EventLoopStallSummary;
   /** The worker pool (absent or null when off). */
   workers?: WorkersStatus | null;
+  /** This runtime's seat in the fleet (config fleet.redisUrl), null when alone. */
+  fleet?: FleetStatus | null;
+  /** Positions held or traded (`positions` lists only the TOP_ROWS by |PnL|). */
+  positionsTotal?: number;
+  /** The write budget: tokens, spent per second against the refill, held intents, batches. */
+  budget?: BudgetStatus;
+  /** The most active markets (book changes per second). */
+  mostActive?: MarketActivity[];
 }
 
 export interface WorkersStatus {
@@ -201,7 +214,10 @@ export class Runtime {
   readonly keepWarm: KeepWarm | null;
   /** The session recording (config record.enabled; docs/recording-format.md), null when off. */
   readonly recorder: Recorder | null;
+  /** Budget leases, the account-wide kill switch and status over Redis (config fleet.redisUrl), null when alone. */
+  readonly fleet: FleetPort | null;
   readonly #denyScratch = new Float64Array(DENY_CODE_COUNT);
+  readonly #scale = new ScaleStatus();
   /** Whether each event's markets are mutually exclusive, as read from the venue (portfolio risk). */
   readonly #eventExclusive = new Map<string, Promise<boolean>>();
   #pool: CandlePool | null = null;
@@ -368,6 +384,10 @@ export class Runtime {
     );
     this.fixQuotes?.setRfqListener(graph.listener); // RFQs and quote events of KalshiRFQ, as from `communications`
     this.host = graph.host;
+    this.fleet = createFleetPort({
+      config, keyId: venue.keyId, gate: this.gate, router: this.router, host: this.host, pacer: () => this.account.reads.pacer,
+      clock: this.clock, logger: options.logger, snapshot: () => ({ ...this.status(), fleet: undefined }), configuredState: configuredTradingState(config),
+    });
     const releaseBy = options.releaseKillSwitchBy ?? null;
     if (releaseBy !== null && this.oms.killSwitchState !== null) {
       this.router.releaseKillSwitch(releaseBy);
@@ -392,7 +412,9 @@ export class Runtime {
     const timeoutMs = this.#options.startTimeoutMs ?? 10_000;
     await this.rest.connect();
     await this.account.connect();
-    await this.#adoptAccountBudgets();
+    const budgets = await this.#adoptAccountBudgets();
+    // Fleet: from here on this runtime spends only what it leased (two TTLs cover a fresh lease table's quiet TTL).
+    await this.fleet?.start(budgets, 2 * this.config.fleet.leaseTtlMs + this.config.fleet.renewMs);
     await this.quoteRoute?.connect();
     if (this.fixQuotes !== null) {
       await this.fixQuotes.connect();
@@ -493,7 +515,7 @@ export class Runtime {
    * and the gate's buckets, and the venue's endpoint costs into the read client. Logged with
    * their source. Before any other read but the warm-up, so everything after is paced right.
    */
-  async #adoptAccountBudgets(): Promise<void> {
+  async #adoptAccountBudgets(): Promise<AccountBudgets> {
     const log = this.logger;
     const reads = this.account.reads;
     const prefix = this.account.prefix;
@@ -506,6 +528,7 @@ export class Runtime {
     if (costs !== null) reads.setCosts(costs);
     const from = budgets.source === 'config' ? 'risk.rateLimitTier (overrides the exchange)' : budgets.source === 'exchange' ? 'the exchange (GET /account/limits)' : 'Basic (the exchange did not answer)';
     log.info({ tier: budgets.tier, source: budgets.source, readPerSecond: budgets.readPerSecond, readCapacity: budgets.readCapacity, writePerSecond: budgets.writePerSecond, writeCapacity: budgets.writeCapacity }, `REST budgets from ${from}`);
+    return budgets;
   }
 
   /** Portfolio events and candle backfill for markets just added (off the hot path, batched reads; failures are logged, not fatal). */
@@ -558,7 +581,10 @@ export class Runtime {
    * Strategies keep running and hear KILL_SWITCH denies.
    */
   async engageKillSwitch(reason: string, source = 'operator'): Promise<void> {
-    await this.router.killSwitch(reason, source);
+    const cancelled = this.router.killSwitch(reason, source);
+    // Account-wide with a fleet: every runtime hears it (retried until Redis takes it).
+    this.fleet?.publishKill(reason, source);
+    await cancelled;
   }
 
   /**
@@ -582,6 +608,7 @@ export class Runtime {
     } catch (error) {
       log.error({ err: error }, 'cancel-all or final reconcile failed');
     }
+    await this.fleet?.stop(); // after the cancels, which spend the lease
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
     this.keepWarm?.stop();
@@ -610,6 +637,7 @@ export class Runtime {
   /** Simulates a crash for tests: stops strategies, timers and sockets without cancelling or reconciling. */
   async abandon(): Promise<void> {
     this.#stopped = true;
+    this.fleet?.abandon();
     this.host.halt();
     // A crashed process hears no more answers: nothing reaches the OMS or the journal from here on.
     this.rest.setListener(NO_EXEC_LISTENER);
@@ -637,12 +665,14 @@ export class Runtime {
     let booksSynced = 0;
     let booksTotal = 0;
     const marginBooks = this.marginFeed?.books ?? null;
-    for (const store of marginBooks === null ? [this.feed.books] : [this.feed.books, marginBooks]) {
+    const stores = marginBooks === null ? [this.feed.books] : [this.feed.books, marginBooks];
+    for (const store of stores) {
       for (const book of store.books()) {
         booksTotal++;
         if (book.synced) booksSynced++;
       }
     }
+    const nowMs = this.clock.nowMs();
     const positions: PositionLine[] = [];
     let pnlMicro = 0;
     for (const position of this.oms.positions.all()) {
@@ -663,7 +693,10 @@ export class Runtime {
       openOrders: this.oms.liveOrderCount,
       ordersSent: this.oms.stats.ordersSent,
       fills: this.listener.stats.fillMessages - this.oms.stats.duplicateFills,
-      positions,
+      positions: topPositions(positions, TOP_ROWS),
+      positionsTotal: positions.length,
+      budget: this.#scale.budget(this.gate.budget, this.router.holdStats, this.router.held.size, nowMs),
+      mostActive: this.#scale.mostActive(stores.map((store) => store.books()), nowMs),
       pnlMicro,
       tickToTradeUsP50: total.p50 / 1000,
       tickToTradeUsP99: total.p99 / 1000,
@@ -674,6 +707,7 @@ export class Runtime {
       killSwitch: killSwitchStatus(this.oms.killSwitchState),
       eventLoopStall: this.stall.summary(),
       workers: this.workersStatus(),
+      fleet: this.fleet?.status() ?? null,
     };
   }
 

@@ -105,6 +105,11 @@ export interface TradingGraphOptions {
    * between the router and every route to record orders and answers. Null or absent: no tap at all.
    */
   recorder?: Recorder | null;
+  /**
+   * The caller ticks the strategy host itself, on its own clock (a replay: the recording's); the
+   * host then starts no interval timer. Default false: the host's own timer.
+   */
+  drivenTicks?: boolean;
 }
 
 /** The risk limits the gate enforces, from the validated config's `risk` section. */
@@ -315,6 +320,7 @@ export class TradingGraph {
       },
       rootDir: options.rootDir,
       drainTimeoutMs: options.drainTimeoutMs,
+      drivenTicks: options.drivenTicks === true,
     });
     this.oms.setUpdateSink(this.host);
     this.router.setHeldListener(this.host);

@@ -55,6 +55,8 @@ export interface StrategyHostOptions {
   drainPollMs?: number;
   /** Re-send cancels for orders still live after this long, ms (default 1,000). */
   cancelRetryMs?: number;
+  /** The caller calls tick() every tickMs on its own clock (a replay, on the recording's): no interval timer. */
+  drivenTicks?: boolean;
 }
 
 export const STRATEGY_HOST_DEFAULTS = Object.freeze({ tickMs: 50, drainTimeoutMs: 5_000, drainPollMs: 20, cancelRetryMs: 1_000 });
@@ -98,6 +100,7 @@ export class StrategyHost {
   readonly #drainTimeoutMs: number;
   readonly #drainPollMs: number;
   readonly #cancelRetryMs: number;
+  readonly #drivenTicks: boolean;
   readonly #byId = new Map<string, Deployment>();
   /** ticker -> running deployments trading it; rebuilt on every start and stop (never per message). */
   #byMarket = new Map<string, Deployment[]>();
@@ -122,6 +125,7 @@ export class StrategyHost {
     this.#drainTimeoutMs = options.drainTimeoutMs ?? STRATEGY_HOST_DEFAULTS.drainTimeoutMs;
     this.#drainPollMs = options.drainPollMs ?? STRATEGY_HOST_DEFAULTS.drainPollMs;
     this.#cancelRetryMs = options.cancelRetryMs ?? STRATEGY_HOST_DEFAULTS.cancelRetryMs;
+    this.#drivenTicks = options.drivenTicks === true;
   }
 
   // ---- deployment --------------------------------------------------------------------------------
@@ -599,7 +603,7 @@ export class StrategyHost {
   }
 
   #syncTimer(): void {
-    const wanted = this.#running.some((d) => d.timerIntervalMs > 0);
+    const wanted = !this.#drivenTicks && this.#running.some((d) => d.timerIntervalMs > 0);
     if (wanted && this.#timer === null) {
       this.#timer = setInterval(() => this.tick(), this.#tickMs);
       this.#timer.unref();

@@ -57,7 +57,7 @@ describe('defaults', () => {
   it('config/runtime.json passes and describes one market-maker on subaccount 1', () => {
     const config = loadConfig('config/runtime.json', {});
     expect(config.venue.mode).toBe('embedded');
-    expect(Object.keys(config).sort()).toEqual(['credentials', 'exec', 'feed', 'margin', 'process', 'record', 'rfq', 'risk', 'sim', 'strategies', 'telemetry', 'venue', 'workers']);
+    expect(Object.keys(config).sort()).toEqual(['credentials', 'exec', 'feed', 'fleet', 'margin', 'process', 'record', 'rfq', 'risk', 'sim', 'strategies', 'telemetry', 'venue', 'workers']);
     expect(config.strategies).toEqual([{
       id: 'mm-demo', plugin: 'strategies/market-maker.ts', subaccount: 1,
       orderGroup: { contractsLimit: 100_000 }, markets: ['KXDEMO-26DEC31-T50'], params: {}, route: 'rest', holdIntents: true, priority: 1,

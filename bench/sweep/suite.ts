@@ -1,0 +1,119 @@
+/**
+ * Sweep suite: how many replays a second a parameter sweep runs on 1 and 2 workers, what each
+ * extra worker costs in memory next to the shared decoded recording, and the baseline a sweep
+ * replaces: one `npm run replay` process per combination.
+ *
+ * 1. Replays/s. The shipped recording (test/fixtures/recordings, 878 frames, the sample market
+ *    maker) swept over halfSpreadTicks x order latency on a pool of 1, then 2 workers. The rate is
+ *    the steady state: runs finished after every worker finished its first (worker start-up, tsx
+ *    registration and module loading, is excluded and reported in the note). Target: 2 workers
+ *    >= 1.7x of 1 (this machine has 2 cores).
+ * 2. Memory per extra worker. A synthetic recording (bench/replay's writer: the fixture's opening
+ *    then seeded deltas and trades) large enough that a per-worker copy would show, shared once;
+ *    runs replay its first frames (replay.framesMax) so the sweep stays short. Process RSS at the
+ *    end of a 1-worker and a 2-worker sweep; the difference against the shared buffer's size.
+ *    Target: <= 10% of the decoded recording.
+ * 3. Baseline: one `node --import tsx src/replay/main.ts FILE --json` process per combination (what
+ *    `npm run replay` runs), two at a time, same recording, replays/s.
+ *
+ * Bounded: run counts fixed, each child process has a timeout.
+ */
+
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchRow, BenchSuite } from '../harness.ts';
+import { readRecordingFile } from '../../src/record/index.ts';
+import { expandGrid, parseGridSpec } from '../../src/replay/sweep/grid.ts';
+import type { Combination } from '../../src/replay/sweep/grid.ts';
+import { buildMidSeries } from '../../src/replay/sweep/mid-series.ts';
+import { REPLAY_DEFAULTS } from '../../src/replay/sweep/run-combination.ts';
+import { shareRecording } from '../../src/replay/sweep/shared-recording.ts';
+import { runSweep } from '../../src/replay/sweep/sweep-pool.ts';
+import type { SweepShared } from '../../src/workers/sweep/sweep-task.ts';
+import { writeSyntheticRecording } from '../replay/suite.ts';
+
+const SUITE = 'sweep';
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'recordings', 'sim-market-maker.prrc');
+const CONFIG = path.join(ROOT, 'test', 'fixtures', 'recordings', 'replay-config.json');
+const ONE = 'sweep, 1 worker (replays/s, steady state)';
+const TWO = 'sweep, 2 workers (replays/s, steady state)';
+const MEMORY = 'memory added per extra worker vs the shared decoded recording';
+const PROCESSES = 'baseline: one `npm run replay` process per combination, 2 at a time (replays/s)';
+
+async function sharedOf(file: string): Promise<SweepShared> {
+  const recording = readRecordingFile(file);
+  return { recording: shareRecording(recording), mids: await buildMidSeries(recording), configValue: JSON.parse(readFileSync(CONFIG, 'utf8')), configFile: CONFIG, rootDir: ROOT, baseSettings: REPLAY_DEFAULTS };
+}
+
+interface SweepTiming {
+  rate: number;
+  startupMs: number;
+  rssBytes: number;
+  runs: number;
+}
+
+/** A sweep on `workers` workers: the steady-state rate (after each worker's first run) and the RSS at its end. */
+async function timedSweep(shared: SweepShared, combinations: Combination[], workers: number): Promise<SweepTiming> {
+  const start = performance.now();
+  const doneAt: number[] = [];
+  let rssBytes = 0;
+  await runSweep(combinations, {
+    shared, workers, retries: 0,
+    onProgress: () => {
+      doneAt.push(performance.now());
+      rssBytes = Math.max(rssBytes, process.memoryUsage().rss);
+    },
+  });
+  const first = doneAt[workers - 1];
+  const last = doneAt[doneAt.length - 1];
+  const runs = doneAt.length - workers;
+  return { rate: runs / ((last - first) / 1000), startupMs: Math.round(first - start), rssBytes, runs };
+}
+
+function replayProcess(latencyUs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'replay', 'main.ts'), FIXTURE, '--config', CONFIG, '--json', '--order-latency-us', String(latencyUs)], { cwd: ROOT, timeout: 120_000 }, (error) => (error === null ? resolve() : reject(error)));
+  });
+}
+
+async function processRate(count: number): Promise<number> {
+  const start = performance.now();
+  for (let n = 0; n < count; n += 2) await Promise.all([replayProcess(100 + n), replayProcess(101 + n)]);
+  return count / ((performance.now() - start) / 1000);
+}
+
+export default {
+  name: SUITE,
+  async run({ quick }): Promise<BenchRow[]> {
+    const runs = quick ? 8 : 24;
+    const grid = parseGridSpec({ params: { 'strategies.0.params.halfSpreadTicks': [1, 2, 3, 4], 'replay.orderLatencyUs': Array.from({ length: runs / 4 }, (_, k) => 100 + 200 * k) } });
+    const combinations = expandGrid(grid);
+    const shared = await sharedOf(FIXTURE);
+    const one = await timedSweep(shared, combinations, 1);
+    const two = await timedSweep(shared, combinations, 2);
+    const baselineRate = await processRate(quick ? 4 : 8);
+    const work = mkdtempSync(path.join(tmpdir(), 'bench-sweep-'));
+    let memory: { added: number; sharedBytes: number; rss1: number; rss2: number };
+    try {
+      const big = await sharedOf(await writeSyntheticRecording(work, quick ? 400_000 : 1_500_000));
+      const memoryCombos = expandGrid(parseGridSpec({ params: { 'strategies.0.params.halfSpreadTicks': [1, 2, 3, 4], 'replay.framesMax': [20_000] } }));
+      const m1 = await timedSweep(big, memoryCombos, 1);
+      const m2 = await timedSweep(big, memoryCombos, 2);
+      memory = { added: Math.max(0, m2.rssBytes - m1.rssBytes), sharedBytes: big.recording.buffer.byteLength, rss1: m1.rssBytes, rss2: m2.rssBytes };
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+    const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+    const speedup = two.rate / one.rate;
+    return [
+      { suite: SUITE, case: ONE, baseline: false, count: one.runs, opsPerSec: Math.round(one.rate * 100) / 100, note: `${combinations.length} combinations; worker start-up ${one.startupMs} ms (excluded)` },
+      { suite: SUITE, case: TWO, baseline: false, count: two.runs, opsPerSec: Math.round(two.rate * 100) / 100, compareTo: ONE, target: '>= 1.7x of 1 worker', pass: speedup >= 1.7, note: `${speedup.toFixed(2)}x of 1 worker; start-up ${two.startupMs} ms (excluded)` },
+      { suite: SUITE, case: MEMORY, baseline: false, count: 2, value: memory.added, unit: 'bytes', target: '<= 10% of the decoded recording', pass: memory.added <= memory.sharedBytes * 0.1, note: `shared recording ${mb(memory.sharedBytes)}; RSS 1 worker ${mb(memory.rss1)}, 2 workers ${mb(memory.rss2)}: +${((memory.added / memory.sharedBytes) * 100).toFixed(1)}% of the recording` },
+      { suite: SUITE, case: PROCESSES, baseline: true, count: quick ? 4 : 8, opsPerSec: Math.round(baselineRate * 100) / 100, note: 'process start, tsx, module load and file read per combination' },
+    ];
+  },
+} satisfies BenchSuite;

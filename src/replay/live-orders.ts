@@ -1,0 +1,71 @@
+/**
+ * The live run's own resting orders, as of the replay's clock, from the recording's user_order
+ * frames (which a replay does not deliver). The recorded book was the exchange's, so it holds
+ * them; the venue's mirror subtracts them so a replay order that sits where the live one sat
+ * queues where it queued live, instead of behind its own ghost. The feed's books keep them: the
+ * live strategy saw its own orders in the book too. Owns this map only.
+ */
+
+import { parseCount, parsePrice } from '../core/index.ts';
+import type { BookSide, Count, Price } from '../core/index.ts';
+
+interface LiveOrder {
+  ticker: string;
+  side: BookSide;
+  price: Price;
+  remaining: Count;
+}
+
+interface UserOrderMsg {
+  order_id?: string;
+  ticker?: string;
+  status?: string;
+  book_side?: string;
+  yes_price_dollars?: string;
+  remaining_count_fp?: string;
+}
+
+export class LiveOrders {
+  readonly #orders = new Map<string, LiveOrder>();
+  /** Resting count by `${ticker}|${side}|${price}`. */
+  readonly #atLevel = new Map<string, number>();
+
+  /** A recorded user_order frame's text: the order rests with its remaining count, or is gone. */
+  onUserOrder(text: string): void {
+    let msg: UserOrderMsg | undefined;
+    try {
+      msg = (JSON.parse(text) as { msg?: UserOrderMsg }).msg;
+    } catch {
+      return; // a frame the live feed could not read either
+    }
+    if (msg === undefined || typeof msg.order_id !== 'string') return;
+    const old = this.#orders.get(msg.order_id);
+    if (old !== undefined) {
+      this.#add(old, -old.remaining);
+      this.#orders.delete(msg.order_id);
+    }
+    if (msg.status !== 'resting' || (msg.book_side !== 'bid' && msg.book_side !== 'ask') || typeof msg.ticker !== 'string') return;
+    const price = parsePrice(msg.yes_price_dollars ?? '');
+    const remaining = parseCount(msg.remaining_count_fp ?? '');
+    if (!(price > 0) || !(remaining > 0)) return;
+    const order: LiveOrder = { ticker: msg.ticker, side: msg.book_side, price, remaining };
+    this.#orders.set(msg.order_id, order);
+    this.#add(order, remaining);
+  }
+
+  /** The live run's resting count at a level, 1/100 contract. */
+  sizeAt(ticker: string, side: BookSide, price: Price): number {
+    return this.#atLevel.get(`${ticker}|${side}|${price}`) ?? 0;
+  }
+
+  get count(): number {
+    return this.#orders.size;
+  }
+
+  #add(order: LiveOrder, delta: number): void {
+    const key = `${order.ticker}|${order.side}|${order.price}`;
+    const next = (this.#atLevel.get(key) ?? 0) + delta;
+    if (next <= 0) this.#atLevel.delete(key);
+    else this.#atLevel.set(key, next);
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The venue's latency model taken from the recording itself: each live request gives the time
+ * from the frame that caused it to its send (the runtime's own decision and send work), from send
+ * to its answer at the OMS, and from send to the first private frame about its order (user_order).
+ * A replay request takes the hops of the live request of the same verb whose cause is nearest in
+ * time, so the replay's orders stay in flight as long as the live ones did: a market maker that
+ * waits for its amend's answer amends as often as it did live.
+ *
+ *   cause frame c --decide+send--> sent s --half of the first reply--> engine e --> answer a
+ *                                                                        \------> private frame p
+ *
+ * The engine's time is not recorded; it is put halfway between the send and the first reply
+ * (answer or private frame). A recording without requests gives no model (null).
+ * It owns the hop arithmetic only; the venue schedules with it.
+ */
+
+import { RecordKind, recordText } from '../record/index.ts';
+import type { Recording } from '../record/index.ts';
+
+export type RequestVerb = 'create' | 'amend' | 'cancel' | 'decrease';
+
+/** Delays from a replay request's decision, ns: to the engine, engine -> answer, engine -> our private frames. */
+export interface Hops {
+  engineNs: number;
+  answerNs: number;
+  feedNs: number;
+}
+
+/** Where the venue gets its delays: fixed (the CLI's --*-latency-us) or recorded. */
+export interface LatencyModel {
+  readonly source: 'fixed' | 'recorded';
+  hops(verb: RequestVerb, decisionNs: number): Hops;
+  /** Engine -> our fill frame for matches no request caused (a recorded trade meeting our order), ns. */
+  readonly feedNs: number;
+}
+
+export function fixedLatency(orderUs: number, answerUs: number, feedUs: number): LatencyModel {
+  const hops: Hops = { engineNs: orderUs * 1000, answerNs: answerUs * 1000, feedNs: feedUs * 1000 };
+  return { source: 'fixed', hops: () => hops, feedNs: feedUs * 1000 };
+}
+
+/** One live request's hops, keyed by its cause time. */
+interface LiveHop {
+  causeNs: number;
+  hops: Hops;
+}
+
+/** A send delay longer than this was not the decision path (a held intent, a retry): capped. */
+const SEND_DELAY_MAX_NS = 50e6;
+
+class RecordedLatency implements LatencyModel {
+  readonly source = 'recorded' as const;
+  readonly feedNs: number;
+  readonly #byVerb: Map<RequestVerb, LiveHop[]>;
+  readonly #fallback: Hops;
+
+  constructor(byVerb: Map<RequestVerb, LiveHop[]>, feedNs: number) {
+    this.#byVerb = byVerb;
+    this.feedNs = feedNs;
+    const all = [...byVerb.values()].flat().map((hop) => hop.hops);
+    this.#fallback = { engineNs: median(all.map((h) => h.engineNs)), answerNs: median(all.map((h) => h.answerNs)), feedNs };
+  }
+
+  hops(verb: RequestVerb, decisionNs: number): Hops {
+    const list = this.#byVerb.get(verb);
+    if (list === undefined || list.length === 0) return this.#fallback;
+    // Binary search for the first cause at or after the decision, then the nearer of it and the one before.
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].causeNs < decisionNs) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo === list.length) return list[lo - 1].hops;
+    if (lo > 0 && decisionNs - list[lo - 1].causeNs <= list[lo].causeNs - decisionNs) return list[lo - 1].hops;
+    return list[lo].hops;
+  }
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = Float64Array.from(values).sort();
+  return sorted[(sorted.length - 1) >> 1];
+}
+
+interface LiveRequest {
+  verb: RequestVerb;
+  /** The client order id (create) or the order id (the rest). */
+  key: string;
+  causeNs: number;
+  sentNs: number;
+  answerNs: number;
+  orderId: string;
+}
+
+const ORDER_ID_PATTERN = /"order_id":"([^"]+)"/;
+
+/** The recorded model, or null when the recording holds no answered request. */
+export function recordedLatency(recording: Recording): LatencyModel | null {
+  const requests = liveRequests(recording);
+  if (requests.length === 0) return null;
+  const privateTimes = userOrderTimes(recording);
+  const byVerb = new Map<RequestVerb, LiveHop[]>();
+  const feeds: number[] = [];
+  for (const request of requests) {
+    const privateNs = firstAfter(privateTimes.get(request.orderId), request.causeNs);
+    const firstReplyNs = privateNs < 0 ? request.answerNs : Math.min(privateNs, request.answerNs);
+    const engineAt = request.sentNs + Math.max(0, Math.floor((firstReplyNs - request.sentNs) / 2));
+    const sendDelay = Math.min(SEND_DELAY_MAX_NS, Math.max(0, request.sentNs - request.causeNs));
+    const feedNs = privateNs < 0 ? -1 : Math.max(0, privateNs - engineAt);
+    if (feedNs >= 0) feeds.push(feedNs);
+    let list = byVerb.get(request.verb);
+    if (list === undefined) byVerb.set(request.verb, (list = []));
+    list.push({ causeNs: request.causeNs, hops: { engineNs: sendDelay + (engineAt - request.sentNs), answerNs: Math.max(0, request.answerNs - engineAt), feedNs } });
+  }
+  const feedNs = feeds.length === 0 ? 1e6 : median(feeds);
+  for (const list of byVerb.values()) {
+    for (const hop of list) if (hop.hops.feedNs < 0) hop.hops.feedNs = feedNs;
+    list.sort((a, b) => a.causeNs - b.causeNs);
+  }
+  return new RecordedLatency(byVerb, feedNs);
+}
+
+/** Live requests with their answers, each with the frame that caused it (the rule of recordedHops in replay.ts). */
+function liveRequests(recording: Recording): LiveRequest[] {
+  const open = new Map<string, LiveRequest>();
+  const done: LiveRequest[] = [];
+  const waiting: LiveRequest[] = [];
+  let lastFrameNs = 0;
+  for (let i = 0; i < recording.count; i++) {
+    const kind = recording.kinds[i];
+    const ns = recording.timesNs[i];
+    if (kind === RecordKind.FRAME) {
+      // A FRAME record follows the requests it caused (file order), with an earlier or equal time.
+      for (const request of waiting) request.causeNs = ns <= request.sentNs ? ns : lastFrameNs;
+      waiting.length = 0;
+      lastFrameNs = ns;
+    } else if (kind === RecordKind.ORDER) {
+      const parts = recordText(recording, i).split('|');
+      const verb = parts[0];
+      if (verb !== 'create' && verb !== 'amend' && verb !== 'cancel' && verb !== 'decrease') continue;
+      const request: LiveRequest = { verb, key: parts[1], causeNs: lastFrameNs, sentNs: ns, answerNs: -1, orderId: verb === 'create' ? '' : parts[1] };
+      open.set(`${verb}:${parts[1]}`, request);
+      waiting.push(request);
+    } else if (kind === RecordKind.ANSWER) {
+      const parts = recordText(recording, i).split('|');
+      const verb = parts[0].slice(0, parts[0].indexOf('_'));
+      const request = open.get(`${verb}:${parts[1]}`);
+      if (request === undefined) continue;
+      open.delete(`${verb}:${parts[1]}`);
+      request.answerNs = ns;
+      if (parts[0] === 'create_ack') request.orderId = parts[2];
+      done.push(request);
+    }
+  }
+  return done.filter((request) => request.answerNs >= request.sentNs);
+}
+
+/** Receive times of the recorded user_order frames, by order id. */
+function userOrderTimes(recording: Recording): Map<string, number[]> {
+  const times = new Map<string, number[]>();
+  for (let i = 0; i < recording.count; i++) {
+    if (recording.kinds[i] !== RecordKind.FRAME) continue;
+    const start = recording.bodyStarts[i];
+    if (recording.bytes.toString('latin1', start, Math.min(start + 40, start + recording.bodyLengths[i])).indexOf('"user_order"') < 0) continue;
+    const id = ORDER_ID_PATTERN.exec(recordText(recording, i))?.[1];
+    if (id === undefined) continue;
+    let list = times.get(id);
+    if (list === undefined) times.set(id, (list = []));
+    list.push(recording.timesNs[i]);
+  }
+  return times;
+}
+
+function firstAfter(times: number[] | undefined, ns: number): number {
+  if (times === undefined) return -1;
+  for (const time of times) if (time > ns) return time;
+  return -1;
+}

@@ -1,0 +1,82 @@
+/**
+ * Runs a sweep's combinations on a piscina pool (one worker per core by default). The recording
+ * and mid series go to every worker once, as SharedArrayBuffers in workerData; a task is only the
+ * combination. A combination whose worker crashed (the task threw, or the worker exited: piscina
+ * replaces it) is retried up to `retries` times and its outcome says how many attempts it took
+ * and why each failed; one that fails every attempt is reported as failed, and the sweep goes on.
+ * Results come back in combination order, whatever order the workers finish in, so a sweep's
+ * results do not depend on the worker count. Owns the pool's life and the retries.
+ */
+
+import os from 'node:os';
+import { Piscina } from 'piscina';
+import type { Combination } from './grid.ts';
+import type { CombinationResult } from './run-combination.ts';
+import type { SweepShared, SweepTaskInput, SweepTaskOutput } from '../../workers/sweep/sweep-task.ts';
+
+export interface SweepPoolOptions {
+  shared: SweepShared;
+  /** Worker threads (default: the machine's cores). */
+  workers?: number;
+  /** Retries of a combination whose run crashed (default 2: three attempts in all). */
+  retries?: number;
+  /** Called after each combination settles (done counts successes and final failures). */
+  onProgress?: (done: number, total: number, failed: number) => void;
+  /** Task module (default sweep-task-loader.mjs). */
+  filename?: string;
+}
+
+export interface SweepOutcome {
+  index: number;
+  combination: Combination;
+  status: 'ok' | 'failed';
+  attempts: number;
+  /** Why each failed attempt failed, in order. */
+  errors: string[];
+  result: CombinationResult | null;
+}
+
+const DEFAULT_TASK = new URL('../../workers/sweep/sweep-task-loader.mjs', import.meta.url).href;
+
+export function defaultWorkerCount(): number {
+  return Math.max(1, os.availableParallelism());
+}
+
+export async function runSweep(combinations: readonly Combination[], options: SweepPoolOptions): Promise<SweepOutcome[]> {
+  const workers = options.workers ?? defaultWorkerCount();
+  const retries = options.retries ?? 2;
+  const pool = new Piscina<SweepTaskInput, SweepTaskOutput>({
+    filename: options.filename ?? DEFAULT_TASK,
+    workerData: options.shared,
+    minThreads: workers,
+    maxThreads: workers,
+    idleTimeout: 60_000,
+  });
+  // A worker error with no task running: the tasks it had reject on their own; nothing to throw here.
+  pool.on('error', () => {});
+  let done = 0;
+  let failed = 0;
+  const runOne = async (index: number): Promise<SweepOutcome> => {
+    const combination = combinations[index];
+    const errors: string[] = [];
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      try {
+        const output = await pool.run({ index, combination, attempt });
+        done++;
+        options.onProgress?.(done, combinations.length, failed);
+        return { index, combination, status: 'ok', attempts: attempt + 1, errors, result: { report: output.report, summary: output.summary, settings: output.settings } };
+      } catch (error) {
+        errors.push(error instanceof Error ? error.message : String(error));
+      }
+    }
+    done++;
+    failed++;
+    options.onProgress?.(done, combinations.length, failed);
+    return { index, combination, status: 'failed', attempts: retries + 1, errors, result: null };
+  };
+  try {
+    return await Promise.all(combinations.map((_, index) => runOne(index)));
+  } finally {
+    await pool.destroy();
+  }
+}

@@ -1,0 +1,191 @@
+/**
+ * Goal: runtimes sharing one account through the fleet (src/fleet) never overdraw its REST budget,
+ * halt together on one kill switch, take up a dead runtime's share, and survive a Redis restart
+ * without overdrawing and trade again after it.
+ * Method: one in-process simulator and a real redis-server (child process, free port); three
+ * in-process Runtimes on one Basic-tier key (100 write tokens/s, capacity 100) each run a flood
+ * plugin that wants more than the whole budget. The simulator's rate limiter is wrapped to count
+ * 429s and the write tokens it admitted for that key. Every wait is bounded.
+ */
+
+import { createPrivateKey } from 'node:crypto';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LEASABLE_PPM } from '../../src/fleet/index.ts';
+import { validateConfig } from '../../src/runtime/config.ts';
+import { Runtime } from '../../src/runtime/runtime.ts';
+import { createLogger } from '../../src/telemetry/index.ts';
+import { MARKET, ROOT_DIR, demoKey, rest, startTestSim, waitUntil } from '../integration/helpers.ts';
+import type { ApiKey, TestSim } from '../integration/helpers.ts';
+import { startTestRedis } from './redis-server.ts';
+import type { TestRedis } from './redis-server.ts';
+
+const LEASE_TTL_MS = 1_000;
+const RENEW_MS = 100;
+const TEST_BOUND_MS = 60_000;
+
+let sim: TestSim;
+let redis: TestRedis;
+let admin: Redis;
+let runtimes: Runtime[] = [];
+let runCounter = 0;
+/** What the simulator's rate limiter did for the test's key. */
+const meter = { keyId: '', refused: 0, writeTokens: 0 };
+
+beforeAll(async () => {
+  sim = await startTestSim();
+  redis = await startTestRedis();
+  admin = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+  admin.on('error', () => {});
+  const limiter = sim.rateLimiter;
+  const admit = limiter.admit.bind(limiter);
+  limiter.admit = (callerId, tier, bucket, cost) => {
+    const admitted = admit(callerId, tier, bucket, cost);
+    if (callerId === meter.keyId) {
+      if (!admitted) meter.refused++;
+      else if (bucket === 'write') meter.writeTokens += cost;
+    }
+    return admitted;
+  };
+}, 30_000);
+
+afterEach(async () => {
+  await Promise.all(runtimes.map((runtime) => runtime.stop('test end').catch(() => undefined)));
+  runtimes = [];
+});
+
+afterAll(async () => {
+  admin?.disconnect();
+  await redis?.stop();
+  await sim?.close();
+});
+
+/** A fresh Basic-tier key of the demo account, metered, and an empty Redis. */
+async function freshAccount(): Promise<ApiKey> {
+  await admin.flushall();
+  const created = sim.createApiKey({ scopes: ['read', 'write'], tier: 'basic' });
+  meter.keyId = created.keyId;
+  meter.refused = 0;
+  meter.writeTokens = 0;
+  return { keyId: created.keyId, privateKey: createPrivateKey(created.privateKeyPem) };
+}
+
+function fleetRuntime(key: ApiKey, name: string, subaccount: number): Runtime {
+  runCounter++;
+  const config = validateConfig(
+    {
+      risk: { rateLimitTier: 'auto' },
+      // One connection: keep-warm GETs (2 a beat) are outside the read lease (README: fleet).
+      exec: { requestTimeoutMs: 1_000, signing: 'inline', connections: 1 },
+      feed: { reconnectBackoffMinMs: 50, reconnectBackoffMaxMs: 200 },
+      workers: { enabled: false },
+      fleet: { redisUrl: redis.url, runtimeName: name, leaseTtlMs: LEASE_TTL_MS, renewMs: RENEW_MS },
+      // Config plugins live under strategies/; the test's flood plugin is swapped in below.
+      strategies: [{ id: `flood-${name}`, plugin: 'strategies/join-best-bid.ts', subaccount, orderGroup: null, markets: [MARKET], params: {} }],
+    },
+    '<fleet test>',
+    {},
+  );
+  return new Runtime({
+    config,
+    venue: { restUrl: `${sim.httpUrl}/trade-api/v2`, wsUrl: sim.wsUrl, keyId: key.keyId, privateKey: key.privateKey },
+    rootDir: ROOT_DIR,
+    journalPath: join(sim.workDir, `fleet-${runCounter}`, 'journal.jsonl'),
+    logger: createLogger({ level: process.env.INTEGRATION_LOG_LEVEL ?? 'silent', pretty: false }),
+    strategies: config.strategies.map((entry) => ({ ...entry, plugin: 'test/fleet/flood-plugin.ts', params: { ticker: MARKET } })),
+    clientOrderIdPrefix: `f${runCounter}`,
+    startTimeoutMs: 5_000,
+    drainTimeoutMs: 3_000,
+    pendingTimeoutMs: 2_000,
+    unknownGraceMs: 3_000,
+    reconcileIntervalMs: 500,
+  });
+}
+
+/** Three runtimes on one key, subaccounts 1..3 (their resting orders are told apart by subaccount). */
+async function startFleet(key: ApiKey): Promise<Runtime[]> {
+  runtimes = [1, 2, 3].map((subaccount) => fleetRuntime(key, `rt${subaccount}`, subaccount));
+  await Promise.all(runtimes.map((runtime) => runtime.start()));
+  return runtimes;
+}
+
+/** Read with the demo key (same account, its own bucket): the test's reads never spend the fleet's budget. */
+async function restingCount(_key: ApiKey, subaccount: number): Promise<number> {
+  const reply = await rest(sim, demoKey(sim), 'GET', `/portfolio/orders?status=resting&subaccount=${subaccount}`);
+  return (reply.body.orders as unknown[]).length;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+const sent = (fleet: readonly Runtime[]): number[] => fleet.map((runtime) => runtime.status().ordersSent);
+
+describe('a fleet of three runtimes on one Basic-tier account', () => {
+  it('shares the write budget: every runtime trades, the venue answers no 429, admitted writes stay within the bucket', async () => {
+    const key = await freshAccount();
+    const fleet = await startFleet(key);
+    await waitUntil(() => fleet.every((runtime) => runtime.fleet!.leased), 5_000, 'three leases');
+    const startedMs = Date.now();
+    const tokensAtStart = meter.writeTokens;
+    await sleep(3_000);
+    const elapsedS = (Date.now() - startedMs) / 1000;
+    const spent = meter.writeTokens - tokensAtStart;
+    expect(meter.refused).toBe(0);
+    for (const count of sent(fleet)) expect(count).toBeGreaterThan(2);
+    // The venue's own bound (capacity 100 + 100/s), and the demand was real: well above one runtime's share.
+    expect(spent).toBeLessThanOrEqual(100 + 100 * (elapsedS + 0.5));
+    expect(spent).toBeGreaterThan(100 * elapsedS * 0.5);
+    const shares = fleet.map((runtime) => runtime.fleet!.status().sharePpm);
+    expect(shares.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(LEASABLE_PPM);
+    const stored = await admin.hgetall(`fleet:budget:${key.keyId}`);
+    expect(Object.keys(stored).filter((field) => !field.startsWith('@')).sort()).toEqual(['rt1', 'rt2', 'rt3']);
+  }, TEST_BOUND_MS);
+
+  it('one runtime\'s kill switch halts all three and leaves no resting order; a runtime started later sees it', async () => {
+    const key = await freshAccount();
+    const fleet = await startFleet(key);
+    await waitUntil(async () => (await restingCount(key, 2)) > 0 && (await restingCount(key, 3)) > 0, 10_000, 'resting orders of rt2 and rt3');
+    await fleet[0]!.engageKillSwitch('test: account-wide', 'operator');
+    await waitUntil(() => fleet.every((runtime) => runtime.gate.killed), 5_000, 'every runtime killed');
+    await waitUntil(async () => (await restingCount(key, 1)) + (await restingCount(key, 2)) + (await restingCount(key, 3)) === 0, 10_000, 'no resting order');
+    expect(fleet[2]!.status().killSwitch?.source).toMatch(/^fleet: runtime rt1/);
+    expect(JSON.parse((await admin.get('fleet:kill'))!)).toMatchObject({ engaged: true, reason: 'test: account-wide' });
+    // A runtime that starts later sees the persisted kill switch.
+    const late = fleetRuntime(key, 'late', 4);
+    runtimes.push(late);
+    await late.start();
+    await waitUntil(() => late.gate.killed, 5_000, 'the late runtime killed');
+    expect(meter.refused).toBe(0);
+  }, TEST_BOUND_MS);
+
+  it('a runtime that dies gives its share back within its TTL and the others take it up', async () => {
+    const key = await freshAccount();
+    const fleet = await startFleet(key);
+    await waitUntil(() => fleet.every((runtime) => runtime.fleet!.leased), 5_000, 'three leases');
+    await sleep(1_000);
+    expect(fleet[0]!.fleet!.status().sharePpm).toBeLessThanOrEqual(LEASABLE_PPM / 2);
+    await fleet[2]!.abandon(); // a crash: no give-back, the lease expires on Redis's clock
+    await waitUntil(() => fleet[0]!.fleet!.status().sharePpm + fleet[1]!.fleet!.status().sharePpm > LEASABLE_PPM * 0.9, 3 * LEASE_TTL_MS + 2_000, 'the survivors taking up the share');
+    const before = sent(fleet);
+    await sleep(1_000);
+    const after = sent(fleet);
+    expect(after[0]! + after[1]! - before[0]! - before[1]!).toBeGreaterThan(4);
+    expect(meter.refused).toBe(0);
+  }, TEST_BOUND_MS);
+
+  it('Redis stopped mid-run: runtimes lapse (cancels only), overdraw nothing, and trade again when it returns', async () => {
+    const key = await freshAccount();
+    const fleet = await startFleet(key);
+    await waitUntil(() => fleet.every((runtime) => runtime.fleet!.leased), 5_000, 'three leases');
+    await sleep(500);
+    await redis.stop();
+    await waitUntil(() => fleet.every((runtime) => !runtime.fleet!.leased), 3 * LEASE_TTL_MS, 'every lease lapsed');
+    const lapsed = sent(fleet);
+    await sleep(500);
+    expect(sent(fleet)).toEqual(lapsed); // no new order while lapsed
+    await redis.start();
+    await waitUntil(() => fleet.every((runtime) => runtime.fleet!.leased), 10_000, 'leases again after Redis returned');
+    await waitUntil(() => sent(fleet).every((count, index) => count > lapsed[index]!), 10_000, 'every runtime trading again');
+    expect(meter.refused).toBe(0);
+    expect(fleet.every((runtime) => !runtime.gate.killed)).toBe(true);
+  }, TEST_BOUND_MS);
+});

@@ -1,0 +1,72 @@
+/**
+ * Goal: a replay reproduces its own live session. The main job's graph (Runtime, as npm start
+ * wires it, record.enabled, risk tier "auto", an order group, the sample market maker) trades
+ * against the simulator over real sockets for REPLAY_LIVE_SECONDS (default 60; CI at 2 cores may
+ * set it lower); its recording is replayed with the same config, and the replay's decisions match:
+ * the first decisions identical in order, creates and amends within 5%, fills within 10%, and no
+ * RATE_LIMITED or ORDER_GROUP_UNKNOWN that never happened live.
+ * Method: in-process simulator on 127.0.0.1 port 0 with seeded activity; compareLive on the result.
+ */
+
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readRecordingFile, sessionFacts } from '../../src/record/index.ts';
+import { validateConfig } from '../../src/runtime/config.ts';
+import { Runtime } from '../../src/runtime/runtime.ts';
+import { createLogger } from '../../src/telemetry/index.ts';
+import { Replay } from '../../src/replay/replay.ts';
+import { compareLive, formatComparison } from '../../src/replay/compare-live.ts';
+import { MARKET, ROOT_DIR, demoKey, startTestSim } from './helpers.ts';
+
+const SECONDS = Number(process.env.REPLAY_LIVE_SECONDS ?? 60);
+const FIRST_DECISIONS = 8;
+const work = mkdtempSync(path.join(tmpdir(), 'replay-live-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('replaying a live recording with its own config', () => {
+  it('makes the live run\'s decisions: same first decisions, creates and amends within 5%, fills within 10%', async () => {
+    const sim = await startTestSim({ seed: 1, activity: { updatesPerSec: 500 } });
+    const key = demoKey(sim);
+    const raw = {
+      risk: { rateLimitTier: 'auto' },
+      record: { enabled: true, dir: path.join(work, 'rec') },
+      strategies: [{ id: 'mm-demo', plugin: 'strategies/market-maker.ts', subaccount: 1, orderGroup: { contractsLimit: '1000.00' }, markets: [MARKET], params: {} }],
+    };
+    const config = validateConfig(raw, '<test>', {});
+    const runtime = new Runtime({
+      config, rootDir: ROOT_DIR, journalPath: path.join(work, 'journal.jsonl'), strategies: config.strategies, restrictedSubaccount: -1,
+      venue: { restUrl: `${sim.httpUrl}/trade-api/v2`, wsUrl: sim.wsUrl, keyId: key.keyId, privateKey: key.privateKey },
+      logger: createLogger({ level: 'silent', pretty: false }),
+    });
+    try {
+      await runtime.start();
+      await new Promise((resolve) => setTimeout(resolve, SECONDS * 1000));
+    } finally {
+      await runtime.stop('test done');
+      await sim.close();
+    }
+    const files = readdirSync(path.join(work, 'rec'));
+    expect(files).toHaveLength(1);
+    const recording = readRecordingFile(path.join(work, 'rec', files[0]));
+    const facts = sessionFacts(recording);
+    expect(facts.budget).not.toBeNull();
+    expect(facts.budget!.source).toBe('exchange'); // "auto" resolved at the venue: the replay uses it
+    expect(facts.orderGroups).toHaveLength(1);
+
+    const replay = new Replay({ recording, config, rootDir: ROOT_DIR });
+    await replay.start();
+    const report = await replay.run();
+    await replay.close();
+    const comparison = compareLive(recording, report, replay.venue.log);
+    process.stdout.write(formatComparison(comparison));
+    expect(comparison.live.creates).toBeGreaterThan(2);
+    expect(comparison.sameFirstDecisions).toBeGreaterThanOrEqual(FIRST_DECISIONS);
+    expect(Math.abs(comparison.deltaBps.creates)).toBeLessThanOrEqual(500);
+    expect(Math.abs(comparison.deltaBps.amends)).toBeLessThanOrEqual(500);
+    expect(Math.abs(comparison.deltaBps.fills)).toBeLessThanOrEqual(1_000);
+    expect(report.denies.RATE_LIMITED ?? 0).toBe(0);
+    expect(report.denies.ORDER_GROUP_UNKNOWN ?? 0).toBe(0);
+  }, (SECONDS + 90) * 1000);
+});

@@ -1,0 +1,98 @@
+/**
+ * Goal: every clock the trading graph reads in a replay is the recording's. The timers the main
+ * job runs with setInterval (feed tick, strategy host, OMS/router tick, keep-warm) run as
+ * ReplayTicks on the recording's clock; the strategy host starts no timer of its own when driven;
+ * the gate's buckets take the budget the live run adopted; order groups are answered when the
+ * live ones were; request hops come from the recording's own order -> answer times.
+ * Method: ReplayTicks alone; a recording written by the Recorder (SESSION facts, orders, answers)
+ * read back; the shipped fixture replayed and the tick counts checked against its duration.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Recorder, RecordKind, readRecordingFile, recordBudget, recordingGroupVenue, sessionFacts } from '../../src/record/index.ts';
+import { loadConfig } from '../../src/runtime/config.ts';
+import { Replay } from '../../src/replay/replay.ts';
+import { ReplayTicks } from '../../src/replay/replay-ticks.ts';
+import { recordedLatency } from '../../src/replay/recorded-latency.ts';
+import { asCount } from '../../src/core/index.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'recordings', 'sim-market-maker.prrc');
+const config = loadConfig(path.join(ROOT, 'test', 'fixtures', 'recordings', 'replay-config.json'), {});
+const work = mkdtempSync(path.join(tmpdir(), 'replay-clocks-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('ReplayTicks', () => {
+  it('runs each task at its period on the given clock, once after a silence, none when off', () => {
+    const ticks = new ReplayTicks();
+    const seen: string[] = [];
+    ticks.add('a', 100, 1_000, (now) => seen.push(`a${now}`));
+    ticks.add('b', 250, 1_000, (now) => seen.push(`b${now}`));
+    ticks.add('off', 0, 1_000, () => seen.push('off'));
+    expect(ticks.nextDueMs()).toBe(1_100);
+    expect(ticks.runDue(1_099)).toBe(0);
+    expect(ticks.runDue(1_100)).toBe(1);
+    expect(ticks.runDue(1_250)).toBe(2);
+    expect(ticks.runDue(9_000)).toBe(2); // a long silence: once each
+    expect(seen).toEqual(['a1100', 'a1250', 'b1250', 'a9000', 'b9000']);
+    expect(ticks.nextDueMs()).toBe(9_100);
+    expect(ticks.runs.has('off')).toBe(false);
+  });
+});
+
+/** A small recording: a budget, a group, one create and its answer 7 ms later, frames around them. */
+async function writeFacts(): Promise<string> {
+  let now = 0;
+  const recorder = new Recorder({ dir: work, startMs: 1_800_000_000_000, nowNs: () => now, fileName: 'facts.prrc' });
+  now = 1e6;
+  recordBudget(recorder, { tier: 'prime', source: 'exchange', writePerSecond: 400, writeCapacity: 400, readPerSecond: 400, readCapacity: 400 });
+  now = 2e6;
+  const venue = recordingGroupVenue(recorder, { createOrderGroup: () => new Promise<string>((resolve) => setTimeout(() => { now = 50e6; resolve('group-1'); }, 1)), deleteOrderGroup: () => undefined });
+  expect(await venue.createOrderGroup(asCount(100_000), 1)).toBe('group-1');
+  now = 60e6;
+  recorder.text(RecordKind.ORDER, 'create|c1|T|bid|4000|100|good_till_canceled|1|0|taker_at_cross|1||0');
+  const frame = Buffer.from('{"type":"trade","sid":1,"msg":{}}');
+  recorder.frame(frame, 0, frame.length, 0);
+  now = 67e6;
+  recorder.text(RecordKind.ANSWER, 'create_ack|c1|o1|0|100|0');
+  await recorder.close();
+  return recorder.path;
+}
+
+describe('recorded facts', () => {
+  it('reads back the adopted budget, the group with its request and answer times, and the hops', async () => {
+    const recording = readRecordingFile(await writeFacts());
+    const facts = sessionFacts(recording);
+    expect(facts.budget).toEqual({ tier: 'prime', source: 'exchange', writePerSecond: 400, writeCapacity: 400, readPerSecond: 400, readCapacity: 400 });
+    expect(facts.budgetNs).toBe(1e6);
+    expect(facts.orderGroups).toEqual([{ subaccount: 1, contractsLimit: 100_000, orderGroupId: 'group-1', requestNs: 2e6, createdNs: 50e6 }]);
+    expect(facts.strategiesStartNs).toBe(2e6);
+    const model = recordedLatency(recording);
+    expect(model).not.toBeNull();
+    // Cause = the frame (60 ms), sent 60 ms, answer 67 ms: the engine halfway, the answer 3.5 ms later.
+    expect(model!.hops('create', 0)).toEqual({ engineNs: 3.5e6, answerNs: 3.5e6, feedNs: 1e6 });
+  });
+});
+
+describe('a replay on the recording\'s clock', () => {
+  it('ticks the feed, host and OMS on the recording\'s time, and the host starts no timer of its own', async () => {
+    const replay = new Replay({ recording: readRecordingFile(FIXTURE), config, rootDir: ROOT });
+    await replay.start();
+    const report = await replay.run();
+    await replay.close();
+    const spanMs = report.replay.endMs - replay.recording.startMs;
+    // One OMS tick per 100 ms, one host tick per 50 ms, one feed tick per 250 ms of the recording (a silence ticks once).
+    expect(replay.ticks.runs.get('oms')).toBeGreaterThan(spanMs / 100 / 2);
+    expect(replay.ticks.runs.get('oms')).toBeLessThanOrEqual(Math.ceil(spanMs / 100));
+    expect(replay.ticks.runs.get('host')).toBeLessThanOrEqual(Math.ceil(spanMs / 50));
+    expect(replay.ticks.runs.get('host')).toBeGreaterThan(replay.ticks.runs.get('oms')!);
+    expect(replay.ticks.runs.get('feed')).toBeGreaterThan(0);
+    expect(replay.ticks.runs.get('keep-warm')).toBeGreaterThan(0);
+    expect(replay.keepWarm!.stats.denied).toBe(0);
+    expect(report.orders.sent).toBeGreaterThan(0);
+  });
+});
