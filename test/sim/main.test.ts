@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RestClient } from './helpers/clients.ts';
+import { uwsFlavor } from '../../src/net/uws.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -82,6 +83,8 @@ describe('npm run sim', () => {
       pid: expect.any(Number), // the node process; tsx may run it as a child of its own
       fix: null, // no --fix: no FIX acceptor
       clearing: { url: `${ready.http}/clearing-api/v1`, credentialPath: join(keysDir, 'clearing-credential.json') },
+      // Which server runs: uWS.js, or where it cannot load the node:http + ws fallback with the reason (src/net/uws.ts).
+      ...(uwsFlavor() === 'native' ? { server: 'uws' } : { server: 'node-http-fallback', serverNote: expect.stringContaining('node:http + ws') }),
     });
     // The clearing token is in the 0600 file, never on stdout or in the logs.
     const clearingFile = JSON.parse(readFileSync(join(keysDir, 'clearing-credential.json'), 'utf8'));
