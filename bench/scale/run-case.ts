@@ -1,0 +1,258 @@
+/**
+ * One scale run: a Runtime in this process with the sample maker (strategies/market-maker.ts) on
+ * every synthetic market of the simulator child, trading as a fresh user whose key has the case's
+ * tier, holding intents the write bucket cannot pay for (holdIntents true) or denying them
+ * RATE_LIMITED (false, today's behaviour). It samples, without touching the hot path:
+ *
+ *   - every 50 ms until all books are synced, then every 250 ms: the quotes resting (OMS orders
+ *     RESTING or with an amend or decrease in flight), for the time to 2N;
+ *   - every second: the venue's counts for the key (write and read tokens admitted, 429s: the
+ *     child's admit() counter), the router's held intents, the RATE_LIMITED denies, this process's
+ *     CPU time and RSS;
+ *   - the event-loop delay (perf_hooks, 1 ms resolution) and the runtime's tick-to-trade probe over
+ *     the trading phase.
+ *
+ * It never decides what is a target; suite.ts turns a CaseResult into rows. Every loop is bounded
+ * by the case duration; the runtime is stopped in `finally`.
+ */
+
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import path from 'node:path';
+import { loadPrivateKey } from '../../src/core/index.ts';
+import { OrderState } from '../../src/core/index.ts';
+import { validateConfig } from '../../src/runtime/config.ts';
+import { Runtime } from '../../src/runtime/runtime.ts';
+import { pinEventLoop } from '../../src/runtime/cpu-placement.ts';
+import { createLogger } from '../../src/telemetry/index.ts';
+import type { BenchChild } from '../child-process.ts';
+import type { Histogram } from '../harness.ts';
+
+export type ScaleTier = 'basic' | 'prime';
+
+export interface ScaleCase {
+  tier: ScaleTier;
+  markets: number;
+  updatesPerSec: number;
+  /** Trading phase after start() resolved, ms. */
+  durationMs: number;
+}
+
+/** One second of counts (cumulative figures at the sample). */
+export interface SecondSample {
+  atMs: number;
+  writeTokens: number;
+  held: number;
+  rateLimited: number;
+  cpuUs: number;
+}
+
+export interface CaseResult {
+  /** runtime.start() called -> every book synced, ms; -1 if not within the bound. */
+  startupMs: number;
+  /** runtime.start() called -> resolved (order entry, feed, workers, the strategy deployed), ms. */
+  startResolvedMs: number;
+  /** Read tokens the venue admitted for the key until then. */
+  startupReadTokens: number;
+  /** start() resolved (the strategy runs) -> 2N quotes resting, ms; -1 if not within the duration. */
+  coverageMs: number;
+  /** Most quotes resting at once, and when the run ended. */
+  restingMax: number;
+  restingEnd: number;
+  /** Trading-phase length actually run, ms. */
+  tradingMs: number;
+  seconds: SecondSample[];
+  /** Steady state starts here (ms after start() resolved): max(coverage, 5 s). */
+  steadyFromMs: number;
+  refused429: number;
+  ticks: Histogram;
+  /** perf_hooks' event-loop delay over the trading phase (its own HDR histogram), ns. */
+  loopDelay: { count: number; p50Ns: number; p99Ns: number; p999Ns: number; maxNs: number; meanNs: number };
+  rssMaxBytes: number;
+  /** Book updates the simulator made per second over the trading phase (asked: updatesPerSec). */
+  deliveredUpdatesPerSec: number;
+  holdStats: { heldSent: number; heldDropped: number; batchesSent: number; batchedOrders: number };
+  ordersSent: number;
+  denies: Record<string, number>;
+}
+
+interface VenueStats {
+  readTokens: number;
+  readRefused: number;
+  writeTokens: number;
+  writeRefused: number;
+  resting: number;
+  bookUpdates: number;
+}
+
+const SAMPLE_MS = 250;
+const STARTUP_BOUND_MS = 120_000;
+/** Steady state never starts before this, ms after the strategy started: the bucket's initial burst is spent. */
+const STEADY_AFTER_MS = 5_000;
+
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function buildRuntime(sim: BenchChild, key: { keyId: string; privateKeyPem: string }, tickers: readonly string[], hold: boolean, repoDir: string, journalPath: string): Runtime {
+  const config = validateConfig(
+    {
+      // auto: the budgets come from GET /account/limits at start, as in production.
+      risk: {
+        rateLimitTier: 'auto', maxRestingExposureDollars: '1000000.00', maxPositionPerSubaccount: '1000000.00',
+        maxWorstCaseLossPerSubaccountDollars: '10000000.00', maxWorstCaseLossPerEventDollars: '10000000.00',
+      },
+      // Worker nice 0, not the default 19: this machine is shared with other jobs (load average ~20
+      // on 2 CPUs while it ran), and a nice-19 signing thread starved there (rings not full in 10 s).
+      exec: { signing: 'presigned', connections: 4, presignWorkerNice: 0 },
+      strategies: [{
+        id: 'mm-scale', plugin: 'strategies/market-maker.ts', subaccount: 0, markets: [...tickers], holdIntents: hold,
+        params: { size: '1.00', halfSpreadTicks: 3, maxPosition: '1000.00', requoteTicks: 1 },
+      }],
+    },
+    '<bench scale>',
+    {},
+  );
+  return new Runtime({
+    config,
+    venue: { restUrl: `${String(sim.ready.http)}/trade-api/v2`, wsUrl: String(sim.ready.ws), keyId: key.keyId, privateKey: loadPrivateKey(key.privateKeyPem) },
+    rootDir: repoDir,
+    journalPath,
+    // BENCH_SCALE_LOG=info (or debug): the runtime's log on stderr, to see why a run misses.
+    logger: createLogger({ level: process.env.BENCH_SCALE_LOG ?? 'silent', pretty: false, destination: process.stderr }),
+    startTimeoutMs: STARTUP_BOUND_MS,
+  });
+}
+
+function restingCount(runtime: Runtime): number {
+  let resting = 0;
+  for (const order of runtime.oms.liveOrders()) {
+    if (order.state === OrderState.RESTING || order.state === OrderState.PENDING_AMEND || order.state === OrderState.PENDING_DECREASE) resting++;
+  }
+  return resting;
+}
+
+async function venueStats(sim: BenchChild, keyId: string, userId: string): Promise<VenueStats> {
+  return (await sim.command({ cmd: 'stats', keyId, userId })) as unknown as VenueStats;
+}
+
+/** Waits (bounded, or until `abandoned`) until every book is synced; returns ms since `startedMs` or -1. */
+async function waitSynced(runtime: Runtime, markets: number, startedMs: number, abandoned: () => boolean): Promise<number> {
+  const deadline = startedMs + STARTUP_BOUND_MS;
+  while (performance.now() < deadline && !abandoned()) {
+    if (runtime.status().booksSynced >= markets) return performance.now() - startedMs;
+    await pause(50);
+  }
+  return -1;
+}
+
+/**
+ * Builds and starts a runtime, again (at most twice more) when its presigner's rings did not fill
+ * in its fixed 10 s: on a machine shared with other jobs (load average 20 on 2 CPUs seen) the
+ * signing worker can miss it; that is the machine, not what this suite measures. The books are
+ * watched while start() runs (they sync before it resolves: it waits for the events and candle
+ * reads of the markets it added too), so `synced` is start() called -> every book synced.
+ */
+async function startRuntime(build: () => Runtime, markets: number): Promise<{ runtime: Runtime; startedMs: number; resolvedMs: number; synced: Promise<number> }> {
+  for (let attempt = 1; ; attempt++) {
+    const runtime = build();
+    const startedMs = performance.now();
+    let failed = false;
+    const synced = waitSynced(runtime, markets, startedMs, () => failed);
+    try {
+      await runtime.start();
+      return { runtime, startedMs, resolvedMs: performance.now() - startedMs, synced };
+    } catch (error) {
+      failed = true;
+      await synced;
+      await runtime.stop('bench start failed').catch(() => undefined);
+      const timedOut = (error as { code?: string }).code === 'PRESIGN_START_TIMEOUT' || /rings not full/.test(String((error as Error).message));
+      if (attempt >= 3 || !timedOut) throw error;
+    }
+  }
+}
+
+export async function runCase(sim: BenchChild, tickers: readonly string[], scale: ScaleCase, hold: boolean, repoDir: string, work: string, runIndex: number, pin: string | null): Promise<CaseResult> {
+  const userId = `c0ffee00-0000-4000-8000-${String(runIndex).padStart(12, '0')}`;
+  const key = (await sim.command({ cmd: 'key', tier: scale.tier, userId })) as unknown as { keyId: string; privateKeyPem: string };
+  let attempt = 0;
+  const build = (): Runtime => buildRuntime(sim, key, tickers, hold, repoDir, path.join(work, `journal-${runIndex}-${attempt++}.jsonl`));
+  const { runtime, resolvedMs, synced } = await startRuntime(build, tickers.length);
+  let unpin: (() => void) | null = null;
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  try {
+    const tradingFromMs = performance.now();
+    if (pin !== null) unpin = pinEventLoop(pin); // as `npm start`: after the worker threads exist
+    const startupMs = await synced;
+    const startupReadTokens = (await venueStats(sim, key.keyId, userId)).readTokens;
+    runtime.probe.reset();
+    loopDelay.enable();
+    const trading = await sampleTrading(runtime, sim, key.keyId, userId, scale, tradingFromMs);
+    loopDelay.disable();
+    const status = runtime.status();
+    const stats = runtime.router.holdStats;
+    return {
+      ...trading,
+      startupMs,
+      startResolvedMs: resolvedMs,
+      startupReadTokens,
+      ticks: runtime.probe.total.histogram,
+      loopDelay: {
+        count: loopDelay.count, p50Ns: loopDelay.percentile(50), p99Ns: loopDelay.percentile(99), p999Ns: loopDelay.percentile(99.9),
+        maxNs: loopDelay.max, meanNs: Math.round(loopDelay.mean),
+      },
+      holdStats: { heldSent: stats.heldSent, heldDropped: stats.heldDropped, batchesSent: stats.batchesSent, batchedOrders: stats.batchedOrders },
+      ordersSent: status.ordersSent,
+      denies: status.denies,
+    };
+  } finally {
+    loopDelay.disable();
+    unpin?.();
+    await runtime.stop('bench done');
+  }
+}
+
+/** The trading phase: samples until `durationMs` after start() resolved (see the file comment). */
+async function sampleTrading(
+  runtime: Runtime, sim: BenchChild, keyId: string, userId: string, scale: ScaleCase, tradingFromMs: number,
+): Promise<Pick<CaseResult, 'coverageMs' | 'restingMax' | 'restingEnd' | 'tradingMs' | 'seconds' | 'steadyFromMs' | 'refused429' | 'rssMaxBytes' | 'deliveredUpdatesPerSec'>> {
+  const target = 2 * scale.markets;
+  const endMs = tradingFromMs + scale.durationMs;
+  const cpuStart = process.cpuUsage();
+  const first = await venueStats(sim, keyId, userId);
+  const seconds: SecondSample[] = [];
+  let coverageMs = -1;
+  let restingMax = 0;
+  let resting = 0;
+  let rssMaxBytes = 0;
+  let nextSecondMs = performance.now();
+  let last = first;
+  for (let step = 0; performance.now() < endMs && step < 100_000; step++) {
+    await pause(SAMPLE_MS);
+    resting = restingCount(runtime);
+    if (resting > restingMax) restingMax = resting;
+    const now = performance.now();
+    if (coverageMs < 0 && resting >= target) coverageMs = now - tradingFromMs;
+    if (now < nextSecondMs) continue;
+    nextSecondMs += 1_000;
+    last = await venueStats(sim, keyId, userId);
+    const cpu = process.cpuUsage(cpuStart);
+    rssMaxBytes = Math.max(rssMaxBytes, process.memoryUsage.rss());
+    seconds.push({
+      atMs: performance.now() - tradingFromMs,
+      writeTokens: last.writeTokens,
+      held: runtime.router.holdStats.held,
+      rateLimited: runtime.status().denies.RATE_LIMITED ?? 0,
+      cpuUs: cpu.user + cpu.system,
+    });
+  }
+  const tradingMs = performance.now() - tradingFromMs;
+  return {
+    coverageMs,
+    restingMax,
+    restingEnd: resting,
+    tradingMs,
+    seconds,
+    steadyFromMs: Math.max(coverageMs, STEADY_AFTER_MS),
+    refused429: last.writeRefused + last.readRefused,
+    rssMaxBytes,
+    deliveredUpdatesPerSec: ((last.bookUpdates - first.bookUpdates) * 1000) / tradingMs,
+  };
+}
