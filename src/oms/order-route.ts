@@ -154,6 +154,8 @@ export interface OrderEntry {
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void;
   decrease(orderId: string, reduceBy: Count, subaccount: number): void;
   cancelAll(subaccount: number | null): Promise<void>; // kill switch, DELETE /portfolio/events/orders
+  /** False when a create now would be signed on the event loop (presigned signatures used up): the router holds it for a batch. */
+  createReady?(): boolean;
   /** V2 batch create, where the venue has it: each order's outcome is reported as for create(). */
   createBatch?(orders: readonly Readonly<NewOrder>[]): void;
   /** V2 batch cancel of one subaccount's orders, where the venue has it: each outcome as for cancel(). */

@@ -123,6 +123,8 @@ export class RiskGate {
   readonly detail = new DenyDetail();
   /** Code of the last deny (NONE until the first). */
   lastDeny: Deny = Deny.NONE;
+  /** True inside checkWithoutBudget. */
+  #skipBudget = false;
 
   readonly #limits: RiskLimits;
   readonly #clock: Clock;
@@ -543,6 +545,19 @@ export class RiskGate {
     return deny;
   }
 
+  /**
+   * Every check of check() but the write budget, and nothing taken: for a create the router holds
+   * (its release runs check() and spends the tokens then).
+   */
+  checkWithoutBudget(intent: Readonly<OrderIntent>): Deny {
+    this.#skipBudget = true;
+    try {
+      return this.#decide(intent);
+    } finally {
+      this.#skipBudget = false;
+    }
+  }
+
   #decide(intent: Readonly<OrderIntent>): Deny {
     const kind = intent.kind;
     if (kind === IntentKind.NEW || kind === IntentKind.AMEND) return this.#checkOrder(intent, kind === IntentKind.AMEND);
@@ -627,6 +642,7 @@ export class RiskGate {
       if (denyGroup !== Deny.NONE) return denyGroup;
     }
     const cost = INTENT_TOKEN_COST[intent.kind];
+    if (this.#skipBudget) return Deny.NONE;
     if (!this.budget.tryTakeWrite(cost, false, nowMs)) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, cost);
     return Deny.NONE;
   }

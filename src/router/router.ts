@@ -151,8 +151,9 @@ export class Router implements OrderPort, OmsSender {
    */
   submit(intent: OrderIntent): Deny {
     this.#probe.onIntent();
-    // Held intents were first: they take the tokens the bucket regained before this one may.
-    if (this.held.size !== 0 && !this.#draining) this.#drainHeld();
+    // Held intents were first: they take the tokens the bucket regained before this one may. While
+    // the route has no presigned signature the tick releases them instead, in batches.
+    if (this.held.size !== 0 && !this.#draining && this.route.createReady?.() !== false) this.#drainHeld();
     switch (intent.kind) {
       case IntentKind.NEW:
         return this.#create(intent, true);
@@ -337,6 +338,11 @@ export class Router implements OrderPort, OmsSender {
     }
     const route = intent.route >= 0 && intent.route < this.routes.length ? this.routes[intent.route] : undefined;
     if (route === undefined) return Deny.INTENT_INVALID; // before the gate: a refused intent spends no token
+    // A burst past the presigned signatures would sign each create on this loop (~1 ms each): hold
+    // it instead, and the next drain sends the held creates as batches, one signature per 20.
+    if (mayHold && route.createBatch !== undefined && route.createReady !== undefined && !route.createReady() && this.#noHold[intent.strategyId] !== true && !this.held.full) {
+      return this.#holdCreateChecked(intent);
+    }
     const deny = gate.check(intent);
     if (deny !== Deny.NONE) {
       if (deny === Deny.RATE_LIMITED && mayHold && this.#noHold[intent.strategyId] !== true) return this.#holdCreate(intent);
@@ -429,6 +435,17 @@ export class Router implements OrderPort, OmsSender {
 
   /** Counter of the id a held create reserved, read by oms.accept while that create is resubmitted (0 otherwise). */
   #heldCounter = 0;
+
+  /**
+   * Holds a create the budget could pay for but the route cannot sign off the loop: the gate's
+   * other checks run now (a refused one is denied as usual) without spending a token, which the
+   * release spends.
+   */
+  #holdCreateChecked(intent: OrderIntent): Deny {
+    const deny = this.gate.checkWithoutBudget(intent);
+    if (deny !== Deny.NONE) return deny;
+    return this.#holdCreate(intent);
+  }
 
   #holdCreate(intent: OrderIntent): Deny {
     if (this.held.full) return Deny.RATE_LIMITED;
@@ -559,7 +576,8 @@ export class Router implements OrderPort, OmsSender {
     if (orders.length === 0 || route === null) return;
     this.#probe.onExecCall();
     try {
-      if (orders.length === 1) route.create(orders[0]!);
+      // One alone goes as a batch of one when a plain create would sign on the loop (the batch ring may hold one).
+      if (orders.length === 1 && (route.createReady === undefined || route.createReady())) route.create(orders[0]!);
       else {
         route.createBatch!(orders);
         this.holdStats.batchesSent++;

@@ -556,14 +556,18 @@ export class Runtime {
     if (candles === null) return;
     const tracked = added.filter((market) => candles.track(market.ticker) >= 0).map((market) => market.ticker);
     if (tracked.length === 0 || !this.config.workers.candleBackfill) return;
-    for (const minutes of candles.intervals) {
-      try {
-        const fetched = await fetchCandles(reads, prefix, tracked, minutes, this.config.workers.candlesKept, this.clock.nowMs());
-        for (const [ticker, list] of fetched) candles.backfill(ticker, minutes, list);
-      } catch (error) {
-        log.warn({ err: error, intervalMinutes: minutes, markets: tracked.length }, 'candlestick backfill failed; candles start from the trade feed');
+    // Not awaited: a strategy on thousands of markets must not wait for their history to start
+    // quoting (the reads go through the read budget behind the lookups); candles fill in as it comes.
+    void (async (): Promise<void> => {
+      for (const minutes of candles.intervals) {
+        try {
+          const fetched = await fetchCandles(reads, prefix, tracked, minutes, this.config.workers.candlesKept, this.clock.nowMs());
+          for (const [ticker, list] of fetched) candles.backfill(ticker, minutes, list);
+        } catch (error) {
+          log.warn({ err: error, intervalMinutes: minutes, markets: tracked.length }, 'candlestick backfill failed; candles start from the trade feed');
+        }
       }
-    }
+    })();
   }
 
   async #stopWorkers(): Promise<void> {

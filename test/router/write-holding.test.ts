@@ -188,6 +188,38 @@ describe('router: holding intents for the write budget', () => {
     expect(w.heard).toEqual([[held.id, false, Deny.KILL_SWITCH]]);
   });
 
+  it('holds creates the route could only sign on the loop, without spending tokens, and the tick sends them as one batch', () => {
+    const entry = new BatchEntry() as BatchEntry & { ready: boolean; createReady(): boolean };
+    entry.ready = false;
+    entry.createReady = () => entry.ready;
+    const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 500, writeCapacityTokens: 500, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
+    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+    const tokens = b.gate.budget.writeTokens(b.clock.nowMs());
+    for (let i = 0; i < 5; i++) {
+      const intent = createIntent();
+      intent.kind = IntentKind.NEW;
+      intent.market = b.market;
+      intent.side = 'bid';
+      intent.price = p('0.10');
+      intent.count = c('1');
+      expect(router.submit(intent)).toBe(Deny.NONE);
+    }
+    expect(entry.creates).toEqual([]);
+    expect(router.held.size).toBe(5);
+    expect(b.gate.budget.writeTokens(b.clock.nowMs())).toBe(tokens);
+    // A create the gate refuses for another reason is denied at once, not held.
+    const bad = createIntent();
+    bad.kind = IntentKind.NEW;
+    bad.market = b.market;
+    bad.side = 'bid';
+    bad.price = p('0.10');
+    bad.count = c('0');
+    expect(router.submit(bad)).not.toBe(Deny.NONE);
+    void router.tick();
+    expect(entry.batches.map((batch) => batch.length)).toEqual([5]);
+    expect(b.gate.budget.writeTokens(b.clock.nowMs())).toBe(tokens - 50);
+  });
+
   it('a strategy that asks not to be held is denied RATE_LIMITED as before', () => {
     const w = budgetWorld();
     w.router.setHolding(0, false, 1);

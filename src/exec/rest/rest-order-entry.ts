@@ -469,6 +469,16 @@ export class RestOrderEntry implements OrderEntry {
 
   // ---- hot path ----
 
+  /**
+   * True when a create goes out without signing on the event loop (a presigned signature is
+   * ready, or signing is inline by configuration). False tells the router to hold creates for a
+   * batch, which signs once for up to 20: an RSA signature costs about a millisecond of the loop.
+   */
+  createReady(): boolean {
+    const presigner = this.#presigner;
+    return presigner === null || this.#createEndpoint < 0 || presigner.size(this.#createEndpoint) > 0;
+  }
+
   create(order: Readonly<NewOrder>): void {
     const body = this.#venue.encodeCreate(order);
     const slot = this.#acquire(RequestKind.CREATE);
