@@ -18,7 +18,7 @@ import { EndpointCosts } from './endpoint-costs.ts';
 import type { PresignedSignature } from './presigner.ts';
 import { ReadPacer, SYSTEM_TIMERS, type PacerTimers } from './read-pacer.ts';
 import { answerOf } from './signed-rest-client.ts';
-import { readPage } from './wire-parse.ts';
+import { readAllPages } from './wire-parse.ts';
 
 /** What the client sends through (SignedRestClient). */
 export interface SignedTransport {
@@ -101,19 +101,7 @@ export class BudgetedRestClient {
 
   /** Follows `cursor` until it is empty (or repeats), at most pagesMax pages of `limit` items, each page a paced GET. */
   async pages(path: string, params: URLSearchParams, listName: string, limit: number, pagesMax: number): Promise<Record<string, unknown>[]> {
-    const all: Record<string, unknown>[] = [];
-    const seen = new Set<string>();
-    params.set('limit', String(limit));
-    for (let page = 0; page < pagesMax; page++) {
-      const body = await this.get(`${path}?${params.toString()}`);
-      if (body === null) throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${path} returned no body`);
-      const { items, cursor } = readPage(body, listName);
-      for (const item of items) all.push(item);
-      if (cursor === '' || seen.has(cursor)) return all;
-      seen.add(cursor);
-      params.set('cursor', cursor);
-    }
-    throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${path} still paging after ${pagesMax} pages`);
+    return readAllPages((target) => this.get(target), path, params, listName, limit, pagesMax);
   }
 
   /** Closes the pacer: waiting reads reject. The transport is the owner's to close. */

@@ -12,7 +12,7 @@ import { signRequest, type Clock } from '../../core/index.ts';
 import { ExecError } from '../../oms/index.ts';
 import type { Presigner, PresignedSignature } from './presigner.ts';
 import { statusErrorCode, transportErrorCode } from './transport-error.ts';
-import { parseErrorBody, parseJsonObject, readPage } from './wire-parse.ts';
+import { parseErrorBody, parseJsonObject, readAllPages } from './wire-parse.ts';
 
 /** A client's own options: the venue options with the origin resolved and the presigner required. */
 export type SignedRestClientOptions = Omit<VenueClientOptions, 'baseUrl' | 'presigner'> & {
@@ -91,19 +91,7 @@ export class SignedRestClient {
 
   /** Follows `cursor` until it is empty (or repeats), at most pagesMax pages of `limit` items. */
   async pages(path: string, params: URLSearchParams, listName: string, limit: number, pagesMax: number): Promise<Record<string, unknown>[]> {
-    const all: Record<string, unknown>[] = [];
-    const seen = new Set<string>();
-    params.set('limit', String(limit));
-    for (let page = 0; page < pagesMax; page++) {
-      const body = await this.call('GET', `${path}?${params.toString()}`, null);
-      if (body === null) throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${path} returned no body`);
-      const { items, cursor } = readPage(body, listName);
-      for (const item of items) all.push(item);
-      if (cursor === '' || seen.has(cursor)) return all;
-      seen.add(cursor);
-      params.set('cursor', cursor);
-    }
-    throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${path} still paging after ${pagesMax} pages`);
+    return readAllPages((target) => this.call('GET', target, null), path, params, listName, limit, pagesMax);
   }
 
   /**

@@ -274,3 +274,25 @@ export function readPage(body: JsonObject, listName: string): { items: JsonObjec
   }
   return { items: list as JsonObject[], cursor: stringField(body, 'cursor') };
 }
+
+/**
+ * Follows `cursor` until it is empty (or repeats), at most pagesMax pages of `limit` items, each
+ * page one `get` (the signed client's, or the budgeted client's paced one).
+ */
+export async function readAllPages(
+  get: (target: string) => Promise<JsonObject | null>, path: string, params: URLSearchParams, listName: string, limit: number, pagesMax: number,
+): Promise<JsonObject[]> {
+  const all: JsonObject[] = [];
+  const seen = new Set<string>();
+  params.set('limit', String(limit));
+  for (let page = 0; page < pagesMax; page++) {
+    const body = await get(`${path}?${params.toString()}`);
+    if (body === null) throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${path} returned no body`);
+    const { items, cursor } = readPage(body, listName);
+    for (const item of items) all.push(item);
+    if (cursor === '' || seen.has(cursor)) return all;
+    seen.add(cursor);
+    params.set('cursor', cursor);
+  }
+  throw new ExecError('EXEC_BAD_RESPONSE', `bad response: ${path} still paging after ${pagesMax} pages`);
+}

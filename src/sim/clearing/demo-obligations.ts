@@ -12,6 +12,7 @@
 import { asCount, formatCount, SeededRandom } from '../../core/index.ts';
 import { marginRender, type MarginEngine } from '../margin/index.ts';
 import type { ClearingCredentials } from './credentials.ts';
+import { obligationTotals } from './obligations.ts';
 import type { FundingPaymentDetail, MaintenanceMarginDetail, Obligation, SettlementDetail } from './obligations.ts';
 
 /** Earlier cycles in the backlog. */
@@ -87,18 +88,7 @@ function demoObligation(random: SeededRandom, input: DemoObligationsInput, cycle
     margins.push({ id: `mm-${stamp}-${subtrader}-${assetClass}`, subtrader_id: String(subtrader), maintenance_margin_centicents: maintenance, maintenance_margin_delta_centicents: random.nextInt(Math.floor(maintenance / 2) + 1) - Math.floor(maintenance / 4) });
   }
   settlement.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  let pnl = 0;
-  let fees = 0;
-  for (const detail of settlement) {
-    pnl += detail.pnl_centicents;
-    fees += detail.total_fees_centicents;
-  }
-  let maintenance = 0;
-  let delta = 0;
-  for (const margin of margins) {
-    maintenance += margin.maintenance_margin_centicents;
-    delta += margin.maintenance_margin_delta_centicents;
-  }
+  const { pnl, fees, maintenance, delta } = obligationTotals(settlement, margins);
   return {
     id: `obl-${stamp}-${assetClass}-${input.memberUserId}`,
     user_id: input.memberUserId,

@@ -139,19 +139,8 @@ export function obligationsOf(engine: MarginEngine, memberUserId: string): Oblig
     }
     if (details.size === 0 && margins.length === 0) continue;
     const settlement = [...details.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    let pnl = 0;
-    let fees = 0;
-    for (const detail of settlement) {
-      detail.total_amount_centicents = detail.pnl_centicents - detail.total_fees_centicents;
-      pnl += detail.pnl_centicents;
-      fees += detail.total_fees_centicents;
-    }
-    let maintenance = 0;
-    let delta = 0;
-    for (const margin of margins) {
-      maintenance += margin.maintenance_margin_centicents;
-      delta += margin.maintenance_margin_delta_centicents;
-    }
+    for (const detail of settlement) detail.total_amount_centicents = detail.pnl_centicents - detail.total_fees_centicents;
+    const { pnl, fees, maintenance, delta } = obligationTotals(settlement, margins);
     out.push({
       id: `obl-${cycleStart / 1000}-${assetClass}-${memberUserId}`,
       user_id: memberUserId,
@@ -169,6 +158,25 @@ export function obligationsOf(engine: MarginEngine, memberUserId: string): Oblig
     });
   }
   return out.sort((a, b) => (a.asset_class !== b.asset_class ? (a.asset_class < b.asset_class ? -1 : 1) : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** An obligation's sums over its details, centicents: the detail arrays must reconcile with its totals. */
+export function obligationTotals(
+  settlement: readonly SettlementDetail[], margins: readonly MaintenanceMarginDetail[],
+): { pnl: number; fees: number; maintenance: number; delta: number } {
+  let pnl = 0;
+  let fees = 0;
+  for (const detail of settlement) {
+    pnl += detail.pnl_centicents;
+    fees += detail.total_fees_centicents;
+  }
+  let maintenance = 0;
+  let delta = 0;
+  for (const margin of margins) {
+    maintenance += margin.maintenance_margin_centicents;
+    delta += margin.maintenance_margin_delta_centicents;
+  }
+  return { pnl, fees, maintenance, delta };
 }
 
 /**
