@@ -33,14 +33,20 @@ function budgetWorld(): World & { heard: [string, boolean, number][] } {
   return Object.assign(w, { heard });
 }
 
-function place(w: World, price: string, strategyId = 0, market = w.market): { deny: Deny; id: string } {
+/** A new bid on `market` at `price` for `count` contracts. */
+function newBid(market: number, price: string, count = '1', strategyId = 0): OrderIntent {
   const intent = createIntent();
   intent.kind = IntentKind.NEW;
   intent.market = market;
   intent.side = 'bid';
   intent.price = p(price);
-  intent.count = c('1');
+  intent.count = c(count);
   intent.strategyId = strategyId;
+  return intent;
+}
+
+function place(w: World, price: string, strategyId = 0, market = w.market): { deny: Deny; id: string } {
+  const intent = newBid(market, price, '1', strategyId);
   const deny = w.router.submit(intent);
   return { deny, id: intent.clientOrderId };
 }
@@ -195,26 +201,12 @@ describe('router: holding intents for the write budget', () => {
     const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 500, writeCapacityTokens: 500, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
     const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
     const tokens = b.gate.budget.writeTokens(b.clock.nowMs());
-    for (let i = 0; i < 5; i++) {
-      const intent = createIntent();
-      intent.kind = IntentKind.NEW;
-      intent.market = b.market;
-      intent.side = 'bid';
-      intent.price = p('0.10');
-      intent.count = c('1');
-      expect(router.submit(intent)).toBe(Deny.NONE);
-    }
+    for (let i = 0; i < 5; i++) expect(router.submit(newBid(b.market, '0.10'))).toBe(Deny.NONE);
     expect(entry.creates).toEqual([]);
     expect(router.held.size).toBe(5);
     expect(b.gate.budget.writeTokens(b.clock.nowMs())).toBe(tokens);
     // A create the gate refuses for another reason is denied at once, not held.
-    const bad = createIntent();
-    bad.kind = IntentKind.NEW;
-    bad.market = b.market;
-    bad.side = 'bid';
-    bad.price = p('0.10');
-    bad.count = c('0');
-    expect(router.submit(bad)).not.toBe(Deny.NONE);
+    expect(router.submit(newBid(b.market, '0.10', '0'))).not.toBe(Deny.NONE);
     void router.tick();
     expect(entry.batches.map((batch) => batch.length)).toEqual([5]);
     expect(b.gate.budget.writeTokens(b.clock.nowMs())).toBe(tokens - 50);
@@ -235,12 +227,7 @@ describe('router: holding intents for the write budget', () => {
     const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
     const ids: string[] = [];
     for (let i = 0; i < 70; i++) {
-      const intent = createIntent();
-      intent.kind = IntentKind.NEW;
-      intent.market = b.market;
-      intent.side = 'bid';
-      intent.price = p('0.10');
-      intent.count = c('1');
+      const intent = newBid(b.market, '0.10');
       expect(router.submit(intent)).toBe(Deny.NONE);
       ids.push(intent.clientOrderId);
     }
