@@ -20,6 +20,8 @@
  * byte copy) and the timer
  * floor (two clock reads). The three lanes are interleaved frame by frame, starting lane rotating,
  * so the machine's noise and GC pauses land on each alike. Bounded in frames and time.
+ * Then the allocation rows: the probe-off lane and the naive one each handle more frames alone,
+ * untimed, and report heap bytes and scavenges per 1,000,000 orders (allocation.ts).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -30,6 +32,8 @@ import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harnes
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { SinkOrderEntry } from './sink-order-entry.ts';
+import { measureAllocation } from './allocation.ts';
+import type { AllocationResult } from './allocation.ts';
 import { buildHotPath } from './wiring.ts';
 import type { HotPath } from './wiring.ts';
 
@@ -43,13 +47,15 @@ interface Phase {
   warmup: number;
   samples: number;
   budgetMs: number;
+  /** Frames each lane handles alone, untimed, after the timed run: the allocation rows (allocation.ts). */
+  allocationFrames: number;
 }
 
 export default {
   name: SUITE,
   async run({ quick }): Promise<BenchRow[]> {
-    const phase: Phase = quick ? { warmup: 5_000, samples: 20_000, budgetMs: 4_000 } : { warmup: 20_000, samples: 200_000, budgetMs: 30_000 };
-    const total = phase.warmup + phase.samples;
+    const phase: Phase = quick ? { warmup: 5_000, samples: 20_000, budgetMs: 4_000, allocationFrames: 20_000 } : { warmup: 20_000, samples: 200_000, budgetMs: 30_000, allocationFrames: 100_000 };
+    const total = phase.warmup + phase.samples + phase.allocationFrames;
     const stream = makeFeedStream(1, total, SEED);
     const work = mkdtempSync(path.join(tmpdir(), 'bench-hot-path-'));
     const rows: BenchRow[] = [];
@@ -72,7 +78,9 @@ export default {
       const on = await build(OUTER, true);
       const off = await build(PROBE_OFF, false);
       const naive = new NaiveLane();
-      const frames = await drive([on, off, naive], stream.deltas.map((text) => Buffer.from(text, 'utf8')), phase);
+      const bytes = stream.deltas.map((text) => Buffer.from(text, 'utf8'));
+      const { timed: frames, next } = await drive([on, off, naive], bytes, phase);
+      const [ours, obvious] = await measureAllocation([off, naive], bytes, next, phase.allocationFrames);
       const probe = on.hp.probe;
       const note = `frames timed ${frames}, with an order ${probe.framesWithOrder}; requests ${on.sink.requests}, ${on.sink.bytes} bytes; orders sent ${on.hp.oms.stats.ordersSent}`;
       const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, name, false, histogram, extra);
@@ -88,6 +96,7 @@ export default {
         latencyRow(SUITE, PROBE_OFF, true, off.histogram, { note: `same wiring, probe.setEnabled(false); orders sent ${off.hp.oms.stats.ordersSent}` }),
         latencyRow(SUITE, NAIVE, true, naive.histogram, { note: `${naive.orders} orders; same frames, same request assembly and byte copy` }),
         timerFloor(phase),
+        ...allocationRows(ours, obvious),
       );
     } finally {
       for (const hp of paths) await hp.stop();
@@ -108,6 +117,10 @@ interface Lane {
 /** The runtime's path: answers and the OMS tick between frames, only handleBytes timed. */
 class PathLane implements Lane {
   readonly histogram = createHistogram();
+  ordersSoFar(): number {
+    return this.hp.oms.stats.ordersSent;
+  }
+
   constructor(
     readonly name: string,
     readonly hp: HotPath,
@@ -136,7 +149,7 @@ class PathLane implements Lane {
  * Interleaves the lanes frame by frame (the starting lane rotates), so the machine's noise and
  * the collector's pauses fall on every lane alike; each lane sees every frame once.
  */
-async function drive(lanes: readonly Lane[], frames: readonly Buffer[], phase: Phase): Promise<number> {
+async function drive(lanes: readonly Lane[], frames: readonly Buffer[], phase: Phase): Promise<{ timed: number; next: number }> {
   let next = 0;
   const round = async (timed: boolean): Promise<void> => {
     const bytes = frames[next];
@@ -166,13 +179,16 @@ async function drive(lanes: readonly Lane[], frames: readonly Buffer[], phase: P
       if (performance.now() > deadline) break;
     }
   }
-  return timed;
+  return { timed, next };
 }
 
 /** The same frames through the obvious code: parse everything, allocate freely. */
 class NaiveLane implements Lane {
   readonly histogram = createHistogram();
   orders = 0;
+  ordersSoFar(): number {
+    return this.orders;
+  }
   readonly #books = new Map<string, { yes: Map<string, number>; no: Map<string, number> }>();
   readonly #buffer = Buffer.allocUnsafe(16 * 1024);
 
@@ -220,6 +236,25 @@ class NaiveLane implements Lane {
     const request = `POST /trade-api/v2/portfolio/events/orders HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: bench-key-0000\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ${Date.now()}\r\nKALSHI-ACCESS-SIGNATURE: ${'A'.repeat(344)}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
     consume(this.#buffer.write(request, 0, 'utf8'));
   }
+}
+
+const ALLOC_BYTES = 'allocation: heap bytes per 1M orders, same path (probe off), lane alone';
+const ALLOC_BYTES_NAIVE = 'baseline: allocation: heap bytes per 1M orders, naive pipeline, lane alone';
+const ALLOC_GC = 'allocation: scavenges (minor GC) per 1M orders, same path (probe off), lane alone';
+const ALLOC_GC_NAIVE = 'baseline: allocation: scavenges (minor GC) per 1M orders, naive pipeline, lane alone';
+
+/** The allocation phase as rows: bytes and scavenges per 1M orders, ours beside the naive pipeline's. */
+function allocationRows(ours: AllocationResult, naive: AllocationResult): BenchRow[] {
+  const note = (r: AllocationResult): string => `${r.frames} frames, ${r.orders} orders, untimed; used-heap rises summed per frame, the driver's own subtracted (allocation.ts)`;
+  const row = (name: string, baseline: boolean, r: AllocationResult, value: number, unit: string, compareTo?: string): BenchRow => ({
+    suite: SUITE, case: name, baseline, count: r.orders, value, unit, note: note(r), ...(compareTo === undefined ? {} : { compareTo }),
+  });
+  return [
+    row(ALLOC_BYTES, false, ours, ours.bytesPerMillionOrders, 'bytes', ALLOC_BYTES_NAIVE),
+    row(ALLOC_BYTES_NAIVE, true, naive, naive.bytesPerMillionOrders, 'bytes'),
+    row(ALLOC_GC, false, ours, ours.scavengesPerMillionOrders, 'scavenges', ALLOC_GC_NAIVE),
+    row(ALLOC_GC_NAIVE, true, naive, naive.scavengesPerMillionOrders, 'scavenges'),
+  ];
 }
 
 function timerFloor(phase: Phase): BenchRow {

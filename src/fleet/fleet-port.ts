@@ -12,6 +12,11 @@
  * a runtime holds was leased (budget-lease.ts). The local deadline is counted from before the
  * renewal was sent, so it passes before Redis's expiry does.
  *
+ * Limit leases (limit-lease.ts), on the same timer with their own deadline: the gate checks each
+ * position / worst-case-loss limit against this runtime's leased share (0 until the first grant,
+ * and again once the deadline passes: no new risk, reducing allowed). A share is lowered locally
+ * before less is asked for, and raised only after Redis granted it.
+ *
  * Kill switch: a local kill (any source) is published; until Redis takes it, it is retried every
  * period. A change heard from the fleet (pub/sub, or the record every renewal returns) engages or
  * releases the local kill switch once per change id (kill-switch.ts).
@@ -23,6 +28,8 @@ import type { Budgets, LeaseAnswer } from './budget-lease.ts';
 import { killRecord, parseKillRecord, publishKillRecord, subscribeKill } from './kill-switch.ts';
 import type { FleetKillRecord } from './kill-switch.ts';
 import { publishStatus } from './fleet-status.ts';
+import { LIMIT_KIND_COUNT, giveBackLimits, leaseLimits, limitWant } from './limit-lease.ts';
+import type { LimitAsk } from './limit-lease.ts';
 import { connectFleetRedis, openFleetRedis } from './redis-connection.ts';
 
 /** What the fleet does to its runtime; the runtime implements it (runtime.ts). */
@@ -33,6 +40,10 @@ export interface FleetHost {
   applyLapsedBudget(): void;
   /** Halts new risk (true) or restores the trading state it replaced (false). */
   setLapsed(lapsed: boolean): void;
+  /** Fills each ask's `limit` (the account's, 0: off) and `used` (this runtime's largest exposure against it), LimitKind order. */
+  limitUsage(asks: LimitAsk[]): void;
+  /** The gate checks against these shares (LimitKind order, the limits' units). */
+  applyLimitShares(shares: readonly number[]): void;
   /** Whether demand was held or refused for the budget since the last call. */
   demandHeld(): boolean;
   killEngaged(): boolean;
@@ -68,6 +79,8 @@ export interface FleetStatus {
   lapses: number;
   /** The last kill switch change heard from the fleet, or null. */
   kill: FleetKillRecord | null;
+  /** The gate's leased share of each limit (LimitKind order; 0 while not leased). */
+  limitShares: number[];
 }
 
 export class FleetPort {
@@ -89,6 +102,10 @@ export class FleetPort {
   #pendingKill: FleetKillRecord | null = null;
   #ticks = 0;
   #stopped = false;
+  readonly #limitAsks: LimitAsk[] = Array.from({ length: LIMIT_KIND_COUNT }, () => ({ limit: 0, want: 0, used: 0 }));
+  readonly #limitShares: number[] = new Array<number>(LIMIT_KIND_COUNT).fill(0);
+  #limitRenewing = false;
+  #limitDeadlineMs = 0;
   readonly stats = { renewals: 0, renewalFailures: 0, lapses: 0, killsHeard: 0 };
 
   constructor(options: FleetPortOptions, host: FleetHost) {
@@ -116,6 +133,7 @@ export class FleetPort {
     this.#account = { ...account };
     this.#host.applyLapsedBudget();
     this.#host.setLapsed(true);
+    this.#host.applyLimitShares(this.#limitShares); // all 0: no new risk until a grant
     const connected = await connectFleetRedis(this.#redis);
     if (!connected) this.#host.onEvent('fleet: Redis unreachable; halted for new risk until a lease is granted', { redisUrl: this.#options.redisUrl });
     void connectFleetRedis(this.#subscriber).then((ok) => (ok ? subscribeKill(this.#subscriber, (record) => this.#onKillRecord(record)) : undefined))
@@ -143,7 +161,7 @@ export class FleetPort {
     return {
       runtimeName: this.#options.runtimeName, leased: this.#leased, sharePpm: this.#leased ? this.#sharePpm : 0, runtimes: this.#runtimes,
       redisConnected: this.#redis.status === 'ready', renewals: this.stats.renewals, renewalFailures: this.stats.renewalFailures,
-      lapses: this.stats.lapses, kill: this.#kill,
+      lapses: this.stats.lapses, kill: this.#kill, limitShares: [...this.#limitShares],
     };
   }
 
@@ -154,9 +172,12 @@ export class FleetPort {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
     this.#lapse();
+    this.#lapseLimits();
     if (this.#pendingKill !== null) await this.#flushKillNow();
     try {
       await giveBackLease(this.#redis, this.#options.keyId, this.#options.runtimeName, this.#options.leaseTtlMs);
+      this.#host.limitUsage(this.#limitAsks);
+      await giveBackLimits(this.#redis, this.#options.keyId, this.#options.runtimeName, this.#limitAsks, this.#options.leaseTtlMs);
       await publishStatus(this.#redis, this.#options.runtimeName, { ...this.#snapshot(), stopped: true }, 1);
     } catch (error) {
       this.#host.onError(error, 'fleet: giving the lease back (it expires on its own)');
@@ -182,6 +203,8 @@ export class FleetPort {
       this.#host.onEvent('fleet: lease expired without renewal; new risk halted (cancels only) until Redis answers', { runtime: this.#options.runtimeName });
     }
     if (this.#pendingKill !== null) this.#flushKill();
+    if (nowMs >= this.#limitDeadlineMs) this.#lapseLimits();
+    if (!this.#limitRenewing && this.#redis.status === 'ready') this.#renewLimits(nowMs);
     if (this.#renewing || this.#redis.status !== 'ready') return;
     this.#renewing = true;
     const weight = this.#host.demandHeld() ? WEIGHT_HUNGRY : WEIGHT_IDLE;
@@ -220,6 +243,44 @@ export class FleetPort {
       this.#host.setLapsed(false);
       this.#host.onEvent('fleet: budget lease granted', { sharePpm: answer.sharePpm, runtimes: answer.runtimes });
     }
+  }
+
+  /** Lowers what is no longer wanted locally first, then asks (limit-lease.ts: local share <= stored grant). */
+  #renewLimits(sentMs: number): void {
+    const asks = this.#limitAsks;
+    const shares = this.#limitShares;
+    this.#host.limitUsage(asks);
+    let lowered = false;
+    for (let k = 0; k < LIMIT_KIND_COUNT; k++) {
+      const ask = asks[k]!;
+      ask.want = limitWant(ask.limit, shares[k]!, ask.used);
+      if (ask.want < shares[k]!) {
+        shares[k] = ask.want;
+        lowered = true;
+      }
+    }
+    if (lowered) this.#host.applyLimitShares(shares);
+    this.#limitRenewing = true;
+    leaseLimits(this.#redis, this.#options.keyId, this.#options.runtimeName, asks, this.#options.leaseTtlMs)
+      .then((grants) => this.#onLimitGrants(grants, sentMs), (error: unknown) => this.#onRenewalFailed(error))
+      .finally(() => {
+        this.#limitRenewing = false;
+      });
+  }
+
+  #onLimitGrants(grants: readonly number[], sentMs: number): void {
+    if (this.#stopped) return;
+    for (let k = 0; k < LIMIT_KIND_COUNT; k++) this.#limitShares[k] = grants[k] ?? 0;
+    this.#limitDeadlineMs = sentMs + this.#options.leaseTtlMs;
+    this.#host.applyLimitShares(this.#limitShares);
+  }
+
+  /** Past the deadline Redis may hand the unused shares to others: no new risk here (reducing stays allowed). */
+  #lapseLimits(): void {
+    const shares = this.#limitShares;
+    if (shares.every((share) => share === 0)) return;
+    shares.fill(0);
+    this.#host.applyLimitShares(shares);
   }
 
   #onRenewalFailed(error: unknown): void {

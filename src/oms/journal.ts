@@ -21,6 +21,7 @@
 import { closeSync, existsSync, fchmodSync, fsync, openSync, readFileSync, write, writeSync, fsyncSync } from 'node:fs';
 import type { BookSide, Exchange, Price, TimeInForce } from '../core/index.ts';
 import { parseClientOrderId } from './client-order-ids.ts';
+import { JournalBytes } from './journal-bytes.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderState } from './order-state.ts';
 import type { Order } from './order.ts';
 import { QUOTE_EVENT_NAMES, QUOTE_STATE_NAMES, type QuoteState } from './quote-state.ts';
@@ -99,7 +100,14 @@ export class Journal {
   readonly #fsync: boolean;
   readonly #ring: JournalEntry[];
   #size = 0;
-  #pending: string[] = [];
+  /**
+   * Two byte buffers: the ring is serialised into #filling while the file write of #writing (at
+   * most one at a time) runs; a write takes whatever #filling holds and swaps them. No string is
+   * built per line (journal-bytes.ts).
+   */
+  #filling = new JournalBytes(256 * 1024);
+  #writing = new JournalBytes(256 * 1024);
+  #writeBound = (): Promise<void> => this.#writeFilling();
   #chain: Promise<void> = Promise.resolve();
   #closed = false;
   #writeError: Error | null = null;
@@ -257,10 +265,11 @@ export class Journal {
     }
     // Earlier buffered lines go first so the file keeps event order.
     this.#drain();
-    this.#pending.push(line + '\n');
-    const text = this.#pending.join('');
-    this.#pending = [];
-    writeSync(this.#fd, text);
+    const bytes = this.#filling;
+    bytes.utf8(line); // a reason or operator name may be any text
+    bytes.raw('\n');
+    writeSync(this.#fd, bytes.view());
+    bytes.reset();
     if (this.#fsync) fsyncSync(this.#fd);
     this.linesWritten++;
   }
@@ -295,24 +304,26 @@ export class Journal {
 
   #drain(): void {
     if (this.#size === 0) return;
-    let text = '';
-    for (let i = 0; i < this.#size; i++) text += serialize(this.#ring[i]) + '\n';
+    for (let i = 0; i < this.#size; i++) serializeInto(this.#filling, this.#ring[i]);
     this.linesWritten += this.#size;
     this.#size = 0;
-    this.#pending.push(text);
   }
 
   #pump(): void {
-    if (this.#pending.length === 0) return;
-    const text = this.#pending.join('');
-    this.#pending = [];
-    // One write at a time, in order: each starts when the previous one (and its fsync) is done.
-    this.#chain = this.#chain.then(() => this.#writeText(text));
+    if (this.#filling.length === 0) return;
+    // One write at a time, in order: each starts when the previous one (and its fsync) is done,
+    // and takes everything drained by then (a later link may find nothing left and end at once).
+    this.#chain = this.#chain.then(this.#writeBound);
   }
 
-  #writeText(text: string): Promise<void> {
+  #writeFilling(): Promise<void> {
+    if (this.#filling.length === 0) return Promise.resolve();
+    const bytes = this.#filling;
+    this.#filling = this.#writing;
+    this.#writing = bytes;
     return new Promise<void>((resolve) => {
-      write(this.#fd, text, null, 'utf8', (error) => {
+      write(this.#fd, bytes.view(), (error) => {
+        bytes.reset();
         if (error) this.#writeError = error;
         if (this.#fsync && !error) fsync(this.#fd, () => resolve());
         else resolve();
@@ -322,61 +333,119 @@ export class Journal {
 }
 
 /**
- * One entry as one JSON line, built by concatenation: the same text JSON.stringify gives for the
+ * One entry as one JSON line written as bytes into `w`: the same text JSON.stringify gives for the
  * object literal {k, t, ...} in this key order (absent optional keys left out), without the
- * literal and the generic stringifier (the tick serialises a whole ring of these; bench/hot-path's
- * CPU profile had serialize at 12% of all CPU). test/oms/journal.test.ts reads the lines back.
+ * literal, the generic stringifier or any intermediate string (journal-bytes.ts says why).
+ * test/oms/journal.test.ts reads the lines back.
  */
-function serialize(e: JournalEntry): string {
+function serializeInto(w: JournalBytes, e: JournalEntry): void {
+  w.raw('{"k":');
+  w.str(e.kind);
+  w.raw(',"t":');
+  w.num(e.tsMs);
   switch (e.kind) {
     case JournalKind.INTENT:
-      return (
-        `{"k":${jsonStr(e.kind)},"t":${jsonNum(e.tsMs)},"coid":${jsonStr(e.clientOrderId)},"n":${jsonNum(e.num1)},"ticker":${jsonStr(e.text1)},"side":${jsonStr(e.text2)}` +
-        `,"px":${jsonNum(e.price)},"cnt":${jsonNum(e.total)},"sub":${jsonNum(e.num2)},"tif":${jsonStr(e.text3)},"po":${(e.flags & FLAG_POST_ONLY) !== 0}` +
-        `,"ro":${(e.flags & FLAG_REDUCE_ONLY) !== 0},"grp":${e.text4 === null ? 'null' : jsonStr(e.text4)},"strat":${jsonNum(e.num3)}` +
-        // Predictions lines stay as they were; a Margin order says so (its reads and route are Margin's).
-        `${(e.flags & FLAG_MARGIN) !== 0 ? ',"ex":"margin"' : ''}}`
-      );
+      serializeIntent(w, e);
+      break;
     case JournalKind.FILL:
-      return (
-        `{"k":${jsonStr(e.kind)},"t":${jsonNum(e.tsMs)},"tid":${jsonStr(e.text1)},"oid":${jsonStr(e.orderId)},"coid":${jsonStr(e.clientOrderId)},"ticker":${jsonStr(e.text2)}` +
-        `,"side":${jsonStr(e.text3)},"px":${jsonNum(e.price)},"cnt":${jsonNum(e.filled)},"fee":${jsonNum(e.num1)}` +
-        `,"post":${e.num2 === Number.MIN_SAFE_INTEGER ? 'null' : jsonNum(e.num2)},"sub":${jsonNum(e.num3)},"taker":${(e.flags & FLAG_TAKER) !== 0}}`
-      );
+      serializeFill(w, e);
+      break;
     case JournalKind.QUOTE:
-      return (
-        `{"k":"quote","t":${jsonNum(e.tsMs)},"h":${jsonNum(e.num1)},"qid":${jsonStr(e.orderId)},"rfq":${jsonStr(e.text1)},"ticker":${jsonStr(e.text2)}` +
-        `,"st":${jsonStr(QUOTE_STATE_NAMES[e.state] ?? 'pending')},"ev":${jsonStr(QUOTE_EVENT_NAMES[e.event] ?? '')},"yes":${jsonNum(e.price)},"no":${jsonNum(e.total)}` +
-        `,"cnt":${jsonNum(e.filled)},"sub":${jsonNum(e.num2)},"strat":${jsonNum(e.num3)},"po":${(e.flags & FLAG_POST_ONLY) !== 0}` +
-        `,"side":${e.text4 === null ? 'null' : jsonStr(e.text4)}${e.text3 === '' ? '' : `,"code":${jsonStr(e.text3)}`}}`
-      );
-    default: {
-      let line = `{"k":${jsonStr(e.kind)},"t":${jsonNum(e.tsMs)},"coid":${jsonStr(e.clientOrderId)},"oid":${jsonStr(e.orderId)}`;
-      const state = ORDER_STATE_NAMES[e.state];
-      if (state !== undefined) line += `,"st":${jsonStr(state)}`;
-      if (e.event < 0) line += ',"ev":null';
-      else if (ORDER_EVENT_NAMES[e.event] !== undefined) line += `,"ev":${jsonStr(ORDER_EVENT_NAMES[e.event])}`;
-      line += `,"px":${jsonNum(e.price)},"tot":${jsonNum(e.total)},"fil":${jsonNum(e.filled)},"rem":${jsonNum(e.remaining)}`;
-      if (e.text1 !== '') line += `,"code":${jsonStr(e.text1)}`;
-      if (e.num1 !== 0) line += `,"status":${jsonNum(e.num1)}`;
-      if (e.num2 !== 0) line += `,"anomalies":${jsonNum(e.num2)}`;
-      return line + '}';
-    }
+      serializeQuote(w, e);
+      break;
+    default:
+      serializeOrderEvent(w, e);
+  }
+  w.raw('}\n');
+}
+
+function serializeIntent(w: JournalBytes, e: JournalEntry): void {
+  w.raw(',"coid":'); w.str(e.clientOrderId);
+  w.raw(',"n":'); w.num(e.num1);
+  w.raw(',"ticker":'); w.str(e.text1);
+  w.raw(',"side":'); w.str(e.text2);
+  w.raw(',"px":'); w.num(e.price);
+  w.raw(',"cnt":'); w.num(e.total);
+  w.raw(',"sub":'); w.num(e.num2);
+  w.raw(',"tif":'); w.str(e.text3);
+  w.raw(',"po":'); w.bool((e.flags & FLAG_POST_ONLY) !== 0);
+  w.raw(',"ro":'); w.bool((e.flags & FLAG_REDUCE_ONLY) !== 0);
+  w.raw(',"grp":');
+  if (e.text4 === null) w.raw('null');
+  else w.str(e.text4);
+  w.raw(',"strat":'); w.num(e.num3);
+  // Predictions lines stay as they were; a Margin order says so (its reads and route are Margin's).
+  if ((e.flags & FLAG_MARGIN) !== 0) w.raw(',"ex":"margin"');
+}
+
+function serializeFill(w: JournalBytes, e: JournalEntry): void {
+  w.raw(',"tid":'); w.str(e.text1);
+  w.raw(',"oid":'); w.str(e.orderId);
+  w.raw(',"coid":'); w.str(e.clientOrderId);
+  w.raw(',"ticker":'); w.str(e.text2);
+  w.raw(',"side":'); w.str(e.text3);
+  w.raw(',"px":'); w.num(e.price);
+  w.raw(',"cnt":'); w.num(e.filled);
+  w.raw(',"fee":'); w.num(e.num1);
+  w.raw(',"post":');
+  if (e.num2 === Number.MIN_SAFE_INTEGER) w.raw('null');
+  else w.num(e.num2);
+  w.raw(',"sub":'); w.num(e.num3);
+  w.raw(',"taker":'); w.bool((e.flags & FLAG_TAKER) !== 0);
+}
+
+function serializeQuote(w: JournalBytes, e: JournalEntry): void {
+  w.raw(',"h":'); w.num(e.num1);
+  w.raw(',"qid":'); w.str(e.orderId);
+  w.raw(',"rfq":'); w.str(e.text1);
+  w.raw(',"ticker":'); w.str(e.text2);
+  w.raw(',"st":'); w.str(QUOTE_STATE_NAMES[e.state] ?? 'pending');
+  w.raw(',"ev":'); w.str(QUOTE_EVENT_NAMES[e.event] ?? '');
+  w.raw(',"yes":'); w.num(e.price);
+  w.raw(',"no":'); w.num(e.total);
+  w.raw(',"cnt":'); w.num(e.filled);
+  w.raw(',"sub":'); w.num(e.num2);
+  w.raw(',"strat":'); w.num(e.num3);
+  w.raw(',"po":'); w.bool((e.flags & FLAG_POST_ONLY) !== 0);
+  w.raw(',"side":');
+  if (e.text4 === null) w.raw('null');
+  else w.str(e.text4);
+  if (e.text3 !== '') {
+    w.raw(',"code":');
+    w.str(e.text3);
   }
 }
 
-/** JSON text of a string: printable ASCII without quote or backslash as is, else JSON.stringify. */
-function jsonStr(text: string): string {
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) return JSON.stringify(text);
+function serializeOrderEvent(w: JournalBytes, e: JournalEntry): void {
+  w.raw(',"coid":'); w.str(e.clientOrderId);
+  w.raw(',"oid":'); w.str(e.orderId);
+  const state = ORDER_STATE_NAMES[e.state];
+  if (state !== undefined) {
+    w.raw(',"st":');
+    w.str(state);
   }
-  return `"${text}"`;
-}
-
-/** JSON text of a number (non-finite becomes null, as JSON.stringify writes it). */
-function jsonNum(value: number): string {
-  return Number.isFinite(value) ? `${value}` : 'null';
+  if (e.event < 0) {
+    w.raw(',"ev":null');
+  } else if (ORDER_EVENT_NAMES[e.event] !== undefined) {
+    w.raw(',"ev":');
+    w.str(ORDER_EVENT_NAMES[e.event]);
+  }
+  w.raw(',"px":'); w.num(e.price);
+  w.raw(',"tot":'); w.num(e.total);
+  w.raw(',"fil":'); w.num(e.filled);
+  w.raw(',"rem":'); w.num(e.remaining);
+  if (e.text1 !== '') {
+    w.raw(',"code":');
+    w.str(e.text1);
+  }
+  if (e.num1 !== 0) {
+    w.raw(',"status":');
+    w.num(e.num1);
+  }
+  if (e.num2 !== 0) {
+    w.raw(',"anomalies":');
+    w.num(e.num2);
+  }
 }
 
 // ---- recovery ------------------------------------------------------------------------------------

@@ -132,8 +132,14 @@ export class RiskGate {
   readonly #notionalSubMaxMicro: number;
   readonly #defaultIncrement: number;
   readonly #probe: VerdictProbe;
-  readonly #lossSubMaxMicro: number;
-  readonly #lossEventMaxMicro: number;
+  #lossSubMaxMicro: number;
+  #lossEventMaxMicro: number;
+  /**
+   * This runtime's share of the account's position limits (1/100 contract): the whole limit alone,
+   * a leased share in a fleet (setLimitShares; src/fleet/limit-lease.ts).
+   */
+  #marketPositionShare: number;
+  #subaccountPositionShare: number;
   #portfolio: PortfolioView | null;
   #state: TradingState = TradingState.ACTIVE;
   #killed = false;
@@ -166,6 +172,8 @@ export class RiskGate {
     this.#probe = options.verdictProbe ?? NO_VERDICT_PROBE;
     this.#lossSubMaxMicro = options.limits.worstLossSubaccountMax * 100;
     this.#lossEventMaxMicro = options.limits.worstLossEventMax * 100;
+    this.#marketPositionShare = options.limits.marketPositionMax;
+    this.#subaccountPositionShare = options.limits.subaccountPositionMax;
     this.#portfolio = options.portfolio ?? null;
     this.#defaultMarginPpm = defaultInitialMarginPpm(options.limits);
   }
@@ -182,6 +190,30 @@ export class RiskGate {
 
   get limits(): RiskLimits {
     return this.#limits;
+  }
+
+  /**
+   * Checks the position and worst-case-loss limits against a share of each (a fleet's lease),
+   * never above the limit itself; a limit of 0 (off) stays off. Lowering a share below what is
+   * held only blocks adding risk, as a lowered limit does. Off the hot path (the fleet's timer).
+   * Units: 1/100 contract for positions, centicents for losses.
+   */
+  setLimitShares(marketPosition: number, subaccountPosition: number, lossSubaccount: number, lossEvent: number): void {
+    const limits = this.#limits;
+    this.#marketPositionShare = Math.min(marketPosition, limits.marketPositionMax);
+    this.#subaccountPositionShare = Math.min(subaccountPosition, limits.subaccountPositionMax);
+    // A share of 0 must still deny (0 turns the loss checks off): 1 micro-dollar is the least a check refuses above.
+    this.#lossSubMaxMicro = limits.worstLossSubaccountMax === 0 ? 0 : Math.max(1, Math.min(lossSubaccount, limits.worstLossSubaccountMax) * 100);
+    this.#lossEventMaxMicro = limits.worstLossEventMax === 0 ? 0 : Math.max(1, Math.min(lossEvent, limits.worstLossEventMax) * 100);
+  }
+
+  /** The shares the checks use, in setLimitShares' order and units (a loss share of 0: off). */
+  limitShares(out: Float64Array): Float64Array {
+    out[0] = this.#marketPositionShare;
+    out[1] = this.#subaccountPositionShare;
+    out[2] = Math.floor(this.#lossSubMaxMicro / 100);
+    out[3] = Math.floor(this.#lossEventMaxMicro / 100);
+    return out;
   }
 
   // ---- markets ---------------------------------------------------------------------------------
@@ -488,7 +520,7 @@ export class RiskGate {
     const worstYes = checkYes ? worstOf(position, restingBid + count, restingAsk) : 0;
     const worstNo = checkNo ? worstOf(position, restingBid, restingAsk + count) : 0;
     const worst = worstYes > worstNo ? worstYes : worstNo;
-    const positionMax = this.#limits.marketPositionMax;
+    const positionMax = this.#marketPositionShare;
     if (worst > positionMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', positionMax, worst);
     if (isNew) {
       const resting = this.exposure.restingMicro(intent.subaccount) + cost;
@@ -681,9 +713,11 @@ export class RiskGate {
     const worstNew = worstAfter(position, slot === null ? 0 : slot.restingBid, slot === null ? 0 : slot.restingAsk, side, intent.count - prevCount);
     const limits = this.#limits;
     if (worstNew > worstNow) {
-      if (worstNew > limits.marketPositionMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', limits.marketPositionMax, worstNew);
+      const marketMax = this.#marketPositionShare;
+      if (worstNew > marketMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', marketMax, worstNew);
       const sum = this.exposure.worstSum(intent.subaccount) - worstNow + worstNew;
-      if (sum > limits.subaccountPositionMax) return this.#deny(Deny.SUBACCOUNT_POSITION_LIMIT, 'limits.subaccountPositionMax', limits.subaccountPositionMax, sum);
+      const subaccountMax = this.#subaccountPositionShare;
+      if (sum > subaccountMax) return this.#deny(Deny.SUBACCOUNT_POSITION_LIMIT, 'limits.subaccountPositionMax', subaccountMax, sum);
     }
     const costNew = costMicro(side, intent.price, intent.count);
     const costPrev = isAmend ? costMicro(side, intent.prevPrice, prevCount) : 0;
@@ -853,9 +887,11 @@ export class RiskGate {
       marginOthers += initialMargin(notional, this.#marginRateOf(rates, other.market));
     }
     const limits = this.#limits;
-    if (worstNew > limits.marketPositionMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', limits.marketPositionMax, worstNew);
+    const marketMax = this.#marketPositionShare;
+    if (worstNew > marketMax) return this.#deny(Deny.MARKET_POSITION_LIMIT, 'limits.marketPositionMax', marketMax, worstNew);
     const worstSum = this.marginExposure.worstSum(subaccount) - worstNow + worstNew;
-    if (worstSum > limits.subaccountPositionMax) return this.#deny(Deny.SUBACCOUNT_POSITION_LIMIT, 'limits.subaccountPositionMax', limits.subaccountPositionMax, worstSum);
+    const subaccountMax = this.#subaccountPositionShare;
+    if (worstSum > subaccountMax) return this.#deny(Deny.SUBACCOUNT_POSITION_LIMIT, 'limits.subaccountPositionMax', subaccountMax, worstSum);
     const notional = marginNotional(mark, worstNew);
     const riskLimit = this.notionalRiskLimit(market.handle);
     if (notional > riskLimit) return this.#deny(Deny.NOTIONAL_RISK_LIMIT, 'market.notionalRiskLimit', riskLimit, notional);

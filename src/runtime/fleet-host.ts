@@ -8,8 +8,8 @@ import { hostname } from 'node:os';
 import type { Clock } from '../core/index.ts';
 import type { ReadPacer } from '../exec/index.ts';
 import { FleetPort } from '../fleet/index.ts';
-import type { Budgets, FleetHost } from '../fleet/index.ts';
-import { Deny, DENY_CODE_COUNT, TradingState } from '../risk/index.ts';
+import type { Budgets, FleetHost, LimitAsk } from '../fleet/index.ts';
+import { Deny, DENY_CODE_COUNT, SUBACCOUNT_COUNT, TradingState } from '../risk/index.ts';
 import type { RiskGate } from '../risk/index.ts';
 import type { Router } from '../router/index.ts';
 import type { StrategyHost } from '../strategy/index.ts';
@@ -86,6 +86,10 @@ function fleetHost(wiring: FleetWiring): FleetHost {
         savedState = -1;
       }
     },
+    limitUsage: (asks: LimitAsk[]) => limitUsage(gate, asks),
+    applyLimitShares(shares: readonly number[]) {
+      gate.setLimitShares(shares[0]!, shares[1]!, shares[2]!, shares[3]!);
+    },
     demandHeld() {
       const rateLimited = wiring.host.denyCounts(denies)[Deny.RATE_LIMITED] ?? 0;
       const refused = rateLimited > rateLimitedSeen;
@@ -105,4 +109,42 @@ function fleetHost(wiring: FleetWiring): FleetHost {
     onError: (error, what) => logger.warn({ err: error }, what),
     onEvent: (message, fields) => logger.info(fields, message),
   };
+}
+
+/**
+ * This runtime's largest exposure against each leased limit (LimitKind order; the gate's units):
+ * worst-case |position| of one (market, subaccount) slot, the worst-case sum of one subaccount,
+ * and the worst-case losses of the last portfolio snapshot plus the resting cost added since (as
+ * the gate counts them). Walks every slot: on the fleet's timer, never per message.
+ */
+function limitUsage(gate: RiskGate, asks: LimitAsk[]): void {
+  const limits = gate.limits;
+  const exposure = gate.exposure;
+  let marketWorst = 0;
+  for (let i = 0; i < exposure.slotCount; i++) marketWorst = Math.max(marketWorst, exposure.slotAt(i).worst);
+  let subaccountWorst = 0;
+  let lossSubaccountMicro = 0;
+  const view = gate.portfolio;
+  for (let sub = 0; sub < SUBACCOUNT_COUNT; sub++) {
+    subaccountWorst = Math.max(subaccountWorst, exposure.worstSum(sub), gate.marginExposure.worstSum(sub));
+    for (const slot of gate.marginExposure.slotsOf(sub)) marketWorst = Math.max(marketWorst, slot.worst);
+    if (view !== null && view.generation > 0) {
+      const since = exposure.addedMicro(sub) - view.addedAtPackMicro(sub);
+      lossSubaccountMicro = Math.max(lossSubaccountMicro, view.subaccountLossMicro(sub) + (since > 0 ? since : 0));
+    }
+  }
+  let lossEventMicro = 0;
+  if (view !== null && view.generation > 0) {
+    const since = exposure.addedMicroTotal - view.addedTotalAtPackMicro;
+    for (let event = 0; event < view.eventCount; event++) lossEventMicro = Math.max(lossEventMicro, view.eventLossMicro(event) + (since > 0 ? since : 0));
+  }
+  fill(asks[0]!, limits.marketPositionMax, marketWorst);
+  fill(asks[1]!, limits.subaccountPositionMax, subaccountWorst);
+  fill(asks[2]!, limits.worstLossSubaccountMax, Math.ceil(lossSubaccountMicro / 100));
+  fill(asks[3]!, limits.worstLossEventMax, Math.ceil(lossEventMicro / 100));
+}
+
+function fill(ask: LimitAsk, limit: number, used: number): void {
+  ask.limit = limit;
+  ask.used = used;
 }

@@ -1,0 +1,91 @@
+/**
+ * Allocation per order on the hot path: bytes the JS heap grew by and minor collections
+ * (scavenges) while one lane alone handles a run of frames, scaled to 1,000,000 orders. The p99
+ * gap to the naive pipeline is mostly scavenges, and a scavenge's count follows the bytes
+ * allocated, so this is the number the order pool, the journal ring and the reused request buffer
+ * are judged by (bench/hot-path/suite.ts prints it beside the latency rows).
+ *
+ * Method. Node 20's v8.getHeapStatistics has no running total of allocated bytes, so the heap's
+ * used size is sampled after every frame and the rises are summed (a fall is a collection; the few
+ * bytes allocated between the last sample and that collection are lost, one frame's worth per
+ * scavenge, well under 1%). Sampling allocates a little itself, and the driver's `await` too: an
+ * empty lane run the same way measures that, and it is subtracted. Scavenges are counted by a
+ * PerformanceObserver on 'gc' entries of kind minor. Untimed, one lane at a time, bounded in frames.
+ * Owns the measurement only; never changes what a lane does.
+ */
+
+import { PerformanceObserver, constants } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import v8 from 'node:v8';
+
+/** What the allocation phase needs of a lane: the frame, the work between frames, and its order count so far. */
+export interface AllocationLane {
+  step(bytes: Buffer, timed: boolean): void;
+  between(frame: number): void;
+  ordersSoFar(): number;
+}
+
+export interface AllocationResult {
+  frames: number;
+  orders: number;
+  /** Heap bytes allocated per 1,000,000 orders (the driver's and the sampler's own subtracted). */
+  bytesPerMillionOrders: number;
+  /** Minor collections per 1,000,000 orders. */
+  scavengesPerMillionOrders: number;
+}
+
+const EMPTY_LANE: AllocationLane = { step() {}, between() {}, ordersSoFar: () => 0 };
+
+/** Sums the rises of the heap's used size between samples. */
+class HeapRises {
+  bytes = 0;
+  #last = v8.getHeapStatistics().used_heap_size;
+
+  sample(): void {
+    const used = v8.getHeapStatistics().used_heap_size;
+    if (used > this.#last) this.bytes += used - this.#last;
+    this.#last = used;
+  }
+}
+
+async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: number, count: number): Promise<{ bytes: number; scavenges: number; orders: number; frames: number }> {
+  let scavenges = 0;
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if ((entry as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR) scavenges++;
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const ordersBefore = lane.ordersSoFar();
+  const rises = new HeapRises();
+  let done = 0;
+  for (let i = first; i < first + count && i < frames.length; i++) {
+    lane.between(i);
+    await null; // as the timed driver does: the OMS's update microtask runs here
+    lane.step(frames[i], false);
+    rises.sample();
+    done++;
+    if ((done & 1023) === 1023) await nextTurn(); // the journal's writes, as in the timed run
+  }
+  await nextTurn(); // gc entries are delivered asynchronously
+  observer.disconnect();
+  return { bytes: rises.bytes, scavenges, orders: lane.ordersSoFar() - ordersBefore, frames: done };
+}
+
+/**
+ * Runs each lane alone over frames [first, first + count) (every lane sees the same frames, in
+ * stream order after what it saw before) and reports per 1M orders. `first` must be where the
+ * lanes' previous frames ended, so the books stay in sequence.
+ */
+export async function measureAllocation(lanes: readonly AllocationLane[], frames: readonly Buffer[], first: number, count: number): Promise<AllocationResult[]> {
+  const floor = await runAlone(EMPTY_LANE, frames, first, count);
+  const floorPerFrame = floor.frames === 0 ? 0 : floor.bytes / floor.frames;
+  const results: AllocationResult[] = [];
+  for (const lane of lanes) {
+    const run = await runAlone(lane, frames, first, count);
+    const bytes = Math.max(0, run.bytes - floorPerFrame * run.frames);
+    const perMillion = run.orders === 0 ? 0 : 1_000_000 / run.orders;
+    results.push({ frames: run.frames, orders: run.orders, bytesPerMillionOrders: Math.round(bytes * perMillion), scavengesPerMillionOrders: Math.round(run.scavenges * perMillion) });
+  }
+  return results;
+}
