@@ -30,8 +30,8 @@ export interface FrameClasses {
   seqOks: Map<number, string>;
 }
 
-export function classifyFrames(recording: Recording): FrameClasses {
-  const classes = new Uint8Array(recording.count);
+/** `classes` (one code a record) may be given: shared-recording.ts writes them into shared memory. */
+export function classifyFrames(recording: Recording, classes: Uint8Array = new Uint8Array(recording.count)): FrameClasses {
   const sidsByChannel = new Map<string, number>();
   const seqOks = new Map<number, string>();
   for (let i = 0; i < recording.count; i++) {

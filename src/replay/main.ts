@@ -32,6 +32,7 @@ import { RunObserver, summarizeRun } from './sweep/run-observer.ts';
 import type { ReplaySettings } from './sweep/run-combination.ts';
 import type { ReplayReport } from './report.ts';
 import type { QueueModel } from './replay-venue.ts';
+import { createReplayProgress, framesToReplay } from './replay-progress.ts';
 
 const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -92,6 +93,9 @@ async function main(argv: string[]): Promise<number> {
     if (queue !== 'risk_averse' && queue !== 'optimistic') throw new UsageError('--queue is risk_averse or optimistic');
     const config = loadConfig(configPath);
     const recording = readRecordingFile(positional[0]);
+    const framesMax = values.has('--frames') ? intArg(values, '--frames', 0) : undefined;
+    // A bar on a terminal only (stderr); it reads the replay's frame count, never steers it.
+    const progress = createReplayProgress(framesToReplay(recording, framesMax), flags.has('--json'));
     const replay = new Replay({
       recording,
       config,
@@ -102,13 +106,15 @@ async function main(argv: string[]): Promise<number> {
       feedLatencyUs: values.has('--feed-latency-us') ? intArg(values, '--feed-latency-us', 1_000) : undefined,
       queueModel: queue as QueueModel,
       seed: intArg(values, '--seed', 1),
-      framesMax: values.has('--frames') ? intArg(values, '--frames', 0) : undefined,
+      framesMax,
       measure: flags.has('--measure'),
+      onProgress: progress === null ? undefined : (framesDone) => progress.update(framesDone),
     });
     // Read-only: it listens to the venue's fills, so the run and its report are unchanged.
     const observer = values.has('--html') ? new RunObserver(replay) : null;
     await replay.start();
     const report = await replay.run();
+    progress?.stop();
     await replay.close();
     if (observer !== null) await writeRunHtml(values, positional[0], configPath, replay, report, observer);
     const comparison = flags.has('--compare-live') ? compareLive(recording, report, replay.venue.log) : null;

@@ -26,7 +26,7 @@ import { STRATEGY_HOST_DEFAULTS } from '../strategy/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
 import { createLogger } from '../telemetry/index.ts';
 import type { Logger } from '../telemetry/index.ts';
-import { RecordKind, recordText, recordedMarkets, sessionFacts } from '../record/index.ts';
+import { RecordKind } from '../record/index.ts';
 import type { RecordedMarket, Recording, SessionFacts } from '../record/index.ts';
 import { KeepWarm } from '../runtime/keep-warm.ts';
 import type { DeepReadonly, RuntimeConfig } from '../runtime/config.ts';
@@ -35,12 +35,17 @@ import { gatedOrderGroupPort } from '../runtime/order-group-port.ts';
 import { ReplaySession } from './replay-session.ts';
 import { ReplayVenue } from './replay-venue.ts';
 import type { QueueModel } from './replay-venue.ts';
-import { FrameClass, classifyFrames } from './frame-class.ts';
+import { FrameClass } from './frame-class.ts';
+import { prepareReplay } from './replay-prep.ts';
+import type { RecordedHops, ReplayPrep } from './replay-prep.ts';
 import { type ReplayReport, percentiles } from './report.ts';
-import { fixedLatency, recordedLatency } from './recorded-latency.ts';
+import { fixedLatency } from './recorded-latency.ts';
 import type { LatencyModel } from './recorded-latency.ts';
 import { LiveOrders } from './live-orders.ts';
 import { ReplayTicks } from './replay-ticks.ts';
+
+/** Longest wait for the strategies' plugins to load at start, wall-clock ms. */
+const PLUGIN_LOAD_WAIT_MS = 60_000;
 
 export interface ReplayOptions {
   recording: Recording;
@@ -71,6 +76,17 @@ export interface ReplayOptions {
   tickMs?: number;
   /** Stamp per-hop wall-clock latency with the tick-to-trade probe (not deterministic; reported apart). */
   measure?: boolean;
+  /**
+   * The recording's prepared facts (replay-prep.ts), computed once for many replays of it (a
+   * sweep); absent: computed here. Must be of this recording.
+   */
+  prep?: ReplayPrep;
+  /**
+   * Called every DRAIN_EVERY_FRAMES delivered frames with the FRAME records done so far (delivered
+   * and skipped): a progress display. Synchronous and read-only: it adds no await, so it cannot
+   * change what the replay does.
+   */
+  onProgress?: (framesDone: number) => void;
 }
 
 /** A configuration the recording cannot replay: a stable code to branch on. */
@@ -93,11 +109,11 @@ const USER_ORDER_TYPE = Buffer.from('"type":"user_order"');
 const DRAIN_EVERY_FRAMES = 256;
 
 /** The options' latency model: fixed when asked or when any fixed latency is given, else the recording's own when it has answered requests. */
-function latencyModelOf(options: ReplayOptions, recording: Recording): LatencyModel {
+function latencyModelOf(options: ReplayOptions, recorded: LatencyModel | null): LatencyModel {
   const fixed = fixedLatency(options.orderLatencyUs ?? 500, options.answerLatencyUs ?? 500, options.feedLatencyUs ?? 1_000);
   const explicit = options.orderLatencyUs !== undefined || options.answerLatencyUs !== undefined || options.feedLatencyUs !== undefined;
   if (options.latency === 'fixed' || (options.latency === undefined && explicit)) return fixed;
-  return recordedLatency(recording) ?? fixed;
+  return recorded ?? fixed;
 }
 
 export function gridOf(market: RecordedMarket): PriceGrid {
@@ -113,7 +129,8 @@ export class Replay {
   readonly clock: ManualClock;
   readonly recording: Recording;
   readonly classes: Uint8Array;
-  readonly #seqOks: Map<number, string>;
+  readonly #seqOks: ReadonlyMap<number, string>;
+  readonly #recordedHops: RecordedHops;
   session: ReplaySession | null = null;
   readonly #options: ReplayOptions;
   readonly #entries: StrategyEntry[];
@@ -141,18 +158,20 @@ export class Replay {
     this.recording = recording;
     this.#startMs = recording.startMs;
     const config = options.config;
-    const classified = classifyFrames(recording);
+    const prep = options.prep ?? prepareReplay(recording);
+    const classified = prep.frames;
     this.classes = classified.classes;
     this.#seqOks = classified.seqOks;
-    const markets = recordedMarkets(recording);
+    this.#recordedHops = prep.hops;
+    const markets = prep.markets;
     for (const strategy of config.strategies) {
       for (const ticker of strategy.markets) {
         if (!markets.has(ticker)) throw new ReplayError('REPLAY_UNKNOWN_MARKET', `strategy ${strategy.id} trades ${ticker}, which the recording never added (it has: ${[...markets.keys()].join(', ') || 'no markets'})`);
       }
     }
     this.clock = new ManualClock(recording.startMs);
-    this.facts = sessionFacts(recording);
-    this.latencyModel = latencyModelOf(options, recording);
+    this.facts = prep.facts;
+    this.latencyModel = latencyModelOf(options, prep.recordedLatency);
     this.#entries = config.strategies as unknown as StrategyEntry[];
     // The OMS journals as live; a replay's journal is scratch, removed by close().
     this.#workDir = mkdtempSync(join(tmpdir(), 'replay-'));
@@ -259,8 +278,11 @@ export class Replay {
       this.#hostError = error;
     });
     this.#hostStart = hostStart;
-    // Bounded: plugin loading is real I/O; after it the start runs on microtasks until a group waits.
-    for (let turn = 0; turn < 10_000 && !this.#hostStarted && this.venue.groupsPending === 0; turn++) await new Promise<void>((resolve) => setImmediate(resolve));
+    // Bounded in time, not turns: plugin loading is real I/O (a slow or loaded machine takes many
+    // turns for it, and stopping early would start the replay without its strategies); after it the
+    // start runs on microtasks until a group waits.
+    const loadDeadlineMs = Date.now() + PLUGIN_LOAD_WAIT_MS;
+    while (!this.#hostStarted && this.venue.groupsPending === 0 && Date.now() < loadDeadlineMs) await new Promise<void>((resolve) => setImmediate(resolve));
     this.#throwHostError();
     this.#drainReplies();
   }
@@ -337,6 +359,7 @@ export class Replay {
       }
       if (++sinceDrain === DRAIN_EVERY_FRAMES) {
         sinceDrain = 0;
+        this.#options.onProgress?.(this.#framesDelivered + this.#framesSkipped);
         await Promise.resolve(); // microtasks only (resync drains, strategy promises): no timer, no I/O
         this.#drainReplies();
       }
@@ -429,7 +452,6 @@ export class Replay {
     }
     positions.sort((a, b) => (a.ticker < b.ticker ? -1 : a.ticker > b.ticker ? 1 : a.subaccount - b.subaccount));
     const counters = graph.feed.counters;
-    const recorded = recordedHops(recording);
     const venue = this.venue.stats;
     const report: ReplayReport = {
       recording: { records: recording.count, frames: this.#framesDelivered + this.#framesSkipped, truncatedTailBytes: recording.truncatedTailBytes, durationMs: recording.count === 0 ? 0 : Math.floor(recording.timesNs[recording.count - 1] / 1e6) },
@@ -441,8 +463,8 @@ export class Replay {
       positions,
       book: { seqGaps: counters.seqGaps, resyncsRequested: counters.resyncsRequested, resyncsCompleted: counters.resyncsCompleted, snapshotsApplied: counters.snapshotsApplied, deltasApplied: counters.deltasApplied, outOfSync: counters.outOfSync },
       hopsUs: {
-        recordedFrameToOrder: percentiles(recorded.frameToOrderUs),
-        recordedOrderToAnswer: percentiles(recorded.orderToAnswerUs),
+        recordedFrameToOrder: { ...this.#recordedHops.frameToOrder },
+        recordedOrderToAnswer: { ...this.#recordedHops.orderToAnswer },
         replayOrderToAck: percentiles(venue.ackLatencyUs),
       },
     };
@@ -452,48 +474,6 @@ export class Replay {
     }
     return report;
   }
-}
-
-/**
- * Per-hop latencies of the live run, from the recording's own clock: frame -> the create it caused,
- * create -> its answer. A FRAME record is appended after the frame was handled, so the creates it
- * caused precede it in the file with later times: a create belongs to the next frame when that
- * frame's receive time is not after it, else to the frame before.
- */
-function recordedHops(recording: Recording): { frameToOrderUs: number[]; orderToAnswerUs: number[] } {
-  const frameToOrderUs: number[] = [];
-  const orderToAnswerUs: number[] = [];
-  const sentNs = new Map<string, number>();
-  const waiting: number[] = []; // create times since the last FRAME record
-  let lastFrameNs = -1;
-  for (let i = 0; i < recording.count; i++) {
-    const kind = recording.kinds[i];
-    const ns = recording.timesNs[i];
-    if (kind === RecordKind.FRAME) {
-      for (const orderNs of waiting) {
-        const causeNs = ns <= orderNs ? ns : lastFrameNs;
-        if (causeNs >= 0) frameToOrderUs.push(Math.round((orderNs - causeNs) / 1000));
-      }
-      waiting.length = 0;
-      lastFrameNs = ns;
-    } else if (kind === RecordKind.ORDER) {
-      const parts = recordText(recording, i).split('|');
-      if (parts[0] === 'create') {
-        sentNs.set(parts[1], ns);
-        waiting.push(ns);
-      } else if (parts[0] === 'cancel' || parts[0] === 'amend' || parts[0] === 'decrease') sentNs.set(`${parts[0]}:${parts[1]}`, ns);
-    } else if (kind === RecordKind.ANSWER) {
-      const parts = recordText(recording, i).split('|');
-      const verb = parts[0].slice(0, parts[0].indexOf('_'));
-      const key = verb === 'create' ? parts[1] : `${verb}:${parts[1]}`;
-      const sent = sentNs.get(key);
-      if (sent !== undefined) {
-        orderToAnswerUs.push(Math.round((ns - sent) / 1000));
-        sentNs.delete(key);
-      }
-    }
-  }
-  return { frameToOrderUs, orderToAnswerUs };
 }
 
 export type { ReplayReport };

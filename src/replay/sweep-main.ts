@@ -3,7 +3,10 @@
  * runs a replay (replay.ts) for every combination of grid.json's parameters (or N seeded random
  * draws of them) on a worker pool, the recording decoded once into shared memory, and writes
  * results.json, results.parquet and report.html to --out (default var/sweeps/<time>; with a
- * directory of recordings, one sub-folder per recording). docs/sweep.md is the guide.
+ * directory of recordings, one sub-folder per recording). With --queue redis://HOST:PORT the
+ * combinations go on a BullMQ queue for `npm run sweep-worker` processes on any machine instead
+ * (sweep/queue-producer.ts), and the same table and report are written from their results.
+ * docs/sweep.md is the guide.
  * Exit 0 done; 1 a combination failed every attempt (reported, the others ran); 2 usage or
  * configuration error; 3 a bad recording.
  */
@@ -23,13 +26,16 @@ import { rowOf, writeResults } from './sweep/results.ts';
 import { REPLAY_DEFAULTS, replaySettingsOf } from './sweep/run-combination.ts';
 import { bestOutcome, renderSweepHtml } from './sweep/sweep-html.ts';
 import { defaultWorkerCount, runSweep } from './sweep/sweep-pool.ts';
+import type { SweepOutcome } from './sweep/sweep-pool.ts';
+import { sha256OfFile } from './sweep/queue-jobs.ts';
+import { runQueueSweep } from './sweep/queue-producer.ts';
 import { shareRecording } from './sweep/shared-recording.ts';
 import { dollarsOfMicro } from './report.ts';
 
 const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const COMMAND: CliCommand = {
-  usage: 'usage: npm run sweep -- --data FILE|DIR --config X --grid grid.json [--random N --seed S] [--workers N] [--out DIR]',
+  usage: 'usage: npm run sweep -- --data FILE|DIR --config X --grid grid.json [--random N --seed S] [--workers N | --queue redis://HOST:PORT] [--out DIR]',
   options: [
     { name: '--data', value: '<file|dir>', help: 'a recording, or a folder of them (each swept on its own)' },
     { name: '--config', value: '<file>', help: 'runtime configuration the parameters apply to (default config/runtime.json)' },
@@ -38,6 +44,7 @@ const COMMAND: CliCommand = {
     { name: '--seed', value: '<n>', help: 'seed of the --random draws (default 1)' },
     { name: '--workers', value: '<n>', help: 'worker threads (default: the cores)' },
     { name: '--retries', value: '<n>', help: 'retries of a combination whose run crashed (default 2)' },
+    { name: '--queue', value: '<url>', help: 'put the combinations on a BullMQ queue at redis://HOST:PORT for `npm run sweep-worker`s, instead of the local pool' },
     { name: '--out', value: '<dir>', help: 'where results.json, results.parquet and report.html go (default var/sweeps/<time>)' },
   ],
   notes: ['Exit status: 0 done; 1 a combination failed every attempt; 2 usage or configuration error; 3 bad recording.'],
@@ -89,14 +96,40 @@ interface SweepJob {
   workers: number;
   retries: number;
   outDir: string;
+  /** redis://… of a BullMQ queue for sweep workers; null: the local pool. */
+  queueUrl: string | null;
 }
 
-async function sweepOne(job: SweepJob): Promise<number> {
+/** The combinations on the queue (sweep/queue-producer.ts), the recording named by its path and sha256. */
+async function runOnQueue(job: SweepJob, url: string, onProgress: (done: number, total: number, failed: number) => void): Promise<SweepOutcome[]> {
+  const file = path.resolve(job.file);
+  const recording = { path: file, name: path.basename(file), sha256: await sha256OfFile(file), sizeBytes: statSync(file).size };
+  process.stderr.write(`sweep: ${job.file}: ${job.combinations.length} runs on the queue ${url}; recording sha256 ${recording.sha256}\n`);
+  return runQueueSweep(job.combinations, {
+    url,
+    recording,
+    configValue: job.configValue,
+    configFile: job.configFile,
+    baseSettings: REPLAY_DEFAULTS,
+    retries: job.retries,
+    onProgress,
+    onStart: (sweepId, workers) => process.stderr.write(`sweep: sweep id ${sweepId}; ${workers} workers on the queue now${workers === 0 ? ' (start some: npm run sweep-worker -- --queue URL)' : ''}\n`),
+  });
+}
+
+async function runLocally(job: SweepJob, onProgress: (done: number, total: number, failed: number) => void): Promise<SweepOutcome[]> {
   const recording = readRecordingFile(job.file);
   const shared = { recording: shareRecording(recording), mids: await buildMidSeries(recording), configValue: job.configValue, configFile: job.configFile, rootDir: ROOT_DIR, baseSettings: REPLAY_DEFAULTS };
   process.stderr.write(`sweep: ${job.file}: ${job.combinations.length} runs on ${job.workers} workers; shared recording ${shared.recording.buffer.byteLength} bytes\n`);
+  return runSweep(job.combinations, { shared, workers: job.workers, retries: job.retries, onProgress });
+}
+
+async function sweepOne(job: SweepJob): Promise<number> {
   const progress = createProgress(job.combinations.length);
-  const outcomes = await runSweep(job.combinations, { shared, workers: job.workers, retries: job.retries, onProgress: (done, total, failed) => progress.update(done, total, failed) });
+  const onProgress = (done: number, total: number, failed: number): void => progress.update(done, total, failed);
+  // A bad recording fails here (exit 3) either way, not on every worker.
+  if (job.queueUrl !== null) readRecordingFile(job.file);
+  const outcomes = job.queueUrl === null ? await runLocally(job, onProgress) : await runOnQueue(job, job.queueUrl, onProgress);
   progress.stop();
   mkdirSync(job.outDir, { recursive: true });
   const rows = outcomes.map(rowOf);
@@ -133,12 +166,14 @@ async function main(argv: string[]): Promise<number> {
     checkCombinations(configValue, configFile, combinations);
     const workers = intArg(values, '--workers', defaultWorkerCount(), 1);
     const retries = intArg(values, '--retries', 2);
+    const queueUrl = values.get('--queue') ?? null;
+    if (queueUrl !== null && !/^rediss?:\/\//.test(queueUrl)) throw new SweepUsageError('--queue needs a redis://HOST:PORT url');
     const files = recordingsOf(data);
     const outRoot = values.get('--out') ?? path.join(ROOT_DIR, 'var', 'sweeps', new Date().toISOString().replace(/[:.]/g, '-'));
     let code = 0;
     for (const file of files) {
       const outDir = files.length === 1 ? outRoot : path.join(outRoot, path.basename(file, '.prrc'));
-      code = Math.max(code, await sweepOne({ file, configFile, configValue, gridFile, spec, combinations, workers, retries, outDir }));
+      code = Math.max(code, await sweepOne({ file, configFile, configValue, gridFile, spec, combinations, workers, retries, outDir, queueUrl }));
     }
     return code;
   } catch (error) {

@@ -12,6 +12,7 @@ import type { DeepReadonly, RuntimeConfig } from '../../runtime/config.ts';
 import { Replay } from '../replay.ts';
 import type { ReplayOptions } from '../replay.ts';
 import type { ReplayReport } from '../report.ts';
+import type { ReplayPrep } from '../replay-prep.ts';
 import type { ParamValue } from './grid.ts';
 import { SweepUsageError } from './grid.ts';
 import type { MidSeries } from './mid-series.ts';
@@ -58,6 +59,8 @@ export interface CombinationInput {
   config: DeepReadonly<RuntimeConfig>;
   settings: ReplaySettings;
   rootDir: string;
+  /** The recording's prepared passes, shared by the runs of one worker (absent: the Replay's own). */
+  prep?: ReplayPrep;
 }
 
 export interface CombinationResult {
@@ -67,7 +70,7 @@ export interface CombinationResult {
 }
 
 export async function runCombination(input: CombinationInput): Promise<CombinationResult> {
-  const options: ReplayOptions = { recording: input.recording, config: input.config, rootDir: input.rootDir, ...input.settings };
+  const options: ReplayOptions = { recording: input.recording, config: input.config, rootDir: input.rootDir, prep: input.prep, ...input.settings };
   const replay = new Replay(options);
   const observer = new RunObserver(replay);
   try {

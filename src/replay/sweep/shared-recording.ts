@@ -7,9 +7,17 @@
  *
  *   | header 8 x f64 | timesNs f64[count] | bodyStarts u32[count] | bodyLengths u32[count] | kinds u8[count] | pad to 8 | bytes |
  *   header: layout version, format version, startMs, count, truncatedTailBytes, bytes length, 0, 0
+ *
+ * Beside it, what every replay of the recording would otherwise compute per run (replay-prep.ts):
+ * each record's frame class as one byte in a second SharedArrayBuffer, and the few small facts
+ * (recorded sids, the id-less seq oks, the recorded hops' percentiles) as plain data.
+ * `replayPrepOfShared` builds a worker's ReplayPrep from them once; no string per frame.
  */
 
 import type { Recording } from '../../record/index.ts';
+import { classifyFrames } from '../frame-class.ts';
+import { prepareReplay, recordedHops } from '../replay-prep.ts';
+import type { RecordedHops, ReplayPrep } from '../replay-prep.ts';
 
 const LAYOUT_VERSION = 1;
 const HEADER_BYTES = 64;
@@ -17,6 +25,17 @@ const HEADER_BYTES = 64;
 export interface SharedRecording {
   buffer: SharedArrayBuffer;
   source: string;
+  /** Absent in a SharedRecording built by hand: each Replay then classifies for itself. */
+  prep?: SharedPrep;
+}
+
+/** The replay's per-recording passes, done once (replay-prep.ts). */
+export interface SharedPrep {
+  /** FrameClass codes, one byte a record. */
+  classes: SharedArrayBuffer;
+  sidsByChannel: [string, number][];
+  seqOks: [number, string][];
+  hops: RecordedHops;
 }
 
 interface Layout {
@@ -48,7 +67,26 @@ export function shareRecording(recording: Recording): SharedRecording {
   new Uint32Array(buffer, layout.lengthsAt, count).set(recording.bodyLengths);
   new Uint8Array(buffer, layout.kindsAt, count).set(recording.kinds);
   new Uint8Array(buffer, layout.bytesAt, bytes.length).set(bytes);
-  return { buffer, source: recording.source };
+  return { buffer, source: recording.source, prep: sharePrep(recording) };
+}
+
+function sharePrep(recording: Recording): SharedPrep {
+  const classes = new SharedArrayBuffer(recording.count);
+  const frames = classifyFrames(recording, new Uint8Array(classes));
+  return { classes, sidsByChannel: [...frames.sidsByChannel], seqOks: [...frames.seqOks], hops: recordedHops(recording) };
+}
+
+/**
+ * The ReplayPrep of a shared recording (its view from recordingOfShared): the class codes a view
+ * over the shared bytes; markets, facts and the latency model (small: one entry a market, group
+ * or live request) computed here. Build it once per worker and give it to every Replay.
+ */
+export function replayPrepOfShared(shared: SharedRecording, recording: Recording): ReplayPrep {
+  const prep = shared.prep;
+  if (prep === undefined) return prepareReplay(recording);
+  if (prep.classes.byteLength !== recording.count) throw new Error(`shared recording: ${prep.classes.byteLength} frame classes for ${recording.count} records`);
+  const frames = { classes: new Uint8Array(prep.classes), sidsByChannel: new Map(prep.sidsByChannel), seqOks: new Map(prep.seqOks) };
+  return prepareReplay(recording, { frames, hops: prep.hops });
 }
 
 /** The Recording over a shared buffer: typed-array views and a Buffer view, nothing copied. */

@@ -17,7 +17,8 @@ import { MidSeries } from '../../replay/sweep/mid-series.ts';
 import type { SharedMidSeries } from '../../replay/sweep/mid-series.ts';
 import { replaySettingsOf, runCombination } from '../../replay/sweep/run-combination.ts';
 import type { CombinationResult, ReplaySettings } from '../../replay/sweep/run-combination.ts';
-import { recordingOfShared } from '../../replay/sweep/shared-recording.ts';
+import { recordingOfShared, replayPrepOfShared } from '../../replay/sweep/shared-recording.ts';
+import type { ReplayPrep } from '../../replay/replay-prep.ts';
 import type { SharedRecording } from '../../replay/sweep/shared-recording.ts';
 
 /** What every worker gets once (piscina's workerData). */
@@ -47,13 +48,16 @@ interface Views {
   shared: SweepShared;
   recording: Recording;
   mids: MidSeries;
+  /** The recording's per-run passes, done once per worker over the shared class codes. */
+  prep: ReplayPrep;
 }
 
 let cached: Views | null = null;
 
 function viewsOf(shared: SweepShared): Views {
   if (cached === null || cached.shared.recording.buffer !== shared.recording.buffer) {
-    cached = { shared, recording: recordingOfShared(shared.recording), mids: new MidSeries(shared.mids) };
+    const recording = recordingOfShared(shared.recording);
+    cached = { shared, recording, mids: new MidSeries(shared.mids), prep: replayPrepOfShared(shared.recording, recording) };
   }
   return cached;
 }
@@ -69,7 +73,7 @@ export async function runSweepTask(shared: SweepShared, input: SweepTaskInput): 
   }
   const config = validateConfig(applied.configValue, shared.configFile, {});
   const settings = replaySettingsOf(applied.replay, shared.baseSettings);
-  const result = await runCombination({ recording: views.recording, mids: views.mids, config, settings, rootDir: shared.rootDir });
+  const result = await runCombination({ recording: views.recording, mids: views.mids, config, settings, rootDir: shared.rootDir, prep: views.prep });
   return { index: input.index, ...result };
 }
 
