@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 
-export { OperatorSnapshots, BOOKS_MAX, LADDER_LEVELS, LATENCY_REFRESH_MS, ORDERS_MAX, PNL_HISTORY_POINTS } from './operator-snapshot.ts';
+export { OperatorSnapshots, BOOKS_MAX, LADDER_LEVELS, POSITIONS_MAX, LATENCY_REFRESH_MS, ORDERS_MAX, PNL_HISTORY_POINTS } from './operator-snapshot.ts';
 export type { BookView, HopView, LadderLevel, OperatorView, OrderView, PositionView, SnapshotSource } from './operator-snapshot.ts';
 export { HopDigest, DIGEST_PERCENTILES } from './hop-digest.ts';
 export { DashboardServer, DASHBOARD_DEFAULTS } from './dashboard-server.ts';

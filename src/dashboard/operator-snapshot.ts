@@ -1,7 +1,8 @@
 /**
  * The operator's view of a running runtime, built on a timer, never on the frame path nor on a
  * scrape (unless no timer runs: metrics wired alone, as in a test): one plain, JSON-ready record (books with own orders marked, own orders, positions
- * and PnL, per-hop latency digests, denies by code, feed and session states, counters) that the
+ * and PnL, per-hop latency digests, denies by code, feed and session states, counters, the write
+ * budget and held intents, the most active markets, RFQ counters) that the
  * Prometheus text and the dashboard's pushes are both rendered from. A scrape serves the text
  * rendered at the last tick; a push sends the JSON rendered at the last tick.
  *
@@ -9,6 +10,8 @@
  * tick-to-trade histogram with hdr's iterator (HopDigest's comment), 2-3 ms a call measured. The
  * hop digests are re-read only when a hop's count changed. Integers throughout: prices in 1/10,000
  * dollar, counts in 1/100 contract, PnL in micro-dollars (rounded), latencies in ns.
+ * Bounded at any number of markets: BOOKS_MAX books (own orders' first, then the most active),
+ * POSITIONS_MAX positions by |PnL| with a total, TOP_ROWS most active markets.
  * Owns the record and the PnL history ring; decides nothing, changes nothing.
  */
 
@@ -21,17 +24,31 @@ import { ORDER_STATE_NAMES } from '../oms/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES } from '../risk/index.ts';
 import { LATENCY_BOUNDS_SECONDS, nowNs } from '../telemetry/index.ts';
 import { HopDigest } from './hop-digest.ts';
+import { ScaleStatus, topPositions } from '../runtime/scale-status.ts';
+import type { BudgetStatus, MarketActivity } from '../runtime/scale-status.ts';
+import { rfqStatus } from '../runtime/rfq-status.ts';
+import type { RfqStatus } from '../runtime/rfq-status.ts';
 
 /** What the snapshot reads: the runtime's read-only surface (the worker pool's figures optional, for fakes). */
 export type SnapshotSource = Pick<Runtime, 'feed' | 'oms' | 'host' | 'listener' | 'probe' | 'stall' | 'fix' | 'marketData' | 'config'> & {
   /** The Margin feed's books are shown beside the Predictions ones (absent or null: none). */
   marginFeed?: Runtime['marginFeed'];
   workersStatus?: () => WorkersStatus | null;
+  /** The write budget and the router's held intents (absent in fakes: no budget shown). */
+  gate?: Pick<Runtime['gate'], 'budget'>;
+  /** The budget's clock (a replay's manual clock is not Date.now()); absent: Date.now(). */
+  clock?: Runtime['clock'];
+  router?: Pick<Runtime['router'], 'held' | 'holdStats'>;
+  /** RFQ quoting (null or absent: quoting off) and the quote router's denies. */
+  quoteBook?: Runtime['quoteBook'];
+  graph?: { readonly quoteRouter: { readonly quotesDenied: number } | null };
 };
 
 /** Ladder depth per side and books per view: the page shows the top of each book, not all of it. */
 export const LADDER_LEVELS = 10;
 export const BOOKS_MAX = 16;
+/** Positions per view, the largest |PnL| first (at 5,000 markets the page and the metrics stay small). */
+export const POSITIONS_MAX = 20;
 /** Own orders per view (a runaway strategy must not make the push unbounded). */
 export const ORDERS_MAX = 200;
 /**
@@ -101,8 +118,16 @@ export interface OperatorView {
   openOrders: number;
   fills: number;
   pnlMicro: number;
+  /** The POSITIONS_MAX largest by |PnL|, largest first; positionsTotal counts them all. */
   positions: PositionView[];
+  positionsTotal: number;
   denies: Record<string, number>;
+  /** The write budget and held intents, null when the source has no gate or router (a fake). */
+  budget: BudgetStatus | null;
+  /** The TOP_ROWS books with the most changes per second since the last refresh. */
+  mostActive: MarketActivity[];
+  /** RFQ quoting counters, null when quoting is off. */
+  rfq: RfqStatus | null;
   books: BookView[];
   orders: OrderView[];
   /** Live orders beyond ORDERS_MAX, not listed. */
@@ -137,6 +162,8 @@ export class OperatorSnapshots {
   #seq = 0;
   #latencyAtMs = -Infinity;
   #stall: EventLoopStallSummary = { samples: 0, p50Us: 0, p99Us: 0, maxUs: 0 };
+  /** Its own rates' readings: Runtime.status() keeps another on the status timer's cadence. */
+  readonly #scale = new ScaleStatus();
   /** The timer's own cost on the event loop: ticks, and the time each took (refresh and every listener). */
   readonly stats = { ticks: 0, busyNsTotal: 0, busyNsMax: 0 };
 
@@ -204,17 +231,19 @@ export class OperatorSnapshots {
     const oms = source.oms;
     const books = source.feed.books;
     const marginBooks = source.marginFeed?.books ?? null;
+    const stores = marginBooks === null ? [books] : [books, marginBooks];
     let booksSynced = 0;
     let booksTotal = 0;
-    const bookList: OrderBook[] = [];
-    for (const store of marginBooks === null ? [books] : [books, marginBooks]) {
+    for (const store of stores) {
       for (const book of store.books()) {
         booksTotal++;
         if (book.synced) booksSynced++;
-        if (bookList.length < BOOKS_MAX) bookList.push(book);
       }
     }
+    const tsMs = Date.now();
     const live = oms.liveOrders();
+    const mostActive = this.#scale.mostActive(stores.map((store) => store.books()), tsMs);
+    const bookList = pickBooks(stores, live, mostActive);
     const positions: PositionView[] = [];
     let pnlMicro = 0;
     for (const position of oms.positions.all()) {
@@ -226,6 +255,10 @@ export class OperatorSnapshots {
       pnlMicro += pnl;
       if (position.position !== 0 || position.volume !== 0) positions.push({ subaccount: position.subaccount, ticker: position.ticker, position: position.position, pnlMicro: Math.round(pnl) });
     }
+    const gate = source.gate;
+    const router = source.router;
+    const budget = gate === undefined || router === undefined ? null : this.#scale.budget(gate.budget, router.holdStats, router.held.size, source.clock?.nowMs() ?? tsMs);
+    const rfq = rfqStatus(source.quoteBook ?? null, source.listener.stats.rfqsSeen ?? 0, source.graph?.quoteRouter?.quotesDenied ?? 0);
     const denies: Record<string, number> = {};
     const counts = source.host.denyCounts(this.#denyScratch);
     for (let code = 1; code < counts.length; code++) if (counts[code] !== 0) denies[DENY_NAMES[code]] = counts[code];
@@ -235,7 +268,6 @@ export class OperatorSnapshots {
     if (source.marginFeed !== undefined && source.marginFeed !== null) sessions.push({ name: 'margin feed', state: source.marginFeed.state });
     const kill = oms.killSwitchState;
     const counters = source.feed.counters;
-    const tsMs = Date.now();
     // Latency at most every LATENCY_REFRESH_MS (always on a reader's refresh without a timer).
     const latencyDue = this.#timer === null || tsMs - this.#latencyAtMs >= LATENCY_REFRESH_MS - this.#intervalMs / 2;
     if (latencyDue) {
@@ -265,8 +297,12 @@ export class OperatorSnapshots {
       openOrders: oms.liveOrderCount,
       fills: source.listener.stats.fillMessages - oms.stats.duplicateFills,
       pnlMicro,
-      positions,
+      positions: topPositions(positions, POSITIONS_MAX),
+      positionsTotal: positions.length,
       denies,
+      budget,
+      mostActive,
+      rfq,
       books: bookList.map((book) => this.#bookView(book, live)),
       orders,
       ordersOmitted: Math.max(0, live.length - ORDERS_MAX),
@@ -335,6 +371,30 @@ export class OperatorSnapshots {
     }
     return this.#hopViews.slice();
   }
+}
+
+/**
+ * At most BOOKS_MAX books: those our live orders rest in first, then the most active, then the
+ * first the stores list (so a quiet start still shows some). Lookups by ticker, no scan per pick.
+ */
+function pickBooks(stores: readonly { get(ticker: string): OrderBook | undefined; books(): Iterable<OrderBook> }[], live: readonly { ticker: string }[], mostActive: readonly MarketActivity[]): OrderBook[] {
+  const picked = new Map<string, OrderBook>();
+  const pick = (ticker: string): void => {
+    if (picked.size >= BOOKS_MAX || picked.has(ticker)) return;
+    for (const store of stores) {
+      const book = store.get(ticker);
+      if (book !== undefined) { picked.set(ticker, book); return; }
+    }
+  };
+  for (let i = 0; i < live.length && picked.size < BOOKS_MAX; i++) pick(live[i].ticker);
+  for (const market of mostActive) pick(market.ticker);
+  for (const store of stores) {
+    for (const book of store.books()) {
+      if (picked.size >= BOOKS_MAX) return Array.from(picked.values());
+      if (!picked.has(book.ticker)) picked.set(book.ticker, book);
+    }
+  }
+  return Array.from(picked.values());
 }
 
 function emptyHop(hop: HopName): HopView {

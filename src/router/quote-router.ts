@@ -29,6 +29,8 @@ export class QuoteRouter implements QuotePort {
   readonly quotes: QuoteBook;
   readonly route: QuoteEntry;
   lastQuoteHandle = -1;
+  /** Quote actions (new, cancel, confirm) the gate denied: the status's rfq.denied. */
+  quotesDenied = 0;
   readonly #intent = new QuoteIntent();
 
   constructor(options: QuoteRouterOptions) {
@@ -57,7 +59,7 @@ export class QuoteRouter implements QuotePort {
     intent.subaccount = subaccount;
     intent.strategyId = strategyId;
     const deny = gate.checkQuote(intent);
-    if (deny !== Deny.NONE) return deny;
+    if (deny !== Deny.NONE) return this.#denied(deny);
     const quote = book.accept(rfqId, rfq.marketTicker, market, yesBid, noBid, intent.count, postOnly, subaccount, strategyId);
     this.lastQuoteHandle = quote.handle;
     this.route.create(quote);
@@ -70,7 +72,7 @@ export class QuoteRouter implements QuotePort {
     if (ready !== QuoteResult.READY) return ready === QuoteResult.UNKNOWN ? Deny.QUOTE_UNKNOWN : Deny.QUOTE_NOT_ACTIONABLE;
     const quote = book.quote(handle)!;
     const deny = this.gate.checkQuote(this.#fill(QuoteAction.CANCEL, quote));
-    if (deny !== Deny.NONE) return deny;
+    if (deny !== Deny.NONE) return this.#denied(deny);
     book.cancelSent(quote);
     this.route.cancel(quote);
     return Deny.NONE;
@@ -82,7 +84,7 @@ export class QuoteRouter implements QuotePort {
     if (ready !== QuoteResult.READY) return ready === QuoteResult.UNKNOWN ? Deny.QUOTE_UNKNOWN : Deny.QUOTE_NOT_ACTIONABLE;
     const quote = book.quote(handle)!;
     const deny = this.gate.checkQuote(this.#fill(QuoteAction.CONFIRM, quote));
-    if (deny !== Deny.NONE) return deny;
+    if (deny !== Deny.NONE) return this.#denied(deny);
     book.confirmSent(quote);
     this.route.confirm(quote);
     return Deny.NONE;
@@ -106,6 +108,11 @@ export class QuoteRouter implements QuotePort {
       if (quote.strategyId === strategyId) out[n++] = quote;
     }
     return n;
+  }
+
+  #denied(deny: Deny): Deny {
+    this.quotesDenied++;
+    return deny;
   }
 
   #fill(action: QuoteAction, quote: Quote): QuoteIntent {

@@ -43,6 +43,8 @@ const EXECUTIONS_REMEMBERED_MAX = 10_000;
 export class RuntimeFeedStats {
   /** Fill messages received (duplicates included; the OMS counts those). */
   fillMessages = 0;
+  /** RFQs created, handed to the quote book and the strategies (quoting on). */
+  rfqsSeen = 0;
   feedErrors = 0;
   connects = 0;
   disconnects = 0;
@@ -154,6 +156,7 @@ export class RuntimeFeedListener implements FeedListener {
     if (quotes === null) return;
     const rfq = quotes.onRfq(record);
     if (record.eventType === 'created') {
+      this.stats.rfqsSeen++;
       if (rfq !== null) this.#host?.onRfq(rfq, false);
     } else {
       this.#host?.onRfq(rfq ?? record, true);

@@ -111,9 +111,10 @@ export function renderMetricsText(view: Readonly<OperatorView>): string {
   single('fills_total', 'counter', 'Fills received, duplicates excluded.', view.fills);
   const denies = out.family('denies_total', 'counter', 'Intents the risk gate denied, by deny code.');
   for (const code in view.denies) out.sample(denies, view.denies[code], { code });
-  const position = out.family('position_contracts', 'gauge', 'Signed position in contracts, per subaccount and market.');
+  single('positions_total', 'gauge', 'Positions held or traded, per subaccount and market (the position_* families list only the largest by |PnL|).', view.positionsTotal);
+  const position = out.family('position_contracts', 'gauge', 'Signed position in contracts, per subaccount and market, for the positions with the largest |PnL|.');
   for (const p of view.positions) out.sample(position, p.position * CONTRACTS_PER_COUNT, { subaccount: p.subaccount, ticker: p.ticker });
-  const positionPnl = out.family('position_pnl_dollars', 'gauge', 'Realized minus fees plus the open position marked at the book mid, dollars, per subaccount and market.');
+  const positionPnl = out.family('position_pnl_dollars', 'gauge', 'Realized minus fees plus the open position marked at the book mid, dollars, per subaccount and market, for the positions with the largest |PnL|.');
   for (const p of view.positions) out.sample(positionPnl, p.pnlMicro * DOLLARS_PER_MICRO, { subaccount: p.subaccount, ticker: p.ticker });
   single('pnl_dollars', 'gauge', 'Total PnL over every position, dollars (realized minus fees plus marked at the mid).', view.pnlMicro * DOLLARS_PER_MICRO);
   single('books_synced', 'gauge', 'Order books in sync with the venue.', view.booksSynced);
@@ -143,11 +144,41 @@ export function renderMetricsText(view: Readonly<OperatorView>): string {
     out.sample(stall, view.stall.p99Us * SECONDS_PER_US, { stat: 'p99' });
     out.sample(stall, view.stall.maxUs * SECONDS_PER_US, { stat: 'max' });
   }
+  renderScale(view, out);
   const workers = view.workers;
   single('worker_queue_depth', 'gauge', 'Worker pool tasks waiting or running (0 when the pool is off or not reported).', workers?.queueDepth ?? 0);
   single('worker_in_flight', 'gauge', 'Worker pool tasks running (0 when the pool is off or not reported).', workers?.inFlight ?? 0);
   single('worker_tasks_failed_total', 'counter', 'Worker pool tasks that failed (0 when the pool is off or not reported).', workers?.failed ?? 0);
   return out.text;
+}
+
+/** The write budget and held intents, the most active markets and the RFQ counters. */
+function renderScale(view: Readonly<OperatorView>, out: Exposition): void {
+  const single = (suffix: string, type: 'counter' | 'gauge', help: string, value: number): void => out.sample(out.family(suffix, type, help), value);
+  const budget = view.budget;
+  if (budget !== null) {
+    single('write_tokens_available', 'gauge', 'Write tokens in the REST write budget now.', budget.writeTokens);
+    single('write_tokens_capacity', 'gauge', 'Write tokens the budget holds at most (its burst).', budget.writeCapacity);
+    single('write_tokens_refill_per_second', 'gauge', 'Write tokens the budget refills per second (the tier).', budget.writePerSecond);
+    single('write_tokens_spent_per_second', 'gauge', 'Write tokens taken per second since the last snapshot.', budget.writeSpentPerSecond);
+    single('intents_held', 'gauge', 'Creates and amends the router holds until the write budget has room.', budget.held);
+    single('intents_held_sent_total', 'counter', 'Held intents sent once the budget had room.', budget.heldSent);
+    single('intents_held_dropped_total', 'counter', 'Held intents not sent (denied when released, replaced or withdrawn).', budget.heldDropped);
+    single('batch_requests_total', 'counter', 'Batch order requests sent.', budget.batchesSent);
+    single('batched_orders_total', 'counter', 'Orders carried by batch requests.', budget.batchedOrders);
+  }
+  const active = out.family('book_changes_per_second', 'gauge', 'Book changes (snapshots and deltas) per second of the most active markets.');
+  for (const market of view.mostActive) out.sample(active, market.changesPerSecond, { ticker: market.ticker });
+  const rfq = view.rfq;
+  if (rfq === null) return;
+  single('rfqs_seen_total', 'counter', 'RFQs created on the venue and handed to the strategies.', rfq.rfqsSeen);
+  single('quotes_sent_total', 'counter', 'Quotes the gate passed and the route sent.', rfq.quotesSent);
+  single('quotes_rejected_total', 'counter', 'Quotes the venue rejected.', rfq.quotesRejected);
+  single('quotes_accepted_total', 'counter', 'Our quotes the RFQ creator accepted.', rfq.accepted);
+  single('quotes_confirmed_total', 'counter', 'Accepted quotes we confirmed.', rfq.confirmed);
+  single('quotes_executed_total', 'counter', 'Our quotes that executed.', rfq.executed);
+  single('quotes_denied_total', 'counter', 'Quote actions (new, cancel, confirm) the risk gate denied.', rfq.denied);
+  single('quotes_open', 'gauge', 'Our quotes not yet closed.', rfq.open);
 }
 
 /**

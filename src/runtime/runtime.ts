@@ -52,6 +52,8 @@ import { TradingGraph, configuredTradingState } from './trading-graph.ts';
 import { KeepWarm } from './keep-warm.ts';
 import { ScaleStatus, TOP_ROWS, topPositions } from './scale-status.ts';
 import type { BudgetStatus, MarketActivity } from './scale-status.ts';
+import { rfqStatus } from './rfq-status.ts';
+import type { RfqStatus } from './rfq-status.ts';
 import { createFleetPort } from './fleet-host.ts';
 import type { FleetPort, FleetStatus } from '../fleet/index.ts';
 import { gatedOrderGroupPort } from './order-group-port.ts';
@@ -152,6 +154,8 @@ export interface RuntimeStatus {
   budget?: BudgetStatus;
   /** The most active markets (book changes per second). */
   mostActive?: MarketActivity[];
+  /** RFQ quoting counters (config rfq.enabled), null when quoting is off. */
+  rfq?: RfqStatus | null;
 }
 
 export interface WorkersStatus {
@@ -701,6 +705,7 @@ export class Runtime {
       positionsTotal: positions.length,
       budget: this.#scale.budget(this.gate.budget, this.router.holdStats, this.router.held.size, nowMs),
       mostActive: this.#scale.mostActive(stores.map((store) => store.books()), nowMs),
+      rfq: rfqStatus(this.quoteBook, this.listener.stats.rfqsSeen, this.graph.quoteRouter?.quotesDenied ?? 0),
       pnlMicro,
       tickToTradeUsP50: total.p50 / 1000,
       tickToTradeUsP99: total.p99 / 1000,

@@ -18,13 +18,45 @@ function microseconds(us: number): string {
   return us >= 100 ? us.toFixed(0) : us.toFixed(1);
 }
 
+/**
+ * One line at any number of markets: totals, the top TOP_ROWS positions by |PnL| and most active
+ * markets (status() ranks them), the write budget and the RFQ counters; never a field per market.
+ */
 export function statusText(status: RuntimeStatus, elapsedSec: number): string {
-  const positions = status.positions.length === 0 ? 'flat' : status.positions.map((p) => `${p.ticker}${p.subaccount === 0 ? '' : `/${p.subaccount}`} ${p.position > 0 ? '+' : ''}${formatCount(asCount(p.position))}`).join(' ');
   const denies = Object.entries(status.denies);
   const deniesText = denies.length === 0 ? 'none' : denies.map(([name, n]) => `${name}=${n}`).join(' ');
   const t2t = status.tickToTradeCount === 0 ? 'n/a' : `p50 ${microseconds(status.tickToTradeUsP50)}µs p99 ${microseconds(status.tickToTradeUsP99)}µs`;
   const kill = status.killSwitch === null ? '' : `KILL SWITCH (${status.killSwitch.source}: ${status.killSwitch.reason}) | `;
-  return `${kill}${elapsedSec}s | books ${status.booksSynced}/${status.booksTotal} | open ${status.openOrders} | sent ${status.ordersSent} | fills ${status.fills} | pos ${positions} | PnL ${formatMicroDollars(status.pnlMicro)} | t2t ${t2t} | denies ${deniesText}${loopText(status)}${poolText(status)}`;
+  return `${kill}${elapsedSec}s | books ${status.booksSynced}/${status.booksTotal} | open ${status.openOrders} | sent ${status.ordersSent} | fills ${status.fills} | pos ${positionsText(status)} | PnL ${formatMicroDollars(status.pnlMicro)} | t2t ${t2t} | denies ${deniesText}${budgetText(status)}${activeText(status)}${rfqText(status)}${loopText(status)}${poolText(status)}`;
+}
+
+/** "KXA/1 -2.50 KXB +1.00 +12 more", or "flat". */
+function positionsText(status: RuntimeStatus): string {
+  if (status.positions.length === 0) return 'flat';
+  const shown = status.positions.map((p) => `${p.ticker}${p.subaccount === 0 ? '' : `/${p.subaccount}`} ${p.position > 0 ? '+' : ''}${formatCount(asCount(p.position))}`).join(' ');
+  const hidden = (status.positionsTotal ?? status.positions.length) - status.positions.length;
+  return hidden > 0 ? `${shown} +${hidden} more` : shown;
+}
+
+/** " | budget 40/50 tok 3/s of 10/s held 2 sent 5 dropped 0 batches 3": '' when not reported. */
+function budgetText(status: RuntimeStatus): string {
+  const b = status.budget;
+  if (b === undefined) return '';
+  return ` | budget ${b.writeTokens}/${b.writeCapacity} tok ${b.writeSpentPerSecond}/s of ${b.writePerSecond}/s held ${b.held} sent ${b.heldSent} dropped ${b.heldDropped} batches ${b.batchesSent}`;
+}
+
+/** " | active KXA 120/s KXB 80/s": the most active books; '' when not reported or all quiet. */
+function activeText(status: RuntimeStatus): string {
+  const active = status.mostActive;
+  if (active === undefined || active.length === 0) return '';
+  return ` | active ${active.map((m) => `${m.ticker} ${m.changesPerSecond}/s`).join(' ')}`;
+}
+
+/** " | rfq seen 5 quoted 3 accepted 1 executed 1 denied 0": '' when quoting is off. */
+function rfqText(status: RuntimeStatus): string {
+  const rfq = status.rfq;
+  if (rfq === undefined || rfq === null) return '';
+  return ` | rfq seen ${rfq.rfqsSeen} quoted ${rfq.quotesSent} accepted ${rfq.accepted} executed ${rfq.executed} denied ${rfq.denied}`;
 }
 
 /** " | loop p99 12.3µs max 850µs": event-loop stall by setImmediate round trips; '' when not sampled. */
@@ -53,6 +85,7 @@ export function statusJson(status: RuntimeStatus, elapsedSec: number): string {
     ordersSent: status.ordersSent,
     fills: status.fills,
     positions: status.positions.map((p) => ({ ticker: p.ticker, subaccount: p.subaccount, position: formatCount(asCount(p.position)), pnl: formatMicroDollars(p.pnlMicro) })),
+    ...(status.positionsTotal === undefined ? {} : { positionsTotal: status.positionsTotal }),
     pnl: formatMicroDollars(status.pnlMicro),
     tickToTradeUs: { p50: status.tickToTradeUsP50, p99: status.tickToTradeUsP99, count: status.tickToTradeCount },
     denies: status.denies,
@@ -61,6 +94,9 @@ export function statusJson(status: RuntimeStatus, elapsedSec: number): string {
     killSwitch: status.killSwitch === null ? null : { reason: status.killSwitch.reason, source: status.killSwitch.source, since: new Date(status.killSwitch.sinceMs).toISOString() },
     ...(status.eventLoopStall === undefined ? {} : { eventLoopStallUs: status.eventLoopStall }),
     ...(status.workers === undefined ? {} : { workers: status.workers }),
+    ...(status.budget === undefined ? {} : { budget: status.budget }),
+    ...(status.mostActive === undefined ? {} : { mostActive: status.mostActive }),
+    ...(status.rfq === undefined ? {} : { rfq: status.rfq }),
   });
 }
 

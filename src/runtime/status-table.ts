@@ -1,7 +1,9 @@
 /**
  * The main job's live status on a terminal: a compact table redrawn in place once a second (books,
  * orders, fills, positions and PnL per strategy, tick-to-trade, denies by code, feed and session
- * states, event-loop stall, worker pool). `renderStatusTable` is a pure function of a
+ * states, event-loop stall, worker pool, write budget and held intents, most active markets, RFQ
+ * counters). At any number of markets its height is bounded: the top TOP_ROWS positions by |PnL|
+ * and a count of the rest, never a row per market. `renderStatusTable` is a pure function of a
  * RuntimeStatus, the strategies' subaccounts and sessions (what status() does not carry yet) and
  * a width, so tests check it line by line; `StatusTablePrinter` only moves the cursor (ANSI CSI
  * sequences, no dependency) and writes. Pipes and `--json` get JSON lines (status-line.ts).
@@ -10,6 +12,8 @@
 
 import { asCount, formatCount } from '../core/index.ts';
 import type { PositionLine, RuntimeStatus } from './runtime.ts';
+import type { RfqStatus } from './rfq-status.ts';
+import { TOP_ROWS, topPositions } from './scale-status.ts';
 import { formatMicroDollars } from './status-line.ts';
 
 export interface StatusTableView {
@@ -63,6 +67,9 @@ export function renderStatusTable(status: RuntimeStatus, view: StatusTableView):
   lines.push(`sessions  ${sessions.join('  ')}`);
   lines.push(`loop      ${stallText(status)}`);
   lines.push(`workers   ${workersText(status)}`);
+  lines.push(`budget    ${budgetText(status)}`);
+  lines.push(`active    ${activeText(status)}`);
+  if (status.rfq !== undefined && status.rfq !== null) lines.push(`rfq       ${rfqText(status.rfq)}`);
   lines.push('');
   lines.push(...strategyRows(status, view));
   return lines.map((line) => fit(line, width));
@@ -82,6 +89,23 @@ function workersText(status: RuntimeStatus): string {
   return `queue ${workers.queueDepth}  running ${workers.inFlight}  done ${workers.completed}  failed ${workers.failed}${exits}${risk}`;
 }
 
+function budgetText(status: RuntimeStatus): string {
+  const b = status.budget;
+  if (b === undefined) return 'n/a';
+  return `tokens ${b.writeTokens}/${b.writeCapacity}  spent ${b.writeSpentPerSecond}/s of ${b.writePerSecond}/s  held ${b.held}  sent ${b.heldSent}  dropped ${b.heldDropped}  batches ${b.batchesSent} (${b.batchedOrders} orders)`;
+}
+
+/** The most active books, changes per second (status() keeps the top TOP_ROWS). */
+function activeText(status: RuntimeStatus): string {
+  const active = status.mostActive;
+  if (active === undefined || active.length === 0) return 'quiet';
+  return active.map((market) => `${market.ticker} ${market.changesPerSecond}/s`).join('  ');
+}
+
+function rfqText(rfq: RfqStatus): string {
+  return `seen ${rfq.rfqsSeen}  quoted ${rfq.quotesSent}  accepted ${rfq.accepted}  executed ${rfq.executed}  denied ${rfq.denied}  rejected ${rfq.quotesRejected}  open ${rfq.open}`;
+}
+
 const COLUMNS = { strategy: 14, status: 10, subaccount: 4, ticker: 26, position: 10 } as const;
 
 function row(strategy: string, status: string, subaccount: string, ticker: string, position: string, pnl: string): string {
@@ -95,7 +119,9 @@ function row(strategy: string, status: string, subaccount: string, ticker: strin
 function strategyRows(status: RuntimeStatus, view: StatusTableView): string[] {
   const out = [row('strategy', 'status', 'sub', 'market', 'position', 'PnL')];
   const bySubaccount = new Map<number, PositionLine[]>();
-  for (const position of status.positions) {
+  // At most TOP_ROWS positions, the largest |PnL| (status() already ranks and cuts them).
+  const shown = status.positions.length > TOP_ROWS ? topPositions(status.positions, TOP_ROWS) : status.positions;
+  for (const position of shown) {
     const list = bySubaccount.get(position.subaccount);
     if (list === undefined) bySubaccount.set(position.subaccount, [position]);
     else list.push(position);
@@ -120,6 +146,8 @@ function strategyRows(status: RuntimeStatus, view: StatusTableView): string[] {
     body.length = POSITION_ROWS_MAX - 1;
     body.push(`… ${hidden} more rows (JSON: npm start -- --json)`);
   }
+  const positionsHidden = Math.max(status.positionsTotal ?? 0, status.positions.length) - shown.length;
+  if (positionsHidden > 0) body.push(`… and ${positionsHidden} more positions (top ${TOP_ROWS} by |PnL| shown)`);
   out.push(...body);
   return out;
 }

@@ -140,6 +140,31 @@ describe('runtime metrics', () => {
     expect(Object.fromEntries(series.map((s) => [s.labels.code, s.value]))).toEqual(denies);
   });
 
+  it('serves the write budget, held intents and the most active market; no RFQ families with quoting off', async () => {
+    const budget = runtime.gate.budget;
+    let families = await scrape();
+    // The activity is a rate between two snapshots: scrape until the traded market shows up (bounded).
+    for (let i = 0; i < 50 && (families.get('trading_book_changes_per_second')?.samples.length ?? 0) === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      families = await scrape();
+    }
+    expect(sampleOf(families, 'trading_book_changes_per_second', { ticker: MARKET }).value).toBeGreaterThan(0);
+    expect(sampleOf(families, 'trading_write_tokens_capacity').value).toBe(budget.writeCapacity);
+    expect(sampleOf(families, 'trading_write_tokens_refill_per_second').value).toBe(budget.writePerSecond);
+    const available = sampleOf(families, 'trading_write_tokens_available').value;
+    expect(available).toBeGreaterThanOrEqual(0);
+    expect(available).toBeLessThanOrEqual(budget.writeCapacity);
+    expect(sampleOf(families, 'trading_intents_held').value).toBe(runtime.router.held.size);
+    expect(sampleOf(families, 'trading_intents_held_sent_total').value).toBeLessThanOrEqual(runtime.router.holdStats.heldSent);
+    expect(families.get('trading_batch_requests_total')!.type).toBe('counter');
+    expect(families.get('trading_write_tokens_spent_per_second')!.type).toBe('gauge');
+    expect(families.has('trading_rfqs_seen_total')).toBe(false);
+    const status = runtime.status();
+    expect(status.rfq).toBeNull();
+    expect(status.positionsTotal).toBeGreaterThanOrEqual(status.positions.length);
+    expect(status.budget!.writeCapacity).toBe(budget.writeCapacity);
+  });
+
   it('counts a scrape later as higher or equal: counters never go down while running', async () => {
     const first = await scrape();
     await waitUntil(() => true, 100, 'nothing');

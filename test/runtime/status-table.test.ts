@@ -9,6 +9,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { POSITION_ROWS_MAX, StatusTablePrinter, renderStatusTable } from '../../src/runtime/status-table.ts';
+import { TOP_ROWS } from '../../src/runtime/scale-status.ts';
 import type { StatusTableView } from '../../src/runtime/status-table.ts';
 import type { RuntimeStatus } from '../../src/runtime/runtime.ts';
 
@@ -90,10 +91,18 @@ describe('renderStatusTable', () => {
   });
 
   it('keeps a bounded height however many positions there are', () => {
-    const positions = Array.from({ length: 100 }, (_, i) => ({ subaccount: 1, ticker: `KX${i}`, position: 100, pnlMicro: 0 }));
+    const positions = Array.from({ length: 100 }, (_, i) => ({ subaccount: 1, ticker: `KX${i}`, position: 100, pnlMicro: i }));
     const lines = renderStatusTable({ ...status, positions }, view);
     const few = renderStatusTable({ ...status, positions: positions.slice(0, 1) }, view);
-    expect(lines.length).toBe(few.length + POSITION_ROWS_MAX - 2); // few: one mm row and the flat taker row
+    // TOP_ROWS position rows instead of one, and the line counting the rest.
+    expect(lines.length).toBe(few.length + TOP_ROWS - 1 + 1);
+    expect(lines.at(-1)).toBe(`… and ${100 - TOP_ROWS} more positions (top ${TOP_ROWS} by |PnL| shown)`);
+  });
+
+  it('counts hidden strategy rows when strategies alone overflow the rows', () => {
+    const strategies = Array.from({ length: 30 }, (_, i) => ({ id: `s${i}`, status: 'running' }));
+    const lines = renderStatusTable({ ...status, strategies }, view);
+    expect(lines.filter((line) => /^s\d+ /.test(line)).length).toBeLessThan(POSITION_ROWS_MAX);
     expect(lines.at(-1)).toMatch(/^… \d+ more rows/);
   });
 });
