@@ -17,7 +17,3 @@ export { marketRecordText } from './market-record.ts';
 export {
   recordBudget, recordingGroupVenue, sessionFacts, type BudgetFact, type GroupVenue, type OrderGroupFact, type SessionFacts,
 } from './session-facts.ts';
-export { Capture, type CaptureOptions } from './capture/capture.ts';
-export { CaptureQuality, qualityLine, type QualityReport } from './capture/capture-quality.ts';
-// The catalog (./catalog/) is not re-exported: it loads DuckDB's native module, which the runtime
-// and replay, importing this file, must not pay for. Its entry point is catalog-main.ts.

@@ -83,6 +83,12 @@ describe('folder dependencies', () => {
     expectNone('runtime', ['replay']);
   });
 
+  it('capture and the catalog are tools on top of the feed and recordings: nothing below them imports them', () => {
+    for (const folder of ['sim', 'core', 'net', 'fix', 'market', 'book', 'feed', 'oms', 'risk', 'router', 'strategy', 'exec', 'record', 'runtime', 'replay']) expectNone(folder, ['capture', 'catalog']);
+    expectNone('capture', ['catalog', 'replay', 'router', 'risk', 'strategy']);
+    expectNone('catalog', ['replay', 'router', 'risk', 'strategy']);
+  });
+
   it('replay reaches the simulator only through its matching engine\'s index', () => {
     const simFiles = (foldersImportedBy('replay').get('sim') ?? []);
     for (const file of filesOf('replay')) {

@@ -126,6 +126,8 @@ describe('faults leave orders and books consistent', () => {
     expect(sim.faults.overflowSubscriptions({})).toBeGreaterThan(0);
     // While subscriptions are being re-created: a counterparty fills our bid.
     await counterparty('ask', '0.31', '1.00', 'immediate_or_cancel');
+    // The gate takes no order on a book that is resubscribing (BOOK_NOT_SYNCED): trade once it is whole again.
+    await waitUntil(() => rt.feed.books.get(MARKET)!.synced, 5_000, 'the book resubscribed');
     place('0.29');
     await waitUntil(() => rt.oms.order(first)?.state === OrderState.FILLED, 10_000, 'the fill seen (message or reconciliation)');
     await waitUntil(() => rt.router.position(SUB, MARKET) === before + 100, 5_000, 'position +1');

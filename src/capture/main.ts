@@ -13,10 +13,10 @@ import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import { loadPrivateKey } from '../core/index.ts';
 import { SimChild } from '../runtime/sim-child.ts';
-import { Capture } from './capture/capture.ts';
-import { qualityLine } from './capture/capture-quality.ts';
-import type { MarketSelection } from './capture/capture-markets.ts';
-import { openVenueReads } from './capture/venue-reads.ts';
+import { Capture } from './capture.ts';
+import { qualityLine } from './capture-quality.ts';
+import type { MarketSelection } from './capture-markets.ts';
+import { openVenueReads } from './venue-reads.ts';
 
 const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -6,9 +6,9 @@
  */
 
 import type { KeyObject } from 'node:crypto';
-import { systemClock } from '../../core/index.ts';
-import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, type BudgetedRestClient } from '../../exec/index.ts';
-import { readAccountBudgets, readEndpointCosts } from '../../runtime/account-budgets.ts';
+import { systemClock } from '../core/index.ts';
+import { ACCOUNT_CLIENT_DEFAULTS, AccountClient, type BudgetedRestClient } from '../exec/index.ts';
+import { readAccountBudgets, readEndpointCosts } from '../runtime/account-budgets.ts';
 
 export interface VenueReads {
   reads: BudgetedRestClient;

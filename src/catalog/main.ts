@@ -10,12 +10,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadPrivateKey } from '../core/index.ts';
 import { SimChild } from '../runtime/sim-child.ts';
-import { RecordingError } from './format.ts';
-import { addToCatalog } from './catalog/catalog-add.ts';
-import { backfillSeries } from './catalog/backfill.ts';
-import { formatRows, queryCatalog } from './catalog/catalog-query.ts';
-import { CatalogWriter } from './catalog/catalog-writer.ts';
-import { openVenueReads } from './capture/venue-reads.ts';
+import { RecordingError } from '../record/format.ts';
+import { addToCatalog } from './catalog-add.ts';
+import { backfillSeries } from './backfill.ts';
+import { formatRows, queryCatalog } from './catalog-query.ts';
+import { CatalogWriter } from './catalog-writer.ts';
+import { openVenueReads } from '../capture/venue-reads.ts';
 
 const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const USAGE = `usage: npm run catalog -- add FILE... [--snapshot-ms 1000] [--depth 5] [--dir var/catalog]

@@ -18,12 +18,12 @@
  * connection keeps the file open; the feed reconnects, resubscribes and rebuilds the books.
  */
 
-import { Channel, Feed, MessageKind, NoopFeedListener, type FeedAuth, type FeedLogger, type LifecycleRecord, type FeedOptions } from '../../feed/index.ts';
-import { ApplyStatus, type OrderBook } from '../../book/index.ts';
-import { RecordKind } from '../format.ts';
-import { Recorder } from '../recorder.ts';
-import { marketRecordText } from '../market-record.ts';
-import { fetchMarkets, type ColdReads, type MarketFacts } from '../../runtime/market-directory.ts';
+import { Channel, Feed, MessageKind, NoopFeedListener, type FeedAuth, type FeedLogger, type LifecycleRecord, type FeedOptions } from '../feed/index.ts';
+import { ApplyStatus, type OrderBook } from '../book/index.ts';
+import { RecordKind } from '../record/format.ts';
+import { Recorder } from '../record/recorder.ts';
+import { marketRecordText } from '../record/market-record.ts';
+import { fetchMarkets, type ColdReads, type MarketFacts } from '../runtime/market-directory.ts';
 import { CaptureQuality, type QualityReport } from './capture-quality.ts';
 import { captureFileName, nextRotationMs, writeQualityReport } from './capture-files.ts';
 import { listSelectedMarkets, selects, type MarketSelection } from './capture-markets.ts';

@@ -5,7 +5,7 @@
  * journal has one reader. Owns the mapping to rows only.
  */
 
-import { ORDER_STATE_NAMES, recover } from '../../oms/index.ts';
+import { ORDER_STATE_NAMES, recover } from '../oms/index.ts';
 import { utcDate, type Row } from './catalog-tables.ts';
 import type { RowSink } from './recording-rows.ts';
 

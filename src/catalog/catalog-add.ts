@@ -7,8 +7,8 @@
 
 import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
-import { FILE_MAGIC } from '../format.ts';
-import { readRecordingFile } from '../recording-reader.ts';
+import { FILE_MAGIC } from '../record/format.ts';
+import { readRecordingFile } from '../record/recording-reader.ts';
 import { CatalogWriter } from './catalog-writer.ts';
 import type { TableName } from './catalog-tables.ts';
 import { journalRows } from './journal-rows.ts';

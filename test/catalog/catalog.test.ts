@@ -15,11 +15,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RecordKind, readRecordingFile, recordText } from '../../src/record/index.ts';
-import { addToCatalog } from '../../src/record/catalog/catalog-add.ts';
-import { queryCatalog } from '../../src/record/catalog/catalog-query.ts';
-import { CatalogWriter } from '../../src/record/catalog/catalog-writer.ts';
-import { backfillSeries } from '../../src/record/catalog/backfill.ts';
-import { openVenueReads } from '../../src/record/capture/venue-reads.ts';
+import { addToCatalog } from '../../src/catalog/catalog-add.ts';
+import { queryCatalog } from '../../src/catalog/catalog-query.ts';
+import { CatalogWriter } from '../../src/catalog/catalog-writer.ts';
+import { backfillSeries } from '../../src/catalog/backfill.ts';
+import { openVenueReads } from '../../src/capture/venue-reads.ts';
 import { Journal, recover } from '../../src/oms/index.ts';
 import { loadPrivateKey, parseCount, parseSignedCount, type Price } from '../../src/core/index.ts';
 import { startTestSim, waitUntil } from '../integration/helpers.ts';
@@ -112,8 +112,12 @@ describe('catalog', () => {
     const venue = await openVenueReads(`${sim.httpUrl}/trade-api/v2`, sim.demoKey.keyId, loadPrivateKey(sim.demoKey.privateKeyPem), () => undefined);
     const dir = path.join(work, 'backfill');
     try {
-      const tradesNow = async (): Promise<number> => ((await venue.reads.get(`${venue.apiPrefix}/markets/trades?limit=1000`))?.trades as unknown[] | undefined)?.length ?? 0;
-      await waitUntil(async () => (await tradesNow()) >= 5, 20_000, 'trades at the venue');
+      // Trades of the backfilled series itself: the activity may trade other series first.
+      const tradesNow = async (): Promise<number> => {
+        const trades = ((await venue.reads.get(`${venue.apiPrefix}/markets/trades?limit=1000`))?.trades ?? []) as { ticker?: string }[];
+        return trades.filter((trade) => trade.ticker?.startsWith('KXDEMO-') === true).length;
+      };
+      await waitUntil(async () => (await tradesNow()) >= 5, 40_000, 'trades of the series at the venue');
       const writer = await CatalogWriter.open(dir);
       const counts = await backfillSeries(venue.reads, venue.apiPrefix, 'KXDEMO', 1, Date.now(), writer);
       await writer.finish('backfill-test');

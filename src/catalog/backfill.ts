@@ -7,10 +7,10 @@
  * becomes integers through core/units.ts's scanners, never floats. Owns these reads' mapping to rows.
  */
 
-import { COUNT_INVALID, PRICE_INVALID, parseCount, parsePrice } from '../../core/index.ts';
-import { fetchCandles } from '../../runtime/candle-backfill.ts';
-import type { ColdReads } from '../../runtime/market-directory.ts';
-import { NULL_PRICE } from '../../workers/index.ts';
+import { COUNT_INVALID, PRICE_INVALID, parseCount, parsePrice } from '../core/index.ts';
+import { fetchCandles } from '../runtime/candle-backfill.ts';
+import type { ColdReads } from '../runtime/market-directory.ts';
+import { NULL_PRICE } from '../workers/index.ts';
 import { utcDate } from './catalog-tables.ts';
 import type { RowSink } from './recording-rows.ts';
 

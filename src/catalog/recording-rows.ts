@@ -8,11 +8,11 @@
  * JSON of its own. Owns the walk and the rows; the writer owns the files.
  */
 
-import { PRICE_INVALID, PriceGrid, type PriceLevelStructure } from '../../core/index.ts';
-import { ConnectionState, Feed, MessageKind, type FeedSession, type FrameDecoder } from '../../feed/index.ts';
-import type { OrderBook } from '../../book/index.ts';
-import { RecordKind } from '../format.ts';
-import { parseMarketRecord, type RecordedMarket, type Recording } from '../recording-reader.ts';
+import { PRICE_INVALID, PriceGrid, type PriceLevelStructure } from '../core/index.ts';
+import { ConnectionState, Feed, MessageKind, type FeedSession, type FrameDecoder } from '../feed/index.ts';
+import type { OrderBook } from '../book/index.ts';
+import { RecordKind } from '../record/format.ts';
+import { parseMarketRecord, type RecordedMarket, type Recording } from '../record/recording-reader.ts';
 import { utcDate, type Row, type TableName } from './catalog-tables.ts';
 
 export interface RowSink {

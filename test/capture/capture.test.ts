@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RecordKind, readRecordingFile, recordedMarkets } from '../../src/record/index.ts';
-import { Capture } from '../../src/record/capture/capture.ts';
-import { qualityPathFor } from '../../src/record/capture/capture-files.ts';
-import type { QualityReport } from '../../src/record/capture/capture-quality.ts';
-import { openVenueReads } from '../../src/record/capture/venue-reads.ts';
+import { Capture } from '../../src/capture/capture.ts';
+import { qualityPathFor } from '../../src/capture/capture-files.ts';
+import type { QualityReport } from '../../src/capture/capture-quality.ts';
+import { openVenueReads } from '../../src/capture/venue-reads.ts';
 import { loadPrivateKey } from '../../src/core/index.ts';
 import { startTestSim, waitUntil } from '../integration/helpers.ts';
 

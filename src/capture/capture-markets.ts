@@ -5,7 +5,7 @@
  * the selection. Owns the selection and its reads; the capture subscribes.
  */
 
-import { MarketLookupError, fetchMarkets, marketFacts, type ColdReads, type MarketFacts } from '../../runtime/market-directory.ts';
+import { MarketLookupError, fetchMarkets, marketFacts, type ColdReads, type MarketFacts } from '../runtime/market-directory.ts';
 
 export type MarketSelection =
   | { kind: 'markets'; tickers: readonly string[] }
