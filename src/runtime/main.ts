@@ -27,6 +27,7 @@
 import { chmodSync, createWriteStream, mkdirSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { hostname } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { loadPrivateKey } from '../core/index.ts';
 import { StrategyError, loadEntries } from '../strategy/index.ts';
@@ -213,7 +214,7 @@ async function main(argv: readonly string[]): Promise<number> {
       // One snapshot on one timer for both: a scrape and a push only send what the tick built.
       snapshots = new OperatorSnapshots(runtime, dashboardConfig.enabled ? dashboardConfig.pushIntervalMs : METRICS_SNAPSHOT_MS);
     }
-    metrics = await startRuntimeMetrics(runtime, config.telemetry.metrics, logger, snapshots);
+    metrics = await startRuntimeMetrics(runtime, config.telemetry.metrics, logger, snapshots, config.fleet.runtimeName ?? `${hostname()}-${process.pid}`);
     if (metrics !== null) process.stderr.write(`metrics: ${metrics.url}\n`);
     if (dashboardConfig.enabled && snapshots !== null) {
       const token = dashboardToken(dashboardConfig.token);

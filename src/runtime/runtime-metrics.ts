@@ -94,6 +94,23 @@ function bucketPrefixesOf(hop: string, boundsNs: readonly number[]): string[] {
   return prefixes;
 }
 
+/**
+ * Every sample of `text` with a `runtime` label first: several runtimes of one account (a fleet)
+ * scraped into one Prometheus stay apart. Once per render (about a second), not per scrape.
+ */
+export function withRuntimeLabel(text: string, runtimeName: string): string {
+  const label = `runtime="${escapeLabel(runtimeName)}"`;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === '' || line.startsWith('#')) continue;
+    const brace = line.indexOf('{');
+    const space = line.indexOf(' ');
+    lines[i] = brace >= 0 && brace < space ? `${line.slice(0, brace + 1)}${label},${line.slice(brace + 1)}` : `${line.slice(0, space)}{${label}}${line.slice(space)}`;
+  }
+  return lines.join('\n');
+}
+
 /** The Prometheus text of one operator view. */
 export function renderMetricsText(view: Readonly<OperatorView>): string {
   const out = new Exposition();
@@ -185,7 +202,8 @@ function renderScale(view: Readonly<OperatorView>, out: Exposition): void {
  * The metrics' text source over `snapshots`: while their timer runs, the text rendered at the
  * last refresh; otherwise (no timer) a refresh and a render per scrape.
  */
-export function metricsTextSource(snapshots: OperatorSnapshots): () => string {
+export function metricsTextSource(snapshots: OperatorSnapshots, runtimeName: string | null = null): () => string {
+  const render = (view: Readonly<OperatorView>): string => (runtimeName === null ? renderMetricsText(view) : withRuntimeLabel(renderMetricsText(view), runtimeName));
   let text = '';
   let renderedSeq = -1;
   let renderedAtMs = 0;
@@ -193,18 +211,18 @@ export function metricsTextSource(snapshots: OperatorSnapshots): () => string {
     // With the dashboard's faster ticks the text is rebuilt about once a second, not every tick:
     // a scrape sees figures at most METRICS_SNAPSHOT_MS plus one tick old.
     if (view.tsMs - renderedAtMs < METRICS_SNAPSHOT_MS - snapshots.intervalMs / 2) return;
-    text = renderMetricsText(view);
+    text = render(view);
     renderedSeq = view.seq;
     renderedAtMs = view.tsMs;
   });
   return () => {
     if (!snapshots.running || snapshots.view === null) {
       const view = snapshots.refresh();
-      text = renderMetricsText(view);
+      text = render(view);
       renderedSeq = view.seq;
     } else if (renderedSeq === -1) {
       // Started after the snapshots' first tick: render the latest view once.
-      text = renderMetricsText(snapshots.view);
+      text = render(snapshots.view);
       renderedSeq = snapshots.view.seq;
       renderedAtMs = snapshots.view.tsMs;
     }
@@ -217,10 +235,12 @@ export function metricsTextSource(snapshots: OperatorSnapshots): () => string {
  * the shared operator snapshot (also the dashboard's), whose timer the caller starts; without
  * it, each scrape builds its own snapshot.
  */
-export async function startRuntimeMetrics(source: MetricsSource, config: Readonly<MetricsConfig>, logger: Logger, snapshots: OperatorSnapshots | null = null): Promise<MetricsServer | null> {
+export async function startRuntimeMetrics(
+  source: MetricsSource, config: Readonly<MetricsConfig>, logger: Logger, snapshots: OperatorSnapshots | null = null, runtimeName: string | null = null,
+): Promise<MetricsServer | null> {
   if (!config.enabled) return null;
   return MetricsServer.start({
-    text: metricsTextSource(snapshots ?? new OperatorSnapshots(source, METRICS_SNAPSHOT_MS)),
+    text: metricsTextSource(snapshots ?? new OperatorSnapshots(source, METRICS_SNAPSHOT_MS), runtimeName),
     contentType: METRICS_CONTENT_TYPE,
     host: config.host,
     port: config.port,
