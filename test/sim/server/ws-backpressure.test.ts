@@ -94,11 +94,14 @@ describe('fast consumer', () => {
     const { client, sid } = await subscribedClient();
     try {
       const start = client.texts.length;
-      await churn(50_000);
-      // The node:http + ws fallback (Node 22/24 on glibc < 2.38) delivers the same burst several times slower.
-      await until(() => client.texts.length - start >= 100_000, uwsFlavor() === 'fallback' ? 45_000 : 15_000);
+      // The node:http + ws fallback (Node 22/24 on glibc < 2.38) delivers a few thousand deltas a
+      // second where uWS.js delivers tens of thousands (README, Dependencies): a fifth of the burst
+      // there, in the same bounded time.
+      const burst = uwsFlavor() === 'fallback' ? 20_000 : 100_000;
+      await churn(burst / 2);
+      await until(() => client.texts.length - start >= burst, uwsFlavor() === 'fallback' ? 40_000 : 15_000);
       const deltas = client.texts.slice(start).map((text) => JSON.parse(text));
-      expect(deltas).toHaveLength(100_000);
+      expect(deltas).toHaveLength(burst);
       expect(deltas.some((m) => m.type === 'error')).toBe(false);
       const firstSeq = deltas[0].seq;
       for (let i = 0; i < deltas.length; i++) {
