@@ -1,7 +1,7 @@
 /**
  * `npm run capture -- --markets A,B | --series S1,S2 | --all-open [--venue embedded|URL]
  * [--out DIR] [--rotate-minutes 60] [--duration S]`: records the exchange's public market data
- * without trading (capture/capture.ts). `--venue embedded` (default) starts the simulator as a
+ * without trading (capture.ts). `--venue embedded` (default) starts the simulator as a
  * child process as the main job does; a URL is a remote venue's REST base with its API prefix
  * (https://host/trade-api/v2; `--ws-url` overrides the derived WebSocket URL), signed with
  * `--key-id` and `--key-file` (or KALSHI_KEY_ID / KALSHI_PRIVATE_KEY_PATH). Prints each closed

@@ -2,7 +2,7 @@
  * `npm run catalog -- add FILE... [--snapshot-ms 1000] [--depth 5]`, `catalog -- query "SQL"`,
  * `catalog -- backfill --series S --days N [--venue embedded|URL]`, each with `--dir DIR`
  * (default var/catalog): recordings and OMS journals to Hive-partitioned Parquet written with
- * DuckDB, SQL over it, and the exchange's past trades and candles (src/record/catalog,
+ * DuckDB, SQL over it, and the exchange's past trades and candles (src/catalog,
  * docs/capture-and-catalog.md). Exit codes: 0 done, 2 usage, 3 a bad recording, 1 other failure.
  */
 
