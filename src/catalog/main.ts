@@ -100,6 +100,10 @@ async function backfill(flags: Map<string, string>, dir: string): Promise<void> 
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
   try {
     const { positional, flags } = parse(argv);
     const dir = flags.get('--dir') ?? path.join('var', 'catalog');
