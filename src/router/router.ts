@@ -86,6 +86,11 @@ export interface RouterOptions {
   probe?: RouteProbe;
   /** Most intents held for the write budget at once (default 100,000). */
   heldCapacity?: number;
+  /**
+   * Hold creates for V2 batches when the route could only sign them on the loop (exec.batchUnsignedCreates,
+   * default false: it moves a lone create to the batch endpoint).
+   */
+  holdUnsignedCreates?: boolean;
 }
 
 export class Router implements OrderPort, OmsSender {
@@ -122,6 +127,7 @@ export class Router implements OrderPort, OmsSender {
   readonly #batchCreates: Order[] = [];
   #batchCreateRoute: OrderEntry | null = null;
   readonly #batchCancels: Order[] = [];
+  readonly #holdUnsignedCreates: boolean;
 
   constructor(options: RouterOptions) {
     this.gate = options.gate;
@@ -136,6 +142,7 @@ export class Router implements OrderPort, OmsSender {
     this.#clock = options.clock;
     this.#probe = options.probe ?? NO_PROBE;
     this.held = new HeldIntents(options.heldCapacity ?? HELD_CAPACITY_DEFAULT);
+    this.#holdUnsignedCreates = options.holdUnsignedCreates ?? false;
     this.oms.setSender(this);
     for (const route of this.routes) route.setListener(this.oms);
     // A kill switch recovered from the journal halts this run's gate until the operator releases it.
@@ -153,7 +160,7 @@ export class Router implements OrderPort, OmsSender {
     this.#probe.onIntent();
     // Held intents were first: they take the tokens the bucket regained before this one may. While
     // the route has no presigned signature the tick releases them instead, in batches.
-    if (this.held.size !== 0 && !this.#draining && this.route.createReady?.() !== false) this.#drainHeld();
+    if (this.held.size !== 0 && !this.#draining && (!this.#holdUnsignedCreates || this.route.createReady?.() !== false)) this.#drainHeld();
     switch (intent.kind) {
       case IntentKind.NEW:
         return this.#create(intent, true);
@@ -340,7 +347,7 @@ export class Router implements OrderPort, OmsSender {
     if (route === undefined) return Deny.INTENT_INVALID; // before the gate: a refused intent spends no token
     // A burst past the presigned signatures would sign each create on this loop (~1 ms each): hold
     // it instead, and the next drain sends the held creates as batches, one signature per 20.
-    if (mayHold && route.createBatch !== undefined && route.createReady !== undefined && !route.createReady() && this.#noHold[intent.strategyId] !== true && !this.held.full) {
+    if (mayHold && this.#holdUnsignedCreates && route.createBatch !== undefined && route.createReady !== undefined && !route.createReady() && this.#noHold[intent.strategyId] !== true && !this.held.full) {
       return this.#holdCreateChecked(intent);
     }
     const deny = gate.check(intent);
@@ -577,7 +584,7 @@ export class Router implements OrderPort, OmsSender {
     this.#probe.onExecCall();
     try {
       // One alone goes as a batch of one when a plain create would sign on the loop (the batch ring may hold one).
-      if (orders.length === 1 && (route.createReady === undefined || route.createReady())) route.create(orders[0]!);
+      if (orders.length === 1 && (!this.#holdUnsignedCreates || route.createReady === undefined || route.createReady())) route.create(orders[0]!);
       else {
         route.createBatch!(orders);
         this.holdStats.batchesSent++;

@@ -186,6 +186,8 @@ export interface WorkersConfig {
 
 export interface ExecConfig {
   signing: 'presigned' | 'inline';
+  /** Hold creates for V2 batches when the presigned create signatures run out (router). */
+  batchUnsignedCreates: boolean;
   presignPoolSize: number;
   presignWorkerNice: number;
   requestTimeoutMs: number;

@@ -9,15 +9,13 @@
  */
 
 import { createPrivateKey } from 'node:crypto';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LEASABLE_PPM } from '../../src/fleet/index.ts';
-import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
-import { createLogger } from '../../src/telemetry/index.ts';
-import { MARKET, ROOT_DIR, demoKey, rest, startTestSim, waitUntil } from '../integration/helpers.ts';
+import { MARKET, demoKey, rest, startTestSim, waitUntil } from '../integration/helpers.ts';
 import type { ApiKey, TestSim } from '../integration/helpers.ts';
+import { fleetRuntime as buildFleetRuntime } from './fleet-runtime.ts';
 import { startTestRedis } from './redis-server.ts';
 import type { TestRedis } from './redis-server.ts';
 
@@ -73,34 +71,7 @@ async function freshAccount(): Promise<ApiKey> {
 
 function fleetRuntime(key: ApiKey, name: string, subaccount: number): Runtime {
   runCounter++;
-  const config = validateConfig(
-    {
-      risk: { rateLimitTier: 'auto' },
-      // One connection: keep-warm GETs (2 a beat) are outside the read lease (README: fleet).
-      exec: { requestTimeoutMs: 1_000, signing: 'inline', connections: 1 },
-      feed: { reconnectBackoffMinMs: 50, reconnectBackoffMaxMs: 200 },
-      workers: { enabled: false },
-      fleet: { redisUrl: redis.url, runtimeName: name, leaseTtlMs: LEASE_TTL_MS, renewMs: RENEW_MS },
-      // Config plugins live under strategies/; the test's flood plugin is swapped in below.
-      strategies: [{ id: `flood-${name}`, plugin: 'strategies/join-best-bid.ts', subaccount, orderGroup: null, markets: [MARKET], params: {} }],
-    },
-    '<fleet test>',
-    {},
-  );
-  return new Runtime({
-    config,
-    venue: { restUrl: `${sim.httpUrl}/trade-api/v2`, wsUrl: sim.wsUrl, keyId: key.keyId, privateKey: key.privateKey },
-    rootDir: ROOT_DIR,
-    journalPath: join(sim.workDir, `fleet-${runCounter}`, 'journal.jsonl'),
-    logger: createLogger({ level: process.env.INTEGRATION_LOG_LEVEL ?? 'silent', pretty: false }),
-    strategies: config.strategies.map((entry) => ({ ...entry, plugin: 'test/fleet/flood-plugin.ts', params: { ticker: MARKET } })),
-    clientOrderIdPrefix: `f${runCounter}`,
-    startTimeoutMs: 5_000,
-    drainTimeoutMs: 3_000,
-    pendingTimeoutMs: 2_000,
-    unknownGraceMs: 3_000,
-    reconcileIntervalMs: 500,
-  });
+  return buildFleetRuntime(sim, { key, name, subaccount, plugin: 'test/fleet/flood-plugin.ts', redisUrl: redis.url, leaseTtlMs: LEASE_TTL_MS, renewMs: RENEW_MS, tag: `f${runCounter}` });
 }
 
 /** Three runtimes on one key, subaccounts 1..3 (their resting orders are told apart by subaccount). */

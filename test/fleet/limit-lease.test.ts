@@ -14,16 +14,14 @@
  */
 
 import { createPrivateKey } from 'node:crypto';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LimitKind, giveBackLimits, leaseLimits, limitsKey } from '../../src/fleet/index.ts';
 import type { LimitAsk } from '../../src/fleet/index.ts';
-import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
-import { createLogger } from '../../src/telemetry/index.ts';
-import { MARKET, ROOT_DIR, startTestSim, waitUntil } from '../integration/helpers.ts';
+import { MARKET, startTestSim, waitUntil } from '../integration/helpers.ts';
 import type { ApiKey, TestSim } from '../integration/helpers.ts';
+import { fleetRuntime } from './fleet-runtime.ts';
 import { startTestRedis } from './redis-server.ts';
 import type { TestRedis } from './redis-server.ts';
 
@@ -60,32 +58,9 @@ afterAll(async () => {
 
 function takerRuntime(key: ApiKey, name: string, subaccount: number): Runtime {
   runCounter++;
-  const config = validateConfig(
-    {
-      risk: { rateLimitTier: 'auto', maxPositionPerMarket: '40.00' },
-      exec: { requestTimeoutMs: 1_000, signing: 'inline', connections: 1 },
-      feed: { reconnectBackoffMinMs: 50, reconnectBackoffMaxMs: 200 },
-      workers: { enabled: false },
-      fleet: { redisUrl: redis.url, runtimeName: name, leaseTtlMs: LEASE_TTL_MS, renewMs: RENEW_MS },
-      // Config plugins live under strategies/; the test's taker plugin is swapped in below.
-      strategies: [{ id: `taker-${name}`, plugin: 'strategies/join-best-bid.ts', subaccount, orderGroup: null, markets: [MARKET], params: {} }],
-    },
-    '<limit lease test>',
-    {},
-  );
-  return new Runtime({
-    config,
-    venue: { restUrl: `${sim.httpUrl}/trade-api/v2`, wsUrl: sim.wsUrl, keyId: key.keyId, privateKey: key.privateKey },
-    rootDir: ROOT_DIR,
-    journalPath: join(sim.workDir, `limits-${runCounter}`, 'journal.jsonl'),
-    logger: createLogger({ level: process.env.INTEGRATION_LOG_LEVEL ?? 'silent', pretty: false }),
-    strategies: config.strategies.map((entry) => ({ ...entry, plugin: 'test/fleet/taker-plugin.ts', params: { ticker: MARKET } })),
-    clientOrderIdPrefix: `l${runCounter}`,
-    startTimeoutMs: 5_000,
-    drainTimeoutMs: 3_000,
-    pendingTimeoutMs: 2_000,
-    unknownGraceMs: 3_000,
-    reconcileIntervalMs: 500,
+  return fleetRuntime(sim, {
+    key, name, subaccount, plugin: 'test/fleet/taker-plugin.ts', risk: { maxPositionPerMarket: '40.00' },
+    redisUrl: redis.url, leaseTtlMs: LEASE_TTL_MS, renewMs: RENEW_MS, tag: `l${runCounter}`,
   });
 }
 

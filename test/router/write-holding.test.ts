@@ -199,7 +199,7 @@ describe('router: holding intents for the write budget', () => {
     entry.ready = false;
     entry.createReady = () => entry.ready;
     const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 500, writeCapacityTokens: 500, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
-    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock, holdUnsignedCreates: true });
     const tokens = b.gate.budget.writeTokens(b.clock.nowMs());
     for (let i = 0; i < 5; i++) expect(router.submit(newBid(b.market, '0.10'))).toBe(Deny.NONE);
     expect(entry.creates).toEqual([]);

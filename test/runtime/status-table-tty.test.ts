@@ -97,6 +97,6 @@ describe.skipIf(!hasScript)('status on a terminal', () => {
     expect(scraped).not.toBeNull();
     const text = await scraped!;
     expect(text).toContain('# TYPE trading_hop_latency_seconds histogram');
-    expect(text).toMatch(/^trading_books_synced 1$/m);
+    expect(text).toMatch(/^trading_books_synced\{runtime="[^"]+"\} 1$/m);
   }, RUN_BOUND_MS + 5_000);
 });
