@@ -56,6 +56,9 @@ class Exposition {
     this.#text += `${line} ${formatValue(value)}\n`;
   }
 
+  /** A family of one unlabelled sample (bound: renderers pass it around as a function). */
+  readonly single = (suffix: string, type: 'counter' | 'gauge', help: string, value: number): void => this.sample(this.family(suffix, type, help), value);
+
   /** A sample whose name and labels are a prebuilt prefix ending in a space. */
   prefixed(prefix: string, value: number): void {
     this.#text += `${prefix}${formatValue(value)}\n`;
@@ -122,7 +125,7 @@ export function renderMetricsText(view: Readonly<OperatorView>): string {
     out.sample(`${hops}_sum`, hop.meanNs * hop.count * SECONDS_PER_NS, { hop: hop.hop });
     out.sample(`${hops}_count`, hop.count, { hop: hop.hop });
   }
-  const single = (suffix: string, type: 'counter' | 'gauge', help: string, value: number): void => out.sample(out.family(suffix, type, help), value);
+  const single = out.single;
   single('orders_sent_total', 'counter', 'Orders sent to the venue.', view.ordersSent);
   single('orders_open', 'gauge', 'Orders live at the venue (acknowledged or pending).', view.openOrders);
   single('fills_total', 'counter', 'Fills received, duplicates excluded.', view.fills);
@@ -171,7 +174,7 @@ export function renderMetricsText(view: Readonly<OperatorView>): string {
 
 /** The write budget and held intents, the most active markets and the RFQ counters. */
 function renderScale(view: Readonly<OperatorView>, out: Exposition): void {
-  const single = (suffix: string, type: 'counter' | 'gauge', help: string, value: number): void => out.sample(out.family(suffix, type, help), value);
+  const single = out.single;
   const budget = view.budget;
   if (budget !== null) {
     single('write_tokens_available', 'gauge', 'Write tokens in the REST write budget now.', budget.writeTokens);
