@@ -20,7 +20,7 @@ export const FleetKeys = {
 } as const;
 
 export interface FleetRedisOptions {
-  /** Bound of one command, ms (renewals use the renewal period). */
+  /** Bound of one command, ms (renewals use the renewal period); 0: none (the subscriber). */
   commandTimeoutMs: number;
   /** Bound of one connection attempt, ms. */
   connectTimeoutMs: number;
@@ -35,7 +35,10 @@ export function openFleetRedis(url: string, options: FleetRedisOptions): Redis {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.commandTimeoutMs,
+    // ioredis arms a timer for any number, 0 included: a 0 ms timeout would fail the subscriber's
+    // SUBSCRIBE, and the re-SUBSCRIBE ioredis sends itself after a reconnect has no catch (an
+    // unhandled rejection once Redis comes back).
+    commandTimeout: options.commandTimeoutMs > 0 ? options.commandTimeoutMs : undefined,
     connectTimeout: options.connectTimeoutMs,
     // Keep trying for as long as the runtime lives: the lease lapses meanwhile (fail safe).
     retryStrategy: (attempt: number) => Math.min(25 * attempt, options.reconnectMaxMs),

@@ -158,5 +158,10 @@ describe('a fleet of three runtimes on one Basic-tier account', () => {
     await waitUntil(() => sent(fleet).every((count, index) => count > lapsed[index]!), 10_000, 'every runtime trading again');
     expect(meter.refused).toBe(0);
     expect(fleet.every((runtime) => !runtime.gate.killed)).toBe(true);
+    // The kill channel was subscribed again after the restart: a change only published (never
+    // stored, so no renewal can carry it) reaches every runtime.
+    const record = { id: `pubsub-${Date.now()}`, engaged: true, reason: 'test: after restart', by: 'test', tsMs: Date.now() };
+    expect(await admin.publish('fleet:kill', JSON.stringify(record))).toBe(fleet.length); // one subscriber connection per runtime
+    await waitUntil(() => fleet.every((runtime) => runtime.gate.killed), 5_000, 'every runtime killed over pub/sub');
   }, TEST_BOUND_MS);
 });
