@@ -11,6 +11,10 @@
  * whose send buffer holds more than `sendBufferBytesMax` misses updates (counted) instead of
  * buffering them. The only command is {"type":"kill"}: it calls `onKill`, which the main job wires
  * to the same kill path as SIGUSR2. The token never reaches a log.
+ *
+ * In a fleet (option `fleet`), the server also pushes {"type":"fleet"} messages: every runtime of
+ * the fleet as FleetView reads them, after each read, under the same send-buffer rule. The view
+ * reads only while a client is connected, and the server stops it (and its connection) on stop.
  */
 
 import { createHash, timingSafeEqual } from 'node:crypto';
@@ -18,6 +22,7 @@ import { readFileSync } from 'node:fs';
 import { loadUws } from '../net/uws.ts';
 import type { HttpRequest, HttpResponse, TemplatedApp, UsListenSocket, WebSocket } from '../net/uws.ts';
 import type { OperatorSnapshots, OperatorView } from './operator-snapshot.ts';
+import type { FleetState, FleetView } from './fleet-view.ts';
 
 export interface DashboardServerOptions {
   host: string;
@@ -30,6 +35,8 @@ export interface DashboardServerOptions {
   onKill: (source: string) => void;
   /** Told about failures (never with the token). */
   onError?: (error: unknown, what: string) => void;
+  /** Every runtime of the fleet (null: not in a fleet, no fleet page); the server owns it from here and stops it. */
+  fleet?: FleetView | null;
   clientsMax?: number;
   inboundBytesMax?: number;
   inboundPerTickMax?: number;
@@ -50,6 +57,8 @@ export const DASHBOARD_DEFAULTS = {
 export interface DashboardStats {
   clients: number;
   pushes: number;
+  /** Fleet messages sent (one per client per fleet read). */
+  fleetPushes: number;
   /** Updates not sent to a client whose buffer was full. */
   dropped: number;
   /** Requests and upgrades refused (token missing or wrong, client cap). */
@@ -84,7 +93,7 @@ export class DashboardServer {
   #port = -1;
   #nextId = 1;
   #stopped = false;
-  readonly stats: DashboardStats = { clients: 0, pushes: 0, dropped: 0, refused: 0, kills: 0 };
+  readonly stats: DashboardStats = { clients: 0, pushes: 0, fleetPushes: 0, dropped: 0, refused: 0, kills: 0 };
 
   private constructor(options: DashboardServerOptions) {
     if (options.token.length === 0) throw new TypeError('dashboard: an empty token');
@@ -100,15 +109,23 @@ export class DashboardServer {
     this.#app = uws.App();
     this.#routes();
     options.snapshots.onRefresh((view) => this.#push(view));
+    options.fleet?.onUpdate((state) => this.#pushFleet(state));
   }
 
   /** Listens; rejects when the address cannot be bound. The snapshots' timer is the caller's. */
   static start(options: DashboardServerOptions): Promise<DashboardServer> {
-    const server = new DashboardServer(options);
+    let server: DashboardServer;
+    try {
+      server = new DashboardServer(options);
+    } catch (error) {
+      options.fleet?.stop(); // ours from here: its connection must not outlive a failed start
+      throw error;
+    }
     const uws = loadUws();
     return new Promise((resolve, reject) => {
       server.#app.listen(options.host, options.port, (socket) => {
         if (socket === false) {
+          options.fleet?.stop();
           reject(new Error(`dashboard: could not listen on ${options.host}:${options.port} (in use, or not a local address)`));
           return;
         }
@@ -144,6 +161,7 @@ export class DashboardServer {
       }
     }
     this.#clients.clear();
+    this.#options.fleet?.stop();
     // Open HTTP keep-alive connections end with the app where uWS offers it (20.4x+).
     (this.#app as unknown as { close?: () => void }).close?.();
     return Promise.resolve();
@@ -183,11 +201,15 @@ export class DashboardServer {
         this.stats.clients = this.#clients.size;
         const snapshots = this.#options.snapshots;
         ws.send(JSON.stringify({ type: 'hello', pushIntervalMs: snapshots.intervalMs, history: snapshots.pnlHistory(), view: snapshots.view }), false);
+        const fleet = this.#options.fleet ?? null;
+        if (fleet !== null && fleet.state !== null) ws.send(fleetMessage(fleet.state), false);
+        fleet?.setWatched(true);
       },
       message: (ws, message, isBinary) => this.#onMessage(ws, message, isBinary),
       close: (ws) => {
         this.#clients.delete(ws);
         this.stats.clients = this.#clients.size;
+        if (this.#clients.size === 0) this.#options.fleet?.setWatched(false);
       },
     });
     this.#app.any('/*', (res) => {
@@ -251,8 +273,19 @@ export class DashboardServer {
   #push(view: OperatorView): void {
     for (const ws of this.#clients) ws.getUserData().inbound = 0;
     if (this.#clients.size === 0) return;
-    const text = JSON.stringify({ type: 'view', view });
+    this.stats.pushes += this.#broadcast(JSON.stringify({ type: 'view', view }));
+  }
+
+  /** After each fleet read, under the same rule as the views. */
+  #pushFleet(state: FleetState): void {
+    if (this.#stopped || this.#clients.size === 0) return;
+    this.stats.fleetPushes += this.#broadcast(fleetMessage(state));
+  }
+
+  /** Sends `text` to every client whose buffer has room (the others miss it, counted); returns how many got it. */
+  #broadcast(text: string): number {
     const limit = this.#limits.sendBufferBytesMax;
+    let sent = 0;
     for (const ws of this.#clients) {
       if (ws.getBufferedAmount() > limit) {
         this.stats.dropped++;
@@ -260,9 +293,14 @@ export class DashboardServer {
       }
       // 2: dropped by uWS at maxBackpressure (never expected after the check above).
       if (ws.send(text, false) === 2) this.stats.dropped++;
-      else this.stats.pushes++;
+      else sent++;
     }
+    return sent;
   }
+}
+
+function fleetMessage(state: FleetState): string {
+  return JSON.stringify({ type: 'fleet', fleet: state });
 }
 
 function digest(text: string): Buffer {

@@ -52,6 +52,7 @@ import type { StatusTableContext } from './status-table.ts';
 import { METRICS_SNAPSHOT_MS, startRuntimeMetrics } from './runtime-metrics.ts';
 import { DashboardServer, OperatorSnapshots, dashboardToken } from '../dashboard/index.ts';
 import { loadRuntimeConfig } from './venue-config.ts';
+import { dashboardFleetView } from './dashboard-fleet.ts';
 import { HOP_NAMES } from './tick-to-trade-probe.ts';
 
 const ROOT_DIR = resolve(fileURLToPath(new URL('../..', import.meta.url)));
@@ -226,6 +227,7 @@ async function main(argv: readonly string[]): Promise<number> {
         snapshots,
         onKill: (source) => engageKillSwitch(running, logger, source),
         onError: (error, what) => logger.error({ err: error }, `dashboard: ${what} failed`),
+        fleet: dashboardFleetView(config.fleet, logger),
       });
       // The token goes to the operator's terminal only; the log gets the address without it.
       process.stderr.write(`dashboard: ${dashboard.url}?token=${encodeURIComponent(token)}\n`);

@@ -10,7 +10,9 @@
  * @sparticuz/chromium ships); a counterparty order fills our bid; the venue is asked over REST
  * (GET /portfolio/orders?status=resting) after the kill. Bounded waits. With no browser at all the
  * browser part fails in CI (CI or PREDICTIONS_BROWSER_REQUIRED set) and elsewhere warns loudly with
- * how to install one and passes; the token checks need no browser and always run.
+ * how to install one and passes; the token checks need no browser and always run. The fleet page
+ * reads a fixed fleet through a stub reader (test/dashboard/fleet-page.test.ts reads a real Redis);
+ * one runtime's name is HTML, which must show as text.
  */
 
 import { request as httpRequest } from 'node:http';
@@ -18,7 +20,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DashboardServer, OperatorSnapshots, dashboardToken } from '../../src/dashboard/index.ts';
+import { DashboardServer, FleetView, OperatorSnapshots, dashboardToken } from '../../src/dashboard/index.ts';
 import type { Runtime } from '../../src/runtime/runtime.ts';
 import { BROWSER_INSTALL_HINT, browserRequired, defaultBrowserLookup, findBrowser } from './find-browser.ts';
 import { MARKET, counterpartyKey, createRuntime, demoKey, entry, orderBody, rest, startTestSim, waitUntil } from '../integration/helpers.ts';
@@ -31,6 +33,11 @@ let snapshots: OperatorSnapshots;
 let dashboard: DashboardServer;
 const token = dashboardToken(null);
 const kills: string[] = [];
+const HOSTILE_NAME = '<img src=x onerror="document.title=\'pwned\'">';
+const FLEET = [
+  { name: 'rt-here', alive: true, snapshot: { openOrders: 2, pnlMicro: 1_500_000, positionsTotal: 1, killSwitch: null, strategies: [{ id: 'mm', status: 'running' }], fleet: { sharePpm: 490_000, leased: true, redisConnected: true, kill: null }, publishedMs: Date.now() } },
+  { name: HOSTILE_NAME, alive: false, snapshot: { openOrders: 0, pnlMicro: 0, killSwitch: { reason: 'max loss', source: 'fleet: cli ops@desk', sinceMs: 1 }, strategies: [], fleet: { sharePpm: 0, leased: false, redisConnected: true, kill: null } } },
+];
 
 let browser: Browser | null = null;
 
@@ -91,6 +98,7 @@ beforeAll(async () => {
       kills.push(source);
       void runtime.engageKillSwitch(source, 'operator');
     },
+    fleet: new FleetView({ read: () => Promise.resolve(FLEET), intervalMs: 100, runtimeName: 'rt-here' }),
   });
   snapshots.start();
   browser = await launchBrowser();
@@ -117,6 +125,29 @@ describe('dashboard in a browser', () => {
     expect(await upgradeStatus('?token=wrong')).toBe(403);
     expect(await upgradeStatus(`?token=${encodeURIComponent(token)}`)).toBe(101);
   });
+
+  it('shows the fleet table with each runtime alive or not, share and kill state, data as text only', async () => {
+    if (browser === null) return; // no browser and none required: warned loudly in beforeAll
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(`http://127.0.0.1:${dashboard.port}/?token=${encodeURIComponent(token)}`, { timeout: 10_000 });
+    await page.locator('[data-testid="fleet"]').waitFor({ state: 'visible', timeout: 10_000 });
+    const here = page.locator('[data-testid="fleet-row"][data-name="rt-here"][data-alive="true"]');
+    await here.waitFor({ timeout: 10_000 });
+    expect(await here.innerText()).toContain('49.0%');
+    expect(await here.innerText()).toContain('1.50');
+    const gone = page.locator('[data-testid="fleet-row"][data-alive="false"]');
+    expect(await gone.count()).toBe(1);
+    expect(await gone.getAttribute('data-name')).toBe(HOSTILE_NAME);
+    expect(await gone.innerText()).toContain(HOSTILE_NAME);
+    expect(await gone.innerText()).toContain('ENGAGED by fleet: cli ops@desk: max loss');
+    expect(await page.locator('#fleet img').count()).toBe(0);
+    expect(await page.title()).not.toBe('pwned');
+    expect(await page.locator('[data-testid="fleet-summary"]').innerText()).toContain('1 of 2 runtimes alive');
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 30_000);
 
   it('shows the book with own orders and a fill, and its kill switch cancels everything at the venue', async () => {
     if (browser === null) return; // no browser and none required: warned loudly in beforeAll
