@@ -19,7 +19,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import path from 'node:path';
 import { loadPrivateKey } from '../../src/core/index.ts';
-import { OrderState } from '../../src/core/index.ts';
+import { ORDER_STATE_NAMES, OrderState } from '../../src/core/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { pinEventLoop } from '../../src/runtime/cpu-placement.ts';
@@ -58,6 +58,9 @@ export interface CaseResult {
   /** Most quotes resting at once, and when the run ended. */
   restingMax: number;
   restingEnd: number;
+  /** The OMS's live orders by state name at the end, and the venue's resting count then. */
+  statesAtEnd: Record<string, number>;
+  venueRestingEnd: number;
   /** Trading-phase length actually run, ms. */
   tradingMs: number;
   seconds: SecondSample[];
@@ -127,6 +130,15 @@ function restingCount(runtime: Runtime): number {
     if (order.state === OrderState.RESTING || order.state === OrderState.PENDING_AMEND || order.state === OrderState.PENDING_DECREASE) resting++;
   }
   return resting;
+}
+
+function liveStates(runtime: Runtime): Record<string, number> {
+  const states: Record<string, number> = {};
+  for (const order of runtime.oms.liveOrders()) {
+    const name = ORDER_STATE_NAMES[order.state] ?? String(order.state);
+    states[name] = (states[name] ?? 0) + 1;
+  }
+  return states;
 }
 
 async function venueStats(sim: BenchChild, keyId: string, userId: string): Promise<VenueStats> {
@@ -212,7 +224,7 @@ export async function runCase(sim: BenchChild, tickers: readonly string[], scale
 /** The trading phase: samples until `durationMs` after start() resolved (see the file comment). */
 async function sampleTrading(
   runtime: Runtime, sim: BenchChild, keyId: string, userId: string, scale: ScaleCase, tradingFromMs: number,
-): Promise<Pick<CaseResult, 'coverageMs' | 'restingMax' | 'restingEnd' | 'tradingMs' | 'seconds' | 'steadyFromMs' | 'refused429' | 'rssMaxBytes' | 'deliveredUpdatesPerSec'>> {
+): Promise<Pick<CaseResult, 'coverageMs' | 'restingMax' | 'restingEnd' | 'statesAtEnd' | 'venueRestingEnd' | 'tradingMs' | 'seconds' | 'steadyFromMs' | 'refused429' | 'rssMaxBytes' | 'deliveredUpdatesPerSec'>> {
   const target = 2 * scale.markets;
   const endMs = tradingFromMs + scale.durationMs;
   const cpuStart = process.cpuUsage();
@@ -248,6 +260,8 @@ async function sampleTrading(
     coverageMs,
     restingMax,
     restingEnd: resting,
+    statesAtEnd: liveStates(runtime),
+    venueRestingEnd: last.resting,
     tradingMs,
     seconds,
     steadyFromMs: Math.max(coverageMs, STEADY_AFTER_MS),

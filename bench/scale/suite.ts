@@ -25,6 +25,8 @@
  * Matrix: the default runs four cases (Basic 100 markets at 5,000/s, Prime 1,000 at 5,000/s,
  * Prime 5,000 at 50,000/s, Basic 5,000 at 50,000/s); `--full` (or BENCH_SCALE_FULL=1) runs all
  * twelve (100, 1,000, 5,000 markets x 5,000, 50,000 updates/s x Basic, Prime). Each run lasts
+ * BENCH_SCALE_ONLY=tier:markets:rate runs one case of the full matrix and BENCH_SCALE_MODE=hold|deny one
+ * of its two modes (profiling: NODE_OPTIONS=--cpu-prof).
  * 1.2x its coverage floor + 8 s, within [20 s, 40 s]; --quick: two cases of 10 s.
  * Placement as bench/tick-to-trade: the runtime's event loop on the first CPU, the simulator on
  * the others (BENCH_PLACEMENT=off: none). Children are stopped by their own handles.
@@ -78,7 +80,10 @@ export default {
   name: SUITE,
   async run({ quick }): Promise<BenchRow[]> {
     const full = !quick && (process.argv.includes('--full') || process.env.BENCH_SCALE_FULL === '1');
-    const matrix = quick ? DEFAULT_MATRIX.slice(0, 2) : full ? fullMatrix() : DEFAULT_MATRIX;
+    const only = process.env.BENCH_SCALE_ONLY ?? ''; // e.g. "prime:5000:50000": one case of the full matrix (profiling)
+    const matrix = only !== '' ? fullMatrix().filter((scale) => `${scale.tier}:${scale.markets}:${scale.updatesPerSec}` === only)
+      : quick ? DEFAULT_MATRIX.slice(0, 2) : full ? fullMatrix() : DEFAULT_MATRIX;
+    const modes = process.env.BENCH_SCALE_MODE === 'hold' ? [true] : process.env.BENCH_SCALE_MODE === 'deny' ? [false] : [true, false];
     const placement = process.env.BENCH_PLACEMENT === 'off' ? { plan: null, reason: 'placement off (BENCH_PLACEMENT=off)' } : placementForThisMachine();
     const work = mkdtempSync(path.join(tmpdir(), 'bench-scale-'));
     const rows: BenchRow[] = [];
@@ -97,7 +102,7 @@ export default {
           const tickers = (sim.ready.tickers as string[]).slice(0, markets);
           for (const base of group) {
             const scale: ScaleCase = { ...base, durationMs: durationMs(base, quick) };
-            for (const hold of [true, false]) {
+            for (const hold of modes) {
               console.error(`bench scale: ${label(scale, hold)} for ${scale.durationMs / 1000} s ...`);
               const result = await runCase(sim, tickers, scale, hold, REPO_DIR, work, runIndex++, placement.plan?.runtimeCpus ?? null);
               rows.push(...caseRows(scale, hold, result, placement.reason));
@@ -200,7 +205,7 @@ function coverageRow(scale: ScaleCase, result: CaseResult, row: (suffix: string,
     return row('coverage: 2N resting quotes', {
       value: result.coverageMs < 0 ? -1 : round2(result.coverageMs / 1000), unit: 's',
       target: '<= 1.15x floor', pass: ratio >= 0 && ratio <= 1.15,
-      note: `floor ${(floorMs / 1000).toFixed(2)} s (2N x ${CREATE_TOKENS} tokens / ${TIERS[scale.tier].writePerSec} per s); ${ratio < 0 ? `not reached in ${(result.tradingMs / 1000).toFixed(0)} s` : `${ratio.toFixed(2)}x floor`}; resting max ${result.restingMax} of ${target}, at the end ${result.restingEnd}`,
+      note: `floor ${(floorMs / 1000).toFixed(2)} s (2N x ${CREATE_TOKENS} tokens / ${TIERS[scale.tier].writePerSec} per s); ${ratio < 0 ? `not reached in ${(result.tradingMs / 1000).toFixed(0)} s` : `${ratio.toFixed(2)}x floor`}; resting max ${result.restingMax} of ${target}, at the end ${result.restingEnd} (venue: ${result.venueRestingEnd}; live by state ${JSON.stringify(result.statesAtEnd)})`,
     });
   }
   // Capped: the floor is beyond the case's duration; the quote rate against the floor rate instead.

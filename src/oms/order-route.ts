@@ -156,6 +156,8 @@ export interface OrderEntry {
   cancelAll(subaccount: number | null): Promise<void>; // kill switch, DELETE /portfolio/events/orders
   /** False when a create now would be signed on the event loop (presigned signatures used up): the router holds it for a batch. */
   createReady?(): boolean;
+  /** False when a cancel of this order now would be signed on the event loop: the router collects it into a batch cancel at the end of the turn. */
+  cancelReady?(orderId: string): boolean;
   /** V2 batch create, where the venue has it: each order's outcome is reported as for create(). */
   createBatch?(orders: readonly Readonly<NewOrder>[]): void;
   /** V2 batch cancel of one subaccount's orders, where the venue has it: each outcome as for cancel(). */

@@ -87,10 +87,12 @@ export interface RouterOptions {
   /** Most intents held for the write budget at once (default 100,000). */
   heldCapacity?: number;
   /**
-   * Hold creates for V2 batches when the route could only sign them on the loop (exec.batchUnsignedCreates,
-   * default false: it moves a lone create to the batch endpoint).
+   * Creates and cancels the route could only sign on the loop (its presigned signatures used up, as
+   * in a burst over thousands of markets) are collected and sent at the end of the turn as V2
+   * batches, one signature per 20 (exec.batchUnsigned, default true). One alone still goes out
+   * singly, signed inline.
    */
-  holdUnsignedCreates?: boolean;
+  batchUnsigned?: boolean;
 }
 
 export class Router implements OrderPort, OmsSender {
@@ -127,7 +129,9 @@ export class Router implements OrderPort, OmsSender {
   readonly #batchCreates: Order[] = [];
   #batchCreateRoute: OrderEntry | null = null;
   readonly #batchCancels: Order[] = [];
-  readonly #holdUnsignedCreates: boolean;
+  readonly #batchUnsigned: boolean;
+  /** An end-of-turn flush of unsigned creates and cancels is scheduled (setImmediate). */
+  #turnEndScheduled = false;
 
   constructor(options: RouterOptions) {
     this.gate = options.gate;
@@ -142,7 +146,7 @@ export class Router implements OrderPort, OmsSender {
     this.#clock = options.clock;
     this.#probe = options.probe ?? NO_PROBE;
     this.held = new HeldIntents(options.heldCapacity ?? HELD_CAPACITY_DEFAULT);
-    this.#holdUnsignedCreates = options.holdUnsignedCreates ?? false;
+    this.#batchUnsigned = options.batchUnsigned ?? true;
     this.oms.setSender(this);
     for (const route of this.routes) route.setListener(this.oms);
     // A kill switch recovered from the journal halts this run's gate until the operator releases it.
@@ -159,8 +163,8 @@ export class Router implements OrderPort, OmsSender {
   submit(intent: OrderIntent): Deny {
     this.#probe.onIntent();
     // Held intents were first: they take the tokens the bucket regained before this one may. While
-    // the route has no presigned signature the tick releases them instead, in batches.
-    if (this.held.size !== 0 && !this.#draining && (!this.#holdUnsignedCreates || this.route.createReady?.() !== false)) this.#drainHeld();
+    // the route has no presigned signature the end of the turn releases them instead, in batches.
+    if (this.held.size !== 0 && !this.#draining && (!this.#batchUnsigned || this.route.createReady?.() !== false)) this.#drainHeld();
     switch (intent.kind) {
       case IntentKind.NEW:
         return this.#create(intent, true);
@@ -346,9 +350,11 @@ export class Router implements OrderPort, OmsSender {
     const route = intent.route >= 0 && intent.route < this.routes.length ? this.routes[intent.route] : undefined;
     if (route === undefined) return Deny.INTENT_INVALID; // before the gate: a refused intent spends no token
     // A burst past the presigned signatures would sign each create on this loop (~1 ms each): hold
-    // it instead, and the next drain sends the held creates as batches, one signature per 20.
-    if (mayHold && this.#holdUnsignedCreates && route.createBatch !== undefined && route.createReady !== undefined && !route.createReady() && this.#noHold[intent.strategyId] !== true && !this.held.full) {
-      return this.#holdCreateChecked(intent);
+    // it instead, and the end of the turn sends the held creates as batches, one signature per 20.
+    if (mayHold && this.#batchUnsigned && route.createBatch !== undefined && route.createReady !== undefined && !route.createReady() && this.#noHold[intent.strategyId] !== true && !this.held.full) {
+      const deny = this.#holdCreateChecked(intent);
+      if (deny === Deny.NONE) this.#scheduleTurnEnd();
+      return deny;
     }
     const deny = gate.check(intent);
     if (deny !== Deny.NONE) {
@@ -390,8 +396,11 @@ export class Router implements OrderPort, OmsSender {
       return OmsResult.RISK_DENIED;
     }
     this.oms.cancelSent(order);
-    if (this.#batchingCancels && this.#routeOf(order).cancelBatch !== undefined) {
+    const route = this.#routeOf(order);
+    if (route.cancelBatch !== undefined && (this.#batchingCancels || (this.#batchUnsigned && route.cancelReady?.(order.orderId) === false))) {
+      // In the OMS's tick, or one the route would sign on the loop: sent in a batch (the tick's own, or the turn's end).
       this.#batchCancels.push(order);
+      if (!this.#batchingCancels) this.#scheduleTurnEnd();
       return OmsResult.OK;
     }
     this.#probe.onExecCall();
@@ -583,8 +592,8 @@ export class Router implements OrderPort, OmsSender {
     if (orders.length === 0 || route === null) return;
     this.#probe.onExecCall();
     try {
-      // One alone goes as a batch of one when a plain create would sign on the loop (the batch ring may hold one).
-      if (orders.length === 1 && (!this.#holdUnsignedCreates || route.createReady === undefined || route.createReady())) route.create(orders[0]!);
+      // One alone goes out on the single endpoint (signed inline when no presigned signature is left).
+      if (orders.length === 1) route.create(orders[0]!);
       else {
         route.createBatch!(orders);
         this.holdStats.batchesSent++;
@@ -598,7 +607,19 @@ export class Router implements OrderPort, OmsSender {
     this.#batchCreateRoute = null;
   }
 
-  /** The OMS's cancels of one tick, grouped by route and subaccount, batch by batch. */
+  /** Once per turn: the unsigned creates held and the cancels collected in it go out after the turn's other work. */
+  #scheduleTurnEnd(): void {
+    if (this.#turnEndScheduled) return;
+    this.#turnEndScheduled = true;
+    setImmediate(() => {
+      this.#turnEndScheduled = false;
+      this.#flushCancels();
+      if (this.held.size !== 0 && !this.#draining) this.#drainHeld();
+      this.holdStats.held = this.held.size;
+    });
+  }
+
+  /** The OMS's cancels of one tick (or unsigned ones of one turn), grouped by route and subaccount, batch by batch. */
   #flushCancels(): void {
     const orders = this.#batchCancels;
     if (orders.length === 0) return;

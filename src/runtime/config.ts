@@ -186,8 +186,8 @@ export interface WorkersConfig {
 
 export interface ExecConfig {
   signing: 'presigned' | 'inline';
-  /** Hold creates for V2 batches when the presigned create signatures run out (router). */
-  batchUnsignedCreates: boolean;
+  /** Creates and cancels past the presigned signatures go out as V2 batches at the end of the turn (router). */
+  batchUnsigned: boolean;
   presignPoolSize: number;
   presignWorkerNice: number;
   requestTimeoutMs: number;

@@ -227,7 +227,7 @@ export class TradingGraph {
       margin: marginRouteAt < 0 || marginReads === null ? null : { reads: marginReads, route: marginRouteAt + 1 },
     });
     probe.controlStamps(this.feed.hop);
-    this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, moreRoutes, clock, probe, holdUnsignedCreates: options.config.exec.batchUnsignedCreates });
+    this.router = new Router({ gate: this.gate, oms: this.oms, route: this.entry, moreRoutes, clock, probe, batchUnsigned: options.config.exec.batchUnsigned });
     const quoteEntry = options.quoteEntry ?? null;
     this.quoteBook = quoteEntry === null ? null : new QuoteBook({
       clock,

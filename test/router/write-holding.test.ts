@@ -199,7 +199,7 @@ describe('router: holding intents for the write budget', () => {
     entry.ready = false;
     entry.createReady = () => entry.ready;
     const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 500, writeCapacityTokens: 500, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
-    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock, holdUnsignedCreates: true });
+    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock, batchUnsigned: true });
     const tokens = b.gate.budget.writeTokens(b.clock.nowMs());
     for (let i = 0; i < 5; i++) expect(router.submit(newBid(b.market, '0.10'))).toBe(Deny.NONE);
     expect(entry.creates).toEqual([]);
@@ -210,6 +210,52 @@ describe('router: holding intents for the write budget', () => {
     void router.tick();
     expect(entry.batches.map((batch) => batch.length)).toEqual([5]);
     expect(b.gate.budget.writeTokens(b.clock.nowMs())).toBe(tokens - 50);
+  });
+
+  it('unsigned creates of one turn go out at its end as batches of at most 20, one alone on the single endpoint', async () => {
+    const entry = new BatchEntry() as BatchEntry & { createReady(): boolean };
+    entry.createReady = () => false;
+    const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 500, writeCapacityTokens: 500, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
+    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+    const ids: string[] = [];
+    for (let i = 0; i < 41; i++) {
+      const intent = newBid(b.market, '0.10');
+      expect(router.submit(intent)).toBe(Deny.NONE);
+      ids.push(intent.clientOrderId);
+    }
+    expect(entry.creates).toEqual([]); // nothing signed on the loop inside the turn
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(entry.batches.map((batch) => batch.length)).toEqual([20, 20]);
+    expect(entry.creates.map((order) => order.clientOrderId)).toEqual(ids); // the 41st alone, as a plain create
+    expect(router.held.size).toBe(0);
+    // A lone unsigned create in a later turn: the single endpoint, never a batch of one.
+    const lone = newBid(b.market, '0.11');
+    expect(router.submit(lone)).toBe(Deny.NONE);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(entry.batches.length).toBe(2);
+    expect(entry.creates.at(-1)!.clientOrderId).toBe(lone.clientOrderId);
+  });
+
+  it('cancels the route could only sign on the loop are collected into batch cancels at the end of the turn; a ready one goes at once', async () => {
+    const entry = new BatchEntry() as BatchEntry & { cancelReady(orderId: string): boolean };
+    entry.cancelReady = (orderId) => orderId === 'o-0';
+    const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 1_000, writeCapacityTokens: 1_000, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
+    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+    const ids: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const intent = newBid(b.market, '0.10');
+      expect(router.submit(intent)).toBe(Deny.NONE);
+      entry.listener!.onCreateAck(intent.clientOrderId, `o-${i}`, c('0'), c('1'), 0);
+      ids.push(intent.clientOrderId);
+    }
+    for (const id of ids) expect(router.cancel(id)).toBe(0);
+    expect(entry.cancels.map((cancel) => cancel.orderId)).toEqual(['o-0']); // presigned: straight to the wire
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(entry.cancelBatches.map((batch) => batch.orderIds.length)).toEqual([20, 4]);
+    expect(entry.cancels.map((cancel) => cancel.orderId).sort()).toEqual(ids.map((_, i) => `o-${i}`).sort());
+    for (let i = 0; i < 25; i++) entry.listener!.onCancelAck(`o-${i}`, c('1'), 0);
+    expect(b.oms.liveOrders().length).toBe(0);
+    b.gate.assertLedger(b.oms.liveOrders());
   });
 
   it('a strategy that asks not to be held is denied RATE_LIMITED as before', () => {

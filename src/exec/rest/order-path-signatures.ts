@@ -124,6 +124,18 @@ export class OrderPathSignatures {
     this.#drop(orderId);
   }
 
+  /** Whether take() would find a fresh signature of (orderId, kind) now; changes nothing. */
+  ready(orderId: string, kind: OrderPathKind): boolean {
+    const record = this.#records.get(orderId);
+    if (record === undefined || record.paths[kind] === '') return false;
+    const oldestMs = this.#options.clock.nowMs() - this.#options.maxAgeMs;
+    const first = kind * MAX_DEPTH;
+    for (let slot = first; slot < first + this.#depth; slot++) {
+      if (record.signatures[slot] !== '' && record.timestampsMs[slot]! >= oldestMs) return true;
+    }
+    return false;
+  }
+
   /**
    * Hot path: moves a fresh signature of (orderId, kind) into `out` and forgets it (single use).
    * False when the order is not tracked, the kind not enabled, or the signature missing or too

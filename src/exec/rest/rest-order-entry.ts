@@ -479,6 +479,14 @@ export class RestOrderEntry implements OrderEntry {
     return presigner === null || this.#createEndpoint < 0 || presigner.size(this.#createEndpoint) > 0;
   }
 
+  /** True when a cancel of `orderId` goes out without signing on the event loop (or signing is inline by configuration). */
+  cancelReady(orderId: string): boolean {
+    const presigner = this.#presigner;
+    if (presigner === null) return true;
+    if (this.#options.cancelRoute === 'batched') return this.#batchCancelEndpoint < 0 || presigner.size(this.#batchCancelEndpoint) > 0;
+    return this.#orderPaths !== null && this.#orderPaths.ready(orderId, OrderPathKind.CANCEL);
+  }
+
   create(order: Readonly<NewOrder>): void {
     const body = this.#venue.encodeCreate(order);
     const slot = this.#acquire(RequestKind.CREATE);
