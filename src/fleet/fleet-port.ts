@@ -142,7 +142,8 @@ export class FleetPort {
     this.#timer.unref();
     this.#tick();
     const deadline = Date.now() + waitMs;
-    while (!this.#leased && !this.#host.killEngaged() && Date.now() < deadline && !this.#stopped) {
+    // The limit grant too: before it every share is 0 and the gate denies any new position.
+    while ((!this.#leased || this.#limitDeadlineMs === 0) && !this.#host.killEngaged() && Date.now() < deadline && !this.#stopped) {
       await new Promise((resolve) => setTimeout(resolve, Math.min(this.#options.renewMs, 50)));
     }
     if (!this.#leased) this.#host.onEvent('fleet: no budget lease yet; new risk halted until one is granted', { waitMs });
@@ -151,6 +152,8 @@ export class FleetPort {
   /** A local kill (operator, risk, dashboard): published to every runtime; retried until Redis takes it. */
   publishKill(reason: string, source: string): void {
     const record = killRecord(true, reason, `runtime ${this.#options.runtimeName} (${source})`, this.#host.nowMs());
+    // Newest of all until Redis numbers it: no renewal answered before it may undo it.
+    record.version = Number.MAX_SAFE_INTEGER;
     this.#lastKillId = record.id;
     this.#kill = record;
     this.#pendingKill = record;
@@ -299,6 +302,9 @@ export class FleetPort {
 
   #onKillRecord(record: FleetKillRecord): void {
     if (record.id === this.#lastKillId) return;
+    // A renewal answered before a change but read after its pub/sub message carries the record it
+    // replaced: an older change (lower version: Redis's clock when stored) never undoes a newer one.
+    if (this.#kill !== null && record.version < this.#kill.version) return;
     this.#lastKillId = record.id;
     this.#kill = record;
     this.stats.killsHeard++;
@@ -321,7 +327,8 @@ export class FleetPort {
     const record = this.#pendingKill;
     if (record === null) return;
     try {
-      await publishKillRecord(this.#redis, record);
+      const version = await publishKillRecord(this.#redis, record);
+      record.version = version;
       if (this.#pendingKill === record) this.#pendingKill = null;
     } catch (error) {
       this.#host.onError(error, 'fleet: publishing the kill switch failed; retried every period');

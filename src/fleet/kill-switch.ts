@@ -14,6 +14,8 @@ import { FleetKeys } from './redis-connection.ts';
 export interface FleetKillRecord {
   /** Fresh per change. */
   id: string;
+  /** Redis's clock (ms) when this change was stored (0 before it is): a lower one is older. */
+  version: number;
   engaged: boolean;
   reason: string;
   /** Who engaged or released it: "runtime <name> (<local source>)" or "cli <user@host>". */
@@ -22,13 +24,27 @@ export interface FleetKillRecord {
 }
 
 export function killRecord(engaged: boolean, reason: string, by: string, tsMs: number): FleetKillRecord {
-  return { id: randomUUID(), engaged, reason, by, tsMs };
+  return { id: randomUUID(), version: 0, engaged, reason, by, tsMs };
 }
 
-/** Stores and publishes a change; rejects when Redis does not answer. */
-export async function publishKillRecord(redis: Redis, record: Readonly<FleetKillRecord>): Promise<void> {
-  const text = JSON.stringify(record);
-  await redis.multi().set(FleetKeys.kill, text).publish(FleetKeys.kill, text).exec();
+/**
+ * Stamps the change with Redis's clock in ms (one clock that every runtime and the CLI agree on,
+ * and that goes on across a restart without persistence, where a counter would start again),
+ * stores it and publishes it, atomically. 13 digits: cjson keeps them exact.
+ */
+const STORE_SCRIPT = `
+local now = redis.call('TIME')
+local version = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+local record = cjson.decode(ARGV[1])
+record['version'] = version
+local text = cjson.encode(record)
+redis.call('SET', KEYS[1], text)
+redis.call('PUBLISH', KEYS[1], text)
+return version`;
+
+/** Stores and publishes a change; returns its version; rejects when Redis does not answer. */
+export async function publishKillRecord(redis: Redis, record: Readonly<FleetKillRecord>): Promise<number> {
+  return Number(await redis.eval(STORE_SCRIPT, 1, FleetKeys.kill, JSON.stringify(record)));
 }
 
 export async function readKillRecord(redis: Redis): Promise<FleetKillRecord | null> {
@@ -43,6 +59,7 @@ export function parseKillRecord(text: string): FleetKillRecord | null {
     if (typeof value.id !== 'string' || typeof value.engaged !== 'boolean') return null;
     return {
       id: value.id,
+      version: typeof value.version === 'number' && Number.isSafeInteger(value.version) ? value.version : 0,
       engaged: value.engaged,
       reason: typeof value.reason === 'string' ? value.reason : '',
       by: typeof value.by === 'string' ? value.by : '',

@@ -11,7 +11,8 @@
 import { createPrivateKey } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LEASABLE_PPM } from '../../src/fleet/index.ts';
+import { LEASABLE_PPM, killRecord, publishKillRecord } from '../../src/fleet/index.ts';
+import type { FleetKillRecord } from '../../src/fleet/index.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
 import { MARKET, demoKey, rest, startTestSim, waitUntil } from '../integration/helpers.ts';
 import type { ApiKey, TestSim } from '../integration/helpers.ts';
@@ -126,6 +127,16 @@ describe('a fleet of three runtimes on one Basic-tier account', () => {
     await late.start();
     await waitUntil(() => late.gate.killed, 5_000, 'the late runtime killed');
     expect(meter.refused).toBe(0);
+    // An older change (a renewal answered before the kill, read after it) never undoes it: the
+    // stored record is replaced by a release stamped before the kill, and every renewal reads it.
+    const stored = JSON.parse((await admin.get('fleet:kill'))!) as FleetKillRecord;
+    expect(stored.version).toBeGreaterThan(0);
+    await admin.set('fleet:kill', JSON.stringify({ ...killRecord(false, 'stale', 'test', 0), version: stored.version - 1 }));
+    await sleep(5 * RENEW_MS);
+    expect([...fleet, late].every((runtime) => runtime.gate.killed)).toBe(true);
+    // A newer release (stamped by Redis as it is stored) releases every runtime.
+    await publishKillRecord(admin, killRecord(false, 'test: released', 'test', Date.now()));
+    await waitUntil(() => [...fleet, late].every((runtime) => !runtime.gate.killed), 5_000, 'every runtime released');
   }, TEST_BOUND_MS);
 
   it('a runtime that dies gives its share back within its TTL and the others take it up', async () => {
