@@ -67,6 +67,8 @@ export interface CaseResult {
   /** Steady state starts here (ms after start() resolved): max(coverage, 5 s). */
   steadyFromMs: number;
   refused429: number;
+  /** Of which on the read bucket (the rest on the write bucket). */
+  refused429Read: number;
   ticks: Histogram;
   /** perf_hooks' event-loop delay over the trading phase (its own HDR histogram), ns. */
   loopDelay: { count: number; p50Ns: number; p99Ns: number; p999Ns: number; maxNs: number; meanNs: number };
@@ -138,6 +140,12 @@ function liveStates(runtime: Runtime): Record<string, number> {
     const name = ORDER_STATE_NAMES[order.state] ?? String(order.state);
     states[name] = (states[name] ?? 0) + 1;
   }
+  // Why an order is in doubt: the order route's unknown answers and its connections' timeouts.
+  const raw = runtime.rest.rawStats;
+  states.execUnknowns = runtime.rest.stats.unknowns;
+  states.netTimeouts = raw.timeouts;
+  states.netQueueTimeouts = raw.queueTimeouts;
+  states.netQueued = raw.queued;
   return states;
 }
 
@@ -224,7 +232,7 @@ export async function runCase(sim: BenchChild, tickers: readonly string[], scale
 /** The trading phase: samples until `durationMs` after start() resolved (see the file comment). */
 async function sampleTrading(
   runtime: Runtime, sim: BenchChild, keyId: string, userId: string, scale: ScaleCase, tradingFromMs: number,
-): Promise<Pick<CaseResult, 'coverageMs' | 'restingMax' | 'restingEnd' | 'statesAtEnd' | 'venueRestingEnd' | 'tradingMs' | 'seconds' | 'steadyFromMs' | 'refused429' | 'rssMaxBytes' | 'deliveredUpdatesPerSec'>> {
+): Promise<Pick<CaseResult, 'coverageMs' | 'restingMax' | 'restingEnd' | 'statesAtEnd' | 'venueRestingEnd' | 'tradingMs' | 'seconds' | 'steadyFromMs' | 'refused429' | 'refused429Read' | 'rssMaxBytes' | 'deliveredUpdatesPerSec'>> {
   const target = 2 * scale.markets;
   const endMs = tradingFromMs + scale.durationMs;
   const cpuStart = process.cpuUsage();
@@ -266,6 +274,7 @@ async function sampleTrading(
     seconds,
     steadyFromMs: Math.max(coverageMs, STEADY_AFTER_MS),
     refused429: last.writeRefused + last.readRefused,
+    refused429Read: last.readRefused,
     rssMaxBytes,
     deliveredUpdatesPerSec: ((last.bookUpdates - first.bookUpdates) * 1000) / tradingMs,
   };

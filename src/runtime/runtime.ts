@@ -365,6 +365,8 @@ export class Runtime {
     this.portfolio = graph.portfolio;
     this.stall = new EventLoopStall(config.telemetry.eventLoopStallSampleMs);
     this.gate = graph.gate;
+    // Keep-warm GETs are reads the venue bills: they spend the gate's read budget (a fleet's lease).
+    this.rest.setReadBudget(() => graph.router.takeReadToken());
     this.feed = graph.feed;
     this.marginFeed = graph.marginFeed;
     this.marketData = graph.marketData;

@@ -34,13 +34,15 @@ class WarmAnswer implements RawExchangeHandler {
 }
 
 /**
- * One signed GET of `head` on each raw socket idle longer than `minIdleMs` (0: every socket), the
- * signatures from `signer`; resolves when every answer is in. Returns how many GETs were sent.
+ * One signed GET of `head` on each raw socket idle longer than `minIdleMs` (0: every socket), at
+ * most `maxCount`, the signatures from `signer`; resolves when every answer is in. Returns how many
+ * GETs were sent.
  */
 export async function warmIdleRawSockets(
   raw: RawHttpPool, head: RawRequestHead, signer: { sign(method: string, path: string, signInline: boolean): Promise<PresignedSignature> }, minIdleMs: number,
+  maxCount = Number.MAX_SAFE_INTEGER,
 ): Promise<number> {
-  const count = raw.idleLongerThan(minIdleMs);
+  const count = Math.min(raw.idleLongerThan(minIdleMs), maxCount);
   if (count === 0) return 0;
   const signatures: Promise<PresignedSignature>[] = [];
   for (let i = 0; i < count; i++) signatures.push(signer.sign('GET', head.path, false));

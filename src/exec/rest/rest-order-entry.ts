@@ -296,6 +296,8 @@ export class RestOrderEntry implements OrderEntry {
   #batchCancelEndpoint = -1;
   #inflight = 0; // hot-path requests in flight (idle refill)
   #warmTimer: NodeJS.Timeout | null = null;
+  /** Takes one read's tokens from the runtime's read budget (the fleet's lease with a fleet); null: unmetered. */
+  #takeReadToken: (() => boolean) | null = null;
   #tickTimer: NodeJS.Timeout | null = null;
   #ticks = 0;
   #orderPathsFlushScheduled = false;
@@ -443,7 +445,9 @@ export class RestOrderEntry implements OrderEntry {
         if (this.#warming) return; // the previous beat is still out: never stack them
         this.#warming = true;
         // Raw sockets used within half a beat are warm already; only the others get a GET.
-        Promise.all([this.#warm(this.#options.connections), this.#warmRaw(this.#options.keepAliveIntervalMs / 2)])
+        // Each keep-warm GET is a read the venue bills: it spends the read budget, and a beat the
+        // budget cannot pay for warms fewer sockets (an order on a cold one pays a reconnect).
+        Promise.all([this.#warm(this.#readAllowance(this.#options.connections)), this.#warmRaw(this.#options.keepAliveIntervalMs / 2, true)])
           .catch(() => {
             // A failed keep-warm GET is not an order outcome; the next order reports its own failure.
           })
@@ -477,6 +481,20 @@ export class RestOrderEntry implements OrderEntry {
   createReady(): boolean {
     const presigner = this.#presigner;
     return presigner === null || this.#createEndpoint < 0 || presigner.size(this.#createEndpoint) > 0;
+  }
+
+  /** The read budget keep-warm GETs spend (set once the risk gate exists; the runtime wires it). */
+  setReadBudget(takeReadToken: () => boolean): void {
+    this.#takeReadToken = takeReadToken;
+  }
+
+  /** How many of `wanted` reads the read budget pays for now (each taken). */
+  #readAllowance(wanted: number): number {
+    const take = this.#takeReadToken;
+    if (take === null) return wanted;
+    let allowed = 0;
+    while (allowed < wanted && take()) allowed++;
+    return allowed;
   }
 
   /** True when a cancel of `orderId` goes out without signing on the event loop (or signing is inline by configuration). */
@@ -846,12 +864,16 @@ export class RestOrderEntry implements OrderEntry {
    * every connection). Signed first, then written together so each lands on its own connection;
    * one that became busy meanwhile is skipped (it is warm). Rejects like #callSigned.
    */
-  async #warmRaw(minIdleMs: number): Promise<void> {
-    this.stats.warmRequests += await warmIdleRawSockets(this.#raw, this.#rawWarm, this.#cancelAllClient, minIdleMs);
+  async #warmRaw(minIdleMs: number, metered = false): Promise<void> {
+    const idle = this.#raw.idleLongerThan(minIdleMs);
+    const allowed = metered ? this.#readAllowance(idle) : idle;
+    if (allowed === 0) return;
+    this.stats.warmRequests += await warmIdleRawSockets(this.#raw, this.#rawWarm, this.#cancelAllClient, minIdleMs, allowed);
   }
 
   /** `count` signed GETs of warmPath on the cancel-all pool, so it opens (or reuses) that many sockets. */
   async #warm(count: number): Promise<void> {
+    if (count === 0) return;
     this.stats.warmRequests += count;
     await this.#cancelAllClient.warm(`${this.#prefix}${this.#options.warmPath}`, count);
   }

@@ -1,0 +1,91 @@
+/**
+ * Goal: the order route's keep-warm GETs are reads the venue bills, so each one spends the read
+ * budget the runtime wires in (the gate's bucket, a fleet's lease): a beat the budget cannot pay
+ * for sends fewer GETs, none beyond what was granted.
+ * Method: a RestOrderEntry against the in-process simulator with a fast keep-warm beat (50 ms) and
+ * a read budget that grants a fixed number of tokens; every socket is idle, so each beat wants a
+ * GET per socket. Bounded: a few hundred ms of beats.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadPrivateKey, systemClock } from '../../src/core/index.ts';
+import { REST_ORDER_ENTRY_DEFAULTS, RestOrderEntry } from '../../src/exec/index.ts';
+import { startSim, type SimHandle } from '../../src/sim/index.ts';
+import { ListenerWithUnknowns } from './recording-listener.ts';
+
+let sim: SimHandle;
+let keysDir: string;
+
+beforeAll(async () => {
+  keysDir = mkdtempSync(join(tmpdir(), 'exec-warm-keys-'));
+  sim = await startSim({ keysDir, rateLimits: false });
+});
+
+afterAll(async () => {
+  await sim?.close();
+  rmSync(keysDir, { recursive: true, force: true });
+});
+
+function entry(): RestOrderEntry {
+  const created = new RestOrderEntry({
+    ...REST_ORDER_ENTRY_DEFAULTS,
+    baseUrl: sim.httpUrl,
+    keyId: sim.demoKey.keyId,
+    privateKey: loadPrivateKey(sim.demoKey.privateKeyPem),
+    clock: systemClock,
+    connections: 2,
+    keepAliveIntervalMs: 50,
+    signing: 'inline',
+  });
+  created.setListener(new ListenerWithUnknowns());
+  return created;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('keep-warm GETs spend the read budget', () => {
+  it('sends no more keep-warm GETs than the budget granted, and asks for each one', async () => {
+    const warm = entry();
+    let granted = 3;
+    let asked = 0;
+    warm.setReadBudget(() => {
+      asked++;
+      if (granted === 0) return false;
+      granted--;
+      return true;
+    });
+    try {
+      await warm.connect(); // the connect's own warm-up opens the sockets (not metered: the bucket is full then)
+      const afterConnect = warm.stats.warmRequests;
+      await sleep(600); // about 12 beats, each wanting up to 4 GETs
+      expect(warm.stats.warmRequests - afterConnect).toBe(3);
+      expect(asked).toBeGreaterThan(3); // later beats asked and were refused
+    } finally {
+      await warm.close();
+    }
+  });
+
+  it('with tokens to spare, every keep-warm GET took one', async () => {
+    const warm = entry();
+    let taken = 0;
+    warm.setReadBudget(() => {
+      taken++;
+      return true;
+    });
+    try {
+      await warm.connect();
+      const afterConnect = warm.stats.warmRequests;
+      await sleep(500);
+      const sent = warm.stats.warmRequests - afterConnect;
+      expect(sent).toBeGreaterThan(0);
+      // Counted when answered: a beat still out (at most one: 2 pooled + 2 raw sockets) took its tokens already.
+      expect(sent).toBeLessThanOrEqual(taken);
+      expect(taken - sent).toBeLessThanOrEqual(4);
+    } finally {
+      await warm.close();
+    }
+  });
+});
