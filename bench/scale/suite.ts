@@ -182,7 +182,7 @@ function caseRows(scale: ScaleCase, hold: boolean, result: CaseResult, placement
         `held sent ${result.holdStats.heldSent}, dropped ${result.holdStats.heldDropped}, V2 batches ${result.holdStats.batchesSent} (${result.holdStats.batchedOrders} orders); orders sent ${result.ordersSent}`,
     }),
     row('steady: RATE_LIMITED denies/s', { value: round2(steady.rateLimitedPerSec), unit: '/s', ...(hold ? { target: '0', pass: steady.rateLimitedPerSec === 0 } : {}), note: `denies (whole run) ${JSON.stringify(result.denies)}` }),
-    row('429 answers from the venue (whole run)', { value: result.refused429, unit: '429s', target: '0', pass: result.refused429 === 0 }),
+    row('429 answers from the venue (whole run)', { value: result.refused429, unit: '429s', target: '0', pass: result.refused429 === 0, note: `${result.refused429Read} on the read bucket, ${result.refused429 - result.refused429Read} on the write bucket` }),
     latencyRow(SUITE, `${name} tick-to-trade of orders sent (probe)`, !hold, result.ticks, { ...compare('tick-to-trade of orders sent (probe)'), note: `frame received -> exec returned, orders sent inside a book frame; ${placementNote}` }),
     row('event-loop delay', {
       count: result.loopDelay.count, p50Ns: result.loopDelay.p50Ns, p99Ns: result.loopDelay.p99Ns, p999Ns: result.loopDelay.p999Ns, maxNs: result.loopDelay.maxNs, meanNs: result.loopDelay.meanNs,
