@@ -10,16 +10,19 @@
  *    >= 1.7x of 1 (this machine has 2 cores).
  * 2. Memory per extra worker. A synthetic recording (bench/replay's writer: the fixture's opening
  *    then seeded deltas and trades) large enough that a per-worker copy would show, shared once;
- *    runs replay its first frames (replay.framesMax) so the sweep stays short. Process RSS at the
- *    end of a 1-worker and a 2-worker sweep; the difference against the shared buffer's size.
- *    Target: <= 10% of the decoded recording.
+ *    runs replay its first frames (replay.framesMax) so the sweep stays short, two runs a worker.
+ *    Each sweep runs in a process of its own (memory-child.ts: heap settled, then the RSS peak
+ *    while the pool runs), 1 and 2 workers, repeated (2 rounds, 3 full) and the median of the
+ *    rounds' differences reported against the shared buffer's size. Target: <= 10% of the decoded
+ *    recording. Beside it, the same with the workers loading the task through tsx (what they did
+ *    before worker-bundle.ts), as a baseline.
  * 3. Baseline: one `node --import tsx src/replay/main.ts FILE --json` process per combination (what
  *    `npm run replay` runs), two at a time, same recording, replays/s.
  *
  * Bounded: run counts fixed, each child process has a timeout.
  */
 
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +46,50 @@ const ONE = 'sweep, 1 worker (replays/s, steady state)';
 const TWO = 'sweep, 2 workers (replays/s, steady state)';
 const MEMORY = 'memory added per extra worker vs the shared decoded recording';
 const PROCESSES = 'baseline: one `npm run replay` process per combination, 2 at a time (replays/s)';
+const MEMORY_TSX = 'baseline: memory added per extra worker, task loaded through tsx';
+/** Frames each memory run replays (replay.framesMax). */
+const MEMORY_FRAMES = 20_000;
+
+interface MemoryChild {
+  rssBefore: number;
+  rssPeak: number;
+  sharedBytes: number;
+  failed: number;
+  filename: string;
+  reason: string;
+}
+
+/** One sweep in a process of its own (memory-child.ts). */
+function memoryChild(file: string, workers: number, task: 'bundled' | 'tsx'): MemoryChild {
+  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'sweep', 'memory-child.ts'), file, String(workers), task, String(MEMORY_FRAMES)], { cwd: ROOT, timeout: 180_000, encoding: 'utf8' });
+  const result = JSON.parse(out.trim().split('\n').pop()!) as MemoryChild;
+  if (result.failed > 0) throw new Error(`bench sweep: memory child (${workers} workers, ${task}): ${result.failed} runs failed`);
+  return result;
+}
+
+interface MemoryFigure {
+  /** Median over the rounds of (2-worker peak added) - (1-worker peak added), bytes. */
+  added: number;
+  rounds: number[];
+  sharedBytes: number;
+  task: string;
+}
+
+/** Per extra worker: each round measures 1 then 2 workers, each in a fresh process; tasks interleaved so load hits both alike. */
+function memoryFigures(file: string, rounds: number): Record<'bundled' | 'tsx', MemoryFigure> {
+  const figures = { bundled: { added: 0, rounds: [] as number[], sharedBytes: 0, task: '' }, tsx: { added: 0, rounds: [] as number[], sharedBytes: 0, task: '' } };
+  for (let round = 0; round < rounds; round++) {
+    for (const task of ['bundled', 'tsx'] as const) {
+      const one = memoryChild(file, 1, task);
+      const two = memoryChild(file, 2, task);
+      figures[task].rounds.push((two.rssPeak - two.rssBefore) - (one.rssPeak - one.rssBefore));
+      figures[task].sharedBytes = two.sharedBytes;
+      figures[task].task = two.reason === '' || two.reason === 'filename given' ? two.filename : `${two.filename} (${two.reason})`;
+    }
+  }
+  for (const figure of Object.values(figures)) figure.added = Math.max(0, [...figure.rounds].sort((a, b) => a - b)[Math.floor(figure.rounds.length / 2)]);
+  return figures;
+}
 
 async function sharedOf(file: string): Promise<SweepShared> {
   const recording = readRecordingFile(file);
@@ -97,22 +144,22 @@ export default {
     const two = await timedSweep(shared, combinations, 2);
     const baselineRate = await processRate(quick ? 4 : 8);
     const work = mkdtempSync(path.join(tmpdir(), 'bench-sweep-'));
-    let memory: { added: number; sharedBytes: number; rss1: number; rss2: number };
+    let memory: Record<'bundled' | 'tsx', MemoryFigure>;
     try {
-      const big = await sharedOf(await writeSyntheticRecording(work, quick ? 400_000 : 1_500_000));
-      const memoryCombos = expandGrid(parseGridSpec({ params: { 'strategies.0.params.halfSpreadTicks': [1, 2, 3, 4], 'replay.framesMax': [20_000] } }));
-      const m1 = await timedSweep(big, memoryCombos, 1);
-      const m2 = await timedSweep(big, memoryCombos, 2);
-      memory = { added: Math.max(0, m2.rssBytes - m1.rssBytes), sharedBytes: big.recording.buffer.byteLength, rss1: m1.rssBytes, rss2: m2.rssBytes };
+      memory = memoryFigures(await writeSyntheticRecording(work, quick ? 400_000 : 1_500_000), quick ? 2 : 3);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
     const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+    const memoryNote = (figure: MemoryFigure): string =>
+      `shared recording ${mb(figure.sharedBytes)}; +${((figure.added / figure.sharedBytes) * 100).toFixed(1)}% of it; median of ${figure.rounds.length} rounds (${figure.rounds.map(mb).join(', ')}), ` +
+      `each the 2-worker minus the 1-worker RSS peak over settled RSS, one process per sweep, ${MEMORY_FRAMES} frames a run, 2 runs a worker; workers load ${figure.task}`;
     const speedup = two.rate / one.rate;
     return [
       { suite: SUITE, case: ONE, baseline: false, count: one.runs, opsPerSec: Math.round(one.rate * 100) / 100, note: `${combinations.length} combinations; worker start-up ${one.startupMs} ms (excluded)` },
       { suite: SUITE, case: TWO, baseline: false, count: two.runs, opsPerSec: Math.round(two.rate * 100) / 100, compareTo: ONE, target: '>= 1.7x of 1 worker', pass: speedup >= 1.7, note: `${speedup.toFixed(2)}x of 1 worker; start-up ${two.startupMs} ms (excluded)` },
-      { suite: SUITE, case: MEMORY, baseline: false, count: 2, value: memory.added, unit: 'bytes', target: '<= 10% of the decoded recording', pass: memory.added <= memory.sharedBytes * 0.1, note: `shared recording ${mb(memory.sharedBytes)}; RSS 1 worker ${mb(memory.rss1)}, 2 workers ${mb(memory.rss2)}: +${((memory.added / memory.sharedBytes) * 100).toFixed(1)}% of the recording` },
+      { suite: SUITE, case: MEMORY, baseline: false, count: memory.bundled.rounds.length, value: memory.bundled.added, unit: 'bytes', compareTo: MEMORY_TSX, target: '<= 10% of the decoded recording', pass: memory.bundled.added <= memory.bundled.sharedBytes * 0.1, note: memoryNote(memory.bundled) },
+      { suite: SUITE, case: MEMORY_TSX, baseline: true, count: memory.tsx.rounds.length, value: memory.tsx.added, unit: 'bytes', note: memoryNote(memory.tsx) },
       { suite: SUITE, case: PROCESSES, baseline: true, count: quick ? 4 : 8, opsPerSec: Math.round(baselineRate * 100) / 100, note: 'process start, tsx, module load and file read per combination' },
     ];
   },

@@ -4,7 +4,8 @@
  * (workers/sweep/sweep-task.ts), so a row is the same wherever it ran. A recording is found by
  * path (or by name under --data-dir), checked against the job's sha256, and decoded once per
  * machine into shared memory (shared-recording.ts) with its mid series; one pool per sweep
- * context (recording, base configuration, base settings) gets it in workerData, and the worker's
+ * context (recording, base configuration, base settings) gets it in workerData (the task pre-built to
+ * JavaScript, worker-bundle.ts, so a thread does not load tsx), and the worker's
  * concurrent jobs share it. The replays run off the main thread, so BullMQ's lock renewal never
  * waits on a replay; a worker process that dies mid-job stops renewing, and another worker's
  * stalled-job check puts the job back on the queue. Owns the worker, the recording cache and the
@@ -25,6 +26,8 @@ import type { QueueRecording, SweepJobData } from './queue-jobs.ts';
 import { shareRecording } from './shared-recording.ts';
 import type { SharedRecording } from './shared-recording.ts';
 import type { CombinationResult } from './run-combination.ts';
+import { prepareWorkerTask } from './worker-bundle.ts';
+import type { WorkerTask } from './worker-bundle.ts';
 
 export interface SweepWorkerOptions {
   url: string;
@@ -51,8 +54,6 @@ interface Decoded {
   mids: SharedMidSeries;
 }
 
-/** The task module the local pool uses. */
-const TASK = new URL('../../workers/sweep/sweep-task-loader.mjs', import.meta.url).href;
 /** Pools kept for other sweep contexts while idle: a worker serving two sweeps at once keeps both warm. */
 const POOLS_IDLE_MAX = 2;
 
@@ -60,7 +61,7 @@ export class RecordingMismatchError extends Error {}
 
 export function startSweepWorker(options: SweepWorkerOptions): SweepWorker {
   const decoded = new Map<string, Promise<Decoded>>();
-  const pools = new Map<string, { pool: Piscina<SweepTaskInput, SweepTaskOutput>; running: number }>();
+  const pools = new Map<string, PoolEntry>();
   const fileHashes = new Map<string, Promise<string>>();
 
   const fileOf = (recording: QueueRecording): string => (options.dataDir === null ? recording.path : path.join(options.dataDir, recording.name));
@@ -88,17 +89,23 @@ export function startSweepWorker(options: SweepWorkerOptions): SweepWorker {
     return entry;
   };
 
-  const poolOf = async (data: SweepJobData): Promise<{ pool: Piscina<SweepTaskInput, SweepTaskOutput>; running: number }> => {
-    const key = createHash('sha256').update(JSON.stringify([data.recording.sha256, data.configValue, data.configFile, data.baseSettings])).digest('hex');
+  const poolOf = async (data: SweepJobData): Promise<PoolEntry> => {
+    // A sweep that sets plugin paths gets a build with those plugins: its own pool.
+    const pluginParams = Object.keys(data.combination).filter((name) => name.endsWith('.plugin')).map((name) => [name, data.combination[name]]);
+    const key = createHash('sha256').update(JSON.stringify([data.recording.sha256, data.configValue, data.configFile, data.baseSettings, pluginParams])).digest('hex');
     const found = pools.get(key);
     if (found !== undefined) return found;
     const { recording, mids } = await decode(data.recording);
     const again = pools.get(key); // another job of this context may have made it meanwhile
     if (again !== undefined) return again;
     const shared: SweepShared = { recording, mids, configValue: data.configValue, configFile: data.configFile, rootDir: options.rootDir, baseSettings: data.baseSettings };
-    const pool = new Piscina<SweepTaskInput, SweepTaskOutput>({ filename: TASK, workerData: shared, minThreads: options.concurrency, maxThreads: options.concurrency, idleTimeout: 60_000 });
+    // The task pre-built to JavaScript (worker-bundle.ts): each worker thread costs about half as much.
+    const task = await prepareWorkerTask(shared, [data.combination]);
+    const built = pools.get(key); // made by another job of this context while this one was building
+    if (built !== undefined) return built;
+    const pool = new Piscina<SweepTaskInput, SweepTaskOutput>({ filename: task.filename, workerData: task.shared, execArgv: task.execArgv, minThreads: options.concurrency, maxThreads: options.concurrency, idleTimeout: 60_000 });
     pool.on('error', () => {}); // a thread that dies rejects its own task; the job fails and BullMQ retries it
-    const entry = { pool, running: 0 };
+    const entry: PoolEntry = { pool, running: 0, task };
     pools.set(key, entry);
     evictIdlePools(pools, entry);
     return entry;
@@ -110,7 +117,7 @@ export function startSweepWorker(options: SweepWorkerOptions): SweepWorker {
     entry.running++;
     try {
       // attemptsMade counts failed attempts: test.crash fails the first ones, as in the local pool.
-      const output = await entry.pool.run({ index: job.data.index, combination: job.data.combination, attempt: job.attemptsMade });
+      const output = await entry.pool.run({ index: job.data.index, combination: entry.task.combinationFor(job.data.combination), attempt: job.attemptsMade });
       options.onJob?.('done', job, `combination ${job.data.index}`);
       return { report: output.report, summary: output.summary, settings: output.settings };
     } catch (error) {
@@ -144,7 +151,14 @@ export function startSweepWorker(options: SweepWorkerOptions): SweepWorker {
 }
 
 /** Destroys idle pools of other contexts beyond POOLS_IDLE_MAX, oldest first (Map order is insertion order). */
-function evictIdlePools(pools: Map<string, { pool: Piscina<SweepTaskInput, SweepTaskOutput>; running: number }>, keep: object): void {
+interface PoolEntry {
+  pool: Piscina<SweepTaskInput, SweepTaskOutput>;
+  running: number;
+  /** What the pool's workers load, and how a job's combination is handed to them. */
+  task: WorkerTask;
+}
+
+function evictIdlePools(pools: Map<string, PoolEntry>, keep: object): void {
   let idle = [...pools.entries()].filter(([, entry]) => entry !== keep && entry.running === 0);
   while (idle.length > POOLS_IDLE_MAX) {
     const [key, entry] = idle[0];

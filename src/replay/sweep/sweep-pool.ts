@@ -5,7 +5,8 @@
  * replaces it) is retried up to `retries` times and its outcome says how many attempts it took
  * and why each failed; one that fails every attempt is reported as failed, and the sweep goes on.
  * Results come back in combination order, whatever order the workers finish in, so a sweep's
- * results do not depend on the worker count. Owns the pool's life and the retries.
+ * results do not depend on the worker count. The workers load the task pre-built to JavaScript
+ * (worker-bundle.ts), or through tsx when it cannot be built. Owns the pool's life and the retries.
  */
 
 import os from 'node:os';
@@ -13,6 +14,7 @@ import { Piscina } from 'piscina';
 import type { Combination } from './grid.ts';
 import type { CombinationResult } from './run-combination.ts';
 import type { SweepShared, SweepTaskInput, SweepTaskOutput } from '../../workers/sweep/sweep-task.ts';
+import { prepareWorkerTask } from './worker-bundle.ts';
 
 export interface SweepPoolOptions {
   shared: SweepShared;
@@ -22,8 +24,10 @@ export interface SweepPoolOptions {
   retries?: number;
   /** Called after each combination settles (done counts successes and final failures). */
   onProgress?: (done: number, total: number, failed: number) => void;
-  /** Task module (default sweep-task-loader.mjs). */
+  /** Task module (default: the pre-built task, worker-bundle.ts; sweep-task-loader.mjs when that cannot be built). */
   filename?: string;
+  /** Told once which task module the workers load and, for the tsx loader, why. */
+  onWorkerTask?: (task: { filename: string; bundled: boolean; reason: string }) => void;
 }
 
 export interface SweepOutcome {
@@ -36,8 +40,6 @@ export interface SweepOutcome {
   result: CombinationResult | null;
 }
 
-const DEFAULT_TASK = new URL('../../workers/sweep/sweep-task-loader.mjs', import.meta.url).href;
-
 export function defaultWorkerCount(): number {
   return Math.max(1, os.availableParallelism());
 }
@@ -45,9 +47,14 @@ export function defaultWorkerCount(): number {
 export async function runSweep(combinations: readonly Combination[], options: SweepPoolOptions): Promise<SweepOutcome[]> {
   const workers = options.workers ?? defaultWorkerCount();
   const retries = options.retries ?? 2;
+  // The pre-built task (worker-bundle.ts): a worker that loads plain JavaScript costs about half the
+  // memory of one that registers tsx. An explicit `filename` gets the caller's workerData as given.
+  const task = options.filename === undefined ? await prepareWorkerTask(options.shared, combinations) : null;
+  options.onWorkerTask?.(task ?? { filename: options.filename!, bundled: false, reason: 'filename given' });
   const pool = new Piscina<SweepTaskInput, SweepTaskOutput>({
-    filename: options.filename ?? DEFAULT_TASK,
-    workerData: options.shared,
+    filename: task?.filename ?? options.filename,
+    workerData: task?.shared ?? options.shared,
+    execArgv: task?.execArgv,
     minThreads: workers,
     maxThreads: workers,
     idleTimeout: 60_000,
@@ -61,7 +68,7 @@ export async function runSweep(combinations: readonly Combination[], options: Sw
     const errors: string[] = [];
     for (let attempt = 0; attempt <= retries; attempt++) {
       try {
-        const output = await pool.run({ index, combination, attempt });
+        const output = await pool.run({ index, combination: task === null ? combination : task.combinationFor(combination), attempt });
         done++;
         options.onProgress?.(done, combinations.length, failed);
         return { index, combination, status: 'ok', attempts: attempt + 1, errors, result: { report: output.report, summary: output.summary, settings: output.settings } };
