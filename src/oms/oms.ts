@@ -497,7 +497,7 @@ export class Oms implements ExecListener {
   onCreateReject(clientOrderId: string, reject: ExecReject): void {
     const order = this.#byClientId.get(clientOrderId);
     if (order === undefined) return this.#late('create reject', clientOrderId);
-    if (reject.status === 0 || reject.code.startsWith('order_already_exists')) {
+    if ((reject.status === 0 && !notSent(reject)) || reject.code.startsWith('order_already_exists')) {
       // status 0: a transport failure reported as a reject (fate unknown). 409: an order with this id
       // exists at the venue - ours, from a request we think failed. Either way: reconcile, never resend.
       if (reject.status !== 0) this.#log.error({ clientOrderId, code: reject.code }, 'oms: venue says this client order id exists');
@@ -524,13 +524,13 @@ export class Oms implements ExecListener {
   onCancelReject(orderId: string, reject: ExecReject): void {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('cancel reject', orderId);
-    if (reject.status === 0) return this.onCancelUnknown(orderId, reject.code as ExecErrorCode);
+    if (reject.status === 0 && !notSent(reject)) return this.onCancelUnknown(orderId, reject.code as ExecErrorCode);
     if (reject.status === 404 || reject.code.startsWith('not_found')) {
       this.#apply(order, OrderEvent.CANCEL_GONE, JournalKind.REJECT, reject.code, reject.status, false);
       return;
     }
-    if (reject.status === 429) {
-      this.#listener.onVenueRateLimited(this.#clock.nowMs());
+    if (reject.status === 429 || notSent(reject)) {
+      if (reject.status === 429) this.#listener.onVenueRateLimited(this.#clock.nowMs());
       order.cancelWanted = true; // still wanted: the tick retries
     }
     this.#apply(order, OrderEvent.CANCEL_REJECT, JournalKind.REJECT, reject.code, reject.status, false);
@@ -564,7 +564,7 @@ export class Oms implements ExecListener {
   onAmendReject(orderId: string, reject: ExecReject): void {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('amend reject', orderId);
-    if (reject.status === 0 || reject.status === 404) return this.onAmendUnknown(orderId, reject.code as ExecErrorCode);
+    if ((reject.status === 0 && !notSent(reject)) || reject.status === 404) return this.onAmendUnknown(orderId, reject.code as ExecErrorCode);
     if (reject.status === 429) this.#listener.onVenueRateLimited(this.#clock.nowMs());
     this.#apply(order, OrderEvent.AMEND_REJECT, JournalKind.REJECT, reject.code, reject.status, false);
     this.#afterEvent(order);
@@ -587,7 +587,7 @@ export class Oms implements ExecListener {
   onDecreaseReject(orderId: string, reject: ExecReject): void {
     const order = this.#byOrderId.get(orderId);
     if (order === undefined) return this.#late('decrease reject', orderId);
-    if (reject.status === 0 || reject.status === 404) return this.onDecreaseUnknown(orderId, reject.code as ExecErrorCode);
+    if ((reject.status === 0 && !notSent(reject)) || reject.status === 404) return this.onDecreaseUnknown(orderId, reject.code as ExecErrorCode);
     if (reject.status === 429) this.#listener.onVenueRateLimited(this.#clock.nowMs());
     this.#apply(order, OrderEvent.DECREASE_REJECT, JournalKind.REJECT, reject.code, reject.status, false);
     this.#afterEvent(order);
@@ -982,4 +982,14 @@ export class Oms implements ExecListener {
     if (expired) order.applyAggregate(order.filledCount, 0, true);
     this.#apply(order, event, JournalKind.RECONCILE, 'MISSING', 0, false);
   }
+}
+
+/**
+ * A request the transport refused before writing it (status 0, a message starting "not sent": its
+ * queue was full or it waited past the bound for a connection, order-route.ts). Nothing reached the
+ * venue, so its fate is known: a plain reject, not a reconciliation (which, for a create the venue
+ * never saw, would wait out the whole grace period).
+ */
+function notSent(reject: Readonly<ExecReject>): boolean {
+  return reject.status === 0 && reject.message.startsWith('not sent');
 }

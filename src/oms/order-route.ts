@@ -76,8 +76,9 @@ export interface ExecListener {
   /**
    * Added beyond the lead's contract: an amend or decrease whose fate is unknown. When a listener
    * does not implement them, the transport calls onAmendReject/onDecreaseReject with `status: 0`
-   * and `code` = the ExecErrorCode instead; status 0 always means "not an exchange answer, fate
-   * unknown, reconcile".
+   * and `code` = the ExecErrorCode instead; status 0 means "not an exchange answer, fate unknown,
+   * reconcile", except a message starting "not sent": the request was never written, so nothing
+   * was applied (a plain reject).
    */
   onAmendUnknown?(orderId: string, code: ExecErrorCode): void;
   onDecreaseUnknown?(orderId: string, code: ExecErrorCode): void;

@@ -373,6 +373,43 @@ describe('Oms: orders of unknown fate', () => {
   });
 });
 
+describe('Oms: requests the transport never wrote ("not sent")', () => {
+  const NOT_SENT = { status: 0, code: 'EXEC_TIMEOUT', message: 'not sent: no connection free within headersTimeoutMs', details: '' };
+
+  it('a create not sent is rejected at once (the venue never saw it), not left unknown for the grace period', () => {
+    const w = world();
+    w.router.submit(w.intent);
+    const coid = w.oms.lastClientOrderId;
+    w.entry.listener!.onCreateReject(coid, NOT_SENT);
+    expect(w.oms.order(coid)!.state).toBe(S.REJECTED);
+    w.gate.assertLedger(w.oms.liveOrders());
+    // A transport failure after the write is still unknown.
+    w.router.submit(w.intent);
+    const sent = w.oms.lastClientOrderId;
+    w.entry.listener!.onCreateReject(sent, { status: 0, code: 'EXEC_DISCONNECTED', message: 'fate unknown: reconcile', details: '' });
+    expect(w.oms.order(sent)!.state).toBe(S.UNKNOWN);
+  });
+
+  it('an amend not sent leaves the old price standing; a cancel not sent stays wanted and the tick sends it again', () => {
+    const w = world();
+    w.router.submit(w.intent);
+    const coid = w.oms.lastClientOrderId;
+    w.entry.listener!.onCreateAck(coid, 'o-1', c('0'), c('10'), 0);
+    const price = w.oms.order(coid)!.price;
+    expect(w.router.amend(coid, p('0.3'), c('10'))).toBe(OmsResult.OK);
+    w.entry.listener!.onAmendReject('o-1', NOT_SENT);
+    expect(w.oms.order(coid)!.state).toBe(S.RESTING);
+    expect(w.oms.order(coid)!.price).toBe(price);
+    expect(w.router.cancel(coid)).toBe(OmsResult.OK);
+    w.entry.listener!.onCancelReject('o-1', NOT_SENT);
+    expect(w.oms.order(coid)!.state).toBe(S.RESTING);
+    const cancels = w.entry.cancels.length;
+    void w.oms.tick();
+    expect(w.entry.cancels.length).toBe(cancels + 1);
+    expect(w.oms.order(coid)!.state).toBe(S.PENDING_CANCEL);
+  });
+});
+
 describe('Oms: order groups', () => {
   it('follows order_group_updates and counts group fills against the rolling limit', () => {
     const w = world();

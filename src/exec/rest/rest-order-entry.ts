@@ -43,8 +43,8 @@
  * them, else a status-0 reject). A request refused
  * before it reached a socket (hot-path queue full:
  * EXEC_RATE_LIMITED; queued past headersTimeoutMs: EXEC_TIMEOUT; closed: EXEC_DISCONNECTED) is a
- * reject with status 0 and a message starting "not sent" (status 0: not an exchange answer, the
- * OMS reconciles; stats.notSent counts them). Listener callbacks can run synchronously inside a
+ * reject with status 0 and a message starting "not sent" (status 0: not an exchange answer; the
+ * OMS takes it as a plain reject, since nothing reached the venue; stats.notSent counts them). Listener callbacks can run synchronously inside a
  * call when the transport fails the request at once (for example after close()).
  *
  * The order paths, bodies and ack decoders come from a RestOrderVenue (default the Predictions
