@@ -157,6 +157,8 @@ export interface OrderEntry {
   cancelAll(subaccount: number | null): Promise<void>; // kill switch, DELETE /portfolio/events/orders
   /** False when a create now would be signed on the event loop (presigned signatures used up): the router holds it for a batch. */
   createReady?(): boolean;
+  /** True while every connection is busy and requests already wait for one: the router keeps held intents held (latest wins) rather than queue more. */
+  saturated?(): boolean;
   /** False when a cancel of this order now would be signed on the event loop: the router collects it into a batch cancel at the end of the turn. */
   cancelReady?(orderId: string): boolean;
   /** V2 batch create, where the venue has it: each order's outcome is reported as for create(). */

@@ -521,6 +521,9 @@ export class Router implements OrderPort, OmsSender {
         if (entry === null) break;
         const kind = entry.kind === HeldKind.CREATE ? IntentKind.NEW : IntentKind.AMEND;
         if (!budget.canTakeWrite(INTENT_TOKEN_COST[kind]!, false, this.#clock.nowMs())) break;
+        // Requests already wait for a connection: sent now, this one would wait too (and past the
+        // transport's bound, be refused); held, a newer state of its order still replaces it.
+        if (this.routes[entry.route]?.saturated?.() === true) break;
         held.release(entry);
         // canTakeWrite said yes on this same turn, so RATE_LIMITED cannot come back; any other code drops it.
         const deny = this.#resubmit(entry);

@@ -258,6 +258,26 @@ describe('router: holding intents for the write budget', () => {
     b.gate.assertLedger(b.oms.liveOrders());
   });
 
+  it('keeps held intents held while the route is saturated (requests already wait for a connection), and sends them once it is not', () => {
+    const entry = new BatchEntry() as BatchEntry & { busy: boolean; saturated(): boolean };
+    entry.busy = false;
+    entry.saturated = () => entry.busy;
+    const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 100, writeCapacityTokens: 100, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
+    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+    for (let i = 0; i < 12; i++) expect(router.submit(newBid(b.market, '0.10'))).toBe(Deny.NONE);
+    expect(entry.creates.length).toBe(9); // 90 tokens (10 are the reserve); 3 held
+    expect(router.held.size).toBe(3);
+    b.clock.advance(1_000);
+    entry.busy = true;
+    void router.tick();
+    expect(router.held.size).toBe(3);
+    expect(entry.creates.length).toBe(9);
+    entry.busy = false;
+    void router.tick();
+    expect(router.held.size).toBe(0);
+    expect(entry.creates.length).toBe(12);
+  });
+
   it('a strategy that asks not to be held is denied RATE_LIMITED as before', () => {
     const w = budgetWorld();
     w.router.setHolding(0, false, 1);

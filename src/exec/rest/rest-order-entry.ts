@@ -483,6 +483,11 @@ export class RestOrderEntry implements OrderEntry {
     return presigner === null || this.#createEndpoint < 0 || presigner.size(this.#createEndpoint) > 0;
   }
 
+  /** True while requests wait for a free connection (the raw pool's queue is not empty). */
+  saturated(): boolean {
+    return this.#raw.queueLength > 0;
+  }
+
   /** The read budget keep-warm GETs spend (set once the risk gate exists; the runtime wires it). */
   setReadBudget(takeReadToken: () => boolean): void {
     this.#takeReadToken = takeReadToken;
