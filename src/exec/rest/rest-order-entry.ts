@@ -483,9 +483,9 @@ export class RestOrderEntry implements OrderEntry {
     return presigner === null || this.#createEndpoint < 0 || presigner.size(this.#createEndpoint) > 0;
   }
 
-  /** True while requests wait for a free connection (the raw pool's queue is not empty). */
+  /** True while a request per connection already waits for one: more would only wait longer (each connection stays busy meanwhile). */
   saturated(): boolean {
-    return this.#raw.queueLength > 0;
+    return this.#raw.queueLength >= this.#options.connections;
   }
 
   /** The read budget keep-warm GETs spend (set once the risk gate exists; the runtime wires it). */
