@@ -3,25 +3,33 @@
  * §4): the same fill may arrive on the socket twice (resubscribe), from reconciliation reads, and
  * from the journal at start-up, and must count once. Bounded: the oldest ids are forgotten first,
  * FIFO, once `capacity` is reached (default 1,048,576 ids, a few days of heavy trading); a fill
- * older than that is not expected again. This file owns the set; it never applies a fill.
+ * older than that is not expected again. The ring grows with the ids it holds, up to `capacity`:
+ * allocated whole it cost 8 MB per OMS, twice per replay (a sweep worker's largest allocation).
+ * This file owns the set; it never applies a fill.
  */
 
 export class FillDedup {
   readonly #seen = new Set<string>();
-  readonly #order: string[];
+  /** Ids in arrival order: appended until `capacity`, then a ring whose oldest entry is at #next. */
+  readonly #order: string[] = [];
+  readonly #capacity: number;
   #next = 0;
 
   constructor(capacity = 1 << 20) {
-    this.#order = new Array<string>(capacity).fill('');
+    if (!Number.isSafeInteger(capacity) || capacity < 1) throw new RangeError(`FillDedup: capacity must be a positive integer, got ${capacity}`);
+    this.#capacity = capacity;
   }
 
   /** True the first time `tradeId` is offered (and remembers it); false for a duplicate. */
   firstTime(tradeId: string): boolean {
     if (this.#seen.has(tradeId)) return false;
-    const evicted = this.#order[this.#next];
-    if (evicted !== '') this.#seen.delete(evicted);
-    this.#order[this.#next] = tradeId;
-    this.#next = (this.#next + 1) % this.#order.length;
+    if (this.#order.length < this.#capacity) {
+      this.#order.push(tradeId);
+    } else {
+      this.#seen.delete(this.#order[this.#next]!);
+      this.#order[this.#next] = tradeId;
+      this.#next = (this.#next + 1) % this.#capacity;
+    }
     this.#seen.add(tradeId);
     return true;
   }
