@@ -55,8 +55,19 @@ describe('main job', () => {
       risk: { rateLimitTier: 'prime', maxOrderNotionalDollars: '1000.00' },
       strategies: [{ id: 'both', plugin: 'strategies/cross-exchange.ts', subaccount: 2, markets: [MARKET, 'KXBTCPERP'], params: { size: '1.00', restTicksBelow: 5 } }],
     }));
-    const run = await runMain(['--config', config, '--duration', '4'], { timeoutMs: 90_000 });
+    // Stopped once a status line shows a position on both exchanges (a fixed duration raced the
+    // two immediate-or-cancel buys on a loaded machine), bounded by runMain's timeout.
+    let stopping = false;
+    const run = await runMain(['--config', config], { timeoutMs: 90_000, onLine: (line, child) => {
+      if (stopping || !line.startsWith('{"event":"status"')) return;
+      const positions = (JSON.parse(line) as { positions?: { ticker: string }[] }).positions ?? [];
+      if (positions.some((p) => p.ticker === MARKET) && positions.some((p) => p.ticker === 'KXBTCPERP')) {
+        stopping = true;
+        child.kill('SIGTERM');
+      }
+    } });
     expect(run.code, run.stderr).toBe(0);
+    expect(stopping).toBe(true);
     const summary = JSON.parse(run.lines.find((line) => line.startsWith('{"event":"summary"'))!) as { positions: { ticker: string; position: string }[]; openOrdersAfterStop: number };
     expect(summary.openOrdersAfterStop).toBe(0);
     expect(summary.positions.map((position) => [position.ticker, position.position]).sort()).toEqual([['KXBTCPERP', '1.00'], [MARKET, '1.00']]);
