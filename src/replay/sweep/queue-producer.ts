@@ -86,10 +86,12 @@ async function gather(queue: Queue<SweepJobData, CombinationResult>, events: Que
   let failed = 0;
   const settle = async (index: number): Promise<void> => {
     if (outcomes[index] !== null) return;
+    // The state first, then the job: read the other way round, a job that completed between the two
+    // reads came back 'completed' without its return value.
+    const state = await queue.getJobState(ids[index]);
+    if (state !== 'completed' && state !== 'failed') return;
     const job = await Job.fromId<SweepJobData, CombinationResult>(queue, ids[index]);
     if (job === undefined) return;
-    const state = await job.getState();
-    if (state !== 'completed' && state !== 'failed') return;
     if (outcomes[index] !== null) return; // settled by another call while this one waited
     outcomes[index] = outcomeOf(index, combinations[index], job, state);
     done++;
