@@ -175,7 +175,8 @@ describe('the dashboard fleet page over Redis', () => {
       await publishFleet();
       return true;
     }, 10_000, 'the publisher reconnected');
-    await waitUntil(() => lastFleet(client)?.reachable === true, 10_000, 'the fleet reachable again');
+    // A read may land between Redis's return and the publish (reachable, no rows yet): wait for the row.
+    await waitUntil(() => lastFleet(client)?.reachable === true && lastFleet(client)!.rows.length > 0, 10_000, 'the fleet reachable again, with its runtime');
     expect(lastFleet(client)!.rows.map((row) => row.name)).toEqual(['rt-alpha']);
     expect(logLines.some((line) => line.includes('readable again'))).toBe(true);
 
