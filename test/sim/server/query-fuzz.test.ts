@@ -111,6 +111,9 @@ describe('query parser and router, over sockets', () => {
         const answer = await rawGet(sim.port, one.target, {}, '127.0.0.3', one.control ? CONTROL_WAIT_MS : ANSWER_WAIT_MS);
         statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
         if (answer.status === 0) expect(one.control, `no answer for ${one.target.toString('latin1').slice(0, 120)}`).toBe(true);
+        // uWS.js 20.57 (Node 22/24) answers a request line broken by a space with its own 505 page,
+        // before any handler runs; 20.30 (Node 20) closes instead. Never our code's 5xx.
+        else if (one.control && answer.status === 505) expect(answer.body).toContain('uWebSockets');
         else expect(answer.status, `${answer.status} for ${one.target.toString('latin1').slice(0, 120)}: ${answer.body.slice(0, 200)}`).toBeLessThan(500);
       }
     };
