@@ -1,5 +1,5 @@
 /**
- * A bench plugin, not a strategy: it wants more write budget than any account has. Every timer tick
+ * A bench and test plugin (bench/fleet, test/fleet), not a strategy: it wants more write budget than any account has. Every timer tick
  * it places `burst` post-only bids far below the market (while fewer than `burst` of its creates
  * are held) and cancels its oldest orders beyond `restingMax`, so it always has demand and a
  * bounded number of resting orders. `placesMax` > 0 caps the orders it places in all: a quiet

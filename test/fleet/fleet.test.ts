@@ -72,7 +72,7 @@ async function freshAccount(): Promise<ApiKey> {
 
 function fleetRuntime(key: ApiKey, name: string, subaccount: number): Runtime {
   runCounter++;
-  return buildFleetRuntime(sim, { key, name, subaccount, plugin: 'test/fleet/flood-plugin.ts', redisUrl: redis.url, leaseTtlMs: LEASE_TTL_MS, renewMs: RENEW_MS, tag: `f${runCounter}` });
+  return buildFleetRuntime(sim, { key, name, subaccount, plugin: 'bench/fleet/flood-plugin.ts', redisUrl: redis.url, leaseTtlMs: LEASE_TTL_MS, renewMs: RENEW_MS, tag: `f${runCounter}` });
 }
 
 /** Three runtimes on one key, subaccounts 1..3 (their resting orders are told apart by subaccount). */
