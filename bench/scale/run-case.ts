@@ -55,6 +55,13 @@ export interface CaseResult {
   startupReadTokens: number;
   /** start() resolved (the strategy runs) -> 2N quotes resting, ms; -1 if not within the duration. */
   coverageMs: number;
+  /**
+   * start() resolved -> every one of the 2N quote slots (market x side) has had a quote resting at a
+   * sample, ms; -1 if not within the duration. Differs from coverageMs by the quotes the simulated
+   * flow fills meanwhile (each costs a new create to replace).
+   */
+  slotsCoveredMs: number;
+  slotsCovered: number;
   /** Most quotes resting at once, and when the run ended. */
   restingMax: number;
   restingEnd: number;
@@ -77,6 +84,9 @@ export interface CaseResult {
   deliveredUpdatesPerSec: number;
   holdStats: { heldSent: number; heldDropped: number; batchesSent: number; batchedOrders: number };
   ordersSent: number;
+  /** Fills of our orders, and book resyncs (a resync pulls the maker's quotes). */
+  fills: number;
+  resyncs: number;
   denies: Record<string, number>;
 }
 
@@ -126,10 +136,13 @@ function buildRuntime(sim: BenchChild, key: { keyId: string; privateKeyPem: stri
   });
 }
 
-function restingCount(runtime: Runtime): number {
+/** Quotes resting now; each one's market and side is added to `everRested` (slots that have had a quote resting). */
+function restingCount(runtime: Runtime, everRested: Set<string>): number {
   let resting = 0;
   for (const order of runtime.oms.liveOrders()) {
-    if (order.state === OrderState.RESTING || order.state === OrderState.PENDING_AMEND || order.state === OrderState.PENDING_DECREASE) resting++;
+    if (order.state !== OrderState.RESTING && order.state !== OrderState.PENDING_AMEND && order.state !== OrderState.PENDING_DECREASE) continue;
+    resting++;
+    everRested.add(`${order.ticker}/${order.side}`);
   }
   return resting;
 }
@@ -220,6 +233,8 @@ export async function runCase(sim: BenchChild, tickers: readonly string[], scale
       },
       holdStats: { heldSent: stats.heldSent, heldDropped: stats.heldDropped, batchesSent: stats.batchesSent, batchedOrders: stats.batchedOrders },
       ordersSent: status.ordersSent,
+      fills: status.fills,
+      resyncs: runtime.feed.counters.resyncsRequested,
       denies: status.denies,
     };
   } finally {
@@ -232,13 +247,15 @@ export async function runCase(sim: BenchChild, tickers: readonly string[], scale
 /** The trading phase: samples until `durationMs` after start() resolved (see the file comment). */
 async function sampleTrading(
   runtime: Runtime, sim: BenchChild, keyId: string, userId: string, scale: ScaleCase, tradingFromMs: number,
-): Promise<Pick<CaseResult, 'coverageMs' | 'restingMax' | 'restingEnd' | 'statesAtEnd' | 'venueRestingEnd' | 'tradingMs' | 'seconds' | 'steadyFromMs' | 'refused429' | 'refused429Read' | 'rssMaxBytes' | 'deliveredUpdatesPerSec'>> {
+): Promise<Pick<CaseResult, 'coverageMs' | 'slotsCoveredMs' | 'slotsCovered' | 'restingMax' | 'restingEnd' | 'statesAtEnd' | 'venueRestingEnd' | 'tradingMs' | 'seconds' | 'steadyFromMs' | 'refused429' | 'refused429Read' | 'rssMaxBytes' | 'deliveredUpdatesPerSec'>> {
   const target = 2 * scale.markets;
   const endMs = tradingFromMs + scale.durationMs;
   const cpuStart = process.cpuUsage();
   const first = await venueStats(sim, keyId, userId);
   const seconds: SecondSample[] = [];
   let coverageMs = -1;
+  let slotsCoveredMs = -1;
+  const everRested = new Set<string>();
   let restingMax = 0;
   let resting = 0;
   let rssMaxBytes = 0;
@@ -246,10 +263,11 @@ async function sampleTrading(
   let last = first;
   for (let step = 0; performance.now() < endMs && step < 100_000; step++) {
     await pause(SAMPLE_MS);
-    resting = restingCount(runtime);
+    resting = restingCount(runtime, everRested);
     if (resting > restingMax) restingMax = resting;
     const now = performance.now();
     if (coverageMs < 0 && resting >= target) coverageMs = now - tradingFromMs;
+    if (slotsCoveredMs < 0 && everRested.size >= target) slotsCoveredMs = now - tradingFromMs;
     if (now < nextSecondMs) continue;
     nextSecondMs += 1_000;
     last = await venueStats(sim, keyId, userId);
@@ -266,6 +284,8 @@ async function sampleTrading(
   const tradingMs = performance.now() - tradingFromMs;
   return {
     coverageMs,
+    slotsCoveredMs,
+    slotsCovered: everRested.size,
     restingMax,
     restingEnd: resting,
     statesAtEnd: liveStates(runtime),
