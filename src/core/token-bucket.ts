@@ -74,3 +74,15 @@ export class TokenBucket {
     this.#milliTokens = next > this.#capacityMilli ? this.#capacityMilli : next;
   }
 }
+
+/**
+ * Tokens a client-side mirror of a venue bucket never spends: the refill of `skewMs` (at most
+ * half the capacity). One request may reach the venue later than a request spent after it (a
+ * connection busy with an earlier answer, a slower signature); the venue then sees the two closer
+ * together than the mirror did and has refilled less. The headroom keeps the venue's bucket above
+ * zero through that. It lowers only the first burst; the steady rate stays the refill's.
+ */
+export function mirrorHeadroom(refillPerSecond: number, capacity: number, skewMs: number): number {
+  const skew = (refillPerSecond * skewMs) / 1000;
+  return skew < capacity / 2 ? skew : capacity / 2;
+}

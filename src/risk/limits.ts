@@ -62,6 +62,12 @@ export interface RiskLimits {
   /** Share of the write bucket (0..1) only cancels and cancel-all may spend, so they are never starved. */
   readonly cancelReserveShare: number;
   /**
+   * Both buckets keep this many ms of refill unspent (core's mirrorHeadroom), so requests reaching
+   * the venue bunched still find tokens there. 0 (the library default, exact arithmetic) spends to
+   * the last token; the runtime's config default is 100.
+   */
+  readonly arrivalSkewMs: number;
+  /**
    * Worst-case loss of one subaccount over every outcome (positions at cost plus every resting
    * order that would lose filled), centicents; 0: no limit. Read from the portfolio snapshot.
    */
@@ -109,6 +115,7 @@ export const DEFAULT_RISK_LIMITS: RiskLimits = Object.freeze({
   writeCapacityTokens: 0,
   readTokensPerSecond: 0,
   cancelReserveShare: 0.2,
+  arrivalSkewMs: 0,
   worstLossSubaccountMax: asCenticents(0),
   worstLossEventMax: asCenticents(0),
   portfolioStaleMs: 0,
@@ -204,6 +211,8 @@ export function validateRiskLimits(limits: RiskLimits): string[] {
   }
   const share = limits.cancelReserveShare;
   if (!(share >= 0 && share < 1)) problems.push(`cancelReserveShare: expected 0 <= share < 1, got ${String(share)}`);
+  const skew = limits.arrivalSkewMs;
+  if (!(Number.isSafeInteger(skew) && skew >= 0 && skew <= 1_000)) problems.push(`arrivalSkewMs: expected an integer 0..1000, got ${String(skew)}`);
   return problems;
 }
 

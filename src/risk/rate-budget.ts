@@ -8,33 +8,57 @@
  *   0 ........ reserve ............................ capacity
  *   |<- cancels, cancel-all ->|<- everything else (and cancels) ->|
  *
- * so a strategy flooding creates can never starve its own cancels or the kill switch.
+ * so a strategy flooding creates can never starve its own cancels or the kill switch. Under both
+ * sits a headroom nothing spends (core's mirrorHeadroom of `arrivalSkewMs`; 0 spends to the last
+ * token): requests reach the venue bunched, and its bucket must not run dry where ours did not.
  * This file owns the buckets; it never knows intents' other fields or the network. A refused take
  * takes nothing.
  */
 
-import { TokenBucket } from '../core/index.ts';
+import { TokenBucket, mirrorHeadroom } from '../core/index.ts';
+
+/**
+ * Where the read tokens really are when the runtime has a read pacer (exec/rest/read-pacer.ts):
+ * the venue has one read bucket per key, so the gate's synchronous reads (reconciliation, the
+ * order route's keep-warm) and the pacer's queued ones must spend from the same mirror. Two
+ * mirrors each believing they hold the whole budget overdrew it at start-up (429s on market lookups).
+ */
+export interface ReadTokenSource {
+  /** Takes `cost` tokens now if no queued read is ahead and the bucket holds them. */
+  tryTakeNow(cost: number): boolean;
+  /** Whole tokens available now. */
+  available(): number;
+}
 
 export class RateBudget {
   #write: TokenBucket;
   #read: TokenBucket;
+  #readSource: ReadTokenSource | null = null;
   /** Write tokens taken since start (the status's "spent per second" diffs it). */
   writeSpent = 0;
   /** Whole tokens of the write bucket only cancels and cancel-all may spend. */
   #writeReserve: number;
+  /** Tokens under everything in each bucket (arrival skew at the venue). */
+  #writeHeadroom: number;
+  #readHeadroom: number;
   readonly #reserveShare: number;
+  readonly #arrivalSkewMs: number;
 
   /**
    * @param writePerSecond write tokens added per second
    * @param writeCapacity write bucket capacity in tokens
    * @param reserveShare share (0..1) of the write capacity kept for cancels
    * @param readPerSecond read tokens per second; the read bucket holds one second (rest.md §9, implied)
+   * @param arrivalSkewMs the refill of this many ms stays unspent in each bucket (0: none)
    */
-  constructor(writePerSecond: number, writeCapacity: number, reserveShare: number, readPerSecond: number, nowMs: number) {
+  constructor(writePerSecond: number, writeCapacity: number, reserveShare: number, readPerSecond: number, nowMs: number, arrivalSkewMs = 0) {
+    this.#arrivalSkewMs = arrivalSkewMs;
     this.#write = new TokenBucket(writePerSecond, writeCapacity, nowMs);
     this.#read = new TokenBucket(readPerSecond, readPerSecond, nowMs);
     this.#reserveShare = reserveShare;
     this.#writeReserve = Math.round(writeCapacity * reserveShare * 1000) / 1000;
+    this.#writeHeadroom = mirrorHeadroom(writePerSecond, writeCapacity, this.#arrivalSkewMs);
+    this.#readHeadroom = mirrorHeadroom(readPerSecond, readPerSecond, this.#arrivalSkewMs);
   }
 
   /**
@@ -50,6 +74,8 @@ export class RateBudget {
     this.#read = new TokenBucket(readPerSecond, readCapacity, nowMs);
     this.#read.drainTo(readHeld, nowMs);
     this.#writeReserve = Math.round(writeCapacity * this.#reserveShare * 1000) / 1000;
+    this.#writeHeadroom = mirrorHeadroom(writePerSecond, writeCapacity, this.#arrivalSkewMs);
+    this.#readHeadroom = mirrorHeadroom(readPerSecond, readCapacity, this.#arrivalSkewMs);
   }
 
   /**
@@ -57,19 +83,29 @@ export class RateBudget {
    * bucket to zero; anything else must leave the reserve untouched. Returns whether it took.
    */
   tryTakeWrite(cost: number, reserveAllowed: boolean, nowMs: number): boolean {
-    if (!this.#write.tryTake(cost, nowMs, reserveAllowed ? 0 : this.#writeReserve)) return false;
+    if (!this.#write.tryTake(cost, nowMs, this.#writeFloor(reserveAllowed))) return false;
     this.writeSpent += cost;
     return true;
   }
 
   /** Would tryTakeWrite succeed? Takes nothing. */
   canTakeWrite(cost: number, reserveAllowed: boolean, nowMs: number): boolean {
-    return this.#write.canTake(cost, nowMs, reserveAllowed ? 0 : this.#writeReserve);
+    return this.#write.canTake(cost, nowMs, this.#writeFloor(reserveAllowed));
+  }
+
+  #writeFloor(reserveAllowed: boolean): number {
+    return reserveAllowed ? this.#writeHeadroom : this.#writeHeadroom + this.#writeReserve;
+  }
+
+  /** From now on, reads spend from `source` (the runtime's read pacer) instead of this budget's own read bucket. */
+  shareReads(source: ReadTokenSource): void {
+    this.#readSource = source;
   }
 
   /** Read bucket (reconciliation reads: listOrders, listFills, listPositions cost 10 each by default). */
   tryTakeRead(cost: number, nowMs: number): boolean {
-    return this.#read.tryTake(cost, nowMs);
+    if (this.#readSource !== null) return this.#readSource.tryTakeNow(cost);
+    return this.#read.tryTake(cost, nowMs, this.#readHeadroom);
   }
 
   /**
@@ -86,6 +122,7 @@ export class RateBudget {
   }
 
   readTokens(nowMs: number): number {
+    if (this.#readSource !== null) return this.#readSource.available();
     return this.#read.available(nowMs);
   }
 

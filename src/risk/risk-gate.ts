@@ -164,7 +164,7 @@ export class RiskGate {
     this.#clock = options.clock;
     this.exposure = new ExposureLedger(this.markets);
     const budget = budgetOf(options.limits);
-    this.budget = new RateBudget(budget.writePerSecond, budget.writeCapacity, options.limits.cancelReserveShare, budget.readPerSecond, options.clock.nowMs());
+    this.budget = new RateBudget(budget.writePerSecond, budget.writeCapacity, options.limits.cancelReserveShare, budget.readPerSecond, options.clock.nowMs(), options.limits.arrivalSkewMs);
     this.#notionalOrderMaxMicro = options.limits.orderNotionalMax * 100;
     this.#notionalSubMaxMicro = options.limits.subaccountNotionalMax * 100;
     this.#defaultIncrement = options.limits.wholeContractsOnly ? 100 : 1;

@@ -80,6 +80,8 @@ export interface RiskConfig {
   maxRestingExposureDollars: Centicents;
   rateLimitTier: RateLimitTier;
   cancelReserveFraction: number;
+  /** Refill (ms of it) the rate mirrors keep unspent: requests reach the venue bunched. */
+  arrivalSkewMs: number;
   /** From dollars: Centicents; 0: no limit. */
   maxWorstCaseLossPerSubaccountDollars: Centicents;
   maxWorstCaseLossPerEventDollars: Centicents;

@@ -365,6 +365,10 @@ export class Runtime {
     this.portfolio = graph.portfolio;
     this.stall = new EventLoopStall(config.telemetry.eventLoopStallSampleMs);
     this.gate = graph.gate;
+    // One read mirror per key: the gate's reads (reconciliation, keep-warm) spend from the pacer the
+    // budgeted client queues on, so the two never each spend the venue's whole read bucket.
+    this.account.reads.pacer.setArrivalSkew(config.risk.arrivalSkewMs);
+    this.gate.budget.shareReads(this.account.reads.pacer);
     // Keep-warm GETs are reads the venue bills: they spend the gate's read budget (a fleet's lease).
     this.rest.setReadBudget(() => graph.router.takeReadToken());
     this.feed = graph.feed;

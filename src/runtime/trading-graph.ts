@@ -124,6 +124,7 @@ export function limitsFromConfig(config: DeepReadonly<RuntimeConfig>, restricted
     // "auto": Basic, the smallest budget, until the runtime reads the account's limits at start.
     rateTier: risk.rateLimitTier === 'auto' ? 'basic' : risk.rateLimitTier,
     cancelReserveShare: risk.cancelReserveFraction,
+    arrivalSkewMs: risk.arrivalSkewMs,
     restrictedSubaccount,
     // Staleness is the feed's job (feed.staleBookMs marks a silent book out of sync).
     bookStaleMs: 0,

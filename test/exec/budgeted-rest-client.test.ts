@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { BudgetedRestClient, EndpointCosts, ReadPacer, ReadPacerClosedError, retryAfterMs, type PacerTimers, type SignedTransport } from '../../src/exec/index.ts';
 import { signedClientFor } from '../../src/exec/rest/signed-rest-client.ts';
 import { ExecError } from '../../src/oms/index.ts';
+import { RateBudget } from '../../src/risk/rate-budget.ts';
 
 class FakeTime implements PacerTimers {
   nowMs = 1_000_000;
@@ -106,6 +107,52 @@ describe('ReadPacer', () => {
     pacer.close();
     await expect(stuck).rejects.toBeInstanceOf(ReadPacerClosedError);
     await expect(pacer.take(1)).rejects.toBeInstanceOf(ReadPacerClosedError);
+  });
+
+  it('an arrival skew keeps its refill unspent in both mirrors; the steady rate stays the refill\'s', async () => {
+    const time = new FakeTime();
+    const pacer = new ReadPacer(200, 200, time.clock, time);
+    pacer.setArrivalSkew(100); // 20 tokens of headroom
+    let served = 0;
+    const reads = Array.from({ length: 30 }, () => pacer.take(10).then(() => served++));
+    await flush();
+    expect(served).toBe(18); // 180 of 200: the first burst is lower by the headroom
+    await time.advance(1_000); // 200 tokens more: 20 reads of 10
+    expect(served).toBe(30);
+    await Promise.all(reads);
+    const budget = new RateBudget(100, 100, 0.2, 200, time.nowMs, 100); // 10 write tokens of headroom, 20 reserved
+    let creates = 0;
+    while (creates < 100 && budget.tryTakeWrite(10, false, time.nowMs)) creates++;
+    expect(creates).toBe(7); // 100 - 20 reserve - 10 headroom
+    let cancels = 0;
+    while (cancels < 100 && budget.tryTakeWrite(2, true, time.nowMs)) cancels++;
+    expect(cancels).toBe(10); // the reserve, never the headroom
+    time.nowMs += 1_000;
+    creates = 0;
+    while (creates < 100 && budget.tryTakeWrite(10, false, time.nowMs)) creates++;
+    expect(creates).toBe(7); // refilled to 100: the same floor
+  });
+
+  it('the gate\'s synchronous reads and the queued reads spend one bucket (the venue has one per key)', async () => {
+    const time = new FakeTime();
+    const pacer = new ReadPacer(10, 30, time.clock, time);
+    const budget = new RateBudget(100, 100, 0.2, 10, time.nowMs); // its own read bucket would hold 10 more
+    budget.shareReads(pacer);
+    expect(budget.tryTakeRead(10, time.nowMs)).toBe(true); // reconciliation: from the pacer's 30
+    expect(pacer.available()).toBe(20);
+    await pacer.take(20);
+    expect(budget.readTokens(time.nowMs)).toBe(0);
+    expect(budget.tryTakeRead(1, time.nowMs)).toBe(false); // empty: the gate's own bucket is not spent instead
+    let served = false;
+    const queued = pacer.take(10).then(() => (served = true));
+    await time.advance(500); // 5 tokens: the queued read is still short
+    expect(budget.tryTakeRead(5, time.nowMs)).toBe(false); // a queued read is ahead: no jumping the queue
+    await time.advance(500);
+    await queued;
+    expect(served).toBe(true);
+    await time.advance(200);
+    expect(budget.tryTakeRead(2, time.nowMs)).toBe(true);
+    expect(pacer.available()).toBe(0);
   });
 });
 

@@ -11,7 +11,7 @@
  * bucket and the queue; it never knows paths, HTTP or retries.
  */
 
-import { TokenBucket, type Clock } from '../../core/index.ts';
+import { TokenBucket, mirrorHeadroom, type Clock } from '../../core/index.ts';
 
 /** Timers the pacer arms (injected so tests drive time by hand). */
 export interface PacerTimers {
@@ -44,6 +44,9 @@ interface Waiter {
 
 export class ReadPacer {
   #bucket: TokenBucket;
+  /** Tokens never spent (core's mirrorHeadroom of #arrivalSkewMs): reads reach the venue bunched. */
+  #headroom: number;
+  #arrivalSkewMs = 0;
   readonly #clock: Clock;
   readonly #timers: PacerTimers;
   readonly #queue: Waiter[] = [];
@@ -58,6 +61,7 @@ export class ReadPacer {
     this.#clock = clock;
     this.#timers = timers;
     this.#bucket = new TokenBucket(refillPerSecond, capacity, clock.nowMs());
+    this.#headroom = mirrorHeadroom(refillPerSecond, capacity, this.#arrivalSkewMs);
   }
 
   get refillPerSecond(): number {
@@ -81,23 +85,42 @@ export class ReadPacer {
     const nowMs = this.#clock.nowMs();
     const held = this.#bucket.available(nowMs);
     this.#bucket = new TokenBucket(refillPerSecond, capacity, nowMs);
+    this.#headroom = mirrorHeadroom(refillPerSecond, capacity, this.#arrivalSkewMs);
     this.#bucket.drainTo(held, nowMs);
     this.#rearm();
   }
 
-  /**
-   * Resolves once `cost` tokens are taken. A cost above the capacity takes the whole capacity
-   * (the venue's bucket could never hold more; waiting forever would be the worse answer).
-   */
+  /** Resolves once `cost` tokens are taken (at most what the bucket can give, #due). */
   take(cost: number): Promise<void> {
     if (this.#closed) return Promise.reject(new ReadPacerClosedError());
-    const due = cost > this.#bucket.capacity ? this.#bucket.capacity : cost;
-    if (this.#queue.length === 0 && this.#bucket.tryTake(due, this.#clock.nowMs())) return Promise.resolve();
+    if (this.#queue.length === 0 && this.#tryTake(cost, this.#clock.nowMs())) return Promise.resolve();
     this.waits++;
     return new Promise<void>((resolve, reject) => {
-      this.#queue.push({ cost: due, resolve, reject });
+      this.#queue.push({ cost, resolve, reject });
       if (this.#queue.length === 1) this.#rearm();
     });
+  }
+
+  /** Leaves the refill of `skewMs` unspent from now on (core's mirrorHeadroom; 0, the default: none). */
+  setArrivalSkew(skewMs: number): void {
+    this.#arrivalSkewMs = skewMs;
+    this.#headroom = mirrorHeadroom(this.#bucket.refillPerSecond, this.#bucket.capacity, skewMs);
+    this.#rearm();
+  }
+
+  /**
+   * Takes `cost` tokens at once if no read waits ahead and the bucket holds them (the gate's
+   * synchronous reads: reconciliation, keep-warm). A refusal takes nothing and queues nothing.
+   */
+  tryTakeNow(cost: number): boolean {
+    if (this.#closed || this.#queue.length > 0) return false;
+    return this.#tryTake(cost, this.#clock.nowMs());
+  }
+
+  /** Whole tokens a read may take now (the headroom not counted). */
+  available(): number {
+    const spendable = Math.floor(this.#bucket.available(this.#clock.nowMs()) - this.#headroom);
+    return spendable > 0 ? spendable : 0;
   }
 
   /** The venue answered 429: our mirror was optimistic, so it empties and reads wait for refill. */
@@ -121,12 +144,25 @@ export class ReadPacer {
     const nowMs = this.#clock.nowMs();
     while (this.#queue.length > 0) {
       const head = this.#queue[0];
-      const due = head.cost > this.#bucket.capacity ? this.#bucket.capacity : head.cost;
-      if (!this.#bucket.tryTake(due, nowMs)) break;
+      if (!this.#tryTake(head.cost, nowMs)) break;
       this.#queue.shift();
       head.resolve();
     }
     this.#rearm();
+  }
+
+  /**
+   * What a read of `cost` takes: a cost above what the bucket can ever give (capacity less the
+   * headroom) takes all of that (the venue's bucket could never hold more; waiting forever would be
+   * the worse answer).
+   */
+  #due(cost: number): number {
+    const most = this.#bucket.capacity - this.#headroom;
+    return cost > most ? most : cost;
+  }
+
+  #tryTake(cost: number, nowMs: number): boolean {
+    return this.#bucket.tryTake(this.#due(cost), nowMs, this.#headroom);
   }
 
   #rearm(): void {
@@ -135,9 +171,8 @@ export class ReadPacer {
     this.#timer = null;
     if (this.#queue.length === 0) return;
     const head = this.#queue[0];
-    const due = head.cost > this.#bucket.capacity ? this.#bucket.capacity : head.cost;
     // At least 1 ms: waitMs rounds up, and a 0 ms timer on a coarse clock would spin.
-    const delayMs = Math.max(1, this.#bucket.waitMs(due, this.#clock.nowMs()));
+    const delayMs = Math.max(1, this.#bucket.waitMs(this.#due(head.cost) + this.#headroom, this.#clock.nowMs()));
     this.#timer = this.#timers.setTimeout(() => this.#drain(), delayMs);
   }
 }
