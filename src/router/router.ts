@@ -356,6 +356,10 @@ export class Router implements OrderPort, OmsSender {
       if (deny === Deny.NONE) this.#scheduleTurnEnd();
       return deny;
     }
+    // Requests already wait for every connection (a venue answering slower than we send): sent now,
+    // this one would wait past the transport's bound and be refused unsent. Held, it goes out when a
+    // connection frees, and a newer state of its order replaces it meanwhile.
+    if (mayHold && route.saturated?.() === true && this.#noHold[intent.strategyId] !== true && !this.held.full) return this.#holdCreateChecked(intent);
     const deny = gate.check(intent);
     if (deny !== Deny.NONE) {
       if (deny === Deny.RATE_LIMITED && mayHold && this.#noHold[intent.strategyId] !== true) return this.#holdCreate(intent);
@@ -418,9 +422,12 @@ export class Router implements OrderPort, OmsSender {
     intent.clientOrderId = order.clientOrderId;
     intent.price = price;
     intent.count = restingCount;
-    const deny = this.gate.check(intent);
-    if (deny !== Deny.NONE) {
-      if (deny !== Deny.RATE_LIMITED || !mayHold || this.#noHold[order.strategyId] === true || this.held.full) return OmsResult.RISK_DENIED;
+    const mayHoldHere = mayHold && this.#noHold[order.strategyId] !== true && !this.held.full;
+    // Saturated route: held as a create is (#create), checked now, its tokens spent when it goes.
+    const saturated = mayHoldHere && this.#routeOf(order).saturated?.() === true;
+    const deny = saturated ? this.gate.checkWithoutBudget(intent) : this.gate.check(intent);
+    if (saturated || deny !== Deny.NONE) {
+      if ((deny !== Deny.NONE && deny !== Deny.RATE_LIMITED) || !mayHoldHere) return OmsResult.RISK_DENIED;
       this.held.holdAmend(intent, order.ticker, order.orderId, this.#clock.nowMs());
       this.holdStats.held = this.held.size;
       return OmsResult.QUEUED;

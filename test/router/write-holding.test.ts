@@ -278,6 +278,35 @@ describe('router: holding intents for the write budget', () => {
     expect(entry.creates.length).toBe(12);
   });
 
+  it('holds fresh creates and amends while the route is saturated, spending no token until they go; latest wins meanwhile', () => {
+    const entry = new BatchEntry() as BatchEntry & { busy: boolean; saturated(): boolean };
+    entry.busy = false;
+    entry.saturated = () => entry.busy;
+    const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 100, writeCapacityTokens: 100, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
+    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+    const w = { ...b, router, entry } as unknown as World;
+    const first = place(w, '0.10');
+    entry.listener!.onCreateAck(first.id, 'o-1', c('0'), c('1'), 0);
+    entry.busy = true;
+    const tokens = b.gate.budget.writeTokens(b.clock.nowMs());
+    const second = place(w, '0.11');
+    expect(second.deny).toBe(Deny.NONE);
+    expect(modify(w, IntentKind.AMEND, first.id, '0.12', '1')).toBe(Deny.NONE);
+    expect(modify(w, IntentKind.AMEND, first.id, '0.13', '1')).toBe(Deny.NONE); // replaces the held amend
+    expect(entry.creates.map((order) => order.clientOrderId)).toEqual([first.id]);
+    expect(entry.amends).toEqual([]);
+    expect(router.held.size).toBe(2);
+    expect(b.gate.budget.writeTokens(b.clock.nowMs())).toBe(tokens); // held: nothing spent yet
+    expect(router.order(second.id)?.state).toBe(ORDER_STATE_HELD);
+    entry.busy = false;
+    void router.tick();
+    expect(router.held.size).toBe(0);
+    expect(entry.creates.map((order) => order.clientOrderId)).toEqual([first.id, second.id]);
+    expect(entry.amends).toEqual([{ orderId: 'o-1', price: p('0.13'), count: c('1') }]);
+    expect(b.gate.budget.writeTokens(b.clock.nowMs())).toBe(tokens - 20);
+    b.gate.assertLedger(b.oms.liveOrders());
+  });
+
   it('a strategy that asks not to be held is denied RATE_LIMITED as before', () => {
     const w = budgetWorld();
     w.router.setHolding(0, false, 1);
