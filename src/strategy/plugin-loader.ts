@@ -9,7 +9,7 @@
 
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import Ajv2020Module, { type ErrorObject } from 'ajv/dist/2020.js';
+import Ajv2020Module, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Count } from '../core/index.ts';
 import { StrategyError } from './strategy-error.ts';
@@ -85,23 +85,39 @@ function checkPluginShape(entry: StrategyEntry, value: unknown): StrategyPlugin 
 
 /** Validates a copy of entry.params; throws STRATEGY_PARAMS_INVALID listing every violation by path. */
 export function validateParams<P = Record<string, unknown>>(entry: StrategyEntry, plugin: StrategyPlugin<P>): Readonly<P> {
-  const Ajv2020 = Ajv2020Module.default;
-  const addFormats = addFormatsModule.default;
-  // A fresh instance per load: plugin schemas may carry an $id, which one instance accepts only once.
-  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true });
-  addFormats(ajv);
-  let validate;
-  try {
-    validate = ajv.compile(plugin.paramsSchema as Record<string, unknown>);
-  } catch (error) {
-    throw new StrategyError('STRATEGY_PLUGIN_INVALID', entry.id, `${entry.plugin}: paramsSchema does not compile: ${(error as Error).message}`);
-  }
+  const validate = paramsValidator(entry, plugin.paramsSchema as Record<string, unknown>);
   const params: unknown = structuredClone(entry.params ?? {});
   if (!validate(params)) {
     const problems = (validate.errors ?? []).map((error) => describeError(entry.id, error));
     throw new StrategyError('STRATEGY_PARAMS_INVALID', entry.id, `params do not match the schema of plugin ${plugin.name}`, problems);
   }
   return deepFreeze(params as P);
+}
+
+/**
+ * Compiled validators by schema object. ajv compiles a schema into new JavaScript, which V8 parses
+ * and optimizes anew each time: a sweep's replays (one deploy per combination) spent a core's
+ * fraction of background compiler threads on it. A module's schema object is the same on every
+ * load until the module is loaded again (a redeploy's new source brings a new object).
+ */
+const validators = new WeakMap<object, ValidateFunction>();
+
+function paramsValidator(entry: StrategyEntry, schema: Record<string, unknown>): ValidateFunction {
+  const cached = validators.get(schema);
+  if (cached !== undefined) return cached;
+  const Ajv2020 = Ajv2020Module.default;
+  const addFormats = addFormatsModule.default;
+  // An instance per schema: plugin schemas may carry an $id, which one instance accepts only once.
+  const ajv = new Ajv2020({ allErrors: true, useDefaults: true, strict: true, allowUnionTypes: true });
+  addFormats(ajv);
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(schema);
+  } catch (error) {
+    throw new StrategyError('STRATEGY_PLUGIN_INVALID', entry.id, `${entry.plugin}: paramsSchema does not compile: ${(error as Error).message}`);
+  }
+  validators.set(schema, validate);
+  return validate;
 }
 
 function describeError(id: string, error: ErrorObject): string {
