@@ -3,8 +3,8 @@
  * stdout, then one JSON reply line per JSON command line on stdin), so the venue's work never runs
  * on the runtimes' event loop. It holds the simulator (startSim, 127.0.0.1 port 0) with one market
  * (the ticker given), resting liquidity, activity at the given update rate, rate limits on, and a
- * counter around its rate limiter's admit(), per key: tokens admitted and requests refused
- * (each refusal is one 429 answer). The counter returns the limiter's own verdict unchanged.
+ * counter around its rate limiter's admit() (bench/admission-meter.ts), per key: tokens admitted
+ * and requests refused (each refusal is one 429 answer).
  *
  * Ready line: {"event":"ready", pid, http, ws}.
  * Commands:
@@ -21,40 +21,8 @@ import { createInterface } from 'node:readline';
 import { pino } from 'pino';
 import { startSim, type SimHandle } from '../../src/sim/index.ts';
 import type { RateLimitTier } from '../../src/sim/rate-limit/index.ts';
+import { ZERO_COUNTS, countAdmissions, type KeyCounts } from '../admission-meter.ts';
 import { oneMarketCatalog } from '../loopback.ts';
-
-interface KeyCounts {
-  readTokens: number;
-  readRefused: number;
-  writeTokens: number;
-  writeRefused: number;
-}
-
-const ZERO: Readonly<KeyCounts> = { readTokens: 0, readRefused: 0, writeTokens: 0, writeRefused: 0 };
-
-/** Wraps the limiter's admit() to count tokens and refusals per caller; the verdict is the limiter's own. */
-function countAdmissions(sim: SimHandle): Map<string, KeyCounts> {
-  const counts = new Map<string, KeyCounts>();
-  const limiter = sim.rateLimiter;
-  const admit = limiter.admit.bind(limiter);
-  limiter.admit = (callerId, tier, bucket, cost) => {
-    const admitted = admit(callerId, tier, bucket, cost);
-    let entry = counts.get(callerId);
-    if (entry === undefined) {
-      entry = { ...ZERO };
-      counts.set(callerId, entry);
-    }
-    if (bucket === 'write') {
-      if (admitted) entry.writeTokens += cost;
-      else entry.writeRefused++;
-    } else if (bucket === 'read') {
-      if (admitted) entry.readTokens += cost;
-      else entry.readRefused++;
-    }
-    return admitted;
-  };
-  return counts;
-}
 
 interface Command {
   cmd: string;
@@ -68,7 +36,7 @@ function answer(sim: SimHandle, counts: Map<string, KeyCounts>, command: Command
     const key = sim.createApiKey({ scopes: ['read', 'write'], tier: command.tier ?? 'basic', userId: command.userId });
     return { event: 'key', keyId: key.keyId, privateKeyPem: key.privateKeyPem };
   }
-  if (command.cmd === 'stats') return { event: 'stats', ...(counts.get(command.keyId ?? '') ?? ZERO), atMs: Date.now() };
+  if (command.cmd === 'stats') return { event: 'stats', ...(counts.get(command.keyId ?? '') ?? ZERO_COUNTS), atMs: Date.now() };
   return { event: 'error', message: `unknown command ${command.cmd}` };
 }
 

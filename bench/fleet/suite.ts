@@ -22,7 +22,7 @@
  * bench/tick-to-trade (the runtime's event loop on the first CPU while tick-to-trade is measured,
  * the simulator and Redis on the others, BENCH_PLACEMENT=off: none; eager tier-up,
  * BENCH_EAGER_JIT=off: V8's default). Phases never overlap. Children and runtimes are stopped in
- * `finally`, each by its own handle. Full run ~110 s, --quick ~20 s (2 CPUs, load average 2-3).
+ * `finally`, each by its own handle. Full run ~3 min, --quick ~20 s (2 CPUs, load average 2-3).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -72,7 +72,9 @@ const QUICK: Phases = {
   floodKill: { reps: 2, boundMs: 3_000, gapMs: GAP_MS },
 };
 const FULL: Phases = {
-  tickToTrade: { firstWarmupMs: 2_500, warmupMs: 1_000, measureMs: 3_500, order: ['lone', 'fleet', 'fleet', 'lone', 'lone', 'fleet', 'fleet', 'lone'] },
+  // ~55 orders a second: 12 runs of 8 s give each kind ~2,600 samples, so p99 rests on ~26 of them
+  // (8 runs of 3.5 s gave ~800, p99 on ~8, and the kinds differed by more than runs of one kind).
+  tickToTrade: { firstWarmupMs: 2_500, warmupMs: 1_000, measureMs: 8_000, order: ['lone', 'fleet', 'fleet', 'lone', 'lone', 'fleet', 'fleet', 'lone', 'lone', 'fleet', 'fleet', 'lone'] },
   budget: { settleMs: 2_000, windowMs: 12_000 },
   noFleet: { settleMs: 1_000, windowMs: 6_000 },
   quietKill: { reps: 50, boundMs: 35_000, gapMs: GAP_MS },

@@ -6,9 +6,8 @@
  *   - the simulator (startSim, 127.0.0.1 port 0) with N synthetic markets (KXSYN...) after the demo
  *     catalog's, resting liquidity on every book (so each has a mid to quote around at once),
  *     activity at the given update rate, no RFQ participants, rate limits on;
- *   - a counter around its rate limiter's admit(), per key and bucket: tokens admitted, requests
- *     refused (each refusal is one 429 answer). The wrapper is bench-only: it counts, then returns
- *     the limiter's own verdict unchanged.
+ *   - a counter around its rate limiter's admit() (bench/admission-meter.ts), per key and bucket:
+ *     tokens admitted, requests refused (each refusal is one 429 answer).
  *
  * Ready line: {"event":"ready", pid, http, ws, tickers: [the N synthetic tickers]}.
  * Commands:
@@ -26,40 +25,9 @@ import { createInterface } from 'node:readline';
 import { pino } from 'pino';
 import { startSim, type SimHandle } from '../../src/sim/index.ts';
 import type { RateLimitTier } from '../../src/sim/rate-limit/index.ts';
+import { ZERO_COUNTS, countAdmissions, type KeyCounts } from '../admission-meter.ts';
 
 const SYNTHETIC_PREFIX = 'KXSYN';
-
-/** Cumulative admission counts of one caller (API key id). */
-interface KeyCounts {
-  readTokens: number;
-  readRefused: number;
-  writeTokens: number;
-  writeRefused: number;
-}
-
-/** Wraps the limiter's admit() to count tokens and refusals per caller; the verdict is the limiter's own. */
-function countAdmissions(sim: SimHandle): Map<string, KeyCounts> {
-  const counts = new Map<string, KeyCounts>();
-  const limiter = sim.rateLimiter;
-  const admit = limiter.admit.bind(limiter);
-  limiter.admit = (callerId, tier, bucket, cost) => {
-    const admitted = admit(callerId, tier, bucket, cost);
-    let entry = counts.get(callerId);
-    if (entry === undefined) {
-      entry = { readTokens: 0, readRefused: 0, writeTokens: 0, writeRefused: 0 };
-      counts.set(callerId, entry);
-    }
-    if (bucket === 'write') {
-      if (admitted) entry.writeTokens += cost;
-      else entry.writeRefused++;
-    } else if (bucket === 'read') {
-      if (admitted) entry.readTokens += cost;
-      else entry.readRefused++;
-    }
-    return admitted;
-  };
-  return counts;
-}
 
 interface Command {
   cmd: string;
@@ -74,7 +42,7 @@ function answer(sim: SimHandle, counts: Map<string, KeyCounts>, command: Command
     return { event: 'key', keyId: key.keyId, privateKeyPem: key.privateKeyPem };
   }
   if (command.cmd === 'stats') {
-    const entry = counts.get(command.keyId ?? '') ?? { readTokens: 0, readRefused: 0, writeTokens: 0, writeRefused: 0 };
+    const entry = counts.get(command.keyId ?? '') ?? ZERO_COUNTS;
     const resting = command.userId === undefined ? 0 : sim.engine.restingOrders(command.userId).length;
     return { event: 'stats', ...entry, resting, bookUpdates: sim.engine.bookUpdateCount, atMs: Date.now() };
   }
