@@ -42,6 +42,11 @@ export interface SecondSample {
   atMs: number;
   writeTokens: number;
   held: number;
+  /**
+   * The gate's write bucket could not pay for two creates at the sample: held intents then wait
+   * for the budget. Otherwise they wait for a connection (the route saturated), not the budget.
+   */
+  budgetBound: boolean;
   rateLimited: number;
   cpuUs: number;
 }
@@ -277,6 +282,7 @@ async function sampleTrading(
       atMs: performance.now() - tradingFromMs,
       writeTokens: last.writeTokens,
       held: runtime.router.holdStats.held,
+      budgetBound: !runtime.gate.budget.canTakeWrite(2 * 10, false, runtime.clock.nowMs()),
       rateLimited: runtime.status().denies.RATE_LIMITED ?? 0,
       cpuUs: cpu.user + cpu.system,
     });
