@@ -2,13 +2,14 @@
  * An OrderEntry for the in-process hot-path benches: create/cancel/amend/decrease do the work
  * RestOrderEntry (or MarginOrderEntry, with MARGIN_SINK) does inside the call up to the socket -
  * the route's pre-send rules, the body from exec's own encoder of that exchange, a ready signature from a ring (the presigner's take is a ring read),
- * assemble request line, headers and body into one string the way RawHttpPool.send does, and
- * copy it into a reused byte buffer (what socket.write does with a string before the syscall) -
+ * assemble request line, headers and body into a reused byte buffer with the pool's own
+ * assembleInto (src/net/request-bytes.ts, what RawHttpPool.send does on an idle connection) -
  * then count the bytes instead of writing them to a socket. Answers are queued and delivered only
  * when the driver calls deliverAnswers() between frames, so they never run inside a timed frame.
  *
- * A model, not exec: the request assembly mirrors src/net/raw-http-pool.ts and may drift from it; the
- * syscall and the response side are left out on purpose (bench/tick-to-trade has them).
+ * A model, not exec: the request assembly is the pool's own function, the route's bookkeeping
+ * around it is modelled; the syscall and the response side are left out on purpose
+ * (bench/tick-to-trade has them).
  * Also the (empty) OrderReads the OMS reconciles with. Owns the sink's counters only; never
  * decides anything for the OMS.
  */
@@ -17,6 +18,7 @@ import { COUNT_INVALID } from '../../src/core/index.ts';
 import type { BookSide, Count, Price } from '../../src/core/index.ts';
 import { MARGIN_ORDER_VENUE, PREDICTIONS_ORDER_VENUE, marginOrderProblem } from '../../src/exec/index.ts';
 import type { ExecListener, NewOrder, OrderEntry, OrderReads, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
+import { assembleInto } from '../../src/net/request-bytes.ts';
 
 const PREFIX = '/trade-api/v2';
 
@@ -37,9 +39,6 @@ export interface SinkVenue {
 export const PREDICTIONS_SINK: SinkVenue = Object.freeze({ name: 'predictions', ordersPath: PREDICTIONS_ORDER_VENUE.ordersPath, batched: true, encodeCreate: PREDICTIONS_ORDER_VENUE.encodeCreate, problem: () => null });
 export const MARGIN_SINK: SinkVenue = Object.freeze({ name: 'margin', ordersPath: MARGIN_ORDER_VENUE.ordersPath, batched: false, encodeCreate: MARGIN_ORDER_VENUE.encodeCreate, problem: marginOrderProblem });
 
-const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
-const LENGTH_FIELD = '\r\nContent-Length: ';
-const HEAD_END = '\r\n\r\n';
 const SIGNATURES = 64;
 const ANSWERS_MAX = 1024;
 
@@ -155,8 +154,7 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
   #write(prefix: string, body: string): void {
     const k = this.#next;
     this.#next = k + 1 === SIGNATURES ? 0 : k + 1;
-    const request = prefix + this.#timestamps[k] + SIGNATURE_FIELD + this.#signatures[k] + LENGTH_FIELD + Buffer.byteLength(body) + HEAD_END + body;
-    this.bytes += this.#buffer.write(request, 0, 'utf8');
+    this.bytes += assembleInto(this.#buffer, prefix, this.#timestamps[k]!, this.#signatures[k]!, body);
     this.requests++;
   }
 

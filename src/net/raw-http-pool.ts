@@ -36,6 +36,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { performance } from 'node:perf_hooks';
 import { InvariantError, assert } from '../core/index.ts';
 import { NetError } from './net-error.ts';
+import { assemble } from './request-bytes.ts';
 import {
   ConnectionState,
   DownReason,
@@ -105,9 +106,6 @@ export const SendResult = {
 } as const;
 export type SendResult = (typeof SendResult)[keyof typeof SendResult];
 
-const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
-const LENGTH_FIELD = '\r\nContent-Length: ';
-const HEAD_END = '\r\n\r\n';
 
 export class RawHttpPool implements ConnectionOwner {
   readonly stats: RawHttpPoolStats = {
@@ -192,8 +190,8 @@ export class RawHttpPool implements ConnectionOwner {
   }
 
   /**
-   * Hot path: assembles the request and writes it on an idle connection before returning, else
-   * queues it. No allocation beyond the request string itself.
+   * Hot path: writes the request on an idle connection before returning, assembled into that
+   * connection's reused buffer (no request string), else queues it as one string.
    */
   send(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: string | null): SendResult {
     this.stats.requests++;
@@ -201,7 +199,7 @@ export class RawHttpPool implements ConnectionOwner {
       handler.onRawFailure('NET_DISCONNECTED', false);
       return SendResult.REFUSED;
     }
-    return this.#dispatch(handler, assemble(head.prefix, timestampText, signature, body));
+    return this.#dispatch(handler, head.prefix, timestampText, signature, body);
   }
 
   /**
@@ -220,15 +218,15 @@ export class RawHttpPool implements ConnectionOwner {
       return SendResult.REFUSED;
     }
     const prefix = method + ' ' + target + (body === null ? this.#tailNoBody : this.#tailWithBody);
-    return this.#dispatch(handler, assemble(prefix, timestampText, signature, body));
+    return this.#dispatch(handler, prefix, timestampText, signature, body);
   }
 
-  /** Writes `request` on an idle connection now, else queues it (bounded), else refuses it. */
-  #dispatch(handler: RawExchangeHandler, request: string): SendResult {
+  /** Writes the request on an idle connection now, else queues it (bounded), else refuses it. */
+  #dispatch(handler: RawExchangeHandler, prefix: string, timestampText: string, signature: string, body: string | null): SendResult {
     const connection = this.#pickIdle();
     if (connection !== null) {
       this.stats.written++;
-      connection.write(handler, request);
+      connection.writeRequest(handler, prefix, timestampText, signature, body);
       return SendResult.WRITTEN;
     }
     if (this.#queueCount === this.#options.queueMax) {
@@ -238,7 +236,7 @@ export class RawHttpPool implements ConnectionOwner {
     }
     const tail = (this.#queueHead + this.#queueCount) % this.#options.queueMax;
     this.#queueHandlers[tail] = handler;
-    this.#queueRequests[tail] = request;
+    this.#queueRequests[tail] = assemble(prefix, timestampText, signature, body);
     this.#queueSinceMs[tail] = performance.now();
     this.#queueCount++;
     this.stats.queued++;
@@ -266,7 +264,7 @@ export class RawHttpPool implements ConnectionOwner {
       if (connection.state !== ConnectionState.IDLE || nowMs - connection.idleSinceMs < minIdleMs) continue;
       this.stats.requests++;
       this.stats.written++;
-      connection.write(handler, assemble(head.prefix, timestampText, signature, body));
+      connection.writeRequest(handler, head.prefix, timestampText, signature, body);
       return true;
     }
     return false;
@@ -390,13 +388,6 @@ export class RawHttpPool implements ConnectionOwner {
     if (error === null) wait.resolve();
     else wait.reject(error);
   }
-}
-
-/** The whole request as one string: the head up to the timestamp value, the signing headers, the framing, the body. */
-function assemble(prefix: string, timestampText: string, signature: string, body: string | null): string {
-  return body === null
-    ? prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
-    : prefix + timestampText + SIGNATURE_FIELD + signature + LENGTH_FIELD + Buffer.byteLength(body, 'utf8') + HEAD_END + body;
 }
 
 /** '/' then visible ASCII only (0x21-0x7e): no allocation, unlike a RegExp test on a fresh string. */

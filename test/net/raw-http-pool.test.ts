@@ -208,6 +208,22 @@ describe('RawHttpPool: writing', () => {
     expect(seen).toHaveLength(0);
   });
 
+  it('reuses a connection\'s request buffer: a long request then shorter ones arrive exact, and one larger than the buffer goes whole', async () => {
+    const { port, seen } = await httpServer((one, response) => json(response, 200, `{"n":${one.body.length}}`));
+    const pool = await openPool(port, { connections: 1 });
+    const recorder = new Recorder();
+    const head = pool.head('POST', '/x', true);
+    const bodies = ['x'.repeat(5_000), 'é'.repeat(7), '1', 'y'.repeat(40_000), '{"a":"z"}'];
+    for (const body of bodies) {
+      const before = recorder.outcomes.length;
+      expect(pool.send(recorder, head, '1', 'sig', body)).toBe(SendResult.WRITTEN); // the one connection is idle again each time
+      await until(() => recorder.outcomes.length === before + 1);
+    }
+    expect(seen.map((one) => one.body)).toEqual(bodies);
+    expect(seen.map((one) => one.headers['content-length'])).toEqual(bodies.map((body) => String(Buffer.byteLength(body))));
+    expect(pool.stats.queued).toBe(0);
+  });
+
   it('keeps one request per connection: the rest queue (counted) and go out as connections free', async () => {
     const { port, seen } = await httpServer((one, response) => setTimeout(() => json(response, 200, `{"n":${one.body}}`), 5));
     const pool = await openPool(port, { connections: 2 });

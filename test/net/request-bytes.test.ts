@@ -1,0 +1,26 @@
+// Goal: a request written into a reused buffer is byte for byte the request made as one string,
+// with or without a body, for multi-byte bodies and every Content-Length width, and a buffer too
+// small is refused with nothing written. Method: both functions of src/net/request-bytes.ts on
+// the same parts, compared as bytes.
+
+import { describe, expect, it } from 'vitest';
+import { assemble, assembleInto } from '../../src/net/request-bytes.ts';
+
+const PREFIX = 'POST /trade-api/v2/portfolio/events/orders HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: k\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ';
+
+describe('request bytes', () => {
+  it('writes into a buffer exactly the bytes of the one-string request', () => {
+    const out = Buffer.alloc(64 * 1024, 0x7e);
+    const bodies: (string | null)[] = [null, '', '1', 'é', '{"client_order_id":"ü-1"}', '🙂'.repeat(3), 'x'.repeat(9), 'x'.repeat(10), 'x'.repeat(99), 'x'.repeat(100), 'x'.repeat(12_345)];
+    for (const body of bodies) {
+      const length = assembleInto(out, PREFIX, '1781821370267', 'c2lnbmF0dXJl', body);
+      expect(out.subarray(0, length).equals(Buffer.from(assemble(PREFIX, '1781821370267', 'c2lnbmF0dXJl', body), 'utf8'))).toBe(true);
+    }
+  });
+
+  it('refuses a buffer too small and writes nothing into it', () => {
+    const out = Buffer.alloc(256, 0x7e);
+    expect(assembleInto(out, PREFIX, '1', 's', 'x'.repeat(200))).toBe(-1);
+    expect(out.every((byte) => byte === 0x7e)).toBe(true);
+  });
+});
