@@ -14,8 +14,9 @@
  *
  * Crash semantics: lines not flushed are lost; a torn last line is skipped by recover(). An intent
  * whose line was lost was sent by a session whose epoch is journaled, and the next session's epoch
- * is strictly greater, so ids stay unique; the lost order itself is found by reconciliation only if
- * its line survived. Flush often (the tick) to keep that window small.
+ * is strictly greater, so ids stay unique; the lost order itself is found at the next start by its
+ * id (our prefix, a journaled session: Oms.adoptLostOrders) and cancelled. Flush often (the tick)
+ * to keep that window small.
  */
 
 import { closeSync, existsSync, fchmodSync, fsync, openSync, readFileSync, write, writeSync, fsyncSync } from 'node:fs';
@@ -497,6 +498,8 @@ export interface RecoveredJournal {
   badLines: number;
   prefix: string | null;
   sessionEpochMsMax: number;
+  /** Every session's epoch, from the session lines (written synchronously, before any order: never lost). */
+  sessionEpochs?: number[];
   counterMax: number;
   /** Every order ever journaled, with its last known state and counts, in intent order. */
   orders: RecoveredOrder[];
@@ -538,6 +541,7 @@ export function recover(journalPath: string): RecoveredJournal {
     badLines: 0,
     prefix: null,
     sessionEpochMsMax: 0,
+    sessionEpochs: [],
     counterMax: 0,
     orders: [],
     fills: [],
@@ -584,6 +588,7 @@ function applyLine(result: RecoveredJournal, byId: Map<string, RecoveredOrder>, 
   if (kind === JournalKind.SESSION) {
     result.prefix = str(r.prefix, result.prefix ?? '');
     result.sessionEpochMsMax = Math.max(result.sessionEpochMsMax, num(r.epoch));
+    result.sessionEpochs?.push(num(r.epoch));
     result.counterMax = Math.max(result.counterMax, num(r.counter));
     return;
   }

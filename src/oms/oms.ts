@@ -20,7 +20,7 @@
 
 import { CENTICENTS_INVALID, COUNT_INVALID, FifoMap } from '../core/index.ts';
 import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
-import { ClientOrderIds, nextSessionEpoch } from './client-order-ids.ts';
+import { ClientOrderIds, nextSessionEpoch, parseClientOrderId } from './client-order-ids.ts';
 import { FillDedup } from './fill-dedup.ts';
 import { JournalKind } from './journal.ts';
 import type { Journal, RecoveredJournal, RecoveredKill } from './journal.ts';
@@ -93,6 +93,8 @@ export interface OmsStats {
   reconcileRounds: number;
   reconcileErrors: number;
   restoredOrders: number;
+  /** Orders of ours resting at the venue that the journal had lost, adopted at start and cancelled. */
+  lostOrdersAdopted: number;
 }
 
 const ORPHAN_FILLS_MAX = 10_000;
@@ -115,6 +117,7 @@ export class Oms implements ExecListener {
     reconcileRounds: 0,
     reconcileErrors: 0,
     restoredOrders: 0,
+    lostOrdersAdopted: 0,
   };
   /** Client order id of the last order submit() sent. */
   lastClientOrderId = '';
@@ -151,6 +154,8 @@ export class Oms implements ExecListener {
   readonly #pendingKill = new Set<number>();
   readonly #killInFlight = new Set<number>();
   readonly #reconcileHost: ReconcileHost;
+  /** The session epochs this runtime's journal recorded: a lost order's id names one of them. */
+  readonly #journalSessions: Set<number>;
   readonly #listener: OmsListener;
   #sender: OmsSender = NO_SENDER;
   #updates: OrderUpdateSink | null = null;
@@ -191,6 +196,7 @@ export class Oms implements ExecListener {
     this.#journal?.writeSessionSync(nowMs, options.clientOrderIdPrefix, epoch, this.clientOrderIds.counter);
     this.#reconcileHost = this.#makeReconcileHost();
     if (recovered !== null) this.#restore(recovered);
+    this.#journalSessions = new Set(recovered?.sessionEpochs ?? []);
   }
 
   /** Wiring: the router, which sends the cancels the OMS decides on through the gate. */
@@ -928,6 +934,60 @@ export class Oms implements ExecListener {
       this.#killState = { ...recovered.kill }; // the router halts the gate when it sees it
     }
     if (recovered.badLines > 0) this.#log.warn({ path: recovered.path, badLines: recovered.badLines }, 'oms: journal lines skipped (torn by a crash?)');
+  }
+
+  /**
+   * Orders of ours resting at the venue that the journal lost: a crash after a create was sent and
+   * before its intent's line was flushed leaves an order no restored record names. Listed per
+   * subaccount (Predictions), recognised by this runtime's client order id prefix and a session
+   * epoch its journal recorded (another runtime on the account with the same prefix has sessions
+   * of its own, and its orders are never touched), adopted as
+   * RESTING under no strategy (no journaled intent says whose it was) and cancelled at once; the
+   * tick retries a cancel the gate refuses. Start-up only, after the journal's orders were restored.
+   * A subaccount whose read fails is logged and skipped. Returns how many were adopted.
+   */
+  async adoptLostOrders(subaccounts: readonly number[]): Promise<number> {
+    let adopted = 0;
+    for (const subaccount of subaccounts) {
+      let wires: WireOrder[];
+      try {
+        wires = await this.reads.listOrders({ status: 'resting', subaccount });
+      } catch (error) {
+        this.#log.warn({ err: error, subaccount }, 'oms: listing resting orders for lost ones failed; skipped');
+        continue;
+      }
+      for (const wire of wires) {
+        if (wire.status !== 'resting' || wire.clientOrderId === '' || this.#byClientId.has(wire.clientOrderId)) continue;
+        const parsed = parseClientOrderId(wire.clientOrderId);
+        if (parsed === null || parsed.prefix !== this.clientOrderIds.prefix || !this.#journalSessions.has(parsed.sessionEpochMs)) continue;
+        this.#adoptLost(wire, parsed.counter);
+        adopted++;
+      }
+    }
+    return adopted;
+  }
+
+  #adoptLost(wire: WireOrder, counter: number): void {
+    const nowMs = this.#clock.nowMs();
+    const order = new Order(
+      this.#takeSlot(), wire.clientOrderId, counter, wire.ticker, -1, wire.side, wire.price, wire.initialCount,
+      'good_till_canceled', false, false, this.#selfTradePrevention, wire.subaccount, wire.orderGroupId, -1, -1,
+      wire.createdTimeMs > 0 ? wire.createdTimeMs : nowMs,
+    );
+    order.filledCount = wire.fillCount;
+    order.venueFilled = wire.fillCount;
+    order.remainingCount = wire.remainingCount;
+    order.state = OrderState.RESTING;
+    order.cancelWanted = true;
+    this.#byClientId.set(order.clientOrderId, order);
+    this.#setOrderId(order, wire.orderId);
+    this.#live.add(order);
+    this.#subaccountsUsed[order.subaccount] = 1;
+    this.#listener.onOrderChange(order);
+    this.#journal?.appendOrderEvent(JournalKind.RECONCILE, order, -1, nowMs, 'ADOPTED_LOST', 0);
+    this.stats.lostOrdersAdopted++;
+    this.#log.warn({ clientOrderId: order.clientOrderId, orderId: order.orderId, ticker: order.ticker, subaccount: order.subaccount }, 'oms: an order of ours rests at the venue without a journal record (lost in a crash?); adopted and cancelled');
+    this.#sender.sendCancel(order);
   }
 
   #makeReconcileHost(): ReconcileHost {

@@ -467,6 +467,9 @@ export class Runtime {
       log.info({ orders: this.recovered.orders.length, journal: this.recovered.path }, 'journal recovered orders; reconciling with the venue');
       await this.oms.reconcile();
     }
+    // Ours at the venue but not in the journal (a crash between a send and its line's flush): adopted and cancelled.
+    const lost = await this.oms.adoptLostOrders([...new Set(this.config.strategies.map((strategy) => strategy.subaccount))]);
+    if (lost > 0) log.warn({ orders: lost }, 'orders of ours the journal had lost were resting at the venue; cancelled');
     try {
       await this.oms.reconcilePositions();
     } catch (error) {
