@@ -33,6 +33,16 @@ function budgetWorld(): World & { heard: [string, boolean, number][] } {
   return Object.assign(w, { heard });
 }
 
+/** A route whose saturation the test switches (`busy`), 100 write tokens a second, 10 kept for cancels. */
+function saturableWorld(): { entry: BatchEntry & { busy: boolean; saturated(): boolean }; b: World; router: Router } {
+  const entry = new BatchEntry() as BatchEntry & { busy: boolean; saturated(): boolean };
+  entry.busy = false;
+  entry.saturated = () => entry.busy;
+  const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 100, writeCapacityTokens: 100, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
+  const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+  return { entry, b, router };
+}
+
 /** A new bid on `market` at `price` for `count` contracts. */
 function newBid(market: number, price: string, count = '1', strategyId = 0): OrderIntent {
   const intent = createIntent();
@@ -259,11 +269,7 @@ describe('router: holding intents for the write budget', () => {
   });
 
   it('keeps held intents held while the route is saturated (requests already wait for a connection), and sends them once it is not', () => {
-    const entry = new BatchEntry() as BatchEntry & { busy: boolean; saturated(): boolean };
-    entry.busy = false;
-    entry.saturated = () => entry.busy;
-    const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 100, writeCapacityTokens: 100, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
-    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+    const { entry, b, router } = saturableWorld();
     for (let i = 0; i < 12; i++) expect(router.submit(newBid(b.market, '0.10'))).toBe(Deny.NONE);
     expect(entry.creates.length).toBe(9); // 90 tokens (10 are the reserve); 3 held
     expect(router.held.size).toBe(3);
@@ -279,11 +285,7 @@ describe('router: holding intents for the write budget', () => {
   });
 
   it('holds fresh creates and amends while the route is saturated, spending no token until they go; latest wins meanwhile', () => {
-    const entry = new BatchEntry() as BatchEntry & { busy: boolean; saturated(): boolean };
-    entry.busy = false;
-    entry.saturated = () => entry.busy;
-    const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 100, writeCapacityTokens: 100, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
-    const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
+    const { entry, b, router } = saturableWorld();
     const w = { ...b, router, entry } as unknown as World;
     const first = place(w, '0.10');
     entry.listener!.onCreateAck(first.id, 'o-1', c('0'), c('1'), 0);
