@@ -29,6 +29,9 @@ export class LiveOrders {
   readonly #orders = new Map<string, LiveOrder>();
   /** Resting count by `${ticker}|${side}|${price}`. */
   readonly #atLevel = new Map<string, number>();
+  /** The sum of the live orders' own book deltas by the same key (onOwnDelta). */
+  readonly #ownDeltaSum = new Map<string, number>();
+  #ownDeltasSeen = false;
 
   /** A recorded user_order frame's text: the order rests with its remaining count, or is gone. */
   onUserOrder(text: string): void {
@@ -53,9 +56,23 @@ export class LiveOrders {
     this.#add(order, remaining);
   }
 
+  /**
+   * A recorded book delta caused by the live run's own order (it carries client_order_id). Once
+   * the venue sends these, the live size at a level is their sum: in step with the recorded book,
+   * where the user_order frame of the same change comes a little later.
+   */
+  onOwnDelta(ticker: string, side: BookSide, price: Price, delta: number): void {
+    const key = `${ticker}|${side}|${price}`;
+    const next = (this.#ownDeltaSum.get(key) ?? 0) + delta;
+    if (next <= 0) this.#ownDeltaSum.delete(key);
+    else this.#ownDeltaSum.set(key, next);
+    this.#ownDeltasSeen = true;
+  }
+
   /** The live run's resting count at a level, 1/100 contract. */
   sizeAt(ticker: string, side: BookSide, price: Price): number {
-    return this.#atLevel.get(`${ticker}|${side}|${price}`) ?? 0;
+    const key = `${ticker}|${side}|${price}`;
+    return (this.#ownDeltasSeen ? this.#ownDeltaSum.get(key) : this.#atLevel.get(key)) ?? 0;
   }
 
   get count(): number {

@@ -99,8 +99,10 @@ export class ReplayVenue implements OrderEntry, OrderReads {
   #listener: ExecListener | null = null;
   /** Mirror orders by `${side}:${price}` of a market, oldest first. */
   readonly #mirror = new Map<string, Map<string, string[]>>();
-  /** Our resting orders per market (from the engine's order updates). */
-  readonly #restingByMarket = new Map<string, Set<string>>();
+  /** Our resting orders per market by order id (from the engine's order updates). */
+  readonly #restingByMarket = new Map<string, Map<string, Order>>();
+  /** Per market, the last recorded decrease of each level (key: YES price, negated for asks), contracts/100. */
+  readonly #lastDecrease = new Map<string, Map<number, number>>();
   #fillSid = FILL_SID;
   #userOrderSid = FILL_SID;
   readonly #levels = new Int32Array(LEVELS_SYNCED_MAX);
@@ -168,6 +170,33 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     this.#nowNs = timeNs;
   }
 
+  /**
+   * A recorded book delta (after the runtime's book applied it) in a market where we rest. At a
+   * level where one of our orders rests, the mirror follows at once: size that joins queues
+   * behind us, size that leaves goes per the queue model. Synced only when we next met the level,
+   * a join and a leave in between would net out and the join would stand ahead of us.
+   * A decrease the next frame explains (`tradeNext`: a trade follows) is left to that trade, whose
+   * taker then takes it from the front of the queue. A delta of the live run's own order (`own`)
+   * moves no mirror: the replay's order stands in for it (liveOwnSize).
+   */
+  onRecordedDelta(ticker: string, side: BookSide, yesPrice: Price, delta: number, own: boolean, tradeNext: boolean): void {
+    const resting = this.#restingByMarket.get(ticker);
+    if (resting === undefined || resting.size === 0) return;
+    const levelKey = side === 'bid' ? yesPrice : -yesPrice;
+    let byLevel = this.#lastDecrease.get(ticker);
+    if (byLevel === undefined) this.#lastDecrease.set(ticker, (byLevel = new Map()));
+    let weRest = false;
+    for (const order of resting.values()) if (order.side === side && order.price === yesPrice) weRest = true;
+    if (own || (weRest && !(delta < 0 && tradeNext))) {
+      byLevel.delete(levelKey);
+      if (!own) this.#syncLevel(ticker, side, yesPrice);
+      return;
+    }
+    // Not mirrored yet: a trade of this size at this level finds the level lacking what it took.
+    if (delta < 0) byLevel.set(levelKey, -delta);
+    else byLevel.delete(levelKey);
+  }
+
   /** A recorded public trade: replayed against our resting orders (see the file comment). */
   onRecordedTrade(ticker: string, yesPrice: Price, count: Count, takerBookSide: BookSide): void {
     const resting = this.#restingByMarket.get(ticker);
@@ -175,7 +204,16 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     this.#engineMs = this.#options.startMs + Math.floor(this.#nowNs / 1e6);
     // The taker bought YES (bid) -> it consumed asks at or below the price, and the reverse.
     const makerSide: BookSide = takerBookSide === 'bid' ? 'ask' : 'bid';
-    this.#syncLevels(ticker, makerSide, yesPrice);
+    // The exchange sends a trade's book decrease before the trade: the recorded level then already
+    // lacks the size the trade took. Mirrored at that size, the taker would take it twice, the
+    // second time from the orders behind (us). So the level is brought to its size before the
+    // trade when its last unmirrored decrease was this trade's size; a trade whose decrease is
+    // still to come finds the level as it was.
+    const byLevel = this.#lastDecrease.get(ticker);
+    const levelKey = makerSide === 'bid' ? yesPrice : -yesPrice;
+    const taken = byLevel?.get(levelKey) === count ? count : 0;
+    if (taken !== 0) byLevel!.delete(levelKey);
+    this.#syncLevels(ticker, makerSide, yesPrice, taken);
     this.stats.mirrorTrades++;
     this.engine.createOrder(TAKER_USER, {
       ticker, side: takerBookSide, price: yesPrice, count, timeInForce: 'immediate_or_cancel', selfTradePrevention: 'taker_at_cross', subaccount: 0,
@@ -364,8 +402,8 @@ export class ReplayVenue implements OrderEntry, OrderReads {
 
   #onOurOrder(order: Order): void {
     let resting = this.#restingByMarket.get(order.ticker);
-    if (resting === undefined) this.#restingByMarket.set(order.ticker, (resting = new Set()));
-    if (order.status === 'resting') resting.add(order.orderId);
+    if (resting === undefined) this.#restingByMarket.set(order.ticker, (resting = new Map()));
+    if (order.status === 'resting') resting.set(order.orderId, order);
     else resting.delete(order.orderId);
     const text = `{"type":"user_order","sid":${this.#userOrderSid},"msg":${JSON.stringify(userOrderToWsMsg(order))}}`;
     this.#at(this.#nowNs + this.#feedNs, () => this.#options.deliverFrame(text));
@@ -377,8 +415,11 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     this.#syncLevel(ticker, side, price);
   }
 
-  /** The `makerSide` levels a taker at `price` would reach, best first, at most LEVELS_SYNCED_MAX. */
-  #syncLevels(ticker: string, makerSide: BookSide, price: Price): void {
+  /**
+   * The `makerSide` levels a taker at `price` would reach, best first, at most LEVELS_SYNCED_MAX;
+   * the level at `price` with `takenAtPrice` more than recorded (onRecordedTrade).
+   */
+  #syncLevels(ticker: string, makerSide: BookSide, price: Price, takenAtPrice = 0): void {
     const book = this.#options.book(ticker);
     if (book === undefined || !book.synced) return;
     const levels = this.#levels;
@@ -386,7 +427,7 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     for (let i = 0; i < n; i++) {
       const levelPrice = book.grid.priceAt(levels[i]);
       if (makerSide === 'ask' ? levelPrice > price : levelPrice < price) break;
-      this.#syncLevel(ticker, makerSide, levelPrice);
+      this.#syncLevel(ticker, makerSide, levelPrice, levelPrice === price ? takenAtPrice : 0);
     }
     // Mirror levels the recorded book no longer has (emptied since they were mirrored) leave too:
     // else a post-only order would cross a ghost and be cancelled.
@@ -397,12 +438,12 @@ export class ReplayVenue implements OrderEntry, OrderReads {
       if (ids.length === 0 || !key.startsWith(prefix)) continue;
       const levelPrice = Number(key.slice(prefix.length)) as Price;
       if (makerSide === 'ask' ? levelPrice > price : levelPrice < price) continue;
-      this.#syncLevel(ticker, makerSide, levelPrice);
+      this.#syncLevel(ticker, makerSide, levelPrice, levelPrice === price ? takenAtPrice : 0);
     }
   }
 
-  /** Brings the mirror at one level to the recorded size (book side 'bid' = YES bids, 'ask' = NO bids at 1 - price). */
-  #syncLevel(ticker: string, side: BookSide, price: Price): void {
+  /** Brings the mirror at one level to the recorded size plus `taken` (book side 'bid' = YES bids, 'ask' = NO bids at 1 - price). */
+  #syncLevel(ticker: string, side: BookSide, price: Price, taken = 0): void {
     const book = this.#options.book(ticker);
     if (book === undefined || !book.synced || price <= 0 || price >= PRICE_ONE) return;
     const level = book.grid.levelOf(price);
@@ -410,7 +451,7 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     const inBook = side === 'bid' ? book.bidSizeAtLevel(level) : book.askSizeAtLevel(level);
     // The live run's own orders were in the recorded book; the replay's own stand in their place.
     const liveOwn = this.#options.liveOwnSize === undefined ? 0 : this.#options.liveOwnSize(ticker, side, price);
-    const recorded = inBook > liveOwn ? inBook - liveOwn : 0;
+    const recorded = (inBook > liveOwn ? inBook - liveOwn : 0) + taken;
     let byLevel = this.#mirror.get(ticker);
     if (byLevel === undefined) this.#mirror.set(ticker, (byLevel = new Map()));
     const key = `${side}:${price}`;

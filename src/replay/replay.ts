@@ -18,8 +18,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ManualClock, PriceGrid, isPriceLevelStructure } from '../core/index.ts';
-import type { PriceLevelStructure } from '../core/index.ts';
+import { ManualClock, PriceGrid, complementPrice, isPriceLevelStructure } from '../core/index.ts';
+import type { Count, PriceLevelStructure } from '../core/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES } from '../risk/index.ts';
 import { MessageKind } from '../feed/index.ts';
 import { STRATEGY_HOST_DEFAULTS } from '../strategy/index.ts';
@@ -350,7 +350,7 @@ export class Replay {
       if (frameClass === FrameClass.TRADE && feed.hop.kind === MessageKind.TRADE) {
         const trade = feed.decoder.trade;
         venue.onRecordedTrade(trade.marketTicker, trade.yesPrice, trade.count, trade.takerBookSide);
-      }
+      } else if (feed.hop.kind === MessageKind.ORDERBOOK_DELTA) this.#onRecordedDelta(i);
       this.#framesDelivered++;
       // A break queued a get_snapshot (a microtask, as live): let it go out before the next frame, as it would live.
       if (feed.resync.queuedCount !== 0) {
@@ -365,6 +365,25 @@ export class Replay {
       }
     }
     this.#cursor = i;
+  }
+
+  /** A delivered delta (record `i`) to the live orders' sizes and the venue's mirror (replay-venue.ts onRecordedDelta). */
+  #onRecordedDelta(i: number): void {
+    const delta = this.graph.feed.decoder.delta;
+    // The feed asks for NO levels at NO prices (no use_yes_price): side 1 is the ask at 1 - price.
+    const side = delta.side === 0 ? 'bid' : 'ask';
+    const yesPrice = delta.side === 0 ? delta.price : complementPrice(delta.price);
+    const own = delta.clientOrderId !== '';
+    if (own) this.liveOrders.onOwnDelta(delta.marketTicker, side, yesPrice, delta.delta);
+    this.venue.onRecordedDelta(delta.marketTicker, side, yesPrice, delta.delta, own, this.#nextFrameIsTrade(i));
+  }
+
+  /** Whether the frame after record `i` (skipping the recording's other kinds) is a public trade. */
+  #nextFrameIsTrade(i: number): boolean {
+    const { kinds, count } = this.recording;
+    // Bounded: a few non-frame records (orders, answers) lie between two frames at most.
+    for (let j = i + 1; j < count && j < i + 64; j++) if (kinds[j] === RecordKind.FRAME) return this.classes[j] === FrameClass.TRADE;
+    return false;
   }
 
   /** What is still in flight lands (bounded: one more second of the recording's clock); the report. */

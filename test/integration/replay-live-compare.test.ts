@@ -1,10 +1,13 @@
 /**
  * Goal: a replay reproduces its own live session. The main job's graph (Runtime, as npm start
  * wires it, record.enabled, risk tier "auto", an order group, the sample market maker) trades
- * against the simulator over real sockets for REPLAY_LIVE_SECONDS (default 60; CI at 2 cores may
- * set it lower); its recording is replayed with the same config, and the replay's decisions match:
- * the first decisions identical in order, creates and amends within 5%, fills within 10%, and no
- * RATE_LIMITED or ORDER_GROUP_UNKNOWN that never happened live.
+ * against the simulator over real sockets for REPLAY_LIVE_SECONDS (default 60); its recording is
+ * replayed with the same config, and the replay's decisions match, as issue 27 asks: the same
+ * first decisions in order, creates and amends within 5%, fills within 10%, and no RATE_LIMITED or
+ * ORDER_GROUP_UNKNOWN that never happened live.
+ * The queue model is `optimistic` (size leaving a level leaves from its front) because that is
+ * what the simulator's makers do: each cancels its oldest quote. Under `risk_averse` the same
+ * recording replays about 40% fewer fills (docs/record-replay.md).
  * Method: in-process simulator on 127.0.0.1 port 0 with seeded activity; compareLive on the result.
  */
 
@@ -23,12 +26,14 @@ import { MARKET, ROOT_DIR, demoKey, startTestSim } from './helpers.ts';
 const SECONDS = Number(process.env.REPLAY_LIVE_SECONDS ?? 60);
 // The issue asks for the same first decisions in the same order; runs matched 25, one fresh-clone run
 // on the slower server fallback matched 5 (noted on issue 27): at least the first 3 must match.
-const FIRST_DECISIONS = 3;
+// Quiet and loaded runs (one busy core beside it) matched the first 140-186 decisions; they then
+// differ in the order of two amends sent within a millisecond of each other.
+const FIRST_DECISIONS = 50;
 const work = mkdtempSync(path.join(tmpdir(), 'replay-live-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('replaying a live recording with its own config', () => {
-  it('makes the live run\'s decisions: the same first decisions; creates, amends and fills within 10% or two orders', async () => {
+  it('makes the live run\'s decisions: the same first 50 in order; creates and amends within 5%, fills within 10%', async () => {
     const sim = await startTestSim({ seed: 1, activity: { updatesPerSec: 500 } });
     const key = demoKey(sim);
     const raw = {
@@ -57,7 +62,7 @@ describe('replaying a live recording with its own config', () => {
     expect(facts.budget!.source).toBe('exchange'); // "auto" resolved at the venue: the replay uses it
     expect(facts.orderGroups).toHaveLength(1);
 
-    const replay = new Replay({ recording, config, rootDir: ROOT_DIR });
+    const replay = new Replay({ recording, config, rootDir: ROOT_DIR, queueModel: 'optimistic' });
     await replay.start();
     const report = await replay.run();
     await replay.close();
@@ -65,15 +70,11 @@ describe('replaying a live recording with its own config', () => {
     process.stdout.write(formatComparison(comparison));
     expect(comparison.live.creates).toBeGreaterThan(2);
     expect(comparison.sameFirstDecisions).toBeGreaterThanOrEqual(FIRST_DECISIONS);
-    // The issue's targets are creates and amends within ±5%, fills ±10%. Runs met them (60 s: creates
-    // 23/22, amends +3.9%, fills 20/20), but a run's counts are small and the live run's answer
-    // latencies vary with the machine's load, which the maker's decisions follow: one fresh-clone run
-    // had amends at +6.1%. Held at ±10% or two orders, whichever is larger, until that variance is
-    // explained (issue 27's closing note says so).
-    const within = (live: number, replay: number): boolean => Math.abs(live - replay) <= Math.max(2, live / 10);
-    expect(within(comparison.live.creates, comparison.replay.creates), 'creates').toBe(true);
-    expect(within(comparison.live.amends, comparison.replay.amends), 'amends').toBe(true);
-    expect(within(comparison.live.fills, comparison.replay.fills), 'fills').toBe(true);
+    // |replay - live| <= pct% of live, in integers; at least one order either way (5% of 21 creates is 1.05).
+    const within = (live: number, replay: number, pct: number): boolean => Math.abs(live - replay) * 100 <= Math.max(100, live * pct);
+    expect(within(comparison.live.creates, comparison.replay.creates, 5), 'creates').toBe(true);
+    expect(within(comparison.live.amends, comparison.replay.amends, 5), 'amends').toBe(true);
+    expect(within(comparison.live.fills, comparison.replay.fills, 10), 'fills').toBe(true);
     expect(report.denies.RATE_LIMITED ?? 0).toBe(0);
     expect(report.denies.ORDER_GROUP_UNKNOWN ?? 0).toBe(0);
   }, (SECONDS + 90) * 1000);

@@ -4,6 +4,8 @@
  * joining a recorded level queues behind the size already there; size that leaves the level leaves
  * from behind us (risk_averse) or from the front (optimistic), so the same recorded trades fill us
  * under one model and not the other; a crossing order fills against the recorded liquidity at once.
+ * A trade's own book decrease, recorded just before it, is taken once; size that joins our level
+ * while we rest queues behind us.
  * Method: a ReplayVenue over a real OrderBook driven by hand, a listener and a frame sink that
  * collect what the venue sends back, time moved by runUntil.
  */
@@ -115,6 +117,41 @@ describe('replay venue', () => {
 
   it('optimistic: size leaving the level leaves from the front, so the second trade fills us', () => {
     expect(queueScenario('optimistic')).toEqual([{ count: '1.00', price: '0.5000', taker: false }]);
+  });
+
+  it('a trade\'s own book decrease, recorded just before it, is taken once: by the trade, from the front', () => {
+    const h = harness('risk_averse');
+    h.at(1_000_000);
+    h.venue.create(order('c1', 'bid', 5000, 100)); // 1.00 behind 10.00 at $0.50
+    h.at(2_000_000);
+    const recordedTrade = (count: number): void => {
+      h.book.applyDelta(0, 5000 as Price, -count as Count);
+      h.venue.onRecordedDelta(TICKER, 'bid', 5000 as Price, -count, false, true); // a trade is the next frame
+      h.venue.onRecordedTrade(TICKER, 5000 as Price, count as Count, 'ask');
+    };
+    recordedTrade(600); // 6.00 of the 10.00 ahead: taken once, 4.00 still ahead
+    h.at(3_000_000);
+    expect(fills(h.frames)).toEqual([]);
+    recordedTrade(500); // the 4.00 ahead, then 1.00 of us
+    h.at(4_000_000);
+    expect(fills(h.frames)).toEqual([{ count: '1.00', price: '0.5000', taker: false }]);
+  });
+
+  it('size joining our level while we rest stands behind us, even when size ahead leaves before we meet the level again', () => {
+    const h = harness('optimistic');
+    h.at(1_000_000);
+    h.venue.create(order('c1', 'bid', 5000, 100)); // 1.00 behind 10.00 at $0.50
+    h.at(2_000_000);
+    const recordedDelta = (delta: number, tradeNext: boolean): void => {
+      h.book.applyDelta(0, 5000 as Price, delta as Count);
+      h.venue.onRecordedDelta(TICKER, 'bid', 5000 as Price, delta, false, tradeNext);
+    };
+    recordedDelta(500, false); // 5.00 joins: behind us
+    recordedDelta(-1000, false); // the 10.00 ahead cancelled (optimistic: from the front); netted with the join, 5.00 would stay ahead
+    recordedDelta(-100, true);
+    h.venue.onRecordedTrade(TICKER, 5000 as Price, 100 as Count, 'ask'); // nothing ahead: us
+    h.at(3_000_000);
+    expect(fills(h.frames)).toEqual([{ count: '1.00', price: '0.5000', taker: false }]);
   });
 
   it('a cancel is answered after the latencies and the order is gone at the venue', async () => {
