@@ -5,10 +5,13 @@
  *
  * 1. Replays/s. The shipped recording (test/fixtures/recordings, 878 frames, the sample market
  *    maker) swept over halfSpreadTicks x order latency (96 combinations) on a pool of 1, then 2
- *    workers, in 5 interleaved rounds; the round with the median speed-up is reported (one round
- *    on a shared VM varies too much to judge by). The rate is the steady state: runs finished
- *    after every worker finished its first (worker start-up, tsx registration and module loading, is excluded
+ *    workers, each sweep a process of its own started as `npm run sweep` starts (SWEEP_NODE_FLAGS:
+ *    single-threaded V8), in 5 interleaved rounds; the round with the median speed-up is reported
+ *    (one round on a shared VM varies too much to judge by). The rate is the steady state: runs
+ *    finished after every worker finished its first (worker start-up, module loading, is excluded
  *    and reported in the note). Target: 2 workers >= 1.7x of 1 (this machine has 2 cores).
+ *    Beside it, in the same rounds, the same pair with V8's default helper threads (what the sweep
+ *    ran with before), as a baseline.
  * 2. Memory per extra worker. A synthetic recording (bench/replay's writer: the fixture's opening
  *    then seeded deltas and trades) large enough that a per-worker copy would show, shared once;
  *    runs replay its first frames (replay.framesMax) so the sweep stays short, two runs a worker.
@@ -24,19 +27,12 @@
  */
 
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchRow, BenchSuite } from '../harness.ts';
-import { readRecordingFile } from '../../src/record/index.ts';
-import { expandGrid, parseGridSpec } from '../../src/replay/sweep/grid.ts';
-import type { Combination } from '../../src/replay/sweep/grid.ts';
-import { buildMidSeries } from '../../src/replay/sweep/mid-series.ts';
-import { REPLAY_DEFAULTS } from '../../src/replay/sweep/run-combination.ts';
-import { shareRecording } from '../../src/replay/sweep/shared-recording.ts';
-import { runSweep } from '../../src/replay/sweep/sweep-pool.ts';
-import type { SweepShared } from '../../src/workers/sweep/sweep-task.ts';
+import { SWEEP_NODE_FLAGS } from '../../src/replay/sweep/sweep-pool.ts';
 import { writeSyntheticRecording } from '../replay/suite.ts';
 
 const SUITE = 'sweep';
@@ -45,6 +41,8 @@ const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'recordings', 'sim-market-ma
 const CONFIG = path.join(ROOT, 'test', 'fixtures', 'recordings', 'replay-config.json');
 const ONE = 'sweep, 1 worker (replays/s, steady state)';
 const TWO = 'sweep, 2 workers (replays/s, steady state)';
+const ONE_HELPERS = 'baseline: sweep, 1 worker, V8 helper threads on (replays/s)';
+const TWO_HELPERS = 'baseline: sweep, 2 workers, V8 helper threads on (replays/s)';
 const MEMORY = 'memory added per extra worker vs the shared decoded recording';
 const PROCESSES = 'baseline: one `npm run replay` process per combination, 2 at a time (replays/s)';
 const MEMORY_TSX = 'baseline: memory added per extra worker, task loaded through tsx';
@@ -64,7 +62,7 @@ interface MemoryChild {
 
 /** One sweep in a process of its own (memory-child.ts). */
 function memoryChild(file: string, workers: number, task: 'bundled' | 'tsx'): MemoryChild {
-  const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(ROOT, 'bench', 'sweep', 'memory-child.ts'), file, String(workers), task, String(MEMORY_FRAMES)], { cwd: ROOT, timeout: 180_000, encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['--expose-gc', ...SWEEP_NODE_FLAGS, '--import', 'tsx', path.join(ROOT, 'bench', 'sweep', 'memory-child.ts'), file, String(workers), task, String(MEMORY_FRAMES)], { cwd: ROOT, timeout: 180_000, encoding: 'utf8' });
   const result = JSON.parse(out.trim().split('\n').pop()!) as MemoryChild;
   if (result.failed > 0) throw new Error(`bench sweep: memory child (${workers} workers, ${task}): ${result.failed} runs failed`);
   return result;
@@ -94,34 +92,29 @@ function memoryFigures(file: string, rounds: number): Record<'bundled' | 'tsx', 
   return figures;
 }
 
-async function sharedOf(file: string): Promise<SweepShared> {
-  const recording = readRecordingFile(file);
-  return { recording: shareRecording(recording), mids: await buildMidSeries(recording), configValue: JSON.parse(readFileSync(CONFIG, 'utf8')), configFile: CONFIG, rootDir: ROOT, baseSettings: REPLAY_DEFAULTS };
-}
-
 interface SweepTiming {
   rate: number;
   startupMs: number;
-  rssBytes: number;
   runs: number;
 }
 
-/** A sweep on `workers` workers: the steady-state rate (after each worker's first run) and the RSS at its end. */
-async function timedSweep(shared: SweepShared, combinations: Combination[], workers: number): Promise<SweepTiming> {
-  const start = performance.now();
-  const doneAt: number[] = [];
-  let rssBytes = 0;
-  await runSweep(combinations, {
-    shared, workers, retries: 0,
-    onProgress: () => {
-      doneAt.push(performance.now());
-      rssBytes = Math.max(rssBytes, process.memoryUsage().rss);
-    },
-  });
-  const first = doneAt[workers - 1];
-  const last = doneAt[doneAt.length - 1];
-  const runs = doneAt.length - workers;
-  return { rate: runs / ((last - first) / 1000), startupMs: Math.round(first - start), rssBytes, runs };
+/** One sweep of `runs` combinations on `workers` workers, in a child process started with `flags` (speed-child.ts). */
+function timedSweep(workers: number, runs: number, flags: readonly string[]): SweepTiming {
+  const out = execFileSync(process.execPath, [...flags, '--import', 'tsx', path.join(ROOT, 'bench', 'sweep', 'speed-child.ts'), String(workers), String(runs)], { cwd: ROOT, timeout: 300_000, encoding: 'utf8' });
+  const result = JSON.parse(out.trim().split('\n').pop()!) as SweepTiming & { failed: number };
+  if (result.failed > 0) throw new Error(`bench sweep: speed child (${workers} workers, flags ${flags.join(' ')}): ${result.failed} runs failed`);
+  return result;
+}
+
+interface SpeedRound {
+  one: SweepTiming;
+  two: SweepTiming;
+}
+
+/** The round with the median speed-up, and every round's speed-up. */
+function medianRound(rounds: SpeedRound[]): { round: SpeedRound; note: string } {
+  const sorted = [...rounds].sort((a, b) => a.two.rate / a.one.rate - b.two.rate / b.one.rate);
+  return { round: sorted[Math.floor(sorted.length / 2)]!, note: sorted.map((r) => `${(r.two.rate / r.one.rate).toFixed(2)}x`).join(', ') };
 }
 
 function replayProcess(latencyUs: number): Promise<void> {
@@ -140,15 +133,15 @@ export default {
   name: SUITE,
   async run({ quick }): Promise<BenchRow[]> {
     const runs = quick ? 8 : 96;
-    const grid = parseGridSpec({ params: { 'strategies.0.params.halfSpreadTicks': [1, 2, 3, 4], 'replay.orderLatencyUs': Array.from({ length: runs / 4 }, (_, k) => 100 + 200 * k) } });
-    const combinations = expandGrid(grid);
-    const shared = await sharedOf(FIXTURE);
-    // Rounds of 1 then 2 workers, interleaved so a load change hits both alike; the median round.
-    const rounds: { one: SweepTiming; two: SweepTiming }[] = [];
-    for (let round = 0; round < (quick ? 1 : SPEED_ROUNDS); round++) rounds.push({ one: await timedSweep(shared, combinations, 1), two: await timedSweep(shared, combinations, 2) });
-    rounds.sort((a, b) => a.two.rate / a.one.rate - b.two.rate / b.one.rate);
-    const { one, two } = rounds[Math.floor(rounds.length / 2)]!;
-    const roundsNote = rounds.map((r) => `${(r.two.rate / r.one.rate).toFixed(2)}x`).join(', ');
+    // Rounds of 1 then 2 workers, with and without the sweep's flags, interleaved so a load change hits all alike.
+    const flagged: SpeedRound[] = [];
+    const helpers: SpeedRound[] = [];
+    for (let round = 0; round < (quick ? 1 : SPEED_ROUNDS); round++) {
+      flagged.push({ one: timedSweep(1, runs, SWEEP_NODE_FLAGS), two: timedSweep(2, runs, SWEEP_NODE_FLAGS) });
+      helpers.push({ one: timedSweep(1, runs, []), two: timedSweep(2, runs, []) });
+    }
+    const { round: { one, two }, note: roundsNote } = medianRound(flagged);
+    const { round: helperRound, note: helperNote } = medianRound(helpers);
     const baselineRate = await processRate(quick ? 4 : 8);
     const work = mkdtempSync(path.join(tmpdir(), 'bench-sweep-'));
     let memory: Record<'bundled' | 'tsx', MemoryFigure>;
@@ -163,8 +156,10 @@ export default {
       `each the 2-worker minus the 1-worker RSS peak over settled RSS, one process per sweep, ${MEMORY_FRAMES} frames a run, 2 runs a worker; workers load ${figure.task}`;
     const speedup = two.rate / one.rate;
     return [
-      { suite: SUITE, case: ONE, baseline: false, count: one.runs, opsPerSec: Math.round(one.rate * 100) / 100, note: `${combinations.length} combinations; worker start-up ${one.startupMs} ms (excluded); the median of ${rounds.length} rounds by speed-up` },
+      { suite: SUITE, case: ONE, baseline: false, count: one.runs, opsPerSec: Math.round(one.rate * 100) / 100, note: `${runs} combinations; node ${SWEEP_NODE_FLAGS.join(' ')}; worker start-up ${one.startupMs} ms (excluded); the median of ${flagged.length} rounds by speed-up` },
       { suite: SUITE, case: TWO, baseline: false, count: two.runs, opsPerSec: Math.round(two.rate * 100) / 100, compareTo: ONE, target: '>= 1.7x of 1 worker', pass: speedup >= 1.7, note: `${speedup.toFixed(2)}x of 1 worker (rounds: ${roundsNote}); start-up ${two.startupMs} ms (excluded)` },
+      { suite: SUITE, case: ONE_HELPERS, baseline: true, count: helperRound.one.runs, opsPerSec: Math.round(helperRound.one.rate * 100) / 100, note: 'no node flags: V8\'s helper threads on; same rounds' },
+      { suite: SUITE, case: TWO_HELPERS, baseline: true, count: helperRound.two.runs, opsPerSec: Math.round(helperRound.two.rate * 100) / 100, compareTo: ONE_HELPERS, note: `${(helperRound.two.rate / helperRound.one.rate).toFixed(2)}x of 1 worker (rounds: ${helperNote})` },
       { suite: SUITE, case: MEMORY, baseline: false, count: memory.bundled.rounds.length, value: memory.bundled.added, unit: 'bytes', compareTo: MEMORY_TSX, target: '<= 10% of the decoded recording', pass: memory.bundled.added <= memory.bundled.sharedBytes * 0.1, note: memoryNote(memory.bundled) },
       { suite: SUITE, case: MEMORY_TSX, baseline: true, count: memory.tsx.rounds.length, value: memory.tsx.added, unit: 'bytes', note: memoryNote(memory.tsx) },
       { suite: SUITE, case: PROCESSES, baseline: true, count: quick ? 4 : 8, opsPerSec: Math.round(baselineRate * 100) / 100, note: 'process start, tsx, module load and file read per combination' },

@@ -26,7 +26,7 @@ import type { QueueRecording } from '../../src/replay/sweep/queue-jobs.ts';
 import { runQueueSweep } from '../../src/replay/sweep/queue-producer.ts';
 import { REPLAY_DEFAULTS } from '../../src/replay/sweep/run-combination.ts';
 import { shareRecording } from '../../src/replay/sweep/shared-recording.ts';
-import { runSweep } from '../../src/replay/sweep/sweep-pool.ts';
+import { SWEEP_NODE_FLAGS, runSweep } from '../../src/replay/sweep/sweep-pool.ts';
 import { startTestRedis } from '../fleet/redis-server.ts';
 import type { TestRedis } from '../fleet/redis-server.ts';
 
@@ -56,7 +56,7 @@ interface WorkerProcess {
 }
 
 function startWorker(url: string): WorkerProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER_MAIN, '--queue', url, '--concurrency', '1', '--lock-ms', '1000'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...SWEEP_NODE_FLAGS, '--import', 'tsx', WORKER_MAIN, '--queue', url, '--concurrency', '1', '--lock-ms', '1000'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   const waiters: (() => void)[] = [];
   let partial = '';

@@ -17,6 +17,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { chromium } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BROWSER_INSTALL_HINT, browserRequired, defaultBrowserLookup, findBrowser } from '../dashboard/find-browser.ts';
+import { SWEEP_NODE_FLAGS } from '../../src/replay/sweep/sweep-pool.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIXTURE = path.join(ROOT, 'test', 'fixtures', 'recordings', 'sim-market-maker.prrc');
@@ -24,9 +25,11 @@ const CONFIG = path.join(ROOT, 'test', 'fixtures', 'recordings', 'replay-config.
 const work = mkdtempSync(path.join(tmpdir(), 'sweep-report-test-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
+/** `script` as npm runs it: the sweep with its node flags (package.json). */
 function runTs(script: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const flags = script.endsWith('sweep-main.ts') ? SWEEP_NODE_FLAGS : [];
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], { cwd: ROOT, timeout: 240_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...flags, '--import', 'tsx', path.join(ROOT, script), ...args], { cwd: ROOT, timeout: 240_000 }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
     });
   });

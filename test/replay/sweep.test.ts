@@ -23,7 +23,7 @@ import { MidSeries, buildMidSeries } from '../../src/replay/sweep/mid-series.ts'
 import { REPLAY_DEFAULTS, runCombination } from '../../src/replay/sweep/run-combination.ts';
 import { recordingOfShared, shareRecording } from '../../src/replay/sweep/shared-recording.ts';
 import { rowOf } from '../../src/replay/sweep/results.ts';
-import { runSweep } from '../../src/replay/sweep/sweep-pool.ts';
+import { SWEEP_NODE_FLAGS, runSweep } from '../../src/replay/sweep/sweep-pool.ts';
 import type { SweepShared } from '../../src/workers/sweep/sweep-task.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -68,6 +68,13 @@ describe('sweep grid', () => {
 });
 
 describe('sweep', () => {
+  it('npm starts the sweep and the sweep worker with the pool\'s node flags', () => {
+    const scripts = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    for (const name of ['sweep', 'sweep-worker']) {
+      expect(scripts[name].startsWith(`node ${SWEEP_NODE_FLAGS.join(' ')} --import tsx `), name).toBe(true);
+    }
+  });
+
   it('shares the recording: the views over the SharedArrayBuffer hold the file\'s records', () => {
     const shared = shareRecording(recording);
     const view = recordingOfShared(shared);

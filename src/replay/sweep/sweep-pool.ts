@@ -16,6 +16,16 @@ import type { CombinationResult } from './run-combination.ts';
 import type { SweepShared, SweepTaskInput, SweepTaskOutput } from '../../workers/sweep/sweep-task.ts';
 import { prepareWorkerTask } from './worker-bundle.ts';
 
+/**
+ * Node flags the sweep's processes start with (package.json's `sweep` and `sweep-worker`; the
+ * sweep bench's children). A pool fills every core with workers, so V8's helper threads (parallel
+ * and concurrent GC, concurrent compilation) have no core of their own: measured on 2 cores, a
+ * worker then spent 13 of each 66 ms run off the CPU, waiting for helpers it had to share a core
+ * with, and 2 workers ran 1.3x of 1. Single-threaded V8 does that work on the worker's own thread
+ * (bench/RESULTS.md, sweep). V8 flags are process-wide and cannot be set once V8 runs (it aborts).
+ */
+export const SWEEP_NODE_FLAGS: readonly string[] = ['--single-threaded'];
+
 export interface SweepPoolOptions {
   shared: SweepShared;
   /** Worker threads (default: the machine's cores). */

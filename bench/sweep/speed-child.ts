@@ -1,0 +1,43 @@
+/**
+ * Child process of the sweep bench's replays/s case: runs the shipped recording's 96-combination
+ * sweep (halfSpreadTicks x order latency) on a pool of N workers and prints one JSON line: the
+ * steady-state rate (runs finished after every worker finished its first, so worker start-up is
+ * left out) and that start-up. Its own process so it starts with the node flags asked for (V8
+ * flags are process-wide): the suite runs it as `npm run sweep` starts (SWEEP_NODE_FLAGS) and
+ * without them. Usage:
+ *   node [flags] --import tsx bench/sweep/speed-child.ts <workers> <combinations, a multiple of 4>
+ */
+
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readRecordingFile } from '../../src/record/index.ts';
+import { expandGrid, parseGridSpec } from '../../src/replay/sweep/grid.ts';
+import { buildMidSeries } from '../../src/replay/sweep/mid-series.ts';
+import { REPLAY_DEFAULTS } from '../../src/replay/sweep/run-combination.ts';
+import { shareRecording } from '../../src/replay/sweep/shared-recording.ts';
+import { runSweep } from '../../src/replay/sweep/sweep-pool.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SPEED_FIXTURE = path.join(ROOT, 'test', 'fixtures', 'recordings', 'sim-market-maker.prrc');
+const CONFIG = path.join(ROOT, 'test', 'fixtures', 'recordings', 'replay-config.json');
+
+const [workersText, runsText] = process.argv.slice(2);
+const workers = Number(workersText);
+const runs = Number(runsText);
+if (!(workers >= 1 && workers <= 16) || !(runs >= 4 && runs % 4 === 0 && runs <= 4_000)) throw new Error('usage: speed-child.ts <workers 1..16> <combinations, a multiple of 4>');
+
+const recording = readRecordingFile(SPEED_FIXTURE);
+const shared = {
+  recording: shareRecording(recording), mids: await buildMidSeries(recording), configValue: JSON.parse(readFileSync(CONFIG, 'utf8')) as unknown,
+  configFile: CONFIG, rootDir: ROOT, baseSettings: REPLAY_DEFAULTS,
+};
+const combinations = expandGrid(parseGridSpec({ params: { 'strategies.0.params.halfSpreadTicks': [1, 2, 3, 4], 'replay.orderLatencyUs': Array.from({ length: runs / 4 }, (_, k) => 100 + 200 * k) } }));
+const start = performance.now();
+const doneAt: number[] = [];
+const outcomes = await runSweep(combinations, { shared, workers, retries: 0, onProgress: () => doneAt.push(performance.now()) });
+const failed = outcomes.filter((outcome) => outcome.status !== 'ok').length;
+const first = doneAt[workers - 1];
+const last = doneAt[doneAt.length - 1];
+const steadyRuns = doneAt.length - workers;
+process.stdout.write(`${JSON.stringify({ workers, flags: process.execArgv.filter((flag) => flag !== '--import' && flag !== 'tsx'), rate: steadyRuns / ((last - first) / 1000), startupMs: Math.round(first - start), runs: steadyRuns, failed })}\n`);
