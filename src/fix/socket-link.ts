@@ -1,6 +1,7 @@
 /**
  * Wires a FixSession to a node:net / node:tls socket: data in, bytes out (copied, because the
- * session's encoder reuses its buffer while the socket may queue), close both ways. linkSocket
+ * session's encoder reuses its buffer while the socket may queue: into a reused buffer when the
+ * socket is idle), close both ways. linkSocket
  * takes an open socket and drives session.tick() itself (tests, simple tools); dialSession opens
  * the connection (TLS 1.2+ as fix.md §1 requires of the venue, or plain TCP to the simulator),
  * bounds the connect, and leaves ticking and reconnecting to its owner (the runtime's FIX routes).
@@ -17,11 +18,25 @@ export interface SocketLinkOptions {
   closeGraceMs?: number;
 }
 
-/** The session's transport over `socket`: each write copied, end() then destroy after `closeGraceMs`. */
-function socketTransport(socket: Socket, closeGraceMs: number): FixTransport {
+/** A transport's reused output buffer: a NewOrderSingle is about 250 bytes, a resend batch more. */
+const OUT_BUFFER_BYTES = 16 * 1024;
+
+/**
+ * The session's transport over `socket`; end() then destroys after `closeGraceMs`. The session's
+ * encoder reuses its buffer, so each message is copied: into this transport's own reused buffer
+ * while the socket holds none of an earlier write (no allocation per message), else into a buffer
+ * of its own. A write the kernel does not take at once keeps a reference to what it was given
+ * until it drains, and the reused buffer is not touched again until then.
+ */
+export function socketTransport(socket: Socket, closeGraceMs: number): FixTransport {
+  const out = Buffer.allocUnsafe(OUT_BUFFER_BYTES);
   return {
     write(bytes: Uint8Array): void {
-      if (!socket.destroyed) socket.write(Buffer.from(bytes));
+      if (socket.destroyed) return;
+      if (socket.writableLength === 0 && bytes.length <= out.length) {
+        out.set(bytes);
+        socket.write(out.subarray(0, bytes.length));
+      } else socket.write(Buffer.from(bytes));
     },
     end(): void {
       socket.end();
