@@ -12,11 +12,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readRecordingFile } from '../../src/record/index.ts';
-import { expandGrid, parseGridSpec } from '../../src/replay/sweep/grid.ts';
 import { buildMidSeries } from '../../src/replay/sweep/mid-series.ts';
 import { REPLAY_DEFAULTS } from '../../src/replay/sweep/run-combination.ts';
 import { shareRecording } from '../../src/replay/sweep/shared-recording.ts';
 import { runSweep } from '../../src/replay/sweep/sweep-pool.ts';
+import { speedCombinations } from './speed-grid.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const SPEED_FIXTURE = path.join(ROOT, 'test', 'fixtures', 'recordings', 'sim-market-maker.prrc');
@@ -32,7 +32,7 @@ const shared = {
   recording: shareRecording(recording), mids: await buildMidSeries(recording), configValue: JSON.parse(readFileSync(CONFIG, 'utf8')) as unknown,
   configFile: CONFIG, rootDir: ROOT, baseSettings: REPLAY_DEFAULTS,
 };
-const combinations = expandGrid(parseGridSpec({ params: { 'strategies.0.params.halfSpreadTicks': [1, 2, 3, 4], 'replay.orderLatencyUs': Array.from({ length: runs / 4 }, (_, k) => 100 + 200 * k) } }));
+const combinations = speedCombinations(runs);
 const start = performance.now();
 const doneAt: number[] = [];
 const outcomes = await runSweep(combinations, { shared, workers, retries: 0, onProgress: () => doneAt.push(performance.now()) });

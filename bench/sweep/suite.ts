@@ -20,7 +20,11 @@
  *    rounds' differences reported against the shared buffer's size. Target: <= 10% of the decoded
  *    recording. Beside it, the same with the workers loading the task through tsx (what they did
  *    before worker-bundle.ts), as a baseline.
- * 3. Baseline: one `node --import tsx src/replay/main.ts FILE --json` process per combination (what
+ * 3. Queue (issue "5 of 6"): the same 96 combinations on a BullMQ queue, taken by 1 then 2
+ *    `npm run sweep-worker -- --concurrency 1` processes (queue-rate.ts), on a Redis of its own; 5
+ *    interleaved rounds, the median by speed-up. Target: 2 processes >= 1.7x of 1. The producer and
+ *    Redis share the 2 cores with the workers. Not measured (a row says why) without redis-server.
+ * 4. Baseline: one `node --import tsx src/replay/main.ts FILE --json` process per combination (what
  *    `npm run replay` runs), two at a time, same recording, replays/s.
  *
  * Bounded: run counts fixed, each child process has a timeout.
@@ -33,6 +37,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BenchRow, BenchSuite } from '../harness.ts';
 import { SWEEP_NODE_FLAGS } from '../../src/replay/sweep/sweep-pool.ts';
+import type { Combination } from '../../src/replay/sweep/grid.ts';
+import { redisMissing, startRedis } from '../fleet/redis-child.ts';
+import { queueSweepRate } from './queue-rate.ts';
+import { speedCombinations } from './speed-grid.ts';
+import type { QueueTiming } from './queue-rate.ts';
 import { writeSyntheticRecording } from '../replay/suite.ts';
 
 const SUITE = 'sweep';
@@ -46,6 +55,10 @@ const TWO_HELPERS = 'baseline: sweep, 2 workers, V8 helper threads on (replays/s
 const MEMORY = 'memory added per extra worker vs the shared decoded recording';
 const PROCESSES = 'baseline: one `npm run replay` process per combination, 2 at a time (replays/s)';
 const MEMORY_TSX = 'baseline: memory added per extra worker, task loaded through tsx';
+const QUEUE_ONE = 'queue sweep, 1 sweep-worker process (replays/s, steady state)';
+const QUEUE_TWO = 'queue sweep, 2 sweep-worker processes (replays/s, steady state)';
+/** Rounds of the queue pair (1 process, then 2); the median round is reported. */
+const QUEUE_ROUNDS = 5;
 /** Rounds of the replays/s pair (1 worker, then 2); the median round is reported. */
 const SPEED_ROUNDS = 5;
 /** Frames each memory run replays (replay.framesMax). */
@@ -117,6 +130,42 @@ function medianRound(rounds: SpeedRound[]): { round: SpeedRound; note: string } 
   return { round: sorted[Math.floor(sorted.length / 2)]!, note: sorted.map((r) => `${(r.two.rate / r.one.rate).toFixed(2)}x`).join(', ') };
 }
 
+interface QueueFigures {
+  rounds: { one: QueueTiming; two: QueueTiming }[];
+  skipped: string | null;
+}
+
+/** Rounds of the queue sweep on 1 then 2 sweep-worker processes, on a Redis of its own; skipped when there is no redis-server. */
+async function queueFigures(combinations: readonly Combination[], rounds: number): Promise<QueueFigures> {
+  const missing = redisMissing();
+  if (missing !== null) return { rounds: [], skipped: missing };
+  const redis = await startRedis(null);
+  try {
+    const figures: QueueFigures = { rounds: [], skipped: null };
+    for (let round = 0; round < rounds; round++) {
+      const one = await queueSweepRate(ROOT, redis.url, 1, combinations, FIXTURE, CONFIG);
+      const two = await queueSweepRate(ROOT, redis.url, 2, combinations, FIXTURE, CONFIG);
+      if (one.failed + two.failed > 0) throw new Error(`bench sweep: queue sweep had ${one.failed + two.failed} failed runs`);
+      figures.rounds.push({ one, two });
+    }
+    return figures;
+  } finally {
+    await redis.stop();
+  }
+}
+
+function queueRows(queue: QueueFigures): BenchRow[] {
+  if (queue.skipped !== null) return [{ suite: SUITE, case: QUEUE_TWO, baseline: false, count: 0, note: `not measured: ${queue.skipped}` }];
+  const sorted = [...queue.rounds].sort((a, b) => a.two.rate / a.one.rate - b.two.rate / b.one.rate);
+  const { one, two } = sorted[Math.floor(sorted.length / 2)]!;
+  const speedup = two.rate / one.rate;
+  const roundsNote = sorted.map((r) => `${(r.two.rate / r.one.rate).toFixed(2)}x`).join(', ');
+  return [
+    { suite: SUITE, case: QUEUE_ONE, baseline: false, count: one.runs, opsPerSec: Math.round(one.rate * 100) / 100, note: `the same ${one.runs + 1} combinations on a BullMQ queue; npm run sweep-worker -- --concurrency 1 (node ${SWEEP_NODE_FLAGS.join(' ')}); process start excluded; the median of ${sorted.length} rounds by speed-up` },
+    { suite: SUITE, case: QUEUE_TWO, baseline: false, count: two.runs, opsPerSec: Math.round(two.rate * 100) / 100, compareTo: QUEUE_ONE, target: '>= 1.7x of 1 process', pass: speedup >= 1.7, note: `${speedup.toFixed(2)}x of 1 process (rounds: ${roundsNote})` },
+  ];
+}
+
 function replayProcess(latencyUs: number): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src', 'replay', 'main.ts'), FIXTURE, '--config', CONFIG, '--json', '--order-latency-us', String(latencyUs)], { cwd: ROOT, timeout: 120_000 }, (error) => (error === null ? resolve() : reject(error)));
@@ -142,6 +191,7 @@ export default {
     }
     const { round: { one, two }, note: roundsNote } = medianRound(flagged);
     const { round: helperRound, note: helperNote } = medianRound(helpers);
+    const queue = await queueFigures(speedCombinations(runs), quick ? 1 : QUEUE_ROUNDS);
     const baselineRate = await processRate(quick ? 4 : 8);
     const work = mkdtempSync(path.join(tmpdir(), 'bench-sweep-'));
     let memory: Record<'bundled' | 'tsx', MemoryFigure>;
@@ -162,6 +212,7 @@ export default {
       { suite: SUITE, case: TWO_HELPERS, baseline: true, count: helperRound.two.runs, opsPerSec: Math.round(helperRound.two.rate * 100) / 100, compareTo: ONE_HELPERS, note: `${(helperRound.two.rate / helperRound.one.rate).toFixed(2)}x of 1 worker (rounds: ${helperNote})` },
       { suite: SUITE, case: MEMORY, baseline: false, count: memory.bundled.rounds.length, value: memory.bundled.added, unit: 'bytes', compareTo: MEMORY_TSX, target: '<= 10% of the decoded recording', pass: memory.bundled.added <= memory.bundled.sharedBytes * 0.1, note: memoryNote(memory.bundled) },
       { suite: SUITE, case: MEMORY_TSX, baseline: true, count: memory.tsx.rounds.length, value: memory.tsx.added, unit: 'bytes', note: memoryNote(memory.tsx) },
+      ...queueRows(queue),
       { suite: SUITE, case: PROCESSES, baseline: true, count: quick ? 4 : 8, opsPerSec: Math.round(baselineRate * 100) / 100, note: 'process start, tsx, module load and file read per combination' },
     ];
   },
