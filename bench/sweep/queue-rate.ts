@@ -66,7 +66,7 @@ export async function queueSweepRate(root: string, url: string, processes: numbe
       url,
       recording: { path: recordingFile, name: path.basename(recordingFile), sha256: await sha256OfFile(recordingFile), sizeBytes: readFileSync(recordingFile).length },
       configValue: JSON.parse(readFileSync(configFile, 'utf8')) as unknown, configFile, baseSettings: REPLAY_DEFAULTS,
-      retries: 0, pollMs: 500, timeoutMs: SWEEP_TIMEOUT_MS,
+      retries: 0, timeoutMs: SWEEP_TIMEOUT_MS,
       onProgress: () => doneAt.push(performance.now()),
     });
     const first = doneAt[processes - 1];

@@ -99,17 +99,26 @@ async function gather(queue: Queue<SweepJobData, CombinationResult>, events: Que
     options.onProgress?.(done, combinations.length, failed);
   };
   let wake: () => void = () => {};
+  let eventsSinceScan = 0;
   const onEvent = ({ jobId }: { jobId: string }): void => {
     const index = indexOf.get(jobId);
-    if (index !== undefined) void settle(index).then(() => wake(), () => wake());
+    if (index === undefined) return;
+    eventsSinceScan++;
+    void settle(index).then(() => wake(), () => wake());
   };
   events.on('completed', onEvent);
   events.on('failed', onEvent);
   const pollMs = options.pollMs ?? 2_000;
   const deadlineMs = Date.now() + (options.timeoutMs ?? Number.POSITIVE_INFINITY);
   try {
-    while (done < combinations.length) {
-      for (let index = 0; index < combinations.length; index++) if (outcomes[index] === null) await settle(index);
+    for (let scan = 0; done < combinations.length; scan++) {
+      // The scan (one read per pending job) is the net under the events: while events keep
+      // coming it waits, and it runs once a poll period passes without one (at the first pass,
+      // and when the only jobs left are ones whose event was missed).
+      if (scan === 0 || eventsSinceScan === 0) {
+        for (let index = 0; index < combinations.length; index++) if (outcomes[index] === null) await settle(index);
+      }
+      eventsSinceScan = 0;
       if (done === combinations.length) break;
       if (Date.now() > deadlineMs) throw new QueueSweepTimeoutError(`sweep queue: ${combinations.length - done} of ${combinations.length} combinations still pending after ${options.timeoutMs} ms`);
       await new Promise<void>((resolve) => {
