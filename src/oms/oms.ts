@@ -939,41 +939,50 @@ export class Oms implements ExecListener {
   /**
    * Orders of ours resting at the venue that the journal lost: a crash after a create was sent and
    * before its intent's line was flushed leaves an order no restored record names. Listed per
-   * subaccount (Predictions), recognised by this runtime's client order id prefix and a session
-   * epoch its journal recorded (another runtime on the account with the same prefix has sessions
-   * of its own, and its orders are never touched), adopted as
-   * RESTING under no strategy (no journaled intent says whose it was) and cancelled at once; the
-   * tick retries a cancel the gate refuses. Start-up only, after the journal's orders were restored.
-   * A subaccount whose read fails is logged and skipped. Returns how many were adopted.
+   * subaccount on each exchange the OMS routes to (Predictions, and Margin when it is on),
+   * recognised by this runtime's client order id prefix and a session epoch its journal recorded
+   * (another runtime on the account with the same prefix has sessions of its own, and its orders
+   * are never touched), adopted as RESTING under no strategy (no journaled intent says whose it
+   * was) and cancelled at once on its exchange's route; the tick retries a cancel the gate
+   * refuses. Start-up only, after the journal's orders were restored. A subaccount whose read
+   * fails is logged and skipped. Returns how many were adopted.
    */
   async adoptLostOrders(subaccounts: readonly number[]): Promise<number> {
     let adopted = 0;
-    for (const subaccount of subaccounts) {
-      let wires: WireOrder[];
-      try {
-        wires = await this.reads.listOrders({ status: 'resting', subaccount });
-      } catch (error) {
-        this.#log.warn({ err: error, subaccount }, 'oms: listing resting orders for lost ones failed; skipped');
-        continue;
-      }
-      for (const wire of wires) {
-        if (wire.status !== 'resting' || wire.clientOrderId === '' || this.#byClientId.has(wire.clientOrderId)) continue;
-        const parsed = parseClientOrderId(wire.clientOrderId);
-        if (parsed === null || parsed.prefix !== this.clientOrderIds.prefix || !this.#journalSessions.has(parsed.sessionEpochMs)) continue;
-        this.#adoptLost(wire, parsed.counter);
-        adopted++;
+    const exchanges: { reads: OrderReads; margin: boolean }[] = [{ reads: this.reads, margin: false }];
+    if (this.#margin !== null) exchanges.push({ reads: this.#margin.reads, margin: true });
+    for (const exchange of exchanges) {
+      for (const subaccount of subaccounts) {
+        let wires: WireOrder[];
+        try {
+          wires = await exchange.reads.listOrders({ status: 'resting', subaccount });
+        } catch (error) {
+          this.#log.warn({ err: error, subaccount, margin: exchange.margin }, 'oms: listing resting orders for lost ones failed; skipped');
+          continue;
+        }
+        for (const wire of wires) {
+          if (wire.status !== 'resting' || wire.clientOrderId === '' || this.#byClientId.has(wire.clientOrderId)) continue;
+          const parsed = parseClientOrderId(wire.clientOrderId);
+          if (parsed === null || parsed.prefix !== this.clientOrderIds.prefix || !this.#journalSessions.has(parsed.sessionEpochMs)) continue;
+          this.#adoptLost(wire, parsed.counter, exchange.margin);
+          adopted++;
+        }
       }
     }
     return adopted;
   }
 
-  #adoptLost(wire: WireOrder, counter: number): void {
+  #adoptLost(wire: WireOrder, counter: number, margin: boolean): void {
     const nowMs = this.#clock.nowMs();
     const order = new Order(
       this.#takeSlot(), wire.clientOrderId, counter, wire.ticker, -1, wire.side, wire.price, wire.initialCount,
       'good_till_canceled', false, false, this.#selfTradePrevention, wire.subaccount, wire.orderGroupId, -1, -1,
       wire.createdTimeMs > 0 ? wire.createdTimeMs : nowMs,
     );
+    if (margin && this.#margin !== null) {
+      order.exchange = 'margin';
+      order.route = this.#margin.route;
+    }
     order.filledCount = wire.fillCount;
     order.venueFilled = wire.fillCount;
     order.remainingCount = wire.remainingCount;
@@ -986,7 +995,7 @@ export class Oms implements ExecListener {
     this.#listener.onOrderChange(order);
     this.#journal?.appendOrderEvent(JournalKind.RECONCILE, order, -1, nowMs, 'ADOPTED_LOST', 0);
     this.stats.lostOrdersAdopted++;
-    this.#log.warn({ clientOrderId: order.clientOrderId, orderId: order.orderId, ticker: order.ticker, subaccount: order.subaccount }, 'oms: an order of ours rests at the venue without a journal record (lost in a crash?); adopted and cancelled');
+    this.#log.warn({ clientOrderId: order.clientOrderId, orderId: order.orderId, ticker: order.ticker, subaccount: order.subaccount, exchange: order.exchange }, 'oms: an order of ours rests at the venue without a journal record (lost in a crash?); adopted and cancelled');
     this.#sender.sendCancel(order);
   }
 

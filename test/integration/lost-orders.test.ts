@@ -9,7 +9,7 @@
  * venue with the demo key, as if sent and never journaled: one under that session's id format
  * ("rt-<epoch>-<n>"), one under another prefix, one with our prefix and another session's epoch.
  * A second runtime starts on the same journal with an idle strategy, and the venue's resting
- * orders are read back.
+ * orders are read back. The same on the Margin exchange (margin.enabled), with a perpetual order.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +20,7 @@ import type { Runtime } from '../../src/runtime/runtime.ts';
 import { MARKET, createRuntime, demoKey, entry, rest, startTestSim, waitUntil } from './helpers.ts';
 import type { TestSim } from './helpers.ts';
 
+const PERP = 'KXBTCPERP'; // config/margin-markets.json
 let sim: TestSim;
 let dir: string;
 let runtime: Runtime | null = null;
@@ -72,4 +73,37 @@ describe('orders the journal lost', () => {
     expect((await restingIds()).sort()).toEqual([theirs, otherRuntime].sort());
     expect(runtime.oms.liveOrderCount).toBe(0); // adopted, cancelled, closed
   }, 30_000);
+
+  it('on the Margin exchange too: a lost perpetual order of ours is adopted and cancelled on the Margin route, another prefix\'s is left', async () => {
+    await runtime?.stop();
+    runtime = null;
+    const journalPath = join(dir, 'journal-margin.jsonl');
+    const idle = [entry('idle', 'strategies/taker.ts', { maxOrders: 0 })];
+    const margin = { enabled: true, maxLeverage: 20 };
+    const first = createRuntime(sim, { strategies: idle, journalPath, margin });
+    await first.start();
+    const epoch = first.oms.clientOrderIds.sessionEpochMs;
+    await first.stop();
+    const ours = `rt-${epoch.toString(36)}-9`;
+    const theirs = `manual-${epoch.toString(36)}-9`;
+    for (const clientOrderId of [ours, theirs]) {
+      const reply = await rest(sim, demoKey(sim), 'POST', '/margin/orders', {
+        ticker: PERP, client_order_id: clientOrderId, side: 'bid', count: '1.00', price: '90.0000', time_in_force: 'good_till_canceled', self_trade_prevention_type: 'taker_at_cross', subaccount: 0,
+      });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+    }
+    expect(marginResting().sort()).toEqual([ours, theirs].sort());
+
+    runtime = createRuntime(sim, { strategies: idle, journalPath, margin });
+    await runtime.start();
+    expect(runtime.oms.stats.lostOrdersAdopted).toBe(1);
+    await waitUntil(() => !marginResting().includes(ours), 5_000, 'the lost perpetual order cancelled at the venue');
+    expect(marginResting()).toEqual([theirs]);
+    expect(runtime.oms.liveOrderCount).toBe(0);
+  }, 30_000);
 });
+
+/** Client order ids of the demo user's resting Margin orders, as the simulator holds them. */
+function marginResting(): string[] {
+  return sim.services.margin.orderList.filter((order) => order.userId === sim.userId && order.status === 'resting').map((order) => order.clientOrderId);
+}
