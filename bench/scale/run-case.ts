@@ -182,36 +182,31 @@ async function waitSynced(runtime: Runtime, markets: number, startedMs: number, 
 }
 
 /**
- * Builds and starts a runtime, again (at most twice more) when its presigner's rings did not fill
- * in its fixed 10 s: on a machine shared with other jobs (load average 20 on 2 CPUs seen) the
- * signing worker can miss it; that is the machine, not what this suite measures. The books are
- * watched while start() runs (they sync before it resolves: it waits for the events and candle
- * reads of the markets it added too), so `synced` is start() called -> every book synced.
+ * Builds and starts a runtime. The books are watched while start() runs (they sync before it
+ * resolves: it waits for the events and candle reads of the markets it added too), so `synced` is
+ * start() called -> every book synced. (A presigner that cannot fill its rings in time no longer
+ * fails the start: it starts short and orders sign inline meanwhile.)
  */
 async function startRuntime(build: () => Runtime, markets: number): Promise<{ runtime: Runtime; startedMs: number; resolvedMs: number; synced: Promise<number> }> {
-  for (let attempt = 1; ; attempt++) {
-    const runtime = build();
-    const startedMs = performance.now();
-    let failed = false;
-    const synced = waitSynced(runtime, markets, startedMs, () => failed);
-    try {
-      await runtime.start();
-      return { runtime, startedMs, resolvedMs: performance.now() - startedMs, synced };
-    } catch (error) {
-      failed = true;
-      await synced;
-      await runtime.stop('bench start failed').catch(() => undefined);
-      const timedOut = (error as { code?: string }).code === 'PRESIGN_START_TIMEOUT' || /rings not full/.test(String((error as Error).message));
-      if (attempt >= 3 || !timedOut) throw error;
-    }
+  const runtime = build();
+  const startedMs = performance.now();
+  let failed = false;
+  const synced = waitSynced(runtime, markets, startedMs, () => failed);
+  try {
+    await runtime.start();
+    return { runtime, startedMs, resolvedMs: performance.now() - startedMs, synced };
+  } catch (error) {
+    failed = true;
+    await synced;
+    await runtime.stop('bench start failed').catch(() => undefined);
+    throw error;
   }
 }
 
 export async function runCase(sim: BenchChild, tickers: readonly string[], scale: ScaleCase, hold: boolean, repoDir: string, work: string, runIndex: number, pin: string | null): Promise<CaseResult> {
   const userId = `c0ffee00-0000-4000-8000-${String(runIndex).padStart(12, '0')}`;
   const key = (await sim.command({ cmd: 'key', tier: scale.tier, userId })) as unknown as { keyId: string; privateKeyPem: string };
-  let attempt = 0;
-  const build = (): Runtime => buildRuntime(sim, key, tickers, hold, repoDir, path.join(work, `journal-${runIndex}-${attempt++}.jsonl`));
+  const build = (): Runtime => buildRuntime(sim, key, tickers, hold, repoDir, path.join(work, `journal-${runIndex}.jsonl`));
   const { runtime, resolvedMs, synced } = await startRuntime(build, tickers.length);
   let unpin: (() => void) | null = null;
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });

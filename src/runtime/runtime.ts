@@ -421,6 +421,8 @@ export class Runtime {
     }
     const timeoutMs = this.#options.startTimeoutMs ?? 10_000;
     await this.rest.connect();
+    const shortfall = this.rest.presigner?.startShortfall ?? 0;
+    if (shortfall > 0) log.warn({ missing: shortfall }, 'presigned signatures not all ready at start (a busy machine starves the nice-19 signing thread); orders sign inline until the rings fill');
     await this.account.connect();
     const budgets = await this.#adoptAccountBudgets();
     // Fleet: from here on this runtime spends only what it leased (two TTLs cover a fresh lease table's quiet TTL).

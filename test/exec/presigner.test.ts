@@ -1,5 +1,6 @@
 // Goal: the presigner hands out valid, never-reused, never-stale signatures made in a worker thread,
-// refills after use and after aging, reports an empty ring instead of blocking, and shuts down cleanly.
+// refills after use and after aging, reports an empty ring instead of blocking, starts short (not
+// failing) when its rings cannot fill in time, and shuts down cleanly.
 // Method: a real worker with a fresh RSA key and a ManualClock driving age; every signature taken is
 // checked with verifyRequest against its (timestamp, method, path); waits poll with bounded loops.
 
@@ -65,6 +66,20 @@ describe('Presigner', () => {
     expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, out.signature)).toBe(false);
     expect(presigner.take(cancel, out)).toBe(true);
     expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, out.signature)).toBe(true);
+  });
+
+  it('starts short instead of failing when the rings do not fill in time, and fills them afterwards', async () => {
+    const clock = new ManualClock(T0);
+    // 400 RSA signatures cannot be made in 1 ms: start returns with what the rings hold.
+    presigner = await Presigner.start({ ...options(clock, 400), startTimeoutMs: 1 });
+    expect(presigner.startShortfall).toBeGreaterThan(0);
+    expect(presigner.startShortfall).toBeLessThanOrEqual(402);
+    expect(presigner.alive).toBe(true);
+    expect(presigner.size(0)).toBeLessThan(400);
+    const started = presigner;
+    await until(() => started.size(0) === 400 && started.size(1) === 2);
+    expect(presigner.take(0, out)).toBe(true);
+    expect(verifyRequest(publicKey, Number(out.timestampText), 'POST', CREATE_PATH, out.signature)).toBe(true);
   });
 
   it('never hands out the same signature twice and refills after use', async () => {

@@ -44,7 +44,7 @@ export interface PresignerOptions {
   maxAgeMs: number; // never hand out a signature older than this (<= PRESIGN_MAX_AGE_LIMIT_MS)
   refreshLeadMs: number; // start replacing a signature this long before it reaches maxAgeMs
   tickMs: number; // housekeeping period: drop expired entries, top up rings
-  startTimeoutMs: number; // start() fails if the rings are not full by then
+  startTimeoutMs: number; // start() waits this long at most for full rings, then starts with what they hold
   clock: Clock;
   // true: every take() schedules a refill (setImmediate). false: the owner calls refill() when it
   // suits it (RestOrderEntry: when no request is in flight, so the worker's RSA work does not
@@ -56,7 +56,7 @@ export interface PresignerOptions {
 }
 
 /** The stable codes of presigner failures. */
-export type PresignerErrorCode = 'PRESIGN_CONFIG_INVALID' | 'PRESIGN_WORKER_FAILED' | 'PRESIGN_START_TIMEOUT';
+export type PresignerErrorCode = 'PRESIGN_CONFIG_INVALID' | 'PRESIGN_WORKER_FAILED';
 
 export class PresignerError extends Error {
   readonly code: PresignerErrorCode;
@@ -134,6 +134,8 @@ export class Presigner {
   /** The worker thread's nice value once it reported it (null: not reported, not asked, or refused: see workerNiceError). */
   workerNice: number | null = null;
   workerNiceError: string | null = null;
+  /** Signatures the rings lacked when start() returned: 0 when they were full (see start()). */
+  startShortfall = 0;
   readonly stats: PresignerStats = { requested: 0, received: 0, taken: 0, expired: 0, empty: 0, workerErrors: 0 };
   readonly #rings: Ring[];
   readonly #worker: Worker;
@@ -173,7 +175,13 @@ export class Presigner {
     this.#tickTimer.unref();
   }
 
-  /** Spawns the worker and resolves once every ring holds `capacity` signatures. */
+  /**
+   * Spawns the worker and resolves once every ring holds `capacity` signatures, or after
+   * `startTimeoutMs` with what they hold (`startShortfall` says how many were missing). A worker
+   * at nice 19 on a busy machine can take longer than that, and a start that failed for it would
+   * stop the whole runtime over an optimisation: an order finding its ring empty signs inline, as
+   * it does in any burst past `capacity`, until the worker catches up. A worker that fails rejects.
+   */
   static async start(options: PresignerOptions): Promise<Presigner> {
     validate(options);
     const presigner = new Presigner(options);
@@ -359,7 +367,8 @@ export class Presigner {
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#onChange = null;
-        reject(new PresignerError('PRESIGN_START_TIMEOUT', `presigner: rings not full after ${timeoutMs} ms`));
+        for (const ring of this.#rings) this.startShortfall += Math.max(0, ring.capacity - ring.count);
+        resolve();
       }, timeoutMs);
       this.#onChange = () => {
         if (!this.#alive) {
