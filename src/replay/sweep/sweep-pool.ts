@@ -20,9 +20,10 @@ import { prepareWorkerTask } from './worker-bundle.ts';
  * Node flags the sweep's processes start with (package.json's `sweep` and `sweep-worker`; the
  * sweep bench's children). A pool fills every core with workers, so V8's helper threads (parallel
  * and concurrent GC, concurrent compilation) have no core of their own: measured on 2 cores, a
- * worker spent 13 of each 66 ms run off the CPU, waiting for helpers it shared a core with, and 2
- * workers ran 1.4x of 1. Single-threaded, each worker does that work on its own thread (1.8x;
- * bench/RESULTS.md, sweep). V8 flags are process-wide and cannot be set once V8 runs (it aborts).
+ * worker spent 13 of each 66 ms run off the CPU, waiting for helpers it shared a core with;
+ * single-threaded, each worker does that work on its own thread, and its runs are on the CPU
+ * (60.2 ms of wall time on 58.4 of CPU; README, sweep). V8 flags are process-wide and cannot be
+ * set once V8 runs (it aborts).
  */
 export const SWEEP_NODE_FLAGS: readonly string[] = ['--single-threaded'];
 
