@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock, PriceGrid, complementPrice, isPriceLevelStructure } from '../core/index.ts';
-import type { Count, PriceLevelStructure } from '../core/index.ts';
+import type { PriceLevelStructure } from '../core/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES } from '../risk/index.ts';
 import { MessageKind } from '../feed/index.ts';
 import { STRATEGY_HOST_DEFAULTS } from '../strategy/index.ts';
@@ -350,7 +350,7 @@ export class Replay {
       if (frameClass === FrameClass.TRADE && feed.hop.kind === MessageKind.TRADE) {
         const trade = feed.decoder.trade;
         venue.onRecordedTrade(trade.marketTicker, trade.yesPrice, trade.count, trade.takerBookSide);
-      } else if (feed.hop.kind === MessageKind.ORDERBOOK_DELTA) this.#onRecordedDelta(i);
+      } else if (frameClass === FrameClass.DELIVER && feed.hop.kind === MessageKind.ORDERBOOK_DELTA) this.#onRecordedDelta(i);
       this.#framesDelivered++;
       // A break queued a get_snapshot (a microtask, as live): let it go out before the next frame, as it would live.
       if (feed.resync.queuedCount !== 0) {
