@@ -9,19 +9,13 @@
  *   node --expose-gc --import tsx bench/sweep/memory-child.ts <recording> <workers> <bundled|tsx> <frames per run>
  */
 
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readRecordingFile } from '../../src/record/index.ts';
 import { expandGrid, parseGridSpec } from '../../src/replay/sweep/grid.ts';
-import { buildMidSeries } from '../../src/replay/sweep/mid-series.ts';
-import { REPLAY_DEFAULTS } from '../../src/replay/sweep/run-combination.ts';
-import { shareRecording } from '../../src/replay/sweep/shared-recording.ts';
 import { runSweep } from '../../src/replay/sweep/sweep-pool.ts';
 import { TSX_TASK } from '../../src/replay/sweep/worker-bundle.ts';
+import { ROOT, sweepShared } from './sweep-inputs.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CONFIG = path.join(ROOT, 'test', 'fixtures', 'recordings', 'replay-config.json');
 const SAMPLE_MS = 20;
 
 const [file, workersText, task, framesText] = process.argv.slice(2);
@@ -33,11 +27,7 @@ if (file === undefined || !(workers >= 1 && workers <= 16) || (task !== 'bundled
   throw new Error('usage: memory-child.ts <recording> <workers 1..16> <bundled|tsx> <frames per run>');
 }
 
-const recording = readRecordingFile(file);
-const shared = {
-  recording: shareRecording(recording), mids: await buildMidSeries(recording), configValue: JSON.parse(readFileSync(CONFIG, 'utf8')) as unknown,
-  configFile: CONFIG, rootDir: ROOT, baseSettings: REPLAY_DEFAULTS,
-};
+const shared = await sweepShared(file);
 const sharedBytes = shared.recording.buffer.byteLength;
 // Two runs a worker: the second shows what a worker keeps between runs, not only its first.
 const combinations = expandGrid(parseGridSpec({ params: { 'strategies.0.params.halfSpreadTicks': Array.from({ length: 2 * workers }, (_, k) => 1 + (k % 4)), 'replay.framesMax': [framesMax] } }));

@@ -8,30 +8,15 @@
  *   node [flags] --import tsx bench/sweep/speed-child.ts <workers> <combinations, a multiple of 4>
  */
 
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { readRecordingFile } from '../../src/record/index.ts';
-import { buildMidSeries } from '../../src/replay/sweep/mid-series.ts';
-import { REPLAY_DEFAULTS } from '../../src/replay/sweep/run-combination.ts';
-import { shareRecording } from '../../src/replay/sweep/shared-recording.ts';
 import { runSweep } from '../../src/replay/sweep/sweep-pool.ts';
-import { speedCombinations } from './speed-grid.ts';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const SPEED_FIXTURE = path.join(ROOT, 'test', 'fixtures', 'recordings', 'sim-market-maker.prrc');
-const CONFIG = path.join(ROOT, 'test', 'fixtures', 'recordings', 'replay-config.json');
+import { FIXTURE, speedCombinations, sweepShared } from './sweep-inputs.ts';
 
 const [workersText, runsText] = process.argv.slice(2);
 const workers = Number(workersText);
 const runs = Number(runsText);
 if (!(workers >= 1 && workers <= 16) || !(runs >= 4 && runs % 4 === 0 && runs <= 4_000)) throw new Error('usage: speed-child.ts <workers 1..16> <combinations, a multiple of 4>');
 
-const recording = readRecordingFile(SPEED_FIXTURE);
-const shared = {
-  recording: shareRecording(recording), mids: await buildMidSeries(recording), configValue: JSON.parse(readFileSync(CONFIG, 'utf8')) as unknown,
-  configFile: CONFIG, rootDir: ROOT, baseSettings: REPLAY_DEFAULTS,
-};
+const shared = await sweepShared(FIXTURE);
 const combinations = speedCombinations(runs);
 const start = performance.now();
 const doneAt: number[] = [];

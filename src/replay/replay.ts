@@ -375,7 +375,8 @@ export class Replay {
     const yesPrice = delta.side === 0 ? delta.price : complementPrice(delta.price);
     const own = delta.clientOrderId !== '';
     if (own) this.liveOrders.onOwnDelta(delta.marketTicker, side, yesPrice, delta.delta);
-    this.venue.onRecordedDelta(delta.marketTicker, side, yesPrice, delta.delta, own, this.#nextFrameIsTrade(i));
+    // Only a decrease can be a trade's: the look-ahead is skipped for the rest.
+    this.venue.onRecordedDelta(delta.marketTicker, side, yesPrice, delta.delta, own, delta.delta < 0 && this.#nextFrameIsTrade(i));
   }
 
   /** Whether the frame after record `i` (skipping the recording's other kinds) is a public trade. */
