@@ -100,6 +100,8 @@ export class FleetPort {
   #kill: FleetKillRecord | null = null;
   /** A local kill not yet stored in Redis (retried every period). */
   #pendingKill: FleetKillRecord | null = null;
+  /** One publish at a time: a second one of the same change would store it again under a newer version. */
+  #killPublishing = false;
   #ticks = 0;
   #stopped = false;
   readonly #limitAsks: LimitAsk[] = Array.from({ length: LIMIT_KIND_COUNT }, () => ({ limit: 0, want: 0, used: 0 }));
@@ -301,7 +303,12 @@ export class FleetPort {
   }
 
   #onKillRecord(record: FleetKillRecord): void {
-    if (record.id === this.#lastKillId) return;
+    if (record.id === this.#lastKillId) {
+      // The same change stored again (a publish retried after a lost answer) carries a newer
+      // version: keep the newest, or a record stamped between the two would pass as newer.
+      if (this.#kill !== null && this.#kill.id === record.id && record.version > this.#kill.version) this.#kill.version = record.version;
+      return;
+    }
     // A renewal answered before a change but read after its pub/sub message carries the record it
     // replaced: an older change (lower version: Redis's clock when stored) never undoes a newer one.
     if (this.#kill !== null && record.version < this.#kill.version) return;
@@ -319,19 +326,22 @@ export class FleetPort {
   }
 
   #flushKill(): void {
-    if (this.#redis.status !== 'ready') return;
+    if (this.#redis.status !== 'ready' || this.#killPublishing) return;
     void this.#flushKillNow();
   }
 
   async #flushKillNow(): Promise<void> {
     const record = this.#pendingKill;
     if (record === null) return;
+    this.#killPublishing = true;
     try {
       const version = await publishKillRecord(this.#redis, record);
       record.version = version;
       if (this.#pendingKill === record) this.#pendingKill = null;
     } catch (error) {
       this.#host.onError(error, 'fleet: publishing the kill switch failed; retried every period');
+    } finally {
+      this.#killPublishing = false;
     }
   }
 

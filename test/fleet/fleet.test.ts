@@ -134,6 +134,15 @@ describe('a fleet of three runtimes on one Basic-tier account', () => {
     await admin.set('fleet:kill', JSON.stringify({ ...killRecord(false, 'stale', 'test', 0), version: stored.version - 1 }));
     await sleep(5 * RENEW_MS);
     expect([...fleet, late].every((runtime) => runtime.gate.killed)).toBe(true);
+    // The same change stored again (a publish retried after a lost answer) is newer still: a record
+    // stamped between the two stores must not pass as newer than what each runtime holds.
+    await sleep(5);
+    const restoredVersion = await publishKillRecord(admin, stored);
+    expect(restoredVersion).toBeGreaterThan(stored.version + 1);
+    await sleep(5 * RENEW_MS);
+    await admin.set('fleet:kill', JSON.stringify({ ...killRecord(false, 'stale', 'test', 0), version: restoredVersion - 1 }));
+    await sleep(5 * RENEW_MS);
+    expect([...fleet, late].every((runtime) => runtime.gate.killed)).toBe(true);
     // A newer release (stamped by Redis as it is stored) releases every runtime.
     await publishKillRecord(admin, killRecord(false, 'test: released', 'test', Date.now()));
     await waitUntil(() => [...fleet, late].every((runtime) => !runtime.gate.killed), 5_000, 'every runtime released');
