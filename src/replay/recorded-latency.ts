@@ -18,6 +18,7 @@ import { RecordKind, recordText } from '../record/index.ts';
 import type { Recording } from '../record/index.ts';
 
 export type RequestVerb = 'create' | 'amend' | 'cancel' | 'decrease';
+export const REQUEST_VERBS: readonly RequestVerb[] = ['create', 'amend', 'cancel', 'decrease'];
 
 /** Delays from a replay request's decision, ns: to the engine, engine -> answer, engine -> our private frames. */
 export interface Hops {
@@ -29,7 +30,8 @@ export interface Hops {
 /** Where the venue gets its delays: fixed (the CLI's --*-latency-us) or recorded. */
 export interface LatencyModel {
   readonly source: 'fixed' | 'recorded';
-  hops(verb: RequestVerb, decisionNs: number): Hops;
+  /** `rank`: requests of this verb the same decision (instant) made before this one. */
+  hops(verb: RequestVerb, decisionNs: number, rank: number): Hops;
   /** Engine -> our fill frame for matches no request caused (a recorded trade meeting our order), ns. */
   readonly feedNs: number;
 }
@@ -61,7 +63,7 @@ class RecordedLatency implements LatencyModel {
     this.#fallback = { engineNs: median(all.map((h) => h.engineNs)), answerNs: median(all.map((h) => h.answerNs)), feedNs };
   }
 
-  hops(verb: RequestVerb, decisionNs: number): Hops {
+  hops(verb: RequestVerb, decisionNs: number, rank: number): Hops {
     const list = this.#byVerb.get(verb);
     if (list === undefined || list.length === 0) return this.#fallback;
     // Binary search for the first cause at or after the decision, then the nearer of it and the one before.
@@ -72,9 +74,15 @@ class RecordedLatency implements LatencyModel {
       if (list[mid].causeNs < decisionNs) lo = mid + 1;
       else hi = mid;
     }
-    if (lo === list.length) return list[lo - 1].hops;
-    if (lo > 0 && decisionNs - list[lo - 1].causeNs <= list[lo].causeNs - decisionNs) return list[lo - 1].hops;
-    return list[lo].hops;
+    let nearest = lo;
+    if (lo === list.length || (lo > 0 && decisionNs - list[lo - 1].causeNs <= list[lo].causeNs - decisionNs)) nearest = lo - 1;
+    // Live requests of one cause are in send order (a stable sort): the rank-th of them, or the last.
+    const causeNs = list[nearest].causeNs;
+    let first = nearest;
+    while (first > 0 && list[first - 1].causeNs === causeNs) first--;
+    let pick = first + rank;
+    while (pick > nearest && (pick >= list.length || list[pick].causeNs !== causeNs)) pick--;
+    return list[pick].hops;
   }
 }
 

@@ -26,7 +26,7 @@ import { SimEngine, fillToWsMsg, isSimError, parseCatalog, userOrderToWsMsg } fr
 import type { CreateOrderParams, Fill, Order, SimError } from '../sim/engine/index.ts';
 import { createOrderText } from '../record/index.ts';
 import type { RecordedMarket } from '../record/index.ts';
-import { fixedLatency } from './recorded-latency.ts';
+import { REQUEST_VERBS, fixedLatency } from './recorded-latency.ts';
 import type { Hops, LatencyModel, RequestVerb } from './recorded-latency.ts';
 
 export type QueueModel = 'risk_averse' | 'optimistic';
@@ -107,6 +107,9 @@ export class ReplayVenue implements OrderEntry, OrderReads {
   #userOrderSid = FILL_SID;
   readonly #levels = new Int32Array(LEVELS_SYNCED_MAX);
   readonly #latency: LatencyModel;
+  /** Requests of each verb (REQUEST_VERBS order) decided at #rankAtNs so far. */
+  readonly #ranks = [0, 0, 0, 0];
+  #rankAtNs = -1;
   /** Engine -> our private frames for what happens now (the request being executed, else a recorded trade). */
   #feedNs: number;
   #groupsCreated = 0;
@@ -373,7 +376,14 @@ export class ReplayVenue implements OrderEntry, OrderReads {
 
   /** A request decided now: it meets the engine after its hops' delay; its order's frames follow with its feed delay. */
   #request(verb: RequestVerb, execute: (hops: Hops) => void): void {
-    const hops = this.#latency.hops(verb, this.#nowNs);
+    // The how-manyth request of its verb decided at this instant: a decision that sends two amends
+    // takes the hops of the live decision's first and second amend, not the first's twice.
+    if (this.#rankAtNs !== this.#nowNs) {
+      this.#rankAtNs = this.#nowNs;
+      this.#ranks.fill(0);
+    }
+    const verbIndex = REQUEST_VERBS.indexOf(verb);
+    const hops = this.#latency.hops(verb, this.#nowNs, this.#ranks[verbIndex]++);
     this.#at(this.#nowNs + hops.engineNs, () => {
       this.#feedNs = hops.feedNs;
       try {

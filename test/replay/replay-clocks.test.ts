@@ -74,7 +74,34 @@ describe('recorded facts', () => {
     const model = recordedLatency(recording);
     expect(model).not.toBeNull();
     // Cause = the frame (60 ms), sent 60 ms, answer 67 ms: the engine halfway, the answer 3.5 ms later.
-    expect(model!.hops('create', 0)).toEqual({ engineNs: 3.5e6, answerNs: 3.5e6, feedNs: 1e6 });
+    expect(model!.hops('create', 0, 0)).toEqual({ engineNs: 3.5e6, answerNs: 3.5e6, feedNs: 1e6 });
+  });
+
+  it('gives the n-th request of one decision the hops of the live decision\'s n-th request of that verb', async () => {
+    // One frame at 10 ms causes two amends, sent at 10.3 and 10.6 ms and answered at 14.2 and
+    // 15.1 ms: the second waited for the first's signing, and its answer came later.
+    let now = 0;
+    const recorder = new Recorder({ dir: work, startMs: 1_800_000_000_000, nowNs: () => now, fileName: 'two-amends.prrc' });
+    const frame = Buffer.from('{"type":"orderbook_delta","sid":1,"seq":2,"msg":{}}');
+    now = 10.3e6;
+    recorder.text(RecordKind.ORDER, 'amend|o1|T|bid|4700|100|1');
+    now = 10.6e6;
+    recorder.text(RecordKind.ORDER, 'amend|o2|T|ask|5200|100|1');
+    recorder.frame(frame, 0, frame.length, 10e6);
+    now = 14.2e6;
+    recorder.text(RecordKind.ANSWER, 'amend_ack|o1|0|0|0');
+    now = 15.1e6;
+    recorder.text(RecordKind.ANSWER, 'amend_ack|o2|0|0|0');
+    await recorder.close();
+    const model = recordedLatency(readRecordingFile(recorder.path))!;
+    const first = model.hops('amend', 10e6, 0);
+    const second = model.hops('amend', 10e6, 1);
+    // Decision to answer: the live request's send delay plus its wait for the answer.
+    expect(first.engineNs + first.answerNs).toBe(4.2e6);
+    expect(second.engineNs + second.answerNs).toBe(5.1e6);
+    // A third amend of that decision (the live one made two) takes the last; a decision nearer another cause, that cause's.
+    expect(model.hops('amend', 10e6, 2)).toEqual(second);
+    expect(model.hops('amend', 11e6, 0)).toEqual(first);
   });
 });
 
