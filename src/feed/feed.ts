@@ -66,6 +66,8 @@ export interface FeedOptions {
   deadAfterMs?: number; // default 25,000 (server pings every 10 s)
   connectTimeoutMs?: number; // default 10,000
   commandsPerSec?: number; // default 2,000 (exchange limit 10,000)
+  /** Longest stretch, us, the session's messages hold the event loop per turn (RawWebSocket); default 0: no limit. */
+  turnBudgetUs?: number;
   commandBurst?: number; // default 100
   maxMarketsPerCommand?: number; // default 500
   maxMarketsPerSubscription?: number; // default 2,000
@@ -177,6 +179,7 @@ export class Feed {
       deadAfterMs: options.deadAfterMs ?? 25_000,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       stableAfterMs: options.stableAfterMs ?? 10_000,
+      turnBudgetUs: options.turnBudgetUs ?? 0,
     };
     this.session = options.createSession === undefined ? new WsSession(sessionOptions) : options.createSession(sessionOptions);
     this.subscriptions = new SubscriptionManager({

@@ -22,6 +22,7 @@
 
 import { Backoff } from './backoff.ts';
 import { RawWebSocket } from '../net/index.ts';
+import { nowNs } from '../telemetry/index.ts';
 import type { FeedLogger } from './feed-logger.ts';
 
 export const ConnectionState = {
@@ -72,6 +73,8 @@ export interface WsSessionOptions {
   connectTimeoutMs: number;
   /** A connection open at least this long resets the backoff when it drops, ms. */
   stableAfterMs: number;
+  /** Longest stretch, us, this session's messages hold the event loop per turn (RawWebSocket); 0: no limit. */
+  turnBudgetUs?: number;
 }
 
 /** What the Feed needs of a session: WsSession, or a scripted fake in tests. */
@@ -213,7 +216,7 @@ export class WsSession implements FeedSession {
     let socket: RawWebSocket;
     try {
       const headers = this.#options.sign === null ? undefined : this.#options.sign(nowMs, this.signedPath);
-      socket = new RawWebSocket(this.url, { headers, utf8: 'listener' });
+      socket = new RawWebSocket(this.url, { headers, utf8: 'listener', turnBudgetNs: (this.#options.turnBudgetUs ?? 0) * 1000, now: nowNs });
     } catch (error) {
       this.#logger.error({ err: error, url: this.url }, 'feed: cannot start connection');
       this.#scheduleReconnect();

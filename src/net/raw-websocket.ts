@@ -60,6 +60,13 @@ export interface RawWebSocketOptions {
    * ontext; 'listener' leaves it to ontext, which returns false for bytes that are not UTF-8.
    */
   utf8?: 'client' | 'listener';
+  /**
+   * Longest stretch, ns, this socket's messages may hold the event loop before the rest waits for
+   * the next turn (0 or absent: no limit). Timers and other sockets (order entry's answers) run
+   * between; the kernel buffers what is not read meanwhile. `now` is the clock it is checked on.
+   */
+  turnBudgetNs?: number;
+  now?: () => number;
 }
 
 /**
@@ -81,6 +88,8 @@ const ReadyState = { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 } as const;
 const CARRY_BYTES_INITIAL = 64 * 1024;
 // A carry or message buffer grown past this for one large frame is released after it.
 const BUFFER_BYTES_KEPT_MAX = 1024 * 1024;
+// Messages between two looks at the clock against the turn budget (a delta takes 2-25 us).
+const MESSAGES_PER_CLOCK_READ = 16;
 
 export class RawWebSocket {
   onopen: (() => void) | null = null;
@@ -95,6 +104,8 @@ export class RawWebSocket {
   deliveredInPlace = 0;
   /** Messages handed over from the carry or message buffer (split across chunks, or fragmented). */
   deliveredCopied = 0;
+  /** Times the turn budget ran out and the rest waited for the next turn. */
+  yields = 0;
 
   readonly #socket: Socket;
   readonly #key = randomBytes(16).toString('base64');
@@ -118,12 +129,26 @@ export class RawWebSocket {
   #closeSent = false;
   #closeReceived = false;
   #closedFired = false;
+  // The turn budget: 0 when off. #turnStartNs is when this turn's first chunk came (0: no turn yet);
+  // #rest holds the chunk and offset left for the next turn while the socket is paused.
+  readonly #turnBudgetNs: number;
+  readonly #now: () => number;
+  #turnStartNs = 0;
+  #untilClockRead = MESSAGES_PER_CLOCK_READ;
+  #rest: Buffer | null = null;
+  #restOffset = 0;
+  readonly #endTurn = (): void => {
+    this.#turnStartNs = 0;
+  };
+  readonly #nextTurn = (): void => this.#resumeRest();
 
   constructor(url: string, options: RawWebSocketOptions = {}) {
     const target = new URL(url);
     if (target.protocol !== 'ws:' && target.protocol !== 'wss:') throw new TypeError(`RawWebSocket: ${url} is not a ws: or wss: URL`);
     this.#maxMessageBytes = options.maxMessageBytes ?? 64 * 1024 * 1024;
     this.#checkUtf8 = (options.utf8 ?? 'client') === 'client';
+    this.#turnBudgetNs = options.turnBudgetNs ?? 0;
+    this.#now = options.now ?? (() => Number(process.hrtime.bigint()));
     const secure = target.protocol === 'wss:';
     const port = target.port === '' ? (secure ? 443 : 80) : Number(target.port);
     const host = target.hostname.startsWith('[') ? target.hostname.slice(1, -1) : target.hostname;
@@ -233,6 +258,16 @@ export class RawWebSocket {
       this.#onFrame(carry, 0, frameLength, false);
       if (frameLength > BUFFER_BYTES_KEPT_MAX && this.#carry === carry) this.#carry = null;
     }
+    if (this.#turnBudgetNs > 0 && this.#turnStartNs === 0) {
+      this.#turnStartNs = this.#now();
+      setImmediate(this.#endTurn);
+    }
+    this.#frames(data, offset);
+  }
+
+  /** The whole frames of data[offset..]; the start of a split one is carried. */
+  #frames(data: Buffer, offset: number): void {
+    const length = data.length;
     while (offset < length && this.#reading()) {
       const size = this.#measure(data, offset, length);
       if (size <= 0) {
@@ -242,8 +277,37 @@ export class RawWebSocket {
       if (length - offset < size) break;
       this.#onFrame(data, offset, offset + size, true);
       offset += size;
+      if (this.#turnBudgetNs > 0 && --this.#untilClockRead === 0 && offset < length && this.#budgetSpent()) {
+        this.#waitForNextTurn(data, offset);
+        return;
+      }
     }
     if (offset < length && this.#reading()) this.#startCarry(data, offset, length);
+  }
+
+  #budgetSpent(): boolean {
+    this.#untilClockRead = MESSAGES_PER_CLOCK_READ;
+    return this.#now() - this.#turnStartNs >= this.#turnBudgetNs;
+  }
+
+  /** Keeps data[offset..] and pauses the socket: timers and other sockets run before the rest. */
+  #waitForNextTurn(data: Buffer, offset: number): void {
+    this.yields++;
+    this.#rest = data;
+    this.#restOffset = offset;
+    this.#socket.pause();
+    // setImmediate runs after this turn's I/O; a timer would wait for the clock's next millisecond.
+    setImmediate(this.#nextTurn);
+  }
+
+  #resumeRest(): void {
+    const data = this.#rest;
+    if (data === null) return;
+    this.#rest = null;
+    this.#turnStartNs = this.#now();
+    setImmediate(this.#endTurn);
+    this.#frames(data, this.#restOffset);
+    if (this.#rest === null && this.#reading()) this.#socket.resume();
   }
 
   #reading(): boolean {

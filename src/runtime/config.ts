@@ -209,6 +209,8 @@ export interface FeedConfig {
   reconnectBackoffMinMs: number;
   reconnectBackoffMaxMs: number;
   commandsPerSecond: number;
+  /** Longest stretch, us, a feed session's messages hold the event loop per turn; 0: no limit. */
+  turnBudgetUs: number;
 }
 
 /** Credentials resolved from the environment; never read from the file. */

@@ -194,6 +194,7 @@ export class TradingGraph {
       reconnectMinMs: config.feed.reconnectBackoffMinMs,
       reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
       commandsPerSec: config.feed.commandsPerSecond,
+      turnBudgetUs: config.feed.turnBudgetUs,
     });
     const md = options.marketData ?? null;
     this.marketData = md === null ? null : new FixMarketData({
@@ -255,6 +256,7 @@ export class TradingGraph {
       reconnectMinMs: config.feed.reconnectBackoffMinMs,
       reconnectMaxMs: config.feed.reconnectBackoffMaxMs,
       commandsPerSec: config.feed.commandsPerSecond,
+      turnBudgetUs: config.feed.turnBudgetUs,
     });
     // Its own listener: the tick-to-trade probe reads the hop stamps of the feed the frame came on.
     this.marginListener = this.marginFeed === null ? null : new RuntimeFeedListener(this.marginFeed.hop, this.oms, this.gate, probe, log.child({ component: 'margin-feed-listener' }));

@@ -355,6 +355,34 @@ describe('RawWebSocket', () => {
     expect(server.peers[0]!.frames[0]!.payload.readUInt16BE(0)).toBe(CloseCode.INVALID_DATA);
   });
 
+  it('with a turn budget, hands the rest of a burst over after a turn, so timers and I/O run between; every message in order', async () => {
+    const server = await listen();
+    // A fake clock: each message costs 10 us; the budget is 100 us, looked at every 16 messages.
+    let clockNs = 1e9;
+    const seen = open(server.url, { turnBudgetNs: 100_000, now: () => clockNs });
+    const ontext = seen.client.ontext!;
+    let immediateAt = -1;
+    seen.client.ontext = (data, start, end) => {
+      if (seen.messages.length === 0) setImmediate(() => (immediateAt = seen.messages.length));
+      clockNs += 10_000;
+      return ontext(data, start, end);
+    };
+    await until(() => server.peers.length === 1 && seen.opened);
+    const count = 2_000;
+    // One write: the client reads it in one or a few chunks, each far above the budget.
+    server.peers[0]!.socket.write(Buffer.concat(Array.from({ length: count }, (_, i) => frame(1, `m${i}`))));
+    await until(() => seen.messages.length === count);
+    expect(seen.messages).toEqual(Array.from({ length: count }, (_, i) => `m${i}`));
+    // Without the budget the whole first read is handed over before the immediate can run.
+    expect(immediateAt).toBeGreaterThan(0);
+    expect(immediateAt).toBeLessThanOrEqual(32);
+    expect(seen.client.yields).toBeGreaterThanOrEqual(Math.floor(count / 32));
+    // The socket reads again after the burst: the next message arrives.
+    server.peers[0]!.socket.write(frame(1, 'after'));
+    await until(() => seen.messages.length === count + 1);
+    expect(seen.messages.at(-1)).toBe('after');
+  });
+
   it('speaks wss through TLS with a private CA', async () => {
     const certificate = selfSignedCertificate();
     const server = await listen({ tls: { key: certificate.key, cert: certificate.cert }, afterHandshake: frame(1, 'over tls') });

@@ -169,7 +169,7 @@ describe('violations', () => {
       'UNKNOWN_KEY /strategies/0/orderGroup/autoCancel',
       'UNKNOWN_KEY /strategies/1/extra',
     ]);
-    expect(error.issues[1]!.message).toBe('unknown key; allowed keys here: source, staleBookMs, reconnectBackoffMinMs, reconnectBackoffMaxMs, commandsPerSecond');
+    expect(error.issues[1]!.message).toBe('unknown key; allowed keys here: source, staleBookMs, reconnectBackoffMinMs, reconnectBackoffMaxMs, commandsPerSecond, turnBudgetUs');
     expect(error.issues[2]!.message).toBe('unknown key; allowed keys here: contractsLimit');
   });
 
