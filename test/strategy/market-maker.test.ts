@@ -133,6 +133,42 @@ describe('market-maker plugin', () => {
     expect(news(oms.sent).filter((r) => r.side === 'bid')).toHaveLength(2);
   });
 
+  it('on 1,000 markets, each timer call re-checks a bounded number: 64 in turn and up to 64 missing a quote; all are quoted in turn', () => {
+    const h = harness({ rateTier: 'custom', writeTokensPerSecond: 1_000_000, writeCapacityTokens: 1_000_000, readTokensPerSecond: 1_000_000 });
+    const tickers = Array.from({ length: 1_000 }, (_, i) => `KXMM-${i}`);
+    for (const ticker of tickers) setBook(h.markets.addBook(ticker), [['0.4000', '10']], [['0.4500', '10']]);
+    const entry = { id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 0, orderGroup: null, markets: tickers, params: { halfSpreadTicks: 1, size: '1.00', rejectBackoffMs: 500 } };
+    const validated = validateParams(entry, plugin);
+    const strategy = plugin.create(validated) as Strategy & MarketMaker;
+    const ctx = new BoundStrategyContext(
+      { id: 'mm', strategyId: 1, subaccount: 0, orderGroup: -1, markets: tickers, params: validated as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) },
+      h.oms, h.markets, h.clock,
+    );
+    ctx.setActive(true);
+    const oms = h.oms;
+    strategy.onTimer?.(h.clock.nowMs(), ctx);
+    expect(news(oms.sent)).toHaveLength(128); // 64 markets, a bid and an ask each
+    expect(new Set(news(oms.sent).map((r) => r.ticker)).size).toBe(64);
+    for (let call = 1; call < 15; call++) strategy.onTimer?.(h.clock.nowMs(), ctx);
+    expect(news(oms.sent)).toHaveLength(2 * 15 * 64);
+    strategy.onTimer?.(h.clock.nowMs(), ctx); // the last 40, then the first 24 again (quoted already)
+    expect(news(oms.sent)).toHaveLength(2_000);
+    expect(new Set(news(oms.sent).map((r) => `${r.ticker} ${r.side}`)).size).toBe(2_000);
+    // 100 quotes rejected: after the backoff, the missing pass re-quotes 64 on the next call, the rest on the one after.
+    for (const ticker of tickers.slice(500, 600)) {
+      const rejected = oms.order(strategy.quoteIds(ticker).bid) as FakeOrder;
+      rejected.state = OrderState.REJECTED;
+      strategy.onOrderUpdate?.(rejected, ctx);
+    }
+    h.clock.advance(500);
+    strategy.onTimer?.(h.clock.nowMs(), ctx);
+    expect(news(oms.sent).length - 2_000).toBeGreaterThanOrEqual(64);
+    expect(news(oms.sent).length - 2_000).toBeLessThanOrEqual(64 + 64);
+    strategy.onTimer?.(h.clock.nowMs(), ctx);
+    const requoted = news(oms.sent).slice(2_000);
+    expect(new Set(requoted.filter((r) => r.side === 'bid').map((r) => r.ticker))).toEqual(new Set(tickers.slice(500, 600)));
+  });
+
   it('does not quote a one-sided book without a fair value', () => {
     const { strategy, ctx, oms, book } = setup({});
     setBook(book, [['0.4000', '10']], []);
