@@ -35,8 +35,12 @@ function oid(text: string): Buffer {
   return tlv(0x06, Buffer.from(bytes));
 }
 
-function integer(bytes: Buffer): Buffer {
-  return tlv(0x02, bytes[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+/** A non-negative DER INTEGER: minimal, as DER requires (OpenSSL refuses a redundant leading zero: "illegal padding"). */
+export function integer(bytes: Buffer): Buffer {
+  let start = 0;
+  while (start < bytes.length - 1 && bytes[start] === 0) start++;
+  const minimal = bytes.subarray(start);
+  return tlv(0x02, minimal[0]! & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal);
 }
 
 const SHA256_WITH_RSA = sequence(oid('1.2.840.113549.1.1.11'), Buffer.from([0x05, 0x00]));
@@ -46,15 +50,14 @@ export interface TestCertificate {
   cert: string; // PEM certificate
 }
 
-export function selfSignedCertificate(): TestCertificate {
+/** `serial`: the serial number's bytes (default 12 random bytes). */
+export function selfSignedCertificate(serial: Buffer = randomBytes(12)): TestCertificate {
   const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const name = sequence(set(sequence(oid('2.5.4.3'), tlv(0x0c, Buffer.from('127.0.0.1')))));
   const validity = sequence(tlv(0x17, Buffer.from('200101000000Z')), tlv(0x17, Buffer.from('491231235959Z')));
   const basicConstraints = sequence(oid('2.5.29.19'), tlv(0x04, sequence(Buffer.from([0x01, 0x01, 0xff]))));
   const altNames = sequence(tlv(0x87, Buffer.from([127, 0, 0, 1])), tlv(0x82, Buffer.from('localhost')));
   const subjectAltName = sequence(oid('2.5.29.17'), tlv(0x04, altNames));
-  const serial = randomBytes(12);
-  serial[0] = serial[0]! & 0x7f;
   const tbs = sequence(
     explicit(0, integer(Buffer.from([2]))),
     integer(serial),
