@@ -277,7 +277,7 @@ export class RawWebSocket {
       if (length - offset < size) break;
       this.#onFrame(data, offset, offset + size, true);
       offset += size;
-      if (this.#turnBudgetNs > 0 && --this.#untilClockRead === 0 && offset < length && this.#budgetSpent()) {
+      if (this.#turnBudgetNs > 0 && --this.#untilClockRead <= 0 && offset < length && this.#budgetSpent()) {
         this.#waitForNextTurn(data, offset);
         return;
       }
