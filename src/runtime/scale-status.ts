@@ -45,7 +45,11 @@ export class ScaleStatus {
   #spentLast = 0;
   #spentAtMs = -1;
   #spentPerSecond = 0;
-  readonly #changesLast = new Map<string, number>();
+  // The books as the last reading walked them and their change counts then, by walk position: a
+  // pointer compare instead of a Map lookup by ticker per book (a walk of 5,000 books took ~7 ms).
+  // A book not at its last position (markets added) reads as unchanged once.
+  #lastBooks: (OrderBook | null)[] = [];
+  #lastChanges = new Float64Array(0);
   #changesAtMs = -1;
 
   budget(budget: RateBudget, hold: Readonly<HoldStats>, heldNow: number, nowMs: number): BudgetStatus {
@@ -74,16 +78,31 @@ export class ScaleStatus {
     const seconds = this.#changesAtMs < 0 || nowMs <= this.#changesAtMs ? 0 : (nowMs - this.#changesAtMs) / 1000;
     this.#changesAtMs = nowMs;
     const top: MarketActivity[] = [];
+    let at = 0;
     for (const books of stores) {
       for (const book of books) {
-        const last = this.#changesLast.get(book.ticker) ?? book.changesApplied;
-        this.#changesLast.set(book.ticker, book.changesApplied);
+        if (at === this.#lastChanges.length) this.#grow();
+        const changes = book.changesApplied;
+        const last = this.#lastBooks[at] === book ? this.#lastChanges[at]! : changes;
+        this.#lastBooks[at] = book;
+        this.#lastChanges[at] = changes;
+        at++;
         if (seconds === 0) continue;
-        const rate = Math.round((book.changesApplied - last) / seconds);
-        if (rate > 0) insertTop(top, { ticker: book.ticker, changesPerSecond: rate }, (row) => row.changesPerSecond);
+        const rate = Math.round((changes - last) / seconds);
+        // A row object only for a book that makes the list.
+        if (rate > 0 && (top.length < TOP_ROWS || rate > top[TOP_ROWS - 1]!.changesPerSecond)) {
+          insertTop(top, { ticker: book.ticker, changesPerSecond: rate }, (row) => row.changesPerSecond);
+        }
       }
     }
+    this.#lastBooks.length = at;
     return top;
+  }
+
+  #grow(): void {
+    const grown = new Float64Array(Math.max(64, this.#lastChanges.length * 2));
+    grown.set(this.#lastChanges);
+    this.#lastChanges = grown;
   }
 }
 

@@ -52,6 +52,24 @@ describe('status at 5,000 markets', () => {
     expect(status.budget).toEqual({ writeTokens: 20, writeCapacity: 50, writePerSecond: 10, writeSpentPerSecond: 30, held: 3, heldSent: 17, heldDropped: 2, batchesSent: 4, batchedOrders: 36 });
   });
 
+  it('most active across readings: a market added later counts from its first reading; a market removed shifts the rest for one reading only', () => {
+    const books = Array.from({ length: 10 }, (_, i) => ({ ticker: `KXA-${i}`, changesApplied: 0 }));
+    const scale = new ScaleStatus();
+    const read = (nowMs: number) => scale.mostActive([books as unknown as OrderBook[]], nowMs).map((row) => `${row.ticker}:${row.changesPerSecond}`);
+    read(1_000);
+    books.push({ ticker: 'KXA-new', changesApplied: 500 }); // its changes before it was first read do not count
+    for (const book of books) book.changesApplied += 10;
+    books[3]!.changesApplied += 90;
+    expect(read(2_000)).toEqual(['KXA-3:100', 'KXA-0:10', 'KXA-1:10', 'KXA-2:10', 'KXA-4:10']);
+    books[10]!.changesApplied += 40;
+    expect(read(3_000)).toEqual(['KXA-new:40']);
+    books.splice(0, 1); // a market removed: the others' positions move
+    books[2]!.changesApplied += 7; // KXA-3
+    expect(read(4_000)).toEqual([]);
+    books[2]!.changesApplied += 7;
+    expect(read(5_000)).toEqual(['KXA-3:7']);
+  });
+
   it('the plain line carries totals, the budget, the top markets and the RFQ counters, not one field per market', () => {
     const text = statusText(scaleStatus(true), 60);
     expect(text).toContain('books 5000/5000 | open 2000 | sent 90000');
