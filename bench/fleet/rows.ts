@@ -18,11 +18,12 @@ const KILL_BOTH = (fleet: string): string => `kill switch [${fleet}]: engaged on
 const KILL_LOCAL = (fleet: string): string => `kill switch [${fleet}]: engaged on 1 of 3 -> its record sent to Redis`;
 const FLOOR = 'floor: Redis PUBLISH -> 2 subscribers in this process (each)';
 const T2T_TARGET = 'p50 and p99 within 2% of lone';
+const T2T_PAIRED = (kind: RunKind): string => `tick-to-trade, paired (both at once, same frames): ${kind === 'lone' ? 'lone runtime' : 'fleet runtime (budget lease)'}`;
 
 /** Every row of a full run, unmeasured, with the reason (e.g. no redis-server). */
 export function unmeasuredRows(note: string): BenchRow[] {
-  const cases = [T2T('lone'), T2T('fleet'), SHARE('fleet'), REFUSED('fleet'), KILL_EACH('quiet fleet'), KILL_BOTH('quiet fleet'), FLOOR];
-  return cases.map((name) => ({ suite: SUITE, case: name, baseline: name === T2T('lone') || name === FLOOR, count: 0, note }));
+  const cases = [T2T('lone'), T2T('fleet'), T2T_PAIRED('lone'), T2T_PAIRED('fleet'), SHARE('fleet'), REFUSED('fleet'), KILL_EACH('quiet fleet'), KILL_BOTH('quiet fleet'), FLOOR];
+  return cases.map((name) => ({ suite: SUITE, case: name, baseline: name === T2T('lone') || name === T2T_PAIRED('lone') || name === FLOOR, count: 0, note }));
 }
 
 function denyText(denies: Record<string, number>): string {
@@ -66,6 +67,36 @@ export function tickToTradeRows(results: Record<RunKind, KindResult>, order: rea
     note: `${ratios}${pairRatios(results, order)}; ${note(fleet)}; ${lease} (config defaults: lease 2 s, renewed every 250 ms); ${placementNote}`,
   });
   return [loneRow, fleetRow];
+}
+
+/** The paired design (tick-to-trade.ts pairedRuns): both kinds over the same rounds, the same frames. */
+export function pairedRows(results: Record<RunKind, KindResult>, placementNote: string): BenchRow[] {
+  const { lone, fleet } = results;
+  const us = (ns: number): string => (ns / 1000).toFixed(0);
+  const perRound = lone.perRun.map((run, i) => `${us(run.p50Ns)}/${us(run.p99Ns)} vs ${us(fleet.perRun[i]?.p50Ns ?? 0)}/${us(fleet.perRun[i]?.p99Ns ?? 0)}`).join(', ');
+  // The runtime read first (started first: lone on even rounds) pays for the cold caches after the
+  // idle wait; the second finds them warm: compare each position with itself.
+  const median = (values: number[]): number => (values.length === 0 ? 0 : [...values].sort((a, b) => a - b)[values.length >> 1]!);
+  const p50At = (result: KindResult, first: boolean, kindIsLone: boolean): number =>
+    median(result.perRun.filter((_, round) => (round % 2 === 0) === (kindIsLone === first)).map((run) => run.p50Ns));
+  const positions = `median p50 of the rounds read first: lone ${us(p50At(lone, true, true))}, fleet ${us(p50At(fleet, true, false))} us; read second: lone ${us(p50At(lone, false, true))}, fleet ${us(p50At(fleet, false, false))} us`;
+  const how = `both runtimes at once in this process on the same market's frames, each its own key; ${lone.runs} round(s), the runtime started first alternating; ${positions}; each round's lone vs fleet p50/p99 us: ${perRound}`;
+  const counts = (result: KindResult): string => `book frames ${result.frames}, with an order ${result.framesWithOrder}; orders sent ${result.ordersSent}; denies ${denyText(result.denies)}`;
+  const p50 = lone.histogram.getValueAtPercentile(50);
+  const p99 = lone.histogram.getValueAtPercentile(99);
+  const fleetP50 = fleet.histogram.getValueAtPercentile(50);
+  const fleetP99 = fleet.histogram.getValueAtPercentile(99);
+  const measured = lone.histogram.totalCount > 0 && fleet.histogram.totalCount > 0;
+  const ratios = measured ? `p50 ${(fleetP50 / p50).toFixed(3)}x, p99 ${(fleetP99 / p99).toFixed(3)}x lone` : 'not measured (no samples)';
+  return [
+    latencyRow(SUITE, T2T_PAIRED('lone'), true, lone.histogram, { note: `frame received -> exec returned (the runtime's probe); ${how}; ${counts(lone)}; ${placementNote}` }),
+    latencyRow(SUITE, T2T_PAIRED('fleet'), false, fleet.histogram, {
+      compareTo: T2T_PAIRED('lone'),
+      target: T2T_TARGET,
+      pass: measured && fleetP50 <= 1.02 * p50 && fleetP99 <= 1.02 * p99,
+      note: `${ratios}; the work per order compared: the lease's timer runs on the loop both share; ${counts(fleet)}; lease renewals ${fleet.renewals} (failed ${fleet.renewalFailures}); ${placementNote}`,
+    }),
+  ];
 }
 
 const round1 = (value: number): number => Math.round(value * 10) / 10;

@@ -9,6 +9,9 @@
  *   a lone runtime, same strategy, market, key, config and time, runs alternating (tick-to-trade.ts):
  *   target p50 and p99 within 2% (leases cost nothing per order); each run's p50/p99 in the notes
  *   show how far apart two runs of the same kind land on this machine;
+ * - the same pair at once (tick-to-trade.ts pairedRuns): a lone and a fleet runtime in this process
+ *   on the same frames, each its own key, so both are measured over the same seconds; same target;
+ *   BENCH_FLEET_ONLY=t2t runs the two tick-to-trade phases alone;
  * - budget use: three fleet runtimes on one Basic-tier key, each flooding (budget-use.ts): the
  *   share of the key's write rate the venue admitted over the steady window (target >= 0.9) and
  *   the 429s it answered (target 0); beside them the same three runtimes without a fleet;
@@ -43,9 +46,9 @@ import { KillStamps, killPropagation, openAdmin, pubSubFloor } from './kill-prop
 import type { KillPhase, KillResult } from './kill-propagation.ts';
 import { redisMissing, startRedis } from './redis-child.ts';
 import type { RedisChild } from './redis-child.ts';
-import { SUITE, budgetRows, floorRow, killRows, tickToTradeRows, unmeasuredRows } from './rows.ts';
-import { tickToTradeRuns } from './tick-to-trade.ts';
-import type { TickToTradePhase } from './tick-to-trade.ts';
+import { SUITE, budgetRows, floorRow, killRows, pairedRows, tickToTradeRows, unmeasuredRows } from './rows.ts';
+import { pairedRuns, tickToTradeRuns } from './tick-to-trade.ts';
+import type { PairedPhase, TickToTradePhase } from './tick-to-trade.ts';
 
 const UPDATES_PER_SEC = 1_000;
 /** The budget and kill fleets' lease timing (test/fleet's); the tick-to-trade fleet runtime uses the config defaults. */
@@ -56,6 +59,7 @@ const DEFAULT_LEASE_TTL_MS = 2_000;
 
 interface Phases {
   tickToTrade: TickToTradePhase;
+  paired: PairedPhase;
   budget: BudgetPhase;
   noFleet: BudgetPhase;
   quietKill: KillPhase;
@@ -66,6 +70,7 @@ interface Phases {
 const GAP_MS = 2 * RENEW_MS + 60;
 const QUICK: Phases = {
   tickToTrade: { firstWarmupMs: 800, warmupMs: 800, measureMs: 1_500, order: ['lone', 'fleet'] },
+  paired: { firstWarmupMs: 800, warmupMs: 500, measureMs: 1_500, rounds: 2 },
   budget: { settleMs: 300, windowMs: 2_000 },
   noFleet: { settleMs: 200, windowMs: 1_000 },
   quietKill: { reps: 4, boundMs: 4_000, gapMs: GAP_MS },
@@ -75,6 +80,8 @@ const FULL: Phases = {
   // ~55 orders a second: 12 runs of 8 s give each kind ~2,600 samples, so p99 rests on ~26 of them
   // (8 runs of 3.5 s gave ~800, p99 on ~8, and the kinds differed by more than runs of one kind).
   tickToTrade: { firstWarmupMs: 2_500, warmupMs: 1_000, measureMs: 8_000, order: ['lone', 'fleet', 'fleet', 'lone', 'lone', 'fleet', 'fleet', 'lone', 'lone', 'fleet', 'fleet', 'lone'] },
+  // Both at once: each round gives both kinds ~450 samples; 12 rounds ~5,400 each, p99 on ~54.
+  paired: { firstWarmupMs: 2_500, warmupMs: 1_000, measureMs: 8_000, rounds: 12 },
   budget: { settleMs: 2_000, windowMs: 12_000 },
   noFleet: { settleMs: 1_000, windowMs: 6_000 },
   quietKill: { reps: 50, boundMs: 35_000, gapMs: GAP_MS },
@@ -82,10 +89,12 @@ const FULL: Phases = {
 };
 
 /** A user per phase (UUIDs): each phase's orders and positions are its own. */
-const USERS = { tickToTrade: 'f1ee7000-0000-4000-8000-000000000001', flood: 'f1ee7000-0000-4000-8000-000000000002', noFleet: 'f1ee7000-0000-4000-8000-000000000003', quiet: 'f1ee7000-0000-4000-8000-000000000004' };
+const USERS = { tickToTrade: 'f1ee7000-0000-4000-8000-000000000001', tickToTradeLone: 'f1ee7000-0000-4000-8000-000000000005', flood: 'f1ee7000-0000-4000-8000-000000000002', noFleet: 'f1ee7000-0000-4000-8000-000000000003', quiet: 'f1ee7000-0000-4000-8000-000000000004' };
 
 interface Keys {
   tickToTrade: ApiKey;
+  /** The paired design's lone runtime: a user of its own, so its orders and budget are apart. */
+  tickToTradeLone: ApiKey;
   flood: ApiKey;
   noFleet: ApiKey;
   quiet: ApiKey;
@@ -128,6 +137,11 @@ async function runPhases(sim: BenchChild, admin: Redis, redisUrl: string, work: 
   progress('tick-to-trade, lone and fleet runtime');
   const t2t = await tickToTradeRuns(sim, keys.tickToTrade, redisUrl, work, phases.tickToTrade, placement.plan?.runtimeCpus ?? null);
   rows.push(...tickToTradeRows(t2t, phases.tickToTrade.order, placement.reason));
+  progress('tick-to-trade, lone and fleet runtime at once (paired)');
+  const paired = await pairedRuns(sim, { lone: keys.tickToTradeLone, fleet: keys.tickToTrade }, redisUrl, work, phases.paired, placement.plan?.runtimeCpus ?? null);
+  rows.push(...pairedRows(paired, placement.reason));
+  // BENCH_FLEET_ONLY=t2t: the two tick-to-trade phases only (their rows; a result file of part of the suite).
+  if (process.env.BENCH_FLEET_ONLY === 't2t') return rows;
   progress('budget use and kill switch, flooding fleet');
   rows.push(...(await budgetPhase(sim, keys.flood, redisUrl, admin, work, phases)));
   progress('budget use without a fleet');
@@ -153,6 +167,7 @@ function progress(phase: string): void {
 async function createKeys(sim: BenchChild, admin: Redis): Promise<Keys> {
   const keys: Keys = {
     tickToTrade: await newKey(sim, 'prime', USERS.tickToTrade),
+    tickToTradeLone: await newKey(sim, 'prime', USERS.tickToTradeLone),
     flood: await newKey(sim, 'basic', USERS.flood),
     noFleet: await newKey(sim, 'basic', USERS.noFleet),
     quiet: await newKey(sim, 'prime', USERS.quiet),

@@ -88,24 +88,73 @@ async function measureOne(runtime: Runtime, kind: RunKind, warmupMs: number, mea
     const sentBefore = runtime.status().ordersSent;
     runtime.probe.reset();
     await pause(measureMs);
-    const probe = runtime.probe;
-    const run = probe.total.histogram;
-    into.histogram.add(run);
-    into.perRun.push({ p50Ns: run.getValueAtPercentile(50), p99Ns: run.getValueAtPercentile(99) });
-    into.runs++;
-    into.frames += probe.frames;
-    into.framesWithOrder += probe.framesWithOrder;
-    const status = runtime.status();
-    into.ordersSent += status.ordersSent - sentBefore;
-    for (const [code, count] of Object.entries(status.denies)) into.denies[code] = (into.denies[code] ?? 0) + count;
-    const fleet = runtime.fleet?.status();
-    if (fleet !== undefined) {
-      into.renewals += fleet.renewals;
-      into.renewalFailures += fleet.renewalFailures;
-      into.sharePpmEnd = fleet.sharePpm;
-    }
+    collect(runtime, sentBefore, into);
   } finally {
     unpin?.();
     await runtime.stop('bench done');
   }
+}
+
+/** One measured run's probe, orders, denies and lease counters, added to `into`. */
+function collect(runtime: Runtime, sentBefore: number, into: KindResult): void {
+  const probe = runtime.probe;
+  const run = probe.total.histogram;
+  into.histogram.add(run);
+  into.perRun.push({ p50Ns: run.getValueAtPercentile(50), p99Ns: run.getValueAtPercentile(99) });
+  into.runs++;
+  into.frames += probe.frames;
+  into.framesWithOrder += probe.framesWithOrder;
+  const status = runtime.status();
+  into.ordersSent += status.ordersSent - sentBefore;
+  for (const [code, count] of Object.entries(status.denies)) into.denies[code] = (into.denies[code] ?? 0) + count;
+  const fleet = runtime.fleet?.status();
+  if (fleet !== undefined) {
+    into.renewals += fleet.renewals;
+    into.renewalFailures += fleet.renewalFailures;
+    into.sharePpmEnd = fleet.sharePpm;
+  }
+}
+
+export interface PairedPhase {
+  firstWarmupMs: number;
+  warmupMs: number;
+  measureMs: number;
+  /** Rounds; the runtime started (and subscribed) first alternates, lone on even rounds. */
+  rounds: number;
+}
+
+/**
+ * The paired design: a lone and a fleet runtime run at the same time in this process, on the same
+ * market's frames (each its own key and user, so neither's orders or budget touch the other's),
+ * so both are measured over the same seconds of this machine: the run-to-run drift of the
+ * sequential runs (p50 of two runs of one kind up to ±9% apart) cancels. Each frame reaches both;
+ * whichever socket the simulator writes first is read first, so the start order alternates by
+ * round. What it compares is the work per order; the lease's timer work lands on the shared loop,
+ * delaying both alike (the sequential runs above keep it apart).
+ */
+export async function pairedRuns(sim: BenchChild, keys: Record<RunKind, ApiKey>, redisUrl: string, work: string, phase: PairedPhase, pin: string | null): Promise<Record<RunKind, KindResult>> {
+  const results: Record<RunKind, KindResult> = { lone: emptyResult(), fleet: emptyResult() };
+  for (let round = 0; round < phase.rounds; round++) {
+    const runtimes: Record<RunKind, Runtime> = {
+      lone: tickToTradeRuntime(sim, keys.lone, null, journalIn(work, `pair-lone-${round}`)),
+      fleet: tickToTradeRuntime(sim, keys.fleet, { redisUrl, runtimeName: `pair-fleet-${round}`, leaseTtlMs: null, renewMs: null }, journalIn(work, `pair-fleet-${round}`)),
+    };
+    const order: RunKind[] = round % 2 === 0 ? ['lone', 'fleet'] : ['fleet', 'lone'];
+    let unpin: (() => void) | null = null;
+    try {
+      for (const kind of order) await runtimes[kind].start();
+      await waitForLeases(runtimes.fleet);
+      if (pin !== null) unpin = pinEventLoop(pin);
+      await pause(round === 0 ? phase.firstWarmupMs : phase.warmupMs);
+      const sentBefore = { lone: runtimes.lone.status().ordersSent, fleet: runtimes.fleet.status().ordersSent };
+      runtimes.lone.probe.reset();
+      runtimes.fleet.probe.reset();
+      await pause(phase.measureMs);
+      for (const kind of order) collect(runtimes[kind], sentBefore[kind], results[kind]);
+    } finally {
+      unpin?.();
+      await Promise.all(order.map((kind) => runtimes[kind].stop('bench done')));
+    }
+  }
+  return results;
 }
