@@ -25,7 +25,7 @@
  * bench/tick-to-trade (the runtime's event loop on the first CPU while tick-to-trade is measured,
  * the simulator and Redis on the others, BENCH_PLACEMENT=off: none; eager tier-up,
  * BENCH_EAGER_JIT=off: V8's default). Phases never overlap. Children and runtimes are stopped in
- * `finally`, each by its own handle. Full run ~3 min, --quick ~20 s (2 CPUs, load average 2-3).
+ * `finally`, each by its own handle. Full run ~6 min, --quick ~30 s (2 CPUs, load average 2-3).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
