@@ -9,6 +9,9 @@
  * what the simulator's makers do: each cancels its oldest quote. Under `risk_averse` the same
  * recording replays about 40% fewer fills (docs/record-replay.md).
  * Method: in-process simulator on 127.0.0.1 port 0 with seeded activity; compareLive on the result.
+ * It runs alone, after every other file (vitest.config.ts, project "solo"): beside another test
+ * file's work on 2 cores the live run's quotes moved later and were filled more often, which its
+ * replay cannot see (creates and fills -8% in one CI run).
  */
 
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
