@@ -89,12 +89,17 @@ const FULL: Phases = {
 };
 
 /** A user per phase (UUIDs): each phase's orders and positions are its own. */
-const USERS = { tickToTrade: 'f1ee7000-0000-4000-8000-000000000001', tickToTradeLone: 'f1ee7000-0000-4000-8000-000000000005', flood: 'f1ee7000-0000-4000-8000-000000000002', noFleet: 'f1ee7000-0000-4000-8000-000000000003', quiet: 'f1ee7000-0000-4000-8000-000000000004' };
+const USERS = { tickToTrade: 'f1ee7000-0000-4000-8000-000000000001', tickToTradeLone: 'f1ee7000-0000-4000-8000-000000000005', pairedFleet: 'f1ee7000-0000-4000-8000-000000000006', flood: 'f1ee7000-0000-4000-8000-000000000002', noFleet: 'f1ee7000-0000-4000-8000-000000000003', quiet: 'f1ee7000-0000-4000-8000-000000000004' };
 
 interface Keys {
   tickToTrade: ApiKey;
-  /** The paired design's lone runtime: a user of its own, so its orders and budget are apart. */
+  /**
+   * The paired design's two runtimes: each a fresh user of its own, so their orders, positions and
+   * budgets are apart, and neither inherits what the sequential runs left (positions, and the fleet
+   * key's lease table with their last leases still live).
+   */
   tickToTradeLone: ApiKey;
+  pairedFleet: ApiKey;
   flood: ApiKey;
   noFleet: ApiKey;
   quiet: ApiKey;
@@ -138,7 +143,7 @@ async function runPhases(sim: BenchChild, admin: Redis, redisUrl: string, work: 
   const t2t = await tickToTradeRuns(sim, keys.tickToTrade, redisUrl, work, phases.tickToTrade, placement.plan?.runtimeCpus ?? null);
   rows.push(...tickToTradeRows(t2t, phases.tickToTrade.order, placement.reason));
   progress('tick-to-trade, lone and fleet runtime at once (paired)');
-  const paired = await pairedRuns(sim, { lone: keys.tickToTradeLone, fleet: keys.tickToTrade }, redisUrl, work, phases.paired, placement.plan?.runtimeCpus ?? null);
+  const paired = await pairedRuns(sim, { lone: keys.tickToTradeLone, fleet: keys.pairedFleet }, redisUrl, work, phases.paired, placement.plan?.runtimeCpus ?? null);
   rows.push(...pairedRows(paired, placement.reason));
   // BENCH_FLEET_ONLY=t2t: the two tick-to-trade phases only (their rows; a result file of part of the suite).
   if (process.env.BENCH_FLEET_ONLY === 't2t') return rows;
@@ -168,12 +173,13 @@ async function createKeys(sim: BenchChild, admin: Redis): Promise<Keys> {
   const keys: Keys = {
     tickToTrade: await newKey(sim, 'prime', USERS.tickToTrade),
     tickToTradeLone: await newKey(sim, 'prime', USERS.tickToTradeLone),
+    pairedFleet: await newKey(sim, 'prime', USERS.pairedFleet),
     flood: await newKey(sim, 'basic', USERS.flood),
     noFleet: await newKey(sim, 'basic', USERS.noFleet),
     quiet: await newKey(sim, 'prime', USERS.quiet),
   };
   const noAsks = Array.from({ length: LIMIT_KIND_COUNT }, () => ({ limit: 0, want: 0, used: 0 }));
-  for (const [key, ttlMs] of [[keys.tickToTrade, DEFAULT_LEASE_TTL_MS], [keys.flood, LEASE_TTL_MS], [keys.quiet, LEASE_TTL_MS]] as const) {
+  for (const [key, ttlMs] of [[keys.tickToTrade, DEFAULT_LEASE_TTL_MS], [keys.pairedFleet, DEFAULT_LEASE_TTL_MS], [keys.flood, LEASE_TTL_MS], [keys.quiet, LEASE_TTL_MS]] as const) {
     await leaseBudget(admin, key.keyId, 'bench-table', WEIGHT_IDLE, ttlMs);
     await giveBackLease(admin, key.keyId, 'bench-table', ttlMs);
     await leaseLimits(admin, key.keyId, 'bench-table', noAsks, ttlMs);
