@@ -231,7 +231,8 @@ export class Replay {
         },
       }),
       // As the main job's: the gate books the request, the replay venue makes the group.
-      orderGroups: ({ gate }): OrderGroupPort => gatedOrderGroupPort(gate, this.venue),
+      // No wait for write tokens: the replay's buckets refill on the recording's clock, not the wall's.
+      orderGroups: ({ gate }): OrderGroupPort => gatedOrderGroupPort(gate, this.venue, 0),
       drivenTicks: true,
     });
     graphRef = this.graph;

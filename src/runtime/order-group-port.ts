@@ -16,14 +16,26 @@ export interface OrderGroupVenue {
   deleteOrderGroup(groupId: string, subaccount: number): Promise<void> | void;
 }
 
-export function gatedOrderGroupPort(gate: RiskGate, venue: OrderGroupVenue): OrderGroupPort {
+/** How long a group's creation waits for write tokens before it fails, ms (wall clock). */
+const BUDGET_WAIT_MAX_MS = 10_000;
+const BUDGET_POLL_MS = 20;
+
+export function gatedOrderGroupPort(gate: RiskGate, venue: OrderGroupVenue, budgetWaitMaxMs = BUDGET_WAIT_MAX_MS): OrderGroupPort {
   const intent = createIntent();
   return {
     create: async (subaccount, contractsLimit: Count) => {
       intent.kind = IntentKind.GROUP_CREATE;
       intent.subaccount = subaccount;
       intent.count = contractsLimit;
-      const deny = gate.check(intent);
+      // Off the hot path, so it waits for the write budget rather than failing a strategy's start:
+      // right after the account's real (larger) budget is adopted, the bucket holds what the
+      // configured one did, below the new reserve and headroom, for about half a second at Prime.
+      const deadline = Date.now() + budgetWaitMaxMs;
+      let deny = gate.check(intent);
+      while (deny === Deny.RATE_LIMITED && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, BUDGET_POLL_MS));
+        deny = gate.check(intent);
+      }
       if (deny !== Deny.NONE) throw new Error(`risk gate denied the order group: ${DENY_NAMES[deny]}`);
       const id = await venue.createOrderGroup(contractsLimit, subaccount);
       // order_group_updates "created" may have registered it already.
