@@ -45,6 +45,19 @@ function pairRatios(results: Record<RunKind, KindResult>, order: readonly RunKin
   return ratios.length === 0 ? '' : `; p50 fleet/lone of adjacent runs: ${ratios.join(', ')}`;
 }
 
+/** The fleet kind's p50 and p99 against the lone one's: the ratios' text and the 2% target's verdict. */
+function againstLone(lone: KindResult, fleet: KindResult): { ratios: string; pass: boolean } {
+  const p50 = lone.histogram.getValueAtPercentile(50);
+  const p99 = lone.histogram.getValueAtPercentile(99);
+  const fleetP50 = fleet.histogram.getValueAtPercentile(50);
+  const fleetP99 = fleet.histogram.getValueAtPercentile(99);
+  const measured = lone.histogram.totalCount > 0 && fleet.histogram.totalCount > 0;
+  return {
+    ratios: measured ? `p50 ${(fleetP50 / p50).toFixed(3)}x, p99 ${(fleetP99 / p99).toFixed(3)}x lone` : 'not measured (no samples)',
+    pass: measured && fleetP50 <= 1.02 * p50 && fleetP99 <= 1.02 * p99,
+  };
+}
+
 export function tickToTradeRows(results: Record<RunKind, KindResult>, order: readonly RunKind[], placementNote: string): BenchRow[] {
   const lone = results.lone;
   const fleet = results.fleet;
@@ -53,17 +66,12 @@ export function tickToTradeRows(results: Record<RunKind, KindResult>, order: rea
   const note = (result: KindResult): string =>
     `frame received -> exec returned (the runtime's probe), ${result.runs} run(s), each run's p50/p99 us: ${spread(result)}; book frames ${result.frames}, with an order ${result.framesWithOrder}; orders sent ${result.ordersSent}; denies (whole runs) ${denyText(result.denies)}`;
   const loneRow = latencyRow(SUITE, T2T('lone'), true, lone.histogram, { note: `${note(lone)}; ${placementNote}` });
-  const p50 = lone.histogram.getValueAtPercentile(50);
-  const p99 = lone.histogram.getValueAtPercentile(99);
-  const fleetP50 = fleet.histogram.getValueAtPercentile(50);
-  const fleetP99 = fleet.histogram.getValueAtPercentile(99);
-  const measured = lone.histogram.totalCount > 0 && fleet.histogram.totalCount > 0;
-  const ratios = measured ? `p50 ${(fleetP50 / p50).toFixed(3)}x, p99 ${(fleetP99 / p99).toFixed(3)}x lone` : 'not measured (no samples)';
+  const { ratios, pass } = againstLone(lone, fleet);
   const lease = `lease renewals ${fleet.renewals} (failed ${fleet.renewalFailures}), share at the end ${(fleet.sharePpmEnd / 10_000).toFixed(1)}%`;
   const fleetRow = latencyRow(SUITE, T2T('fleet'), false, fleet.histogram, {
     compareTo: T2T('lone'),
     target: T2T_TARGET,
-    pass: measured && fleetP50 <= 1.02 * p50 && fleetP99 <= 1.02 * p99,
+    pass,
     note: `${ratios}${pairRatios(results, order)}; ${note(fleet)}; ${lease} (config defaults: lease 2 s, renewed every 250 ms); ${placementNote}`,
   });
   return [loneRow, fleetRow];
@@ -82,18 +90,13 @@ export function pairedRows(results: Record<RunKind, KindResult>, placementNote: 
   const positions = `median p50 of the rounds read first: lone ${us(p50At(lone, true, true))}, fleet ${us(p50At(fleet, true, false))} us; read second: lone ${us(p50At(lone, false, true))}, fleet ${us(p50At(fleet, false, false))} us`;
   const how = `both runtimes at once in this process on the same market's frames, each its own key; ${lone.runs} round(s), the runtime started first alternating; ${positions}; each round's lone vs fleet p50/p99 us: ${perRound}`;
   const counts = (result: KindResult): string => `book frames ${result.frames}, with an order ${result.framesWithOrder}; orders sent ${result.ordersSent}; denies ${denyText(result.denies)}`;
-  const p50 = lone.histogram.getValueAtPercentile(50);
-  const p99 = lone.histogram.getValueAtPercentile(99);
-  const fleetP50 = fleet.histogram.getValueAtPercentile(50);
-  const fleetP99 = fleet.histogram.getValueAtPercentile(99);
-  const measured = lone.histogram.totalCount > 0 && fleet.histogram.totalCount > 0;
-  const ratios = measured ? `p50 ${(fleetP50 / p50).toFixed(3)}x, p99 ${(fleetP99 / p99).toFixed(3)}x lone` : 'not measured (no samples)';
+  const { ratios, pass } = againstLone(lone, fleet);
   return [
     latencyRow(SUITE, T2T_PAIRED('lone'), true, lone.histogram, { note: `frame received -> exec returned (the runtime's probe); ${how}; ${counts(lone)}; ${placementNote}` }),
     latencyRow(SUITE, T2T_PAIRED('fleet'), false, fleet.histogram, {
       compareTo: T2T_PAIRED('lone'),
       target: T2T_TARGET,
-      pass: measured && fleetP50 <= 1.02 * p50 && fleetP99 <= 1.02 * p99,
+      pass,
       note: `${ratios}; the work per order compared: the lease's timer runs on the loop both share; ${counts(fleet)}; lease renewals ${fleet.renewals} (failed ${fleet.renewalFailures}); ${placementNote}`,
     }),
   ];
