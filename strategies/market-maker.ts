@@ -76,6 +76,12 @@ class Quotes {
   busy = false;
   /** No new quote before this time (Unix ms): the venue rejected one, so re-placing at once would loop. */
   quietUntilMs = 0;
+  /**
+   * A wanted change waited for a request in flight on its order. The maker hears of book changes
+   * only when a best price moves (bookUpdates 'bestPrice'), so the timer re-checks it: on a quiet
+   * book no later update would.
+   */
+  behind = false;
   constructor(readonly ticker: string) {}
 }
 
@@ -154,7 +160,7 @@ export class MarketMaker implements Strategy {
   /**
    * The periodic re-check, bounded per call so that thousands of markets never hold the event loop
    * (a walk of all 5,000 took ~37 ms). Up to TIMER_SWEEP markets: all of them. Above: the markets
-   * missing a quote whose pause is over, up to TIMER_REQUOTES_MAX, then TIMER_SWEEP markets in
+   * missing a quote whose pause is over or behind their target, up to TIMER_REQUOTES_MAX, then TIMER_SWEEP markets in
    * turn (a quote that stayed put while its amend was in flight, a market not seen yet). Book
    * updates and fills re-quote the rest as they come.
    */
@@ -168,7 +174,7 @@ export class MarketMaker implements Strategy {
     let requotes = 0;
     for (let seen = 0; seen < all.length && requotes < TIMER_REQUOTES_MAX; seen++) {
       const quotes = all[this.#missingCursor++ % all.length]!;
-      if ((quotes.bidId !== '' && quotes.askId !== '') || nowMs < quotes.quietUntilMs) continue;
+      if ((quotes.bidId !== '' && quotes.askId !== '' && !quotes.behind) || nowMs < quotes.quietUntilMs) continue;
       requotes++;
       this.#recheck(quotes.ticker, ctx);
     }
@@ -181,6 +187,7 @@ export class MarketMaker implements Strategy {
   }
 
   #requote(book: StrategyBook, ctx: StrategyContext, quotes: Quotes): void {
+    quotes.behind = false;
     if (!book.synced) {
       this.onBookOutOfSync(book, ctx);
       return;
@@ -235,11 +242,15 @@ export class MarketMaker implements Strategy {
       if (ctx.place(quotes.ticker, side, price, this.#size, OrderFlags.POST_ONLY) === Deny.NONE) this.#setId(quotes, side, ctx.lastClientOrderId);
       return;
     }
-    if (isPendingOrder(order.state)) return;
     const current = grid.levelOf(order.price);
     const moved = current < 0 ? this.#requoteTicks : Math.abs(current - level);
     // A quote a partial fill shrank is topped up at its target price.
-    if (moved >= this.#requoteTicks || order.remainingCount < this.#size) ctx.amend(order.clientOrderId, price, this.#size);
+    if (moved < this.#requoteTicks && order.remainingCount >= this.#size) return;
+    if (isPendingOrder(order.state)) {
+      quotes.behind = true;
+      return;
+    }
+    ctx.amend(order.clientOrderId, price, this.#size);
   }
 
   #pull(ctx: StrategyContext, quotes: Quotes, side: BookSide): void {
@@ -281,5 +292,7 @@ export default definePlugin<MarketMakerParams>({
   name: 'market-maker',
   paramsSchema,
   timerIntervalMs: 1_000,
+  // It prices off the best bid and ask only: a delta that moves neither changes nothing it decides.
+  bookUpdates: 'bestPrice',
   create: (params) => new MarketMaker(params),
 });

@@ -64,6 +64,13 @@ export class OrderBook {
   bestBidLevel: number;
   /** Lowest YES-ask level (NO bid at 1 - price) with size, -1 when none. */
   bestAskLevel: number;
+  /**
+   * The last change moved the best bid or best ask price: false after a delta that left both where
+   * they were (a size at the best, a deeper level). A snapshot, a regrid and every perpetual delta
+   * (its window may move) count as moved. Strategies with `bookUpdates: 'bestPrice'` hear of the
+   * others only.
+   */
+  topMoved: boolean;
   /** The subscription whose snapshot this book holds; -1 when none. Set by BookStore. */
   sid: number;
   #state: number;
@@ -99,6 +106,7 @@ export class OrderBook {
     this.changesApplied = 0;
     this.bestBidLevel = NO_LEVEL;
     this.bestAskLevel = NO_LEVEL;
+    this.topMoved = true;
     this.sid = -1;
     this.#state = EMPTY;
     this.#levelCount = grid.levelCount;
@@ -245,6 +253,7 @@ export class OrderBook {
     if (this.perp) this.#recentre(true);
     this.bestBidLevel = this.#scanBidDown(this.#levelCount - 1);
     this.bestAskLevel = this.#scanAskUp(0);
+    this.topMoved = true;
     this.#state = SYNCED;
     this.synced = true;
     this.outOfSyncReason = ApplyStatus.OK;
@@ -256,7 +265,10 @@ export class OrderBook {
    */
   applyDelta(side: 0 | 1, price: Price, delta: Count): number {
     if (this.#state !== SYNCED) return this.#refuse();
-    if (this.perp) return this.#applyPerpDelta(side, price, delta);
+    if (this.perp) {
+      this.topMoved = true;
+      return this.#applyPerpDelta(side, price, delta);
+    }
     const grid = this.grid;
     const sizes = this.#sizes;
     if (side === 0) {
@@ -265,11 +277,13 @@ export class OrderBook {
       const size = sizes[level] + delta;
       if (!(size >= 0)) return this.#break(ApplyStatus.NEGATIVE_LEVEL);
       sizes[level] = size;
+      const best = this.bestBidLevel;
       if (size > 0) {
-        if (level > this.bestBidLevel) this.bestBidLevel = level;
-      } else if (level === this.bestBidLevel) {
+        if (level > best) this.bestBidLevel = level;
+      } else if (level === best) {
         this.bestBidLevel = this.#scanBidDown(level - 1);
       }
+      this.topMoved = this.bestBidLevel !== best;
       // The best bid is a non-empty level at or above the one just changed when that one holds size.
       assert(this.bestBidLevel === NO_LEVEL || sizes[this.bestBidLevel] > 0, 'OrderBook.applyDelta: best bid level is empty');
       assert(size === 0 || this.bestBidLevel >= level, 'OrderBook.applyDelta: a non-empty bid above the best bid');
@@ -281,11 +295,13 @@ export class OrderBook {
     const size = sizes[index] + delta;
     if (!(size >= 0)) return this.#break(ApplyStatus.NEGATIVE_LEVEL);
     sizes[index] = size;
+    const best = this.bestAskLevel;
     if (size > 0) {
-      if (level < this.bestAskLevel || this.bestAskLevel === NO_LEVEL) this.bestAskLevel = level;
-    } else if (level === this.bestAskLevel) {
+      if (level < best || best === NO_LEVEL) this.bestAskLevel = level;
+    } else if (level === best) {
       this.bestAskLevel = this.#scanAskUp(level + 1);
     }
+    this.topMoved = this.bestAskLevel !== best;
     assert(this.bestAskLevel === NO_LEVEL || sizes[this.#levelCount + this.bestAskLevel] > 0, 'OrderBook.applyDelta: best ask level is empty');
     assert(size === 0 || this.bestAskLevel <= level, 'OrderBook.applyDelta: a non-empty ask below the best ask');
     return ApplyStatus.OK;
@@ -312,6 +328,7 @@ export class OrderBook {
   regrid(grid: PriceGrid): number {
     // A perpetual's grid is its tick, which lifecycle messages do not change: nothing to move.
     if (grid === this.grid || this.perp) return ApplyStatus.OK;
+    this.topMoved = true; // the levels are renumbered
     const oldGrid = this.grid;
     const oldSizes = this.#sizes;
     const oldCount = this.#levelCount;

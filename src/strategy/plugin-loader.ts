@@ -38,6 +38,8 @@ export interface LoadedPlugin {
   readonly params: Readonly<Record<string, unknown>>;
   /** Effective onTimer interval, ms; 0 = no timer. */
   readonly timerIntervalMs: number;
+  /** onBook on every book change (true) or only when a best price moved (plugin bookUpdates 'bestPrice'). */
+  readonly everyBookUpdate: boolean;
   /** The URL imported (with its cache-busting query when reloaded). */
   readonly moduleUrl: string;
 }
@@ -65,7 +67,7 @@ export async function loadPlugin(entry: StrategyEntry, options: LoadOptions): Pr
   }
   const plugin = checkPluginShape(entry, module.default);
   const params = validateParams(entry, plugin);
-  return { plugin, params, timerIntervalMs: timerIntervalOf(plugin, params), moduleUrl };
+  return { plugin, params, timerIntervalMs: timerIntervalOf(plugin, params), everyBookUpdate: plugin.bookUpdates !== 'bestPrice', moduleUrl };
 }
 
 function checkPluginShape(entry: StrategyEntry, value: unknown): StrategyPlugin {
@@ -79,6 +81,8 @@ function checkPluginShape(entry: StrategyEntry, value: unknown): StrategyPlugin 
   if (typeof candidate.create !== 'function') problems.push('create: must be a function (params) => Strategy');
   const interval = candidate.timerIntervalMs;
   if (interval !== undefined && !(Number.isInteger(interval) && (interval as number) >= 0)) problems.push('timerIntervalMs: must be an integer >= 0');
+  const bookUpdates = candidate.bookUpdates;
+  if (bookUpdates !== undefined && bookUpdates !== 'every' && bookUpdates !== 'bestPrice') problems.push("bookUpdates: must be 'every' or 'bestPrice'");
   if (problems.length > 0) throw new StrategyError('STRATEGY_PLUGIN_INVALID', entry.id, `${entry.plugin}: invalid plugin export`, problems);
   return value as StrategyPlugin;
 }

@@ -88,6 +88,8 @@ class Deployment {
     readonly ctx: BoundStrategyContext,
     readonly orderGroupHandle: number,
     readonly timerIntervalMs: number,
+    /** False: onBook only when the book's best bid or ask price moved (plugin bookUpdates 'bestPrice'). */
+    readonly everyBookUpdate: boolean,
   ) {}
 }
 
@@ -262,7 +264,7 @@ export class StrategyHost {
     const list = this.#byMarket.get(book.ticker) ?? NO_DEPLOYMENTS;
     for (let i = 0; i < list.length; i++) {
       const d = list[i];
-      if (d.status !== 'running') continue;
+      if (d.status !== 'running' || (!d.everyBookUpdate && !book.topMoved)) continue;
       try {
         d.strategy.onBook(book, d.ctx);
       } catch (error) {
@@ -271,7 +273,7 @@ export class StrategyHost {
     }
   }
 
-  /** The book resynchronised: strategies see it through onBook again. */
+  /** The book resynchronised (a snapshot: topMoved): strategies see it through onBook again. */
   onBookResynced(book: StrategyBook): void {
     this.onBookUpdate(book);
   }
@@ -471,7 +473,7 @@ export class StrategyHost {
     const ctx = new BoundStrategyContext(binding, ports.orders, ports.markets, ports.clock, ports.candles ?? null, ports.quotes ?? null, ports.triggers ?? null);
     ports.orders.setHolding?.(strategyId, entry.holdIntents ?? true, entry.priority ?? 1);
     const interval = loaded.timerIntervalMs > 0 ? Math.max(loaded.timerIntervalMs, this.#tickMs) : 0;
-    const deployment = new Deployment(entry, loaded, strategy, ctx, group, interval);
+    const deployment = new Deployment(entry, loaded, strategy, ctx, group, interval, loaded.everyBookUpdate);
     // Active before onStart so a strategy may place its first quotes there.
     ctx.setActive(true);
     try {

@@ -227,6 +227,14 @@ export interface StrategyPlugin<P = Record<string, unknown>> {
   readonly name: string;
   readonly paramsSchema: ParamsSchema;
   readonly timerIntervalMs?: number;
+  /**
+   * Which book changes reach onBook: 'every' (the default) each applied delta and snapshot;
+   * 'bestPrice' only those that moved the best bid or best ask price (book.topMoved), with every
+   * snapshot and resync. A quoter that prices off the top of the book is called a fraction as
+   * often (on a busy book most deltas change sizes or deeper levels), and across thousands of
+   * markets the calls it skips are cache misses saved.
+   */
+  readonly bookUpdates?: 'every' | 'bestPrice';
   create(params: Readonly<P>): Strategy;
 }
 

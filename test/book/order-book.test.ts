@@ -3,7 +3,8 @@
 // Method: seeded random snapshot + delta streams (bounded: a few thousand steps per grid) applied to
 // both OrderBook and a naive Map-based ReferenceBook, compared after every step; targeted cases for
 // each break (no snapshot, negative level, off-grid incl. $0/$1), best-level rescans, top-N bounds
-// and regrid to finer and coarser grids.
+// and regrid to finer and coarser grids; after every random delta, topMoved against the reference's
+// best prices before and after.
 import { describe, expect, it } from 'vitest';
 import { PRICE_INVALID, PRICE_ONE, PriceGrid, type Count, type Price, type PriceLevelStructure } from '../../src/core/index.ts';
 import { ApplyStatus, OrderBook } from '../../src/book/index.ts';
@@ -66,6 +67,7 @@ describe('OrderBook against a Map-based reference on random streams', () => {
     for (let step = 0; step < 1500; step++) {
       const roll = random();
       const side = randomInt(random, 2) as 0 | 1;
+      const bestBefore = [reference.bestBid(), reference.bestAsk()];
       if (roll < 0.01) {
         randomSnapshot(random, book, reference); // a fresh snapshot replaces everything
       } else if (roll < 0.5) {
@@ -83,6 +85,8 @@ describe('OrderBook against a Map-based reference on random streams', () => {
         expect(book.applyDelta(side, price, c(delta))).toBe(ApplyStatus.OK);
         reference.add(side, price, delta);
       }
+      // topMoved says whether this delta moved a best price (strategies with bookUpdates 'bestPrice').
+      expect(book.topMoved).toBe(roll < 0.01 || reference.bestBid() !== bestBefore[0] || reference.bestAsk() !== bestBefore[1]);
       expectSameAsReference(book, reference);
     }
     expect(book.synced).toBe(true);

@@ -169,6 +169,36 @@ describe('market-maker plugin', () => {
     expect(new Set(requoted.filter((r) => r.side === 'bid').map((r) => r.ticker))).toEqual(new Set(tickers.slice(500, 600)));
   });
 
+  it("hears books only when a best price moves ('bestPrice'); a move that met an amend in flight is caught up by the timer", () => {
+    expect(plugin.bookUpdates).toBe('bestPrice');
+    const h = harness({ rateTier: 'custom', writeTokensPerSecond: 1_000_000, writeCapacityTokens: 1_000_000, readTokensPerSecond: 1_000_000 });
+    const tickers = Array.from({ length: 100 }, (_, i) => `KXMM-${i}`); // above the timer's all-markets walk (64)
+    for (const ticker of tickers) setBook(h.markets.addBook(ticker), [['0.4000', '10']], [['0.4500', '10']]);
+    const entry = { id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 0, orderGroup: null, markets: tickers, params: { halfSpreadTicks: 1, size: '1.00' } };
+    const validated = validateParams(entry, plugin);
+    const strategy = plugin.create(validated) as Strategy & MarketMaker;
+    const ctx = new BoundStrategyContext(
+      { id: 'mm', strategyId: 1, subaccount: 0, orderGroup: -1, markets: tickers, params: validated as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) },
+      h.oms, h.markets, h.clock,
+    );
+    ctx.setActive(true);
+    strategy.onStart?.(ctx);
+    h.oms.ackAll();
+    const book = h.markets.books.get('KXMM-70')!;
+    const amendsOf = () => h.oms.sent.filter((r) => r.kind === IntentKind.AMEND && r.ticker === 'KXMM-70').map((r) => [r.side, r.price]);
+    setBook(book, [['0.4200', '10']], [['0.4700', '10']]); // center 0.445: bid 0.43, ask 0.46
+    strategy.onBook(book, ctx);
+    expect(amendsOf()).toEqual([['bid', 4300], ['ask', 4600]]);
+    // The book moves again while both amends are in flight: nothing is sent, and no later update comes.
+    setBook(book, [['0.4500', '10']], [['0.5000', '10']]); // center 0.475: bid 0.46, ask 0.49
+    strategy.onBook(book, ctx);
+    expect(amendsOf()).toHaveLength(2);
+    h.oms.ackAll();
+    // Every market has both quotes; the timer's missing pass picks the one left behind its target.
+    strategy.onTimer?.(h.clock.nowMs(), ctx);
+    expect(amendsOf()).toEqual([['bid', 4300], ['ask', 4600], ['bid', 4600], ['ask', 4900]]);
+  });
+
   it('does not quote a one-sided book without a fair value', () => {
     const { strategy, ctx, oms, book } = setup({});
     setBook(book, [['0.4000', '10']], []);

@@ -25,12 +25,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 type Probe = unknown[][];
 const probe = (): Probe => ((globalThis as Record<string, unknown>).__probe ??= []) as Probe;
 
-function writeProbe(file: string, version: string): void {
+function writeProbe(file: string, version: string, bookUpdates = ''): void {
   writeFileSync(join(dir, file), `
 const VERSION = ${JSON.stringify(version)};
 export default {
   name: 'probe',
-  timerIntervalMs: 100,
+  timerIntervalMs: 100,${bookUpdates === '' ? '' : `\n  bookUpdates: ${JSON.stringify(bookUpdates)},`}
   paramsSchema: {
     type: 'object', additionalProperties: false,
     properties: {
@@ -109,6 +109,35 @@ describe('StrategyHost', () => {
       ['book', 'b', 'v1', 'KXA'],
     ]);
     expect(host.summaries().map((s) => [s.id, s.status, s.strategyId])).toEqual([['a', 'running', 1], ['b', 'running', 2]]);
+  });
+
+  it("calls a 'bestPrice' plugin's onBook only when a best price moved; an 'every' plugin hears each change", async () => {
+    writeProbe('top.mjs', 'top', 'bestPrice');
+    await host.start([entry('every', 'probe.mjs', ['KXA']), entry('top', 'top.mjs', ['KXA'])]);
+    const book = h.markets.books.get('KXA')!;
+    const changes: Array<[0 | 1, number, number, boolean]> = [
+      [0, 4000, 500, false], // more size at the best bid
+      [0, 3900, 300, false], // a level under it
+      [0, 4100, 200, true], // a better bid
+      [0, 4100, -200, true], // gone again: the best falls back to 0.40
+      [1, 5800, 100, true], // a NO bid at 0.58: an ask at 0.42, under the best ask 0.45
+    ];
+    const seen: string[] = [];
+    for (const [side, price, delta, moved] of changes) {
+      probe().length = 0;
+      expect(book.applyDelta(side, price as never, asCount(delta))).toBe(ApplyStatus.OK);
+      expect(book.topMoved).toBe(moved);
+      host.onBookUpdate(book);
+      seen.push(probe().map((event) => event[1]).join('+'));
+    }
+    expect(seen).toEqual(['every', 'every', 'every+top', 'every+top', 'every+top']);
+  });
+
+  it("rejects a plugin whose bookUpdates is neither 'every' nor 'bestPrice'", async () => {
+    writeProbe('odd.mjs', 'odd', 'sometimes');
+    const error = await failure(host.start([entry('odd', 'odd.mjs', ['KXA'])]));
+    expect(error.code).toBe('STRATEGY_PLUGIN_INVALID');
+    expect(error.message).toContain("bookUpdates: must be 'every' or 'bestPrice'");
   });
 
   it('reports every invalid entry at once, naming the strategy id and the params path', async () => {
