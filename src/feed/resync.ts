@@ -41,6 +41,13 @@ export interface ResyncOptions {
 }
 
 const ATTEMPT_BACKOFF_MAX = 4; // timeout x 2^4 at most
+/**
+ * Markets looked at per tick, in turn. A walk of all 5,000 markets of a busy feed took ~3 ms of the
+ * loop four times a second (three cache misses a market); in turn, with the feed's 250 ms tick,
+ * each is looked at every 2.5 s, late by that much at most against a 30 s stale limit and a 5 s
+ * repair timeout. Up to this many markets every tick looks at all of them.
+ */
+export const RESYNC_WALK_PER_TICK = 512;
 
 export class ResyncManager {
   readonly #subscriptions: SubscriptionManager;
@@ -56,6 +63,8 @@ export class ResyncManager {
   readonly #batch: string[] = [];
   #drainScheduled = false;
   #timer: ReturnType<typeof setTimeout> | null = null;
+  /** Where the next tick's walk starts (RESYNC_WALK_PER_TICK markets a tick). */
+  #walkCursor = 0;
 
   constructor(options: ResyncOptions) {
     this.#subscriptions = options.subscriptions;
@@ -127,7 +136,10 @@ export class ResyncManager {
   /** The coarse tick: stale books, overdue repairs, then the queue. */
   onTick(nowMs: number, markets: readonly MarketState[]): void {
     const staleMs = this.staleBookMs;
-    for (let i = 0; i < markets.length; i++) {
+    const count = markets.length;
+    const walk = Math.min(count, RESYNC_WALK_PER_TICK);
+    let i = this.#walkCursor < count ? this.#walkCursor : 0;
+    for (let seen = 0; seen < walk; seen++, i = i + 1 < count ? i + 1 : 0) {
       const market = markets[i];
       if (market === undefined || !market.subscribed) continue;
       if (market.resync === ResyncState.PENDING) {
@@ -145,6 +157,7 @@ export class ResyncManager {
         this.#books.markOutOfSync(market.ticker, ApplyStatus.STALE); // reported -> onOutOfSync -> request
       }
     }
+    this.#walkCursor = i;
     this.#drain();
   }
 

@@ -45,8 +45,15 @@ const NO_PROBE: RouteProbe = Object.freeze({ onIntent(): void {}, onExecCall(): 
 
 /** rest.md §9: default token cost of a GET (a reconciliation read). */
 const READ_TOKEN_COST = 10;
-/** How often tick() checks that the gate's ledger equals the live orders, ms. */
+/**
+ * How often tick() checks that the gate's ledger equals the live orders, ms: once a second up to
+ * LEDGER_CHECK_ORDERS live orders, less often above in proportion (at most every
+ * LEDGER_CHECK_INTERVAL_MAX_MS). The check walks every live order: at 10,000 it held the loop tens
+ * of ms; stretched so, it costs the loop about as much a second at any count.
+ */
 const LEDGER_CHECK_INTERVAL_MS = 1_000;
+const LEDGER_CHECK_ORDERS = 1_000;
+const LEDGER_CHECK_INTERVAL_MAX_MS = 60_000;
 /** Most intents held at once (one per order, so this bounds memory, not a strategy's reach). */
 const HELD_CAPACITY_DEFAULT = 100_000;
 /**
@@ -114,6 +121,9 @@ export class Router implements OrderPort, OmsSender {
   /** The router's own record, for the cancels it sends on the OMS's behalf and for cancel-all. */
   readonly #intent: OrderIntent = createIntent();
   #ledgerCheckedMs = 0;
+  #ledgerCheckEveryMs = LEDGER_CHECK_INTERVAL_MS;
+  /** Ledger checks made (tick()): tests read the cadence from it. */
+  ledgerChecks = 0;
   /** Creates and amends waiting for the write budget. */
   readonly held: HeldIntents;
   readonly holdStats: HoldStats = { held: 0, heldSent: 0, heldDropped: 0, batchesSent: 0, batchedOrders: 0 };
@@ -313,9 +323,12 @@ export class Router implements OrderPort, OmsSender {
   /** The coarse tick: the OMS's, and about once a second the check that the gate's ledger equals the live orders. */
   tick(): ReturnType<Oms['tick']> {
     const nowMs = this.#clock.nowMs();
-    if (nowMs - this.#ledgerCheckedMs >= LEDGER_CHECK_INTERVAL_MS) {
+    if (nowMs - this.#ledgerCheckedMs >= this.#ledgerCheckEveryMs) {
       this.#ledgerCheckedMs = nowMs;
-      this.gate.assertLedger(this.oms.liveOrders());
+      const live = this.oms.liveOrders();
+      this.gate.assertLedger(live);
+      this.#ledgerCheckEveryMs = Math.min(LEDGER_CHECK_INTERVAL_MAX_MS, LEDGER_CHECK_INTERVAL_MS * Math.max(1, live.length / LEDGER_CHECK_ORDERS));
+      this.ledgerChecks++;
     }
     // The cancels the OMS retries now go out as batches; then held intents get what is left.
     this.#batchingCancels = true;

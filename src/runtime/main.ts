@@ -43,7 +43,7 @@ import { SimChild, describeSimExit } from './sim-child.ts';
 import type { SimExit } from './sim-child.ts';
 import { OrderWatchdog } from './order-watchdog.ts';
 import { RuntimeError } from './runtime.ts';
-import { pinEventLoop, placementForThisMachine } from './cpu-placement.ts';
+import { OtherThreadsPlacement, pinEventLoop, placementForThisMachine } from './cpu-placement.ts';
 import type { CpuPlan } from './cpu-placement.ts';
 import { applyEagerTierUp } from './jit-tier-up.ts';
 import { StatusPrinter, formatMicroDollars, statusJson } from './status-line.ts';
@@ -479,7 +479,7 @@ function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDela
     // setImmediate round trips: the stalls below monitorEventLoopDelay's 1 ms resolution.
     eventLoopStallUs: runtime.stall.summary(),
     // The keep-warm dry run's cost: its runs and the event-loop time they took.
-    keepWarm: runtime.keepWarm === null ? null : { runs: runtime.keepWarm.stats.runs, busyMs: Math.round(runtime.keepWarm.stats.busyUsTotal / 1000) },
+    keepWarm: runtime.keepWarm === null ? null : { runs: runtime.keepWarm.stats.runs, thinned: runtime.keepWarm.stats.thinned, busyMs: Math.round(runtime.keepWarm.stats.busyUsTotal / 1000) },
     workers,
     rssMb: Math.round(process.memoryUsage().rss / 1_048_576),
     journal: relative(process.cwd(), runtime.journal.path),
@@ -519,11 +519,18 @@ function cpuPlan(): CpuPlan | null {
   return plan;
 }
 
-/** Pins this process's event-loop thread (only it: affinity is per thread) for the whole run; a failure is said, not fatal. */
+/**
+ * Pins this process's event-loop thread for the whole run, and keeps its other threads (workers, V8
+ * helpers) on the other CPUs, where the simulator runs; a failure is said, not fatal.
+ */
 function pinForTheRun(plan: CpuPlan): void {
   try {
     pinEventLoop(plan.runtimeCpus);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}; the event loop stays where the scheduler puts it\n`);
+    return;
   }
+  void new OtherThreadsPlacement(plan.simCpus).start().then((count) => {
+    process.stderr.write(`${count} other threads of the runtime on CPU ${plan.simCpus}, off the event loop's\n`);
+  });
 }

@@ -154,6 +154,39 @@ describe('resync triggers', () => {
     expect(h.feed.books.get('B')!.synced).toBe(true);
   });
 
+  it('with more markets than one tick walks (512), stale books are found in turn over the next ticks, each once', async () => {
+    const h = setup({ staleBookMs: 5_000, commandsPerSec: 1_000, maxMarketsPerCommand: 2_000 });
+    const grid = PriceGrid.fromStructure('linear_cent');
+    const tickers = Array.from({ length: 1_300 }, (_, i) => `M${i}`);
+    for (const ticker of tickers) h.feed.addMarket(ticker, grid);
+    h.session.open();
+    h.feed.subscribeOrderbooks(tickers);
+    await settle();
+    let seq = 0;
+    for (const command of h.session.take()) {
+      const sid = 100 + seq;
+      h.feed.handleFrame(JSON.stringify({ id: command.id, type: 'subscribed', msg: { channel: 'orderbook_delta', sid } }));
+      let inSid = 0;
+      for (const ticker of command.params?.market_tickers ?? []) h.feed.handleFrame(snapshotFrame(sid, ++inSid, ticker, [[4100, 100]], []));
+      seq++;
+    }
+    expect(tickers.every((ticker) => h.feed.books.get(ticker)!.synced)).toBe(true);
+    h.listener.take();
+    h.feed.tick(h.clock.advance(5_000)); // every book is stale now
+    const stale = (): string[] => h.listener.take().filter((event) => event.startsWith('out '));
+    const first = stale();
+    expect(first).toHaveLength(512 - 3); // the walk's first 512 include setup's A, B and C, not subscribed
+    expect(first[0]).toBe(`out M0 ${ApplyStatus.STALE}`);
+    h.feed.tick(h.clock.advance(250));
+    const second = stale();
+    expect(second).toHaveLength(512);
+    h.feed.tick(h.clock.advance(250));
+    const third = stale();
+    expect(third).toHaveLength(1_303 - 1_024);
+    expect(new Set([...first, ...second, ...third]).size).toBe(1_300);
+    expect(h.feed.counters.staleBooks).toBe(1_300);
+  });
+
   it('a reconnect marks every book out of sync and resubscribes everything', async () => {
     const h = setup();
     const states: string[] = [];

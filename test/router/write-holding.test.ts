@@ -346,3 +346,24 @@ describe('router: holding intents for the write budget', () => {
     expect(() => b.gate.assertLedger(b.oms.liveOrders())).not.toThrow();
   });
 });
+
+describe('the ledger check on the coarse tick', () => {
+  it('runs once a second up to 1,000 live orders and stretches in proportion above (3,000: every 3 s)', () => {
+    const limits = { rateTier: 'custom' as const, writeTokensPerSecond: 1_000_000, writeCapacityTokens: 1_000_000, readTokensPerSecond: 1_000_000 };
+    const checksOver = (live: number): number => {
+      const w = world({ limits });
+      for (let i = 0; i < live; i++) expect(place(w, '0.10').deny).toBe(Deny.NONE);
+      expect(w.oms.liveOrderCount).toBe(live);
+      const before = w.router.ledgerChecks;
+      for (let second = 0; second < 30; second++) {
+        w.clock.advance(1_000);
+        w.router.tick();
+      }
+      return w.router.ledgerChecks - before;
+    };
+    expect(checksOver(10)).toBe(30);
+    const stretched = checksOver(3_000);
+    expect(stretched).toBeGreaterThanOrEqual(9);
+    expect(stretched).toBeLessThanOrEqual(11);
+  });
+});

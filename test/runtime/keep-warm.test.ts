@@ -4,15 +4,40 @@
  * keeps no order alive, and stays bounded however long it runs; with the RFQ leg it also decodes
  * an RFQ, quotes it through the gate and closes the quote each run; a restricted key's dry run
  * trades in its own subaccount (never denied SUBACCOUNT_LOCKED).
- * Method: a KeepWarm on a manual clock advanced like a 10 ms timer would, runs driven directly.
+ * While the event loop is busy with other work, its timer thins the runs out to one per 100 ms;
+ * once the loop is idle again it runs at its interval.
+ * Method: a KeepWarm on a manual clock advanced like a 10 ms timer would, runs driven directly;
+ * for the thinning, its real timer while this test keeps the loop busy (bounded spins), then idle.
  */
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/index.ts';
 import { DEFAULT_RISK_LIMITS, riskLimits } from '../../src/risk/index.ts';
 import { KeepWarm } from '../../src/runtime/keep-warm.ts';
 
 describe('KeepWarm', () => {
+  it('thins its runs to one per 100 ms while the loop is busy, and runs at its interval when idle', async () => {
+    const warm = new KeepWarm({ intervalMs: 2, limits: DEFAULT_RISK_LIMITS, clock: new ManualClock(1_800_000_000_000) });
+    warm.start();
+    try {
+      // Busy: 4 ms spins with a turn between (timers run there), for 600 ms.
+      const busyUntil = performance.now() + 600;
+      for (let turn = 0; turn < 1_000 && performance.now() < busyUntil; turn++) {
+        const spinUntil = performance.now() + 4;
+        while (performance.now() < spinUntil);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const busyRuns = warm.stats.runs;
+      expect(warm.stats.thinned).toBeGreaterThan(20);
+      expect(busyRuns).toBeLessThanOrEqual(8); // 600 ms / 100 ms, and the first tick
+      await sleep(300);
+      expect(warm.stats.runs - busyRuns).toBeGreaterThan(20);
+    } finally {
+      warm.stop();
+    }
+  });
+
   it('runs the whole dry path each time, closes every shadow order and stays bounded', () => {
     const clock = new ManualClock(1_800_000_000_000);
     const warm = new KeepWarm({ intervalMs: 10, limits: DEFAULT_RISK_LIMITS, clock });

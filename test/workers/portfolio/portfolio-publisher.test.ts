@@ -140,3 +140,32 @@ describe('portfolio risk publisher: the gate reads the last snapshot', () => {
     expect(w.gate.check(w.intent)).toBe(Deny.NONE);
   });
 });
+
+describe('portfolio risk publisher: cadence at scale', () => {
+  it('recomputes every debounce up to 1,000 ledger slots and spreads out in proportion above (5,000 slots, 50 ms: every 250 ms)', async () => {
+    const packsOver = async (slotCount: number): Promise<number> => {
+      const clock = new ManualClock(START_MS);
+      let version = 0;
+      let runs = 0;
+      const slot = { market: 0, subaccount: 0, position: 0, bidCostMicro: 0, askCostMicro: 0 };
+      const ledger = { get version() { return version; }, slotCount, slotAt: () => slot, addedMicro: () => 0, addedMicroTotal: 0 };
+      // A pool whose every task fails at once: each pack is counted, and the next tick may pack again.
+      const pool = { run: () => { runs++; return Promise.reject(new Error('test: no worker')); } } as unknown as CandlePool;
+      const publisher = new PortfolioRiskPublisher({ ledger, view: new PortfolioView(), costMicro: () => 0, nowMs: () => clock.nowMs(), debounceMs: 50, refreshMs: 1_000, onFailure: () => {} });
+      publisher.start(pool);
+      try {
+        for (let tick = 0; tick < 40; tick++) {
+          await new Promise((resolve) => setImmediate(resolve)); // the failed task settles
+          clock.advance(50);
+          version++; // the ledger changed: each tick wants a recompute
+          publisher.tick();
+        }
+      } finally {
+        publisher.stop();
+      }
+      return runs;
+    };
+    expect(await packsOver(100)).toBe(41);
+    expect(await packsOver(5_000)).toBe(1 + 40 / 5);
+  });
+});
