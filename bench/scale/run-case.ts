@@ -22,7 +22,7 @@ import { loadPrivateKey } from '../../src/core/index.ts';
 import { ORDER_STATE_NAMES, OrderState } from '../../src/core/index.ts';
 import { validateConfig } from '../../src/runtime/config.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
-import { pinEventLoop } from '../../src/runtime/cpu-placement.ts';
+import { OtherThreadsPlacement, otherCpus, pinEventLoop } from '../../src/runtime/cpu-placement.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import type { BenchChild } from '../child-process.ts';
 import type { Histogram } from '../harness.ts';
@@ -211,10 +211,18 @@ export async function runCase(sim: BenchChild, tickers: readonly string[], scale
   const build = (): Runtime => buildRuntime(sim, key, tickers, hold, repoDir, path.join(work, `journal-${runIndex}.jsonl`));
   const { runtime, resolvedMs, synced } = await startRuntime(build, tickers.length);
   let unpin: (() => void) | null = null;
+  let others: OtherThreadsPlacement | null = null;
   const loopDelay = monitorEventLoopDelay({ resolution: 1 });
   try {
     const tradingFromMs = performance.now();
-    if (pin !== null) unpin = pinEventLoop(pin); // as `npm start`: after the worker threads exist
+    if (pin !== null) {
+      const rest = otherCpus(pin); // read before pinning: the allowed list is the event-loop thread's
+      unpin = pinEventLoop(pin); // as `npm start`: after the worker threads exist, the others off its CPU
+      if (rest !== null) {
+        others = new OtherThreadsPlacement(rest);
+        await others.start();
+      }
+    }
     const startupMs = await synced;
     const startupReadTokens = (await venueStats(sim, key.keyId, userId)).readTokens;
     runtime.probe.reset();
@@ -241,6 +249,7 @@ export async function runCase(sim: BenchChild, tickers: readonly string[], scale
     };
   } finally {
     loopDelay.disable();
+    others?.stop();
     unpin?.();
     await runtime.stop('bench done');
   }

@@ -107,7 +107,8 @@ export default {
             for (const hold of modes) {
               console.error(`bench scale: ${label(scale, hold)} for ${scale.durationMs / 1000} s ...`);
               const result = await runCase(sim, tickers, scale, hold, REPO_DIR, work, runIndex++, placement.plan?.runtimeCpus ?? null);
-              rows.push(...caseRows(scale, hold, result, placement.reason));
+              const others = placement.plan === null ? '' : `, the runtime's other threads (workers, V8 helpers) on CPU ${placement.plan.simCpus} too`;
+              rows.push(...caseRows(scale, hold, result, `${placement.reason}${others}`));
             }
           }
         } finally {

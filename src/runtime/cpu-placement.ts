@@ -7,16 +7,19 @@
  * its whole request (~0.6 ms) before the runtime's `socket.write` returned. A real venue is on
  * another machine and never takes our CPU, so the main job and the benches keep them apart: the
  * runtime's event-loop thread on the first allowed CPU, the simulator process on the others.
- * Only the event-loop thread is pinned (affinity is per thread on Linux): the runtime's workers
- * and GC helpers may still use every allowed CPU.
+ * The event-loop thread is pinned (affinity is per thread on Linux), and the process's other
+ * threads (worker threads, V8's compiler and GC helpers, libuv's pool) are kept on the other CPUs
+ * (OtherThreadsPlacement): at 5,000 markets, with the simulator on the second CPU, those helpers
+ * were scheduled on the event loop's CPU and took it for whole time slices, so a 1 ms turn of
+ * frames often ended 3-15 ms later (loop delay p99 about 7 ms at Basic; 2.4 ms with them off it).
  *
  * How: `taskset` (util-linux), since Node has no affinity call. Linux only; anywhere else, with
  * fewer than two allowed CPUs or without taskset, placement is skipped and says why.
  * Owns: reading the allowed CPUs and running taskset. Never: changes priorities.
  */
 
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 
 export interface CpuPlan {
   /** CPU list (taskset syntax) for the runtime's event-loop thread. */
@@ -96,6 +99,81 @@ export function pinEventLoop(cpus: string): () => void {
   return () => {
     if (before !== null) pinThread(process.pid, before.join(','));
   };
+}
+
+/** The allowed CPUs not in `cpus` (a taskset list), as a list; null when none or unknown. Read before pinning the event loop: the allowed list is its thread's. */
+export function otherCpus(cpus: string): string | null {
+  const taken = new Set(parseCpuList(cpus) ?? []);
+  const rest = (allowedCpus() ?? []).filter((cpu) => !taken.has(cpu));
+  return rest.length === 0 ? null : rest.join(',');
+}
+
+/** This process's thread ids (/proc/self/task); empty when unreadable. */
+export function threadIds(): number[] {
+  try {
+    return readdirSync('/proc/self/task').map(Number).filter((tid) => Number.isInteger(tid) && tid > 0);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Keeps every thread of this process but the event loop on `cpus` (the CPUs the event loop is not
+ * on): at start(), then every `everyMs` for threads started since (a new worker, a V8 helper).
+ * taskset runs asynchronously, one thread at a time, so the event loop never waits for it; a
+ * thread that exited meanwhile is skipped. Linux only, as the rest of this file.
+ */
+export class OtherThreadsPlacement {
+  readonly #cpus: string;
+  readonly #everyMs: number;
+  readonly #pinned = new Set<number>();
+  #timer: NodeJS.Timeout | null = null;
+  #sweeping: Promise<number> | null = null;
+  /** Threads pinned so far, and taskset failures (exited threads included). */
+  pinned = 0;
+  failures = 0;
+
+  constructor(cpus: string, everyMs = 10_000) {
+    this.#cpus = cpus;
+    this.#everyMs = everyMs;
+  }
+
+  /** Pins the threads there are now (resolves with how many were pinned) and looks again every `everyMs`. */
+  start(): Promise<number> {
+    if (this.#timer === null && this.#everyMs > 0) {
+      this.#timer = setInterval(() => void this.sweep(), this.#everyMs);
+      this.#timer.unref();
+    }
+    return this.sweep();
+  }
+
+  stop(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** Pins the threads not pinned yet; one sweep at a time (a second call joins the running one). */
+  sweep(): Promise<number> {
+    this.#sweeping ??= this.#sweepOnce().finally(() => {
+      this.#sweeping = null;
+    });
+    return this.#sweeping;
+  }
+
+  async #sweepOnce(): Promise<number> {
+    let count = 0;
+    for (const tid of threadIds()) {
+      if (tid === process.pid || this.#pinned.has(tid)) continue;
+      this.#pinned.add(tid);
+      const ok = await new Promise<boolean>((resolve) => {
+        execFile('taskset', ['-p', '-c', this.#cpus, String(tid)], { timeout: 2_000 }, (error) => resolve(error === null));
+      });
+      if (ok) count++;
+      else this.failures++;
+    }
+    this.pinned += count;
+    return count;
+  }
 }
 
 /** The command that runs `command args` on `cpus` (taskset -c), for spawning the simulator. */
