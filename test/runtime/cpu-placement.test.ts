@@ -1,7 +1,9 @@
 /**
  * Goal: CPU placement reads the allowed CPUs, splits them (runtime first, simulator the rest),
  * refuses with fewer than two, and really moves threads: a simulator-like child started through
- * onCpus runs only on its CPUs, and pinThread narrows one thread's affinity.
+ * onCpus runs only on its CPUs, and pinThread narrows one thread's affinity; OtherThreadsPlacement
+ * moves every thread of the process but the event loop (a worker started later included) and
+ * leaves the event loop's CPUs alone.
  * Method: parsing on fixed /proc texts; real taskset and /proc/<pid>/status on this machine (on a
  * machine that cannot place - not Linux, one CPU, no taskset - the last test checks the reason).
  */
@@ -9,7 +11,10 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { allowedCpus, onCpus, parseCpuList, pinEventLoop, pinThread, placementForThisMachine, planPlacement } from '../../src/runtime/cpu-placement.ts';
+import { Worker } from 'node:worker_threads';
+import {
+  OtherThreadsPlacement, allowedCpus, onCpus, otherCpus, parseCpuList, pinEventLoop, pinThread, placementForThisMachine, planPlacement, threadIds,
+} from '../../src/runtime/cpu-placement.ts';
 
 const STATUS = 'Name:\tnode\nCpus_allowed:\t3\nCpus_allowed_list:\t0-1\nMems_allowed_list:\t0\n';
 
@@ -72,5 +77,37 @@ describe('cpu placement', () => {
       unpin();
     }
     expect(allowedCpus()).toEqual(before);
+  });
+
+  it('on this machine: moves every thread but the event loop to the other CPUs, a worker started later too', async () => {
+    const { plan, reason } = placementForThisMachine();
+    if (plan === null) {
+      expect(reason).toMatch(/Linux-only|two allowed CPUs|taskset/);
+      return;
+    }
+    const all = allowedCpus()!;
+    expect(otherCpus(plan.runtimeCpus)).toBe(plan.simCpus);
+    const threadCpus = (tid: number): number[] | null => allowedCpus(readFileSync(`/proc/self/task/${tid}/status`, 'utf8'));
+    const placement = new OtherThreadsPlacement(plan.simCpus, 0);
+    let worker: Worker | null = null;
+    try {
+      const pinned = await placement.start();
+      const others = threadIds().filter((tid) => tid !== process.pid);
+      expect(pinned).toBeGreaterThan(0);
+      for (const tid of others) expect(threadCpus(tid)).toEqual(parseCpuList(plan.simCpus));
+      expect(threadCpus(process.pid)).toEqual(all); // the event loop keeps its CPUs
+      // A thread started later is moved by the next sweep, once.
+      worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
+      await new Promise((resolve) => worker!.once('online', resolve));
+      const added = threadIds().filter((tid) => !others.includes(tid) && tid !== process.pid);
+      expect(added.length).toBeGreaterThan(0);
+      expect(await placement.sweep()).toBe(added.length);
+      for (const tid of added) expect(threadCpus(tid)).toEqual(parseCpuList(plan.simCpus));
+      expect(await placement.sweep()).toBe(0);
+    } finally {
+      placement.stop();
+      await worker?.terminate();
+      for (const tid of threadIds()) pinThread(tid, all.join(','));
+    }
   });
 });
