@@ -46,7 +46,9 @@ import { KillStamps, killPropagation, openAdmin, pubSubFloor } from './kill-prop
 import type { KillPhase, KillResult } from './kill-propagation.ts';
 import { redisMissing, startRedis } from './redis-child.ts';
 import type { RedisChild } from './redis-child.ts';
-import { SUITE, budgetRows, floorRow, killRows, pairedRows, tickToTradeRows, unmeasuredRows } from './rows.ts';
+import type { DrivePhase } from '../hot-path/lanes.ts';
+import { inProcessRuns } from './in-process.ts';
+import { SUITE, budgetRows, floorRow, inProcessRows, killRows, pairedRows, tickToTradeRows, unmeasuredRows } from './rows.ts';
 import { pairedRuns, tickToTradeRuns } from './tick-to-trade.ts';
 import type { PairedPhase, TickToTradePhase } from './tick-to-trade.ts';
 
@@ -58,6 +60,7 @@ const RENEW_MS = 100;
 const DEFAULT_LEASE_TTL_MS = 2_000;
 
 interface Phases {
+  inProcess: DrivePhase;
   tickToTrade: TickToTradePhase;
   paired: PairedPhase;
   budget: BudgetPhase;
@@ -69,6 +72,7 @@ interface Phases {
 /** Pause after each kill switch change: two renewal periods and more (kill-propagation.ts). */
 const GAP_MS = 2 * RENEW_MS + 60;
 const QUICK: Phases = {
+  inProcess: { warmup: 5_000, samples: 20_000, budgetMs: 4_000 },
   tickToTrade: { firstWarmupMs: 800, warmupMs: 800, measureMs: 1_500, order: ['lone', 'fleet'] },
   paired: { firstWarmupMs: 800, warmupMs: 500, measureMs: 1_500, rounds: 2 },
   budget: { settleMs: 300, windowMs: 2_000 },
@@ -77,11 +81,14 @@ const QUICK: Phases = {
   floodKill: { reps: 2, boundMs: 3_000, gapMs: GAP_MS },
 };
 const FULL: Phases = {
+  // As bench/hot-path: 200,000 frames, each lane an order per frame.
+  inProcess: { warmup: 20_000, samples: 200_000, budgetMs: 30_000 },
   // ~55 orders a second: 12 runs of 8 s give each kind ~2,600 samples, so p99 rests on ~26 of them
   // (8 runs of 3.5 s gave ~800, p99 on ~8, and the kinds differed by more than runs of one kind).
   tickToTrade: { firstWarmupMs: 2_500, warmupMs: 1_000, measureMs: 8_000, order: ['lone', 'fleet', 'fleet', 'lone', 'lone', 'fleet', 'fleet', 'lone', 'lone', 'fleet', 'fleet', 'lone'] },
-  // Both at once: each round gives both kinds ~450 samples; 12 rounds ~5,400 each, p99 on ~54.
-  paired: { firstWarmupMs: 2_500, warmupMs: 1_000, measureMs: 8_000, rounds: 12 },
+  // Both at once: each round gives both kinds ~450 samples; 20 rounds ~9,000 each, and each read
+  // position (10 rounds) ~4,500, its p99 on ~45.
+  paired: { firstWarmupMs: 2_500, warmupMs: 1_000, measureMs: 8_000, rounds: 20 },
   budget: { settleMs: 2_000, windowMs: 12_000 },
   noFleet: { settleMs: 1_000, windowMs: 6_000 },
   quietKill: { reps: 50, boundMs: 35_000, gapMs: GAP_MS },
@@ -139,6 +146,8 @@ export default {
 async function runPhases(sim: BenchChild, admin: Redis, redisUrl: string, work: string, phases: Phases, placement: { plan: CpuPlan | null; reason: string }): Promise<BenchRow[]> {
   const keys = await createKeys(sim, admin);
   const rows: BenchRow[] = [];
+  progress('tick-to-trade in process, lone and fleet runtime paths');
+  rows.push(...inProcessRows(await inProcessRuns(phases.inProcess)));
   progress('tick-to-trade, lone and fleet runtime');
   const t2t = await tickToTradeRuns(sim, keys.tickToTrade, redisUrl, work, phases.tickToTrade, placement.plan?.runtimeCpus ?? null);
   rows.push(...tickToTradeRows(t2t, phases.tickToTrade.order, placement.reason));

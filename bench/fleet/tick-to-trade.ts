@@ -132,8 +132,16 @@ export interface PairedPhase {
  * round. What it compares is the work per order; the lease's timer work lands on the shared loop,
  * delaying both alike (the sequential runs above keep it apart).
  */
-export async function pairedRuns(sim: BenchChild, keys: Record<RunKind, ApiKey>, redisUrl: string, work: string, phase: PairedPhase, pin: string | null): Promise<Record<RunKind, KindResult>> {
-  const results: Record<RunKind, KindResult> = { lone: emptyResult(), fleet: emptyResult() };
+/** The paired runs' results: pooled, and by read position (the runtime started first reads each frame first). */
+export interface PairedResult {
+  pooled: Record<RunKind, KindResult>;
+  readFirst: Record<RunKind, KindResult>;
+  readSecond: Record<RunKind, KindResult>;
+}
+
+export async function pairedRuns(sim: BenchChild, keys: Record<RunKind, ApiKey>, redisUrl: string, work: string, phase: PairedPhase, pin: string | null): Promise<PairedResult> {
+  const empty = (): Record<RunKind, KindResult> => ({ lone: emptyResult(), fleet: emptyResult() });
+  const results: PairedResult = { pooled: empty(), readFirst: empty(), readSecond: empty() };
   for (let round = 0; round < phase.rounds; round++) {
     const runtimes: Record<RunKind, Runtime> = {
       lone: tickToTradeRuntime(sim, keys.lone, null, journalIn(work, `pair-lone-${round}`)),
@@ -150,7 +158,10 @@ export async function pairedRuns(sim: BenchChild, keys: Record<RunKind, ApiKey>,
       runtimes.lone.probe.reset();
       runtimes.fleet.probe.reset();
       await pause(phase.measureMs);
-      for (const kind of order) collect(runtimes[kind], sentBefore[kind], results[kind]);
+      for (const kind of order) {
+        collect(runtimes[kind], sentBefore[kind], results.pooled[kind]);
+        collect(runtimes[kind], sentBefore[kind], (kind === order[0] ? results.readFirst : results.readSecond)[kind]);
+      }
     } finally {
       unpin?.();
       await Promise.all(order.map((kind) => runtimes[kind].stop('bench done')));

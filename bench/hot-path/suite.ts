@@ -27,13 +27,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { SinkOrderEntry } from './sink-order-entry.ts';
 import { measureAllocation } from './allocation.ts';
 import type { AllocationResult } from './allocation.ts';
+import { PathLane, drive } from './lanes.ts';
+import type { DrivePhase, Lane } from './lanes.ts';
 import { buildHotPath } from './wiring.ts';
 import type { HotPath } from './wiring.ts';
 
@@ -43,10 +44,7 @@ const OUTER = 'frame in -> handleBytes returned (driver clock)';
 const PROBE_OFF = 'baseline: same path, probe off: frame in -> handleBytes returned (driver clock)';
 const SEED = 20261122;
 
-interface Phase {
-  warmup: number;
-  samples: number;
-  budgetMs: number;
+interface Phase extends DrivePhase {
   /** Frames each lane handles alone, untimed, after the timed run: the allocation rows (allocation.ts). */
   allocationFrames: number;
 }
@@ -105,82 +103,6 @@ export default {
     return rows;
   },
 } satisfies BenchSuite;
-
-interface Lane {
-  readonly histogram: Histogram;
-  /** Handles one frame (its UTF-8 bytes, as the socket hands them over); times it when `timed`. */
-  step(bytes: Buffer, timed: boolean): void;
-  /** Work between frames (answers, coarse tick), never timed. */
-  between(frame: number): void;
-}
-
-/** The runtime's path: answers and the OMS tick between frames, only handleBytes timed. */
-class PathLane implements Lane {
-  readonly histogram = createHistogram();
-  ordersSoFar(): number {
-    return this.hp.oms.stats.ordersSent;
-  }
-
-  constructor(
-    readonly name: string,
-    readonly hp: HotPath,
-    readonly sink: SinkOrderEntry,
-  ) {}
-
-  between(frame: number): void {
-    const clock = this.hp.clock;
-    this.sink.deliverAnswers(clock.nowMs());
-    clock.advance(10);
-    if ((frame & 7) === 0) this.hp.oms.tick();
-  }
-
-  step(bytes: Buffer, timed: boolean): void {
-    if (!timed) {
-      this.hp.feed.handleBytes(bytes, 0, bytes.length);
-      return;
-    }
-    const start = nowNs();
-    this.hp.feed.handleBytes(bytes, 0, bytes.length);
-    recordNs(this.histogram, nowNs() - start);
-  }
-}
-
-/**
- * Interleaves the lanes frame by frame (the starting lane rotates), so the machine's noise and
- * the collector's pauses fall on every lane alike; each lane sees every frame once.
- */
-async function drive(lanes: readonly Lane[], frames: readonly Buffer[], phase: Phase): Promise<{ timed: number; next: number }> {
-  let next = 0;
-  const round = async (timed: boolean): Promise<void> => {
-    const bytes = frames[next];
-    for (let k = 0; k < lanes.length; k++) lanes[k].between(next);
-    // The OMS tells strategies of the answers once it has finished (a microtask, as after a socket
-    // callback in the runtime): let that run before the next frame, outside the timed call.
-    await null;
-    for (let k = 0; k < lanes.length; k++) lanes[(next + k) % lanes.length].step(bytes, timed);
-    next++;
-  };
-  let deadline = performance.now() + phase.budgetMs;
-  for (let i = 0; i < phase.warmup && next < frames.length; i++) {
-    await round(false);
-    if ((i & 1023) === 1023) {
-      await nextTurn(); // let the journals' writes run
-      if (performance.now() > deadline) break;
-    }
-  }
-  for (const lane of lanes) if (lane instanceof PathLane) lane.hp.probe.reset();
-  deadline = performance.now() + phase.budgetMs;
-  let timed = 0;
-  while (timed < phase.samples && next < frames.length) {
-    await round(true);
-    timed++;
-    if ((timed & 1023) === 1023) {
-      await nextTurn();
-      if (performance.now() > deadline) break;
-    }
-  }
-  return { timed, next };
-}
 
 /** The same frames through the obvious code: parse everything, allocate freely. */
 class NaiveLane implements Lane {

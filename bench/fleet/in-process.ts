@@ -1,0 +1,90 @@
+/**
+ * Tick-to-trade of a fleet runtime's hot path against a lone runtime's, in process: the whole path
+ * from frame bytes to order bytes (bench/hot-path's wiring and driver: the runtime's own graph
+ * builder, a sink for the orders), two instances built alike and interleaved frame by frame, so
+ * the machine's noise and the collector's pauses fall on both alike, over 200,000 frames.
+ *
+ * The fleet instance is given what a lease gives a runtime (src/runtime/fleet-host.ts, the calls
+ * FleetPort makes off the hot path): its gate's buckets at a leased share of the account's
+ * budgets (gate.budget.setBudget, as applyBudget) and its position and loss limits at a third of
+ * the account's, a three-runtime fleet's equal share (gate.setLimitShares, as applyLimitShares).
+ * The lease's renewals (a Redis round trip on a timer) are not on this path; the live rows of the
+ * suite carry them. What this compares is the claim that a lease costs nothing per order, with
+ * enough samples to resolve 2% at p99, which the live runs (run-to-run p50 drift up to ±9%) cannot.
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DENY_CODE_COUNT } from '../../src/risk/index.ts';
+import type { Histogram } from '../harness.ts';
+import { makeFeedStream } from '../feed/delta-frames.ts';
+import { PathLane, drive } from '../hot-path/lanes.ts';
+import type { DrivePhase } from '../hot-path/lanes.ts';
+import { SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
+import { buildHotPath } from '../hot-path/wiring.ts';
+import type { HotPath } from '../hot-path/wiring.ts';
+
+/** The share of the account's budgets the fleet path's buckets get: the most a lease gives (98%). */
+const BUDGET_SHARE = 0.98;
+/** The share of each account limit: three runtimes' equal share. */
+const LIMIT_SHARE = 1 / 3;
+const SEED = 20261129;
+
+export interface InProcessResult {
+  lone: Histogram;
+  fleet: Histogram;
+  frames: number;
+  orders: { lone: number; fleet: number };
+  denies: { lone: number; fleet: number };
+  /** What the fleet path's gate was given, for the row's note. */
+  leased: string;
+}
+
+export async function inProcessRuns(phase: DrivePhase): Promise<InProcessResult> {
+  const stream = makeFeedStream(1, phase.warmup + phase.samples, SEED);
+  const work = mkdtempSync(path.join(tmpdir(), 'bench-fleet-in-process-'));
+  const paths: HotPath[] = [];
+  try {
+    const build = async (name: string): Promise<PathLane> => {
+      const sink = new SinkOrderEntry();
+      const hp = await buildHotPath({
+        ticker: stream.tickers[0]!, grid: stream.grid, snapshotFrame: stream.snapshots[0]!, entry: sink,
+        journalPath: path.join(work, `journal-${name}.jsonl`), mode: 'replace',
+      });
+      paths.push(hp);
+      hp.probe.setEnabled(false);
+      return new PathLane(name, hp, sink);
+    };
+    const lone = await build('lone');
+    const fleet = await build('fleet');
+    const leased = lease(fleet.hp);
+    const bytes = stream.deltas.map((text) => Buffer.from(text, 'utf8'));
+    const { timed } = await drive([lone, fleet], bytes, phase);
+    const denied = (hp: HotPath): number => hp.host.denyCounts(new Float64Array(DENY_CODE_COUNT)).reduce((sum, n) => sum + n, 0);
+    return {
+      lone: lone.histogram, fleet: fleet.histogram, frames: timed,
+      orders: { lone: lone.hp.oms.stats.ordersSent, fleet: fleet.hp.oms.stats.ordersSent },
+      denies: { lone: denied(lone.hp), fleet: denied(fleet.hp) },
+      leased,
+    };
+  } finally {
+    for (const hp of paths) await hp.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The fleet path's gate as a lease leaves it (fleet-host.ts applyBudget and applyLimitShares). */
+function lease(hp: HotPath): string {
+  const gate = hp.gate;
+  const budget = gate.budget;
+  const nowMs = hp.clock.nowMs();
+  const write = Math.floor(budget.writePerSecond * BUDGET_SHARE);
+  const writeCapacity = Math.floor(budget.writeCapacity * BUDGET_SHARE);
+  const read = Math.floor(budget.readPerSecond * BUDGET_SHARE);
+  budget.setBudget(write, writeCapacity, read, read, nowMs);
+  const limits = gate.limits;
+  const third = (limit: number): number => Math.floor(limit * LIMIT_SHARE);
+  gate.setLimitShares(third(limits.marketPositionMax), third(limits.subaccountPositionMax), third(limits.worstLossSubaccountMax), third(limits.worstLossEventMax));
+  return `buckets at ${BUDGET_SHARE * 100}% of the account's (write ${write}/s, capacity ${writeCapacity}; read ${read}/s), limits at a third (gate.setLimitShares)`;
+}
