@@ -238,7 +238,10 @@ export class MarketMaker implements Strategy {
     const grid = book.grid;
     const price = grid.priceAt(level);
     if (order === null) {
-      if (ctx.nowMs() < quotes.quietUntilMs) return;
+      if (ctx.nowMs() < quotes.quietUntilMs) {
+        ctx.wantNextBook(quotes.ticker); // re-placed at the first change after the pause
+        return;
+      }
       if (ctx.place(quotes.ticker, side, price, this.#size, OrderFlags.POST_ONLY) === Deny.NONE) this.#setId(quotes, side, ctx.lastClientOrderId);
       return;
     }
@@ -247,7 +250,9 @@ export class MarketMaker implements Strategy {
     // A quote a partial fill shrank is topped up at its target price.
     if (moved < this.#requoteTicks && order.remainingCount >= this.#size) return;
     if (isPendingOrder(order.state)) {
+      // Taken at the book's next change (as when every change is heard), or by the timer on a quiet book.
       quotes.behind = true;
+      ctx.wantNextBook(quotes.ticker);
       return;
     }
     ctx.amend(order.clientOrderId, price, this.#size);

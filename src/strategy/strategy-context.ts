@@ -89,6 +89,12 @@ export interface StrategyContext {
    * reused: read it before the next call.
    */
   budget(): Readonly<BudgetView>;
+  /**
+   * With `bookUpdates: 'bestPrice'`: the next change of this market's book reaches onBook even if
+   * no best price moved (once). For a decision that had to wait (an order's request in flight): it
+   * is taken at the next update, as with every update delivered.
+   */
+  wantNextBook(ticker: string): void;
 }
 
 /** Per-binding facts the host gives a context; fixed for the life of one deployment. */
@@ -113,6 +119,8 @@ export class BoundStrategyContext implements StrategyContext {
   readonly params: Readonly<Record<string, unknown>>;
   readonly log: Logger;
   lastClientOrderId = '';
+  /** Markets whose next book change the strategy asked for (wantNextBook); the host takes each once. */
+  readonly nextBookWanted = new Set<string>();
   /** Deny counts by code for this deployment (index = Deny code). */
   readonly denies = new Uint32Array(DENY_CODE_COUNT);
   /** Accepted intents by IntentKind. */
@@ -196,6 +204,10 @@ export class BoundStrategyContext implements StrategyContext {
   order(clientOrderId: string): OrderView | null {
     const order = this.#orders.order(clientOrderId);
     return order !== null && order.strategyId === this.strategyId ? order : null;
+  }
+
+  wantNextBook(ticker: string): void {
+    this.nextBookWanted.add(ticker);
   }
 
   budget(): Readonly<BudgetView> {

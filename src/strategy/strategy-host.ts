@@ -264,7 +264,12 @@ export class StrategyHost {
     const list = this.#byMarket.get(book.ticker) ?? NO_DEPLOYMENTS;
     for (let i = 0; i < list.length; i++) {
       const d = list[i];
-      if (d.status !== 'running' || (!d.everyBookUpdate && !book.topMoved)) continue;
+      if (d.status !== 'running') continue;
+      // 'bestPrice': a change that moved no best price, unless the strategy asked for this market's next one.
+      if (!d.everyBookUpdate && !book.topMoved) {
+        const wanted = d.ctx.nextBookWanted;
+        if (wanted.size === 0 || !wanted.delete(book.ticker)) continue;
+      }
       try {
         d.strategy.onBook(book, d.ctx);
       } catch (error) {

@@ -169,7 +169,7 @@ describe('market-maker plugin', () => {
     expect(new Set(requoted.filter((r) => r.side === 'bid').map((r) => r.ticker))).toEqual(new Set(tickers.slice(500, 600)));
   });
 
-  it("hears books only when a best price moves ('bestPrice'); a move that met an amend in flight is caught up by the timer", () => {
+  it("hears books only when a best price moves ('bestPrice'); a move that met an amend in flight is caught up at the next change or by the timer", () => {
     expect(plugin.bookUpdates).toBe('bestPrice');
     const h = harness({ rateTier: 'custom', writeTokensPerSecond: 1_000_000, writeCapacityTokens: 1_000_000, readTokensPerSecond: 1_000_000 });
     const tickers = Array.from({ length: 100 }, (_, i) => `KXMM-${i}`); // above the timer's all-markets walk (64)
@@ -193,6 +193,7 @@ describe('market-maker plugin', () => {
     setBook(book, [['0.4500', '10']], [['0.5000', '10']]); // center 0.475: bid 0.46, ask 0.49
     strategy.onBook(book, ctx);
     expect(amendsOf()).toHaveLength(2);
+    expect(ctx.nextBookWanted.has('KXMM-70')).toBe(true); // the book's next change reaches it, top moved or not
     h.oms.ackAll();
     // Every market has both quotes; the timer's missing pass picks the one left behind its target.
     strategy.onTimer?.(h.clock.nowMs(), ctx);

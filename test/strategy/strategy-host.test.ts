@@ -47,6 +47,7 @@ export default {
       onStop(ctx) { log.push(['stop', ctx.id, VERSION]); },
       onBook(book, ctx) {
         log.push(['book', ctx.id, VERSION, book.ticker]);
+        if (globalThis.__wantNext === true) ctx.wantNextBook(book.ticker);
         if (params.place) log.push(['deny', ctx.id, ctx.place(book.ticker, 'bid', params.price, 100, 1)]);
         maybeThrow('onBook');
       },
@@ -131,6 +132,25 @@ describe('StrategyHost', () => {
       seen.push(probe().map((event) => event[1]).join('+'));
     }
     expect(seen).toEqual(['every', 'every', 'every+top', 'every+top', 'every+top']);
+    // ctx.wantNextBook: the next change reaches it once, though no best price moves.
+    const heard = (side: 0 | 1, price: number, delta: number): string => {
+      probe().length = 0;
+      expect(book.applyDelta(side, price as never, asCount(delta))).toBe(ApplyStatus.OK);
+      expect(book.topMoved).toBe(false);
+      host.onBookUpdate(book);
+      return probe().map((event) => event[1]).join('+');
+    };
+    const g = globalThis as Record<string, unknown>;
+    g.__wantNext = true;
+    try {
+      expect(heard(0, 3800, 100)).toBe('every'); // not asked yet: the 'every' plugin asks (and is heard anyway)
+      book.applyDelta(0, 4300 as never, asCount(100));
+      host.onBookUpdate(book); // a better bid: both hear it, and both ask for the next change
+    } finally {
+      g.__wantNext = false;
+    }
+    expect(heard(0, 3800, 100)).toBe('every+top'); // asked for: heard once
+    expect(heard(0, 3800, 100)).toBe('every'); // taken: no more
   });
 
   it("rejects a plugin whose bookUpdates is neither 'every' nor 'bestPrice'", async () => {
