@@ -2,7 +2,8 @@
  * Tick-to-trade of a fleet runtime's hot path against a lone runtime's, in process: the whole path
  * from frame bytes to order bytes (bench/hot-path's wiring and driver: the runtime's own graph
  * builder, a sink for the orders), two instances built alike and interleaved frame by frame, so
- * the machine's noise and the collector's pauses fall on both alike, over 200,000 frames.
+ * the machine's noise and the collector's pauses fall on both alike, over 200,000 frames; a third,
+ * lone like the first, is the control: lone against lone is what this design cannot tell apart.
  *
  * The fleet instance is given what a lease gives a runtime (src/runtime/fleet-host.ts, the calls
  * FleetPort makes off the hot path): its gate's buckets at a leased share of the account's
@@ -34,6 +35,8 @@ const SEED = 20261129;
 export interface InProcessResult {
   lone: Histogram;
   fleet: Histogram;
+  /** A second lone instance in the same interleaving: lone against lone is this design's noise. */
+  control: Histogram;
   frames: number;
   orders: { lone: number; fleet: number };
   denies: { lone: number; fleet: number };
@@ -58,12 +61,13 @@ export async function inProcessRuns(phase: DrivePhase): Promise<InProcessResult>
     };
     const lone = await build('lone');
     const fleet = await build('fleet');
+    const control = await build('control');
     const leased = lease(fleet.hp);
     const bytes = stream.deltas.map((text) => Buffer.from(text, 'utf8'));
-    const { timed } = await drive([lone, fleet], bytes, phase);
+    const { timed } = await drive([lone, fleet, control], bytes, phase);
     const denied = (hp: HotPath): number => hp.host.denyCounts(new Float64Array(DENY_CODE_COUNT)).reduce((sum, n) => sum + n, 0);
     return {
-      lone: lone.histogram, fleet: fleet.histogram, frames: timed,
+      lone: lone.histogram, fleet: fleet.histogram, control: control.histogram, frames: timed,
       orders: { lone: lone.hp.oms.stats.ordersSent, fleet: fleet.hp.oms.stats.ordersSent },
       denies: { lone: denied(lone.hp), fleet: denied(fleet.hp) },
       leased,

@@ -33,6 +33,8 @@ export interface KindResult {
   runs: number;
   /** Each run's p50 and p99, ns, in run order: their spread is this machine's run-to-run noise. */
   perRun: Array<{ p50Ns: number; p99Ns: number }>;
+  /** Each run's samples, in run order (the split-half control: alternate runs of one kind against each other). */
+  runHistograms: Histogram[];
   frames: number;
   framesWithOrder: number;
   ordersSent: number;
@@ -48,7 +50,7 @@ const LEASE_BOUND_MS = 5_000;
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function emptyResult(): KindResult {
-  return { histogram: createHistogram(), runs: 0, perRun: [], frames: 0, framesWithOrder: 0, ordersSent: 0, denies: {}, renewals: 0, renewalFailures: 0, sharePpmEnd: 0 };
+  return { histogram: createHistogram(), runs: 0, perRun: [], runHistograms: [], frames: 0, framesWithOrder: 0, ordersSent: 0, denies: {}, renewals: 0, renewalFailures: 0, sharePpmEnd: 0 };
 }
 
 /**
@@ -100,6 +102,9 @@ function collect(runtime: Runtime, sentBefore: number, into: KindResult): void {
   const probe = runtime.probe;
   const run = probe.total.histogram;
   into.histogram.add(run);
+  const copy = createHistogram();
+  copy.add(run);
+  into.runHistograms.push(copy);
   into.perRun.push({ p50Ns: run.getValueAtPercentile(50), p99Ns: run.getValueAtPercentile(99) });
   into.runs++;
   into.frames += probe.frames;
