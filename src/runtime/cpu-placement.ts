@@ -78,10 +78,15 @@ export function placementForThisMachine(): { plan: CpuPlan | null; reason: strin
   return { plan, reason: `runtime event loop on CPU ${plan.runtimeCpus}, simulator on CPU ${plan.simCpus}` };
 }
 
+/** taskset's arguments that pin one thread to `cpus` (pinThread at once, OtherThreadsPlacement in the background). */
+function pinArgs(cpus: string, threadId: number): string[] {
+  return ['-p', '-c', cpus, String(threadId)];
+}
+
 /** Pins one thread (a pid names its main thread) to `cpus`; returns an error text or null. */
 export function pinThread(threadId: number, cpus: string): string | null {
   try {
-    execFileSync('taskset', ['-p', '-c', cpus, String(threadId)], { stdio: 'ignore', timeout: 2_000 });
+    execFileSync('taskset', pinArgs(cpus, threadId), { stdio: 'ignore', timeout: 2_000 });
     return null;
   } catch (error) {
     return `taskset -p -c ${cpus} ${threadId} failed: ${(error as Error).message}`;
@@ -166,7 +171,7 @@ export class OtherThreadsPlacement {
       if (tid === process.pid || this.#pinned.has(tid)) continue;
       this.#pinned.add(tid);
       const ok = await new Promise<boolean>((resolve) => {
-        execFile('taskset', ['-p', '-c', this.#cpus, String(tid)], { timeout: 2_000 }, (error) => resolve(error === null));
+        execFile('taskset', pinArgs(this.#cpus, tid), { timeout: 2_000 }, (error) => resolve(error === null));
       });
       if (ok) count++;
       else this.failures++;

@@ -35,6 +35,22 @@ function setup(params: Record<string, unknown>) {
   return { ...h, book, ctx, strategy };
 }
 
+/** The maker on `count` markets KXMM-0.. (each book 0.40 / 0.45) with a budget that never runs out. */
+function setupMany(count: number, params: Record<string, unknown> = {}) {
+  const h = harness({ rateTier: 'custom', writeTokensPerSecond: 1_000_000, writeCapacityTokens: 1_000_000, readTokensPerSecond: 1_000_000 });
+  const tickers = Array.from({ length: count }, (_, i) => `KXMM-${i}`);
+  for (const ticker of tickers) setBook(h.markets.addBook(ticker), [['0.4000', '10']], [['0.4500', '10']]);
+  const entry = { id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 0, orderGroup: null, markets: tickers, params: { halfSpreadTicks: 1, size: '1.00', ...params } };
+  const validated = validateParams(entry, plugin);
+  const strategy = plugin.create(validated) as Strategy & MarketMaker;
+  const ctx = new BoundStrategyContext(
+    { id: 'mm', strategyId: 1, subaccount: 0, orderGroup: -1, markets: tickers, params: validated as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) },
+    h.oms, h.markets, h.clock,
+  );
+  ctx.setActive(true);
+  return { h, tickers, strategy, ctx };
+}
+
 const news = <T extends { kind: number }>(sent: T[]): T[] => sent.filter((record) => record.kind === IntentKind.NEW);
 
 describe('market-maker plugin', () => {
@@ -134,17 +150,7 @@ describe('market-maker plugin', () => {
   });
 
   it('on 1,000 markets, each timer call re-checks a bounded number: 64 in turn and up to 64 missing a quote; all are quoted in turn', () => {
-    const h = harness({ rateTier: 'custom', writeTokensPerSecond: 1_000_000, writeCapacityTokens: 1_000_000, readTokensPerSecond: 1_000_000 });
-    const tickers = Array.from({ length: 1_000 }, (_, i) => `KXMM-${i}`);
-    for (const ticker of tickers) setBook(h.markets.addBook(ticker), [['0.4000', '10']], [['0.4500', '10']]);
-    const entry = { id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 0, orderGroup: null, markets: tickers, params: { halfSpreadTicks: 1, size: '1.00', rejectBackoffMs: 500 } };
-    const validated = validateParams(entry, plugin);
-    const strategy = plugin.create(validated) as Strategy & MarketMaker;
-    const ctx = new BoundStrategyContext(
-      { id: 'mm', strategyId: 1, subaccount: 0, orderGroup: -1, markets: tickers, params: validated as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) },
-      h.oms, h.markets, h.clock,
-    );
-    ctx.setActive(true);
+    const { h, tickers, strategy, ctx } = setupMany(1_000, { rejectBackoffMs: 500 });
     const oms = h.oms;
     strategy.onTimer?.(h.clock.nowMs(), ctx);
     expect(news(oms.sent)).toHaveLength(128); // 64 markets, a bid and an ask each
@@ -171,17 +177,7 @@ describe('market-maker plugin', () => {
 
   it("hears books only when a best price moves ('bestPrice'); a move that met an amend in flight is caught up at the next change or by the timer", () => {
     expect(plugin.bookUpdates).toBe('bestPrice');
-    const h = harness({ rateTier: 'custom', writeTokensPerSecond: 1_000_000, writeCapacityTokens: 1_000_000, readTokensPerSecond: 1_000_000 });
-    const tickers = Array.from({ length: 100 }, (_, i) => `KXMM-${i}`); // above the timer's all-markets walk (64)
-    for (const ticker of tickers) setBook(h.markets.addBook(ticker), [['0.4000', '10']], [['0.4500', '10']]);
-    const entry = { id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 0, orderGroup: null, markets: tickers, params: { halfSpreadTicks: 1, size: '1.00' } };
-    const validated = validateParams(entry, plugin);
-    const strategy = plugin.create(validated) as Strategy & MarketMaker;
-    const ctx = new BoundStrategyContext(
-      { id: 'mm', strategyId: 1, subaccount: 0, orderGroup: -1, markets: tickers, params: validated as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) },
-      h.oms, h.markets, h.clock,
-    );
-    ctx.setActive(true);
+    const { h, tickers, strategy, ctx } = setupMany(100); // above the timer's all-markets walk (64)
     strategy.onStart?.(ctx);
     h.oms.ackAll();
     const book = h.markets.books.get('KXMM-70')!;
