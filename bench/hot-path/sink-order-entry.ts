@@ -1,9 +1,10 @@
 /**
  * An OrderEntry for the in-process hot-path benches: create/cancel/amend/decrease do the work
  * RestOrderEntry (or MarginOrderEntry, with MARGIN_SINK) does inside the call up to the socket -
- * the route's pre-send rules, the body from exec's own encoder of that exchange, a ready signature from a ring (the presigner's take is a ring read),
- * assemble request line, headers and body into a reused byte buffer with the pool's own
- * assembleInto (src/net/request-bytes.ts, what RawHttpPool.send does on an idle connection) -
+ * the route's pre-send rules and body checks, the route's own body writers (exec's, the bytes
+ * written straight into the request), a ready signature from a ring (the presigner's take is a
+ * ring read), request line, headers and body assembled into a reused byte buffer with the pool's
+ * own assembleInto (src/net/request-bytes.ts, what RawHttpPool.send does on an idle connection) -
  * then count the bytes instead of writing them to a socket. Answers are queued and delivered only
  * when the driver calls deliverAnswers() between frames, so they never run inside a timed frame.
  *
@@ -16,14 +17,15 @@
 
 import { COUNT_INVALID } from '../../src/core/index.ts';
 import type { BookSide, Count, Price } from '../../src/core/index.ts';
-import { MARGIN_ORDER_VENUE, PREDICTIONS_ORDER_VENUE, marginOrderProblem } from '../../src/exec/index.ts';
+import { AmendBodyWriter, CreateBodyWriter, writeCreateBody, MARGIN_ORDER_VENUE, OneCancelBodyWriter, PREDICTIONS_ORDER_VENUE, marginOrderProblem } from '../../src/exec/index.ts';
 import type { ExecListener, NewOrder, OrderEntry, OrderReads, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
-import { assembleInto } from '../../src/net/request-bytes.ts';
+import { assembleInto } from '../../src/net/index.ts';
+import type { RequestBody } from '../../src/net/index.ts';
 
 const PREFIX = '/trade-api/v2';
 
 /**
- * The exchange whose route the sink models: its order path and create encoder, whether cancels
+ * The exchange whose route the sink models: its order path and create checks, whether cancels
  * take the batched DELETE (Predictions) or the per-order one (Margin), and the pre-send rules its
  * route applies (Margin: marginOrderProblem) or none.
  */
@@ -31,13 +33,13 @@ export interface SinkVenue {
   readonly name: string;
   readonly ordersPath: string;
   readonly batched: boolean;
-  encodeCreate(order: Readonly<NewOrder>): string;
+  checkCreate(order: Readonly<NewOrder>): void;
   /** A refusal the route would throw before sending; null to send. */
   problem(order: Readonly<NewOrder>): string | null;
 }
 
-export const PREDICTIONS_SINK: SinkVenue = Object.freeze({ name: 'predictions', ordersPath: PREDICTIONS_ORDER_VENUE.ordersPath, batched: true, encodeCreate: PREDICTIONS_ORDER_VENUE.encodeCreate, problem: () => null });
-export const MARGIN_SINK: SinkVenue = Object.freeze({ name: 'margin', ordersPath: MARGIN_ORDER_VENUE.ordersPath, batched: false, encodeCreate: MARGIN_ORDER_VENUE.encodeCreate, problem: marginOrderProblem });
+export const PREDICTIONS_SINK: SinkVenue = Object.freeze({ name: 'predictions', ordersPath: PREDICTIONS_ORDER_VENUE.ordersPath, batched: true, checkCreate: PREDICTIONS_ORDER_VENUE.checkCreate, problem: () => null });
+export const MARGIN_SINK: SinkVenue = Object.freeze({ name: 'margin', ordersPath: MARGIN_ORDER_VENUE.ordersPath, batched: false, checkCreate: MARGIN_ORDER_VENUE.checkCreate, problem: marginOrderProblem });
 
 const SIGNATURES = 64;
 const ANSWERS_MAX = 1024;
@@ -52,15 +54,19 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
   bytes = 0;
   creates = 0;
   refused = 0;
-  /** The request path and body of the last create (tests). */
+  /** The request path of the last create (tests). */
   lastCreatePath = '';
-  lastCreateBody = '';
   readonly venue: SinkVenue;
   readonly #createPath: string;
   readonly #createHead: string;
   /** Batched: the whole request head; per order: the line up to the order id. */
   readonly #cancelHead: string;
   readonly #buffer = Buffer.allocUnsafe(16 * 1024);
+  /** The last create's order, for lastCreateBody (tests, read right after the create). */
+  #lastCreate: Readonly<NewOrder> | null = null;
+  readonly #createBody = new CreateBodyWriter();
+  readonly #cancelBody = new OneCancelBodyWriter();
+  readonly #amendBody = new AmendBodyWriter();
   readonly #timestamps: string[] = [];
   readonly #signatures: string[] = [];
   #next = 0;
@@ -94,27 +100,43 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
       this.refused++;
       throw new Error(`${this.venue.name} sink: the gate let through an order the route refuses (${order.clientOrderId})`);
     }
-    const body = this.venue.encodeCreate(order);
+    this.venue.checkCreate(order);
+    const body = this.#createBody;
+    body.order = order;
     this.#write(this.#createHead, body);
+    body.order = null;
+    this.#lastCreate = order;
     this.creates++;
     this.lastCreatePath = this.#createPath;
-    this.lastCreateBody = body;
     this.#queue(0, order.clientOrderId, order.count);
+  }
+
+  /** The body of the last create (tests), as the writer wrote it. */
+  get lastCreateBody(): string {
+    return this.#lastCreate === null ? '' : writeCreateBody(this.#lastCreate);
   }
 
   cancel(orderId: string, subaccount: number): void {
     if (this.venue.batched) {
-      this.#write(this.#cancelHead, `{"orders":[{"order_id":"${orderId}","subaccount":${subaccount}}]}`);
+      const body = this.#cancelBody;
+      body.orderId = orderId;
+      body.subaccount = subaccount;
+      this.#write(this.#cancelHead, body);
     } else {
       // DELETE {ordersPath}/{id}?subaccount=N, no body (the Margin exchange has no batched cancel).
       const query = subaccount === 0 ? '' : `?subaccount=${subaccount}`;
-      this.#write(`${this.#cancelHead}${orderId}${query} HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: bench-key-0000\r\nKALSHI-ACCESS-TIMESTAMP: `, '');
+      this.#write(`${this.#cancelHead}${orderId}${query} HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: bench-key-0000\r\nKALSHI-ACCESS-TIMESTAMP: `, null);
     }
     this.#queue(1, orderId, 0);
   }
 
-  amend(orderId: string, _ticker: string, _side: BookSide, _price: Price, _count: Count, _subaccount: number): void {
-    this.#write(this.#createHead, `{"order_id":"${orderId}"}`);
+  amend(_orderId: string, ticker: string, side: BookSide, price: Price, count: Count, _subaccount: number): void {
+    const body = this.#amendBody;
+    body.ticker = ticker;
+    body.side = side;
+    body.price = price;
+    body.count = count;
+    this.#write(this.#createHead, body);
   }
 
   decrease(orderId: string, _reduceBy: Count, _subaccount: number): void {
@@ -151,11 +173,13 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     return Promise.resolve([]);
   }
 
-  #write(prefix: string, body: string): void {
+  #write(prefix: string, body: RequestBody): number {
     const k = this.#next;
     this.#next = k + 1 === SIGNATURES ? 0 : k + 1;
-    this.bytes += assembleInto(this.#buffer, prefix, this.#timestamps[k]!, this.#signatures[k]!, body);
+    const bytes = assembleInto(this.#buffer, prefix, this.#timestamps[k]!, this.#signatures[k]!, body);
+    this.bytes += bytes;
     this.requests++;
+    return bytes;
   }
 
   #queue(kind: number, key: string, count: number): void {

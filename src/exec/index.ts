@@ -29,7 +29,7 @@ export type { PacerTimers } from './rest/read-pacer.ts';
 export { DEFAULT_ENDPOINT_COST, EndpointCosts } from './rest/endpoint-costs.ts';
 export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/presigner.ts';
 export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';
-export { encodeCreateOrder, jsonString } from './rest/order-body.ts';
+export { AmendBodyWriter, CreateBodyWriter, OneCancelBodyWriter, encodeCreateOrder, jsonString, writeCreateBody } from './rest/order-body.ts';
 export type { OrderPathSignaturesStats } from './rest/order-path-signatures.ts';
 export {
   MARGIN_CONTRACT, MARGIN_ORDER_ENTRY_DEFAULTS, MARGIN_ORDER_VENUE, MarginOrderEntry, MarginRefusal,

@@ -37,6 +37,7 @@ import { performance } from 'node:perf_hooks';
 import { InvariantError, assert } from '../core/index.ts';
 import { NetError } from './net-error.ts';
 import { assemble } from './request-bytes.ts';
+import type { RequestBody } from './request-bytes.ts';
 import {
   ConnectionState,
   DownReason,
@@ -193,7 +194,7 @@ export class RawHttpPool implements ConnectionOwner {
    * Hot path: writes the request on an idle connection before returning, assembled into that
    * connection's reused buffer (no request string), else queues it as one string.
    */
-  send(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: string | null): SendResult {
+  send(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: RequestBody): SendResult {
     this.stats.requests++;
     if (this.#closed) {
       handler.onRawFailure('NET_DISCONNECTED', false);
@@ -209,7 +210,7 @@ export class RawHttpPool implements ConnectionOwner {
    * ASCII starting with '/' (percent-encode ids first): it is checked, since a space, CR or LF
    * would split the request line. A body sets Content-Type; null sends none.
    */
-  sendTo(handler: RawExchangeHandler, method: string, target: string, timestampText: string, signature: string, body: string | null): SendResult {
+  sendTo(handler: RawExchangeHandler, method: string, target: string, timestampText: string, signature: string, body: RequestBody): SendResult {
     assert(method === 'POST' || method === 'DELETE' || method === 'PUT' || method === 'GET', 'RawHttpPool.sendTo: method must be GET, POST, PUT or DELETE');
     assert(isRequestTarget(target), 'RawHttpPool.sendTo: target must be visible ASCII starting with /');
     this.stats.requests++;
@@ -222,7 +223,7 @@ export class RawHttpPool implements ConnectionOwner {
   }
 
   /** Writes the request on an idle connection now, else queues it (bounded), else refuses it. */
-  #dispatch(handler: RawExchangeHandler, prefix: string, timestampText: string, signature: string, body: string | null): SendResult {
+  #dispatch(handler: RawExchangeHandler, prefix: string, timestampText: string, signature: string, body: RequestBody): SendResult {
     const connection = this.#pickIdle();
     if (connection !== null) {
       this.stats.written++;
@@ -257,7 +258,7 @@ export class RawHttpPool implements ConnectionOwner {
    * Writes the request only on a connection idle for at least `minIdleMs` (keep-warm requests:
    * they never queue and never take a connection that was just used). False when there is none.
    */
-  sendIfIdle(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: string | null, minIdleMs = 0): boolean {
+  sendIfIdle(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: RequestBody, minIdleMs = 0): boolean {
     if (this.#closed || this.#queueCount > 0) return false;
     const nowMs = performance.now();
     for (const connection of this.#connections) {

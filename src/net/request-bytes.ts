@@ -3,8 +3,25 @@
  * line, Host, key, Content-Type), the timestamp, the signature, the framing and the body. Written
  * into a caller's reused buffer on the hot path (`assembleInto`: no string is built, so an order's
  * request leaves no request-sized garbage), or made one string where it must wait in a queue
- * (`assemble`). Both give the same bytes. Owns the framing only; never knows sockets.
+ * (`assemble`). Both give the same bytes. The body is a string, or a BodyWriter that writes its
+ * bytes straight into the buffer (an order's body is then never a string at all). Owns the framing
+ * only; never knows sockets.
  */
+
+/**
+ * A body that writes itself: the hot path's order bodies, so no body string is made for a request
+ * written at once. A writer may be reused for the next request once the call that took it
+ * returned (the pool makes a queued request's string before that).
+ */
+export interface BodyWriter {
+  /** Writes the body's UTF-8 bytes at `at`: the offset after them, or -1 when they do not fit (out's bytes past `at` are then undefined). */
+  writeInto(out: Buffer, at: number): number;
+  /** The same bytes as a string (a request that waits in a queue). */
+  text(): string;
+}
+
+/** A request's body: text, a writer, or none. */
+export type RequestBody = string | BodyWriter | null;
 
 const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
 const LENGTH_FIELD = '\r\nContent-Length: ';
@@ -12,32 +29,48 @@ const HEAD_END = '\r\n\r\n';
 /** Content-Length's decimal digits at most (a safe integer). */
 const LENGTH_DIGITS_MAX = 16;
 
-/** The whole request as one string (a queued request waits as this). */
-export function assemble(prefix: string, timestampText: string, signature: string, body: string | null): string {
-  return body === null
-    ? prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
-    : prefix + timestampText + SIGNATURE_FIELD + signature + LENGTH_FIELD + Buffer.byteLength(body, 'utf8') + HEAD_END + body;
+/** The body as text (a writer's text()). */
+export function bodyText(body: RequestBody): string | null {
+  return body === null || typeof body === 'string' ? body : body.text();
 }
 
-/** The request's UTF-8 bytes written at the start of `out`: their count, or -1 (nothing written) when `out` is too small. */
-export function assembleInto(out: Buffer, prefix: string, timestampText: string, signature: string, body: string | null): number {
-  const bodyBytes = body === null ? 0 : Buffer.byteLength(body, 'utf8');
+/** The whole request as one string (a queued request waits as this). */
+export function assemble(prefix: string, timestampText: string, signature: string, body: RequestBody): string {
+  const text = bodyText(body);
+  return text === null
+    ? prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
+    : prefix + timestampText + SIGNATURE_FIELD + signature + LENGTH_FIELD + Buffer.byteLength(text, 'utf8') + HEAD_END + text;
+}
+
+/**
+ * The request's UTF-8 bytes written at the start of `out`: their count, or -1 when `out` is too
+ * small (nothing written for a text body; a writer's partial bytes may be left).
+ */
+export function assembleInto(out: Buffer, prefix: string, timestampText: string, signature: string, body: RequestBody): number {
   const headBytes = Buffer.byteLength(prefix, 'utf8') + Buffer.byteLength(timestampText, 'utf8') + SIGNATURE_FIELD.length + Buffer.byteLength(signature, 'utf8');
-  const needed = headBytes + (body === null ? HEAD_END.length : LENGTH_FIELD.length + LENGTH_DIGITS_MAX + HEAD_END.length + bodyBytes);
-  if (needed > out.length) return -1;
+  // A text body's size is known: too large, nothing is written. A writer's is known once it wrote.
+  const textBytes = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : 0;
+  if (headBytes + LENGTH_FIELD.length + LENGTH_DIGITS_MAX + HEAD_END.length + textBytes > out.length) return -1;
   let at = out.write(prefix, 0, 'utf8');
   at += out.write(timestampText, at, 'utf8');
   at += out.write(SIGNATURE_FIELD, at, 'latin1');
   at += out.write(signature, at, 'utf8');
   if (body === null) return at + out.write(HEAD_END, at, 'latin1');
   at += out.write(LENGTH_FIELD, at, 'latin1');
+  // The body goes where the longest Content-Length would leave it, then moves back to follow the
+  // length's actual digits: a writer's byte count is known only once it has written.
+  const parked = at + LENGTH_DIGITS_MAX + HEAD_END.length;
+  const end = typeof body === 'string' ? parked + out.write(body, parked, 'utf8') : body.writeInto(out, parked);
+  if (end < 0) return -1;
+  const bodyBytes = end - parked;
   at = writeDecimal(out, at, bodyBytes);
   at += out.write(HEAD_END, at, 'latin1');
-  return at + out.write(body, at, 'utf8');
+  if (at !== parked) out.copyWithin(at, parked, end);
+  return at + bodyBytes;
 }
 
 /** `value` (a non-negative safe integer) in decimal ASCII at `at`; returns the offset after it. */
-function writeDecimal(out: Buffer, at: number, value: number): number {
+export function writeDecimal(out: Buffer, at: number, value: number): number {
   let digits = 1;
   for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
   let rest = value;

@@ -11,6 +11,7 @@ export { OrderState, OrderEvent, ORDER_STATE_NAMES, ORDER_EVENT_NAMES, ORDER_STA
 export { TRANSITIONS, NO_TRANSITION, nextState } from './transitions.ts';
 export type { TransitionRow } from './transitions.ts';
 export { Order } from './order.ts';
+export { OrderPool } from './order-pool.ts';
 export { ClientOrderIds, ClientOrderIdError, parseClientOrderId, nextSessionEpoch } from './client-order-ids.ts';
 export type { ParsedClientOrderId } from './client-order-ids.ts';
 export { Journal, JournalKind, recover } from './journal.ts';

@@ -6,9 +6,7 @@
  * flush holds more than it has ever held. Owns bytes and their encoding; never does I/O.
  */
 
-const QUOTE = 0x22;
-const MINUS = 0x2d;
-const ZERO = 0x30;
+import { jsonStringBytesMax, writeAscii, writeInteger, writeJsonString } from '../core/index.ts';
 
 export class JournalBytes {
   #buffer: Buffer;
@@ -31,28 +29,13 @@ export class JournalBytes {
   /** ASCII text with no escaping (constant keys and punctuation: the caller knows it is safe). */
   raw(text: string): void {
     this.#ensure(text.length);
-    const buffer = this.#buffer;
-    let at = this.length;
-    for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
-    this.length = at;
+    this.length = writeAscii(this.#buffer, this.length, text);
   }
 
   /** A JSON string: printable ASCII without quote or backslash as bytes, anything else through JSON.stringify (rare). */
   str(text: string): void {
-    for (let i = 0; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code < 0x20 || code > 0x7e || code === 0x22 || code === 0x5c) {
-        this.utf8(JSON.stringify(text));
-        return;
-      }
-    }
-    this.#ensure(text.length + 2);
-    const buffer = this.#buffer;
-    let at = this.length;
-    buffer[at++] = QUOTE;
-    for (let i = 0; i < text.length; i++) buffer[at++] = text.charCodeAt(i);
-    buffer[at++] = QUOTE;
-    this.length = at;
+    this.#ensure(jsonStringBytesMax(text));
+    this.length = writeJsonString(this.#buffer, this.length, text);
   }
 
   /** A JSON number, the text `${value}` gives: safe integers as digits, anything else through String (rare); non-finite is null. */
@@ -66,20 +49,7 @@ export class JournalBytes {
       return;
     }
     this.#ensure(17);
-    const buffer = this.#buffer;
-    let at = this.length;
-    let rest = value;
-    if (rest < 0) {
-      buffer[at++] = MINUS;
-      rest = -rest;
-    }
-    let digits = 1;
-    for (let scan = rest; scan >= 10; scan = Math.floor(scan / 10)) digits++;
-    for (let i = at + digits - 1; i >= at; i--) {
-      buffer[i] = ZERO + (rest % 10);
-      rest = Math.floor(rest / 10);
-    }
-    this.length = at + digits;
+    this.length = writeInteger(this.#buffer, this.length, value);
   }
 
   bool(value: boolean): void {

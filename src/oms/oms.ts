@@ -27,7 +27,8 @@ import type { Journal, RecoveredJournal, RecoveredKill } from './journal.ts';
 import { NO_LISTENER, NO_SENDER } from './oms-ports.ts';
 import type { OmsListener, OmsSender, OrderUpdateSink } from './oms-ports.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderEvent, OrderState, isTerminal } from './order-state.ts';
-import { Order } from './order.ts';
+import type { Order } from './order.ts';
+import { OrderPool } from './order-pool.ts';
 import type { ExecErrorCode, ExecListener, ExecReject, OrderReads, SelfTradePrevention, WireFill, WireOrder } from './order-route.ts';
 import { SILENT_LOGGER } from './oms-inputs.ts';
 import type { FillInput, MarketPositionInput, OmsLogger, SystemOrder, UserOrderInput } from './oms-inputs.ts';
@@ -140,6 +141,8 @@ export class Oms implements ExecListener {
    * walk every retained order (tens of thousands at full rate) every 100 ms.
    */
   readonly #terminalQueue: Order[] = [];
+  /** Each queued order's record generation when it was queued: an entry whose record was reused since (a resurrected order queued twice) is stale. */
+  readonly #terminalGenerations: number[] = [];
   #terminalHead = 0;
   #terminalFlagged = false;
   /**
@@ -163,8 +166,8 @@ export class Oms implements ExecListener {
   #changesScheduled = false;
   readonly #flushChangesBound = (): void => this.#flushChanges();
   /** Slots of forgotten orders, handed to the next ones (the gate books by slot). */
-  readonly #freeSlots: number[] = [];
-  #slotNext = 0;
+  /** The order records, reused once an order is forgotten (#pruneTerminal). */
+  readonly #pool = new OrderPool();
   #target: Order | null = null;
   #reconciling: Promise<ReconcileRoundResult> | null = null;
   #killState: RecoveredKill | null = null;
@@ -245,8 +248,7 @@ export class Oms implements ExecListener {
   accept(intent: Readonly<OrderIntent>, ticker: string, orderGroupId: string | null, reservedId = '', reservedCounter = 0): Order {
     const nowMs = this.#clock.nowMs();
     const clientOrderId = reservedId === '' ? this.clientOrderIds.next() : reservedId;
-    const order = new Order(
-      this.#takeSlot(),
+    const order = this.#pool.take(
       clientOrderId,
       reservedId === '' ? this.clientOrderIds.counter : reservedCounter,
       ticker,
@@ -445,7 +447,7 @@ export class Oms implements ExecListener {
     order.needsReconcile = true;
     if (isTerminal(order.state)) {
       this.#terminalFlagged = true;
-      if (this.#terminalQueue.indexOf(order, this.#terminalHead) < 0) this.#terminalQueue.push(order);
+      if (this.#terminalQueue.indexOf(order, this.#terminalHead) < 0) this.#queueTerminal(order);
     }
     return true;
   }
@@ -684,7 +686,7 @@ export class Oms implements ExecListener {
       if (this.#live.delete(order)) {
         order.cancelWanted = false;
         order.terminalAtMs = nowMs;
-        this.#terminalQueue.push(order);
+        this.#queueTerminal(order);
       }
     } else if (!this.#live.has(order)) {
       this.#live.add(order); // resurrected by a late venue message
@@ -751,10 +753,6 @@ export class Oms implements ExecListener {
       this.#changesScheduled = true;
       queueMicrotask(this.#flushChangesBound);
     }
-  }
-
-  #takeSlot(): number {
-    return this.#freeSlots.length > 0 ? this.#freeSlots.pop()! : this.#slotNext++;
   }
 
   /** After an event that may have given the order an id or ended a pending request: send a queued cancel. */
@@ -853,30 +851,54 @@ export class Oms implements ExecListener {
     return false;
   }
 
+  #queueTerminal(order: Order): void {
+    this.#terminalQueue.push(order);
+    this.#terminalGenerations.push(order.generation);
+  }
+
+  /**
+   * Forgets the orders terminal for terminalRetentionMs and gives their records back to the pool.
+   * A record goes back only when nothing of the OMS still holds it: not while a reconciliation
+   * round (which holds orders across its reads) is in flight, and not while the order waits in
+   * the queue of changes its strategy is told of (the next tick takes it).
+   */
   #pruneTerminal(nowMs: number): void {
+    if (this.#reconciling !== null) return;
     const queue = this.#terminalQueue;
+    const generations = this.#terminalGenerations;
     let head = this.#terminalHead;
     while (head < queue.length) {
       const order = queue[head];
-      const since = order.terminalAtMs;
-      if (nowMs - since < this.#terminalRetentionMs) break;
-      if (isTerminal(order.state) && this.#byClientId.get(order.clientOrderId) === order) {
-        this.#byClientId.delete(order.clientOrderId);
-        if (order.orderId !== '') this.#byOrderId.delete(order.orderId);
-        this.#freeSlots.push(order.slot);
+      if (order.generation === generations[head]) {
+        if (nowMs - order.terminalAtMs < this.#terminalRetentionMs) break;
+        if (order.updateQueued) break;
+        if (isTerminal(order.state) && this.#byClientId.get(order.clientOrderId) === order) {
+          this.#byClientId.delete(order.clientOrderId);
+          if (order.orderId !== '') this.#byOrderId.delete(order.orderId);
+          this.#pool.release(order);
+        }
       }
       head++;
     }
     // Compact once the dropped prefix is half the array: amortised O(1) per order.
     if (head === queue.length) {
       queue.length = 0;
+      generations.length = 0;
       head = 0;
     } else if (head >= 1024 && head * 2 >= queue.length) {
       queue.copyWithin(0, head);
       queue.length -= head;
+      generations.copyWithin(0, head);
+      generations.length -= head;
       head = 0;
     }
     this.#terminalHead = head;
+  }
+
+  /** The order records' pool: made, reused and released so far (bench/hot-path, tests). */
+  get orderRecords(): Readonly<{ size: number; free: number; created: number; reused: number; released: number }> {
+    const pool = this.#pool;
+    return { size: pool.size, free: pool.freeCount, ...pool.stats };
   }
 
   #restore(recovered: RecoveredJournal): void {
@@ -891,8 +913,7 @@ export class Oms implements ExecListener {
     for (const saved of recovered.orders) {
       if (isTerminal(saved.state)) continue;
       // Market and group are found by ticker and id where needed: handles are this run's.
-      const order = new Order(
-        this.#takeSlot(),
+      const order = this.#pool.take(
         saved.clientOrderId,
         saved.counter,
         saved.ticker,
@@ -974,8 +995,8 @@ export class Oms implements ExecListener {
 
   #adoptLost(wire: WireOrder, counter: number, margin: boolean): void {
     const nowMs = this.#clock.nowMs();
-    const order = new Order(
-      this.#takeSlot(), wire.clientOrderId, counter, wire.ticker, -1, wire.side, wire.price, wire.initialCount,
+    const order = this.#pool.take(
+      wire.clientOrderId, counter, wire.ticker, -1, wire.side, wire.price, wire.initialCount,
       'good_till_canceled', false, false, this.#selfTradePrevention, wire.subaccount, wire.orderGroupId, -1, -1,
       wire.createdTimeMs > 0 ? wire.createdTimeMs : nowMs,
     );

@@ -2,8 +2,10 @@
  * One order as the OMS tracks it: identity, the immutable request, the venue-reported counts and
  * the mutable state (changed only through transitions.ts). It is also the record a route encodes
  * (it satisfies the port's NewOrder), so an intent is copied into exactly one record. Every field
- * is assigned in the constructor (one hidden class). This file owns the record and the fill
- * arithmetic on it; it never sends, journals or decides a state.
+ * is assigned in the constructor (one hidden class). Records are pooled (order-pool.ts): `reinit`
+ * makes one a new order, and `generation` counts its reuses. Its identity fields are therefore
+ * writable here, and read-only everywhere else (`Readonly<Order>`, OrderView). This file owns the
+ * record and the fill arithmetic on it; it never sends, journals or decides a state.
  *
  * Fill arithmetic. Fill messages and aggregate reports (create/amend acks, user_order, listOrders)
  * race each other, so both are kept:
@@ -21,40 +23,42 @@ import type { SelfTradePrevention } from './order-route.ts';
 export class Order {
   /** Dense number among the orders the OMS tracks (reused once one is forgotten); the gate books by it. */
   readonly slot: number;
-  readonly clientOrderId: string;
-  readonly counter: number;
+  clientOrderId!: string;
+  counter!: number;
   orderId = '';
-  readonly ticker: string;
+  ticker!: string;
   /** Market index; -1 for an order recovered from the journal (the gate finds it by ticker). */
-  market: number;
-  readonly side: BookSide;
-  price: Price;
+  market!: number;
+  side!: BookSide;
+  price!: Price;
   /** Current total size: initial count, changed by amend and decrease (1/100 contract). */
-  totalCount: number;
+  totalCount!: number;
   fillSum = 0;
   venueFilled = 0;
   filledCount = 0;
-  remainingCount: number;
+  remainingCount!: number;
   state: OrderState = OrderState.PENDING_NEW;
-  readonly timeInForce: TimeInForce;
-  readonly postOnly: boolean;
-  readonly reduceOnly: boolean;
-  readonly selfTradePrevention: SelfTradePrevention;
+  timeInForce!: TimeInForce;
+  postOnly!: boolean;
+  reduceOnly!: boolean;
+  selfTradePrevention!: SelfTradePrevention;
   /** Unix seconds, 0 = none (the wire's expiration_ts). */
   readonly expirationTs = 0;
-  readonly subaccount: number;
-  readonly orderGroupId: string | null;
+  /** Times this record was handed back to its pool (order-pool.ts): a holder compares it to tell its order from a later one in the same record. */
+  generation = 0;
+  subaccount!: number;
+  orderGroupId!: string | null;
   /** The intent's order-group handle, -1 when none or recovered (the gate finds it by id). */
-  groupHandle: number;
-  readonly strategyId: number;
-  readonly createdAtMs: number;
+  groupHandle!: number;
+  strategyId!: number;
+  createdAtMs!: number;
   /** When the last request for this order was sent (pending timeout). */
-  sentAtMs: number;
-  lastEventMs: number;
+  sentAtMs!: number;
+  lastEventMs!: number;
   /** When the order last entered UNKNOWN (the grace period runs from here). */
   unknownSinceMs = 0;
   /** Amend in flight: target price and resting count. */
-  pendingPrice: Price;
+  pendingPrice!: Price;
   pendingCount = 0;
   /** The total (filled + resting) the last amend asked for, 1/100 contract: an ack short of it with nothing left was closed, not filled. */
   pendingTotal = 0;
@@ -94,14 +98,45 @@ export class Order {
     nowMs: number,
   ) {
     this.slot = slot;
+    this.reinit(clientOrderId, counter, ticker, market, side, price, count, timeInForce, postOnly, reduceOnly, selfTradePrevention, subaccount, orderGroupId, groupHandle, strategyId, nowMs);
+  }
+
+  /**
+   * The record made a new order (order-pool.ts reuses it): every field the constructor and the
+   * field initialisers set, set again, so nothing of the order it held before remains. Same
+   * arguments as the constructor but the slot, which stays the record's.
+   */
+  reinit(
+    clientOrderId: string,
+    counter: number,
+    ticker: string,
+    market: number,
+    side: BookSide,
+    price: Price,
+    count: number,
+    timeInForce: TimeInForce,
+    postOnly: boolean,
+    reduceOnly: boolean,
+    selfTradePrevention: SelfTradePrevention,
+    subaccount: number,
+    orderGroupId: string | null,
+    groupHandle: number,
+    strategyId: number,
+    nowMs: number,
+  ): void {
     this.clientOrderId = clientOrderId;
     this.counter = counter;
+    this.orderId = '';
     this.ticker = ticker;
     this.market = market;
     this.side = side;
     this.price = price;
     this.totalCount = count;
+    this.fillSum = 0;
+    this.venueFilled = 0;
+    this.filledCount = 0;
     this.remainingCount = count;
+    this.state = OrderState.PENDING_NEW;
     this.timeInForce = timeInForce;
     this.postOnly = postOnly;
     this.reduceOnly = reduceOnly;
@@ -113,7 +148,18 @@ export class Order {
     this.createdAtMs = nowMs;
     this.sentAtMs = nowMs;
     this.lastEventMs = nowMs;
+    this.unknownSinceMs = 0;
     this.pendingPrice = price;
+    this.pendingCount = 0;
+    this.pendingTotal = 0;
+    this.cancelWanted = false;
+    this.needsReconcile = false;
+    this.anomalies = 0;
+    this.fees = 0;
+    this.route = 0;
+    this.exchange = 'predictions';
+    this.terminalAtMs = 0;
+    this.updateQueued = false;
   }
 
   /**

@@ -48,8 +48,9 @@ export class HeldIntent {
   orderGroup = -1;
   route = 0;
   heldAtMs = 0;
-  /** OrderView: a held create has filled nothing. */
+  /** OrderView: a held create has filled nothing, and its view is no OMS record (never reused). */
   readonly filledCount = 0;
+  readonly generation = 0;
 
   get remainingCount(): number {
     return this.count;

@@ -43,7 +43,9 @@ export interface FillView {
 /**
  * One of our orders as the OMS knows it (src/oms Order satisfies it), delivered after each change
  * of state or counts. `state` is the OMS's OrderState code; use isLiveOrder / isPendingOrder
- * (exported here) rather than comparing codes.
+ * (exported here) rather than comparing codes. It is the OMS's own record, which is reused for a
+ * later order once this one has been terminal for the OMS's retention time (5 minutes by default):
+ * keep the clientOrderId, not the view, beyond that, or compare `generation`.
  */
 export interface OrderView {
   readonly clientOrderId: string;
@@ -61,6 +63,8 @@ export interface OrderView {
   readonly subaccount: number;
   /** The host's number of the owning strategy (OrderIntent.strategyId). */
   readonly strategyId: number;
+  /** Times the record was reused: a view kept across it now shows another order. */
+  readonly generation: number;
 }
 
 /**

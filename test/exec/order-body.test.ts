@@ -1,12 +1,19 @@
 // Goal: every hand-written V2 body is valid JSON that decodes to exactly the intended fields, for
-// any ticker or id text, and impossible field values are refused.
+// any ticker or id text, and impossible field values are refused. The hot path's body writers
+// (bytes straight into a buffer) give exactly the bytes JSON.stringify gives for the same fields,
+// at any offset, and report a buffer too small.
 // Method: JSON.parse each encoder's output and compare with the expected object; fuzz tickers and
 // ids from a seeded generator that mixes quotes, backslashes, controls, U+2028, emoji and lone
-// surrogates (2,000 cases, bounded); check the InvariantError cases.
+// surrogates (2,000 cases, bounded); check the InvariantError cases. The writers are compared with
+// JSON.stringify of an object with the wire's field order (an independent encoder), over random
+// numbers at their extremes and the fuzzed texts.
 
 import { describe, expect, it } from 'vitest';
-import { InvariantError, type Count, type Price } from '../../src/core/index.ts';
+import { InvariantError, formatCount, formatPrice, type Count, type Price } from '../../src/core/index.ts';
 import {
+  AmendBodyWriter,
+  CreateBodyWriter,
+  OneCancelBodyWriter,
   encodeAmend,
   encodeBatchCancel,
   encodeBatchCreate,
@@ -142,5 +149,58 @@ describe('order bodies', () => {
     expect(() => encodeBatchCreate([])).toThrow(InvariantError);
     expect(() => encodeBatchCancel([], 0)).toThrow(InvariantError);
     expect(() => encodeDecrease(0 as Count)).toThrow(InvariantError);
+  });
+
+  it('writes the create, amend and one-cancel bodies as the bytes JSON.stringify gives, at any offset', () => {
+    const next = generator(0xb17e5);
+    const out = Buffer.alloc(8 * 1024);
+    const create = new CreateBodyWriter();
+    const amend = new AmendBodyWriter();
+    const cancel = new OneCancelBodyWriter();
+    const price = (): Price => (next() % 3 === 0 ? [1, 9999, 10_000_000_000][next() % 3]! : 1 + (next() % 9999)) as Price;
+    const count = (): Count => (next() % 3 === 0 ? [1, 100, Number.MAX_SAFE_INTEGER][next() % 3]! : 1 + (next() % 1_000_000)) as Count;
+    for (let i = 0; i < 2_000; i++) {
+      const text = i % 2 === 0 ? fuzzText(next) : `KX-${next()}`;
+      const o = order({
+        ticker: text, clientOrderId: `rt-${next().toString(36)}-${next()}`, side: next() % 2 === 0 ? 'bid' : 'ask', price: price(), count: count(),
+        postOnly: next() % 2 === 0, reduceOnly: next() % 2 === 0, subaccount: next() % 64, orderGroupId: next() % 2 === 0 ? null : fuzzText(next),
+        selfTradePrevention: next() % 2 === 0 ? 'maker' : 'taker_at_cross', expirationTs: next() % 2 === 0 ? 0 : next(),
+      });
+      const reference = JSON.stringify({
+        ticker: o.ticker, client_order_id: o.clientOrderId, side: o.side, count: formatCount(o.count), price: formatPrice(o.price),
+        time_in_force: o.timeInForce, self_trade_prevention_type: o.selfTradePrevention,
+        ...(o.postOnly ? { post_only: true } : {}), ...(o.reduceOnly ? { reduce_only: true } : {}), ...(o.subaccount !== 0 ? { subaccount: o.subaccount } : {}),
+        ...(o.orderGroupId !== null ? { order_group_id: o.orderGroupId } : {}), ...(o.expirationTs !== 0 ? { expiration_time: o.expirationTs } : {}),
+      });
+      const at = next() % 100;
+      create.order = o;
+      const end = create.writeInto(out, at);
+      expect(out.toString('utf8', at, end)).toBe(reference);
+      expect(create.text()).toBe(reference);
+      if (o.price < 10_000) expect(encodeCreateOrder(o)).toBe(reference); // a Margin price is above $1
+
+      amend.ticker = text;
+      amend.side = o.side;
+      amend.price = o.price;
+      amend.count = o.count;
+      const amendReference = JSON.stringify({ ticker: text, side: o.side, price: formatPrice(o.price), count: formatCount(o.count) });
+      expect(out.toString('utf8', at, amend.writeInto(out, at))).toBe(amendReference);
+      expect(amend.text()).toBe(amendReference);
+
+      cancel.orderId = text;
+      cancel.subaccount = o.subaccount;
+      const cancelReference = JSON.stringify({ orders: [{ order_id: text, ...(o.subaccount !== 0 ? { subaccount: o.subaccount } : {}) }] });
+      expect(out.toString('utf8', at, cancel.writeInto(out, at))).toBe(cancelReference);
+      expect(cancel.text()).toBe(cancelReference);
+      expect(encodeBatchCancel([text], o.subaccount)).toBe(cancelReference);
+    }
+  });
+
+  it('reports a buffer too small for a body writer instead of writing past it', () => {
+    const create = new CreateBodyWriter();
+    create.order = order({ ticker: 'T'.repeat(200) });
+    const small = Buffer.alloc(300);
+    expect(create.writeInto(small, 0)).toBe(-1);
+    expect(create.writeInto(Buffer.alloc(2_000), 0)).toBe(Buffer.byteLength(create.text()));
   });
 });

@@ -1,10 +1,21 @@
 // Goal: a request written into a reused buffer is byte for byte the request made as one string,
 // with or without a body, for multi-byte bodies and every Content-Length width, and a buffer too
-// small is refused with nothing written. Method: both functions of src/net/request-bytes.ts on
-// the same parts, compared as bytes.
+// small is refused with nothing written; a body writer gives the bytes its text gives, and one
+// that does not fit is refused. Method: both functions of src/net/request-bytes.ts on the same
+// parts, compared as bytes.
 
 import { describe, expect, it } from 'vitest';
 import { assemble, assembleInto } from '../../src/net/request-bytes.ts';
+import type { BodyWriter } from '../../src/net/request-bytes.ts';
+
+/** A writer of fixed text that writes it byte for byte itself (as the order-body writers do). */
+function writerOf(text: string): BodyWriter {
+  const bytes = Buffer.from(text, 'utf8');
+  return {
+    writeInto: (out, at) => (at + bytes.length > out.length ? -1 : at + bytes.copy(out, at)),
+    text: () => text,
+  };
+}
 
 const PREFIX = 'POST /trade-api/v2/portfolio/events/orders HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: k\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ';
 
@@ -22,5 +33,15 @@ describe('request bytes', () => {
     const out = Buffer.alloc(256, 0x7e);
     expect(assembleInto(out, PREFIX, '1', 's', 'x'.repeat(200))).toBe(-1);
     expect(out.every((byte) => byte === 0x7e)).toBe(true);
+  });
+
+  it('writes a body writer\'s bytes as its text would be, for every Content-Length width, and refuses one too large', () => {
+    const out = Buffer.alloc(64 * 1024, 0x7e);
+    for (const text of ['', 'é', 'x'.repeat(9), 'x'.repeat(10), 'x'.repeat(1_000), '🙂'.repeat(2_000)]) {
+      const length = assembleInto(out, PREFIX, '1781821370267', 'c2lnbmF0dXJl', writerOf(text));
+      expect(out.subarray(0, length).equals(Buffer.from(assemble(PREFIX, '1781821370267', 'c2lnbmF0dXJl', text), 'utf8'))).toBe(true);
+      expect(assemble(PREFIX, '1', 's', writerOf(text))).toBe(assemble(PREFIX, '1', 's', text));
+    }
+    expect(assembleInto(Buffer.alloc(400), PREFIX, '1', 's', writerOf('x'.repeat(300)))).toBe(-1);
   });
 });

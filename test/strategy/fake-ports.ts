@@ -17,6 +17,7 @@ export class FakeOrder implements OrderView {
   orderId = '';
   state: number = OrderState.PENDING_NEW;
   filledCount = 0;
+  generation = 0;
   constructor(
     readonly clientOrderId: string,
     readonly ticker: string,

@@ -1,8 +1,8 @@
 /**
  * Hand-written JSON encoders for the Margin exchange's order bodies (margin-api.openapi.yaml:
  * CreateMarginOrderRequest, AmendMarginOrderRequest, DecreaseMarginOrderRequest), in the style of
- * src/exec/rest/order-body.ts: one template string per body, prices and counts as strings through
- * core's formatPrice/formatCount, free text quoted by jsonString (shared, not copied).
+ * src/exec/rest/order-body.ts, whose create and amend writers it shares (the two exchanges' bodies
+ * have one shape): only the Margin rules differ.
  *
  * The Margin rules live here as pure checks (marginOrderProblem, marginCountProblem,
  * marginPriceProblem) that margin-order-entry.ts runs before anything is sent and the risk gate
@@ -13,9 +13,9 @@
  * that skipped the checks is a bug: InvariantError, STYLE §4.3).
  */
 
-import { assert, formatCount, formatPrice, type BookSide, type Count, type Price } from '../../core/index.ts';
+import { assert, formatCount, type BookSide, type Count, type Price } from '../../core/index.ts';
 import type { NewOrder } from '../../oms/index.ts';
-import { jsonString, writeCreateBody } from '../rest/order-body.ts';
+import { writeAmendBody, writeCreateBody } from '../rest/order-body.ts';
 
 /** One contract in count units (1/100 contract): the Margin exchange trades whole contracts. */
 export const MARGIN_CONTRACT: Count = 100 as Count;
@@ -72,6 +72,12 @@ function checkShape(price: Price, count: Count): void {
  * when not 0, order_group_id when set, expiration_time (unix seconds) when > 0 and GTC.
  */
 export function encodeMarginCreate(order: Readonly<NewOrder>): string {
+  checkMarginCreate(order);
+  return writeCreateBody(order);
+}
+
+/** The Margin exchange's rules for a create body, as asserts (a caller that skipped marginOrderProblem is a bug); before anything is sent. */
+export function checkMarginCreate(order: Readonly<NewOrder>): void {
   checkSide(order.side);
   checkShape(order.price, order.count);
   assert(
@@ -82,14 +88,18 @@ export function encodeMarginCreate(order: Readonly<NewOrder>): string {
   assert(subaccountProblem(order.subaccount) === null, 'margin order body: subaccount must be in 0..63');
   assert(Number.isSafeInteger(order.expirationTs) && order.expirationTs >= 0, 'margin order body: expirationTs must be unix seconds or 0');
   assert(order.expirationTs === 0 || order.timeInForce === 'good_till_canceled', 'margin order body: expiration only with good_till_canceled');
-  return writeCreateBody(order);
 }
 
 /** AmendMarginOrderRequest; `count` is the new total (filled + desired resting), whole contracts. */
 export function encodeMarginAmend(ticker: string, side: BookSide, price: Price, count: Count): string {
+  checkMarginAmend(side, price, count);
+  return writeAmendBody(ticker, side, price, count);
+}
+
+/** The Margin exchange's rules for an amend body, as asserts. */
+export function checkMarginAmend(side: BookSide, price: Price, count: Count): void {
   checkSide(side);
   checkShape(price, count);
-  return `{"ticker":${jsonString(ticker)},"side":"${side}","price":"${formatPrice(price)}","count":"${formatCount(count)}"}`;
 }
 
 /** DecreaseMarginOrderRequest with reduce_by (exactly one of reduce_by, reduce_to), whole contracts. */

@@ -55,8 +55,8 @@ import { ExitTriggerClient } from './exit-trigger-client.ts';
 import { readCancelAck } from '../rest/wire-parse.ts';
 import {
   MarginRefusal,
-  encodeMarginAmend,
-  encodeMarginCreate,
+  checkMarginAmend,
+  checkMarginCreate,
   encodeMarginDecrease,
   marginAmendProblem,
   marginCountProblem,
@@ -78,8 +78,8 @@ import {
 export const MARGIN_ORDER_VENUE: Readonly<RestOrderVenue> = Object.freeze({
   ordersPath: '/margin/orders',
   batched: false,
-  encodeCreate: encodeMarginCreate,
-  encodeAmend: encodeMarginAmend,
+  checkCreate: checkMarginCreate,
+  checkAmend: checkMarginAmend,
   encodeDecrease: encodeMarginDecrease,
   readCreateAck: readMarginCreateAck,
   readCancelAck, // CancelMarginOrderResponse: order_id, reduced_by (the Predictions shape)

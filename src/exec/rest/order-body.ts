@@ -1,16 +1,20 @@
 /**
- * Hand-written JSON encoders for the V2 order bodies (spec/rest.md §3): one template string per
- * body, prices and counts through core's formatPrice/formatCount (strings, as the exchange
- * requires: numeric JSON is a 400), enums checked against their closed sets, free text (tickers,
- * ids) quoted by jsonString. Cheaper than building an object and JSON.stringify-ing it, and the
- * field order is fixed. test/exec/order-body.test.ts checks every encoder against JSON.parse.
+ * Hand-written JSON encoders for the V2 order bodies (spec/rest.md §3), prices and counts as
+ * fixed-point strings (as the exchange requires: numeric JSON is a 400), enums checked against
+ * their closed sets, free text (tickers, ids) quoted as JSON strings. The hot path's bodies
+ * (create, amend, a single cancel) are written as bytes straight into the request buffer (the
+ * *BodyWriter classes, core/ascii-bytes.ts): no string per order. Their string forms come from
+ * the same writers; the rarer bodies are templates. The field order is fixed.
+ * test/exec/order-body.test.ts checks every encoder against JSON.parse, and the bytes against the
+ * strings.
  *
  * Owns encoding only. Never validates against a market (grid, limits: the risk gate does) and never
  * sends anything. An impossible field (price outside (0, 1), count <= 0, unknown enum, subaccount
  * outside 0..63) is a caller bug past the risk gate: it throws InvariantError (STYLE §4.3).
  */
 
-import { assert, formatCount, formatPrice, type BookSide, type Count, type Price } from '../../core/index.ts';
+import { assert, formatCount, formatPrice, jsonStringBytesMax, writeAscii, writeFixed, writeInteger, writeJsonString, type BookSide, type Count, type Price } from '../../core/index.ts';
+import type { BodyWriter } from '../../net/index.ts';
 import type { NewOrder, SelfTradePrevention, TimeInForce } from '../../oms/index.ts';
 
 const SUBACCOUNT_MAX = 63;
@@ -59,11 +63,10 @@ function checkSelfTradePrevention(value: SelfTradePrevention): void {
 }
 
 /**
- * CreateOrderV2Request. Optional fields are sent only when they say something: post_only and
- * reduce_only when true, subaccount when not 0 (a restricted key must omit it or send its own),
- * order_group_id when set, expiration_time (unix seconds) when > 0 and the order is GTC.
+ * The Predictions exchange's rules for a create body, as asserts (the gate has checked them: a
+ * breach is a caller bug). Runs before anything is sent, so a body writer never throws mid-request.
  */
-export function encodeCreateOrder(order: Readonly<NewOrder>): string {
+export function checkCreateOrder(order: Readonly<NewOrder>): void {
   checkSide(order.side);
   checkPrice(order.price);
   checkCount(order.count);
@@ -72,25 +75,93 @@ export function encodeCreateOrder(order: Readonly<NewOrder>): string {
   checkSubaccount(order.subaccount);
   assert(Number.isSafeInteger(order.expirationTs) && order.expirationTs >= 0, 'order body: expirationTs must be unix seconds or 0');
   assert(order.expirationTs === 0 || order.timeInForce === 'good_till_canceled', 'order body: expiration only with good_till_canceled');
-  return writeCreateBody(order);
 }
 
 /**
- * The create body both exchanges take (Predictions CreateOrderV2Request, Margin
- * CreateMarginOrderRequest), after the caller's own checks: the optional fields only when they say
- * something.
+ * CreateOrderV2Request. Optional fields are sent only when they say something: post_only and
+ * reduce_only when true, subaccount when not 0 (a restricted key must omit it or send its own),
+ * order_group_id when set, expiration_time (unix seconds) when > 0 and the order is GTC.
  */
+export function encodeCreateOrder(order: Readonly<NewOrder>): string {
+  checkCreateOrder(order);
+  return writeCreateBody(order);
+}
+
+/** The create body's fixed keys and punctuation, and the digits its numbers can take, at most (bytes). */
+const CREATE_BODY_FIXED_MAX = 400;
+
+/**
+ * The create body both exchanges take (Predictions CreateOrderV2Request, Margin
+ * CreateMarginOrderRequest), after the caller's own checks, as UTF-8 bytes at `at`: the offset
+ * after them, or -1 when `out` has not the room. The optional fields only when they say something.
+ */
+export function writeCreateBodyInto(out: Buffer, at: number, order: Readonly<NewOrder>): number {
+  const groupId = order.orderGroupId;
+  const room = CREATE_BODY_FIXED_MAX + jsonStringBytesMax(order.ticker) + jsonStringBytesMax(order.clientOrderId) + (groupId === null ? 0 : jsonStringBytesMax(groupId));
+  if (at + room > out.length) return -1;
+  at = writeAscii(out, at, '{"ticker":');
+  at = writeJsonString(out, at, order.ticker);
+  at = writeAscii(out, at, ',"client_order_id":');
+  at = writeJsonString(out, at, order.clientOrderId);
+  at = writeAscii(out, at, order.side === 'bid' ? ',"side":"bid","count":"' : ',"side":"ask","count":"');
+  at = writeFixed(out, at, order.count, 2);
+  at = writeAscii(out, at, '","price":"');
+  at = writeFixed(out, at, order.price, 4);
+  at = writeAscii(out, at, '","time_in_force":"');
+  at = writeAscii(out, at, order.timeInForce);
+  at = writeAscii(out, at, '","self_trade_prevention_type":"');
+  at = writeAscii(out, at, order.selfTradePrevention);
+  out[at++] = 0x22; // "
+  if (order.postOnly) at = writeAscii(out, at, ',"post_only":true');
+  if (order.reduceOnly) at = writeAscii(out, at, ',"reduce_only":true');
+  if (order.subaccount !== 0) {
+    at = writeAscii(out, at, ',"subaccount":');
+    at = writeInteger(out, at, order.subaccount);
+  }
+  if (groupId !== null) {
+    at = writeAscii(out, at, ',"order_group_id":');
+    at = writeJsonString(out, at, groupId);
+  }
+  if (order.expirationTs !== 0) {
+    at = writeAscii(out, at, ',"expiration_time":');
+    at = writeInteger(out, at, order.expirationTs);
+  }
+  out[at++] = 0x7d; // }
+  return at;
+}
+
+/** The bodies made as strings (batches, queued requests, rehearsal) are written here first: one encoder for both forms. */
+let scratch = Buffer.allocUnsafe(4096);
+
+/** What `write` writes at the start of the scratch buffer (grown until it fits), as a string. */
+function scratchText(write: (out: Buffer) => number): string {
+  let end = write(scratch);
+  while (end < 0) {
+    scratch = Buffer.allocUnsafe(scratch.length * 2);
+    end = write(scratch);
+  }
+  return scratch.toString('utf8', 0, end);
+}
+
+/** As writeCreateBodyInto, as a string (a batch's element, a request that waits in a queue). */
 export function writeCreateBody(order: Readonly<NewOrder>): string {
-  let body =
-    `{"ticker":${jsonString(order.ticker)},"client_order_id":${jsonString(order.clientOrderId)},` +
-    `"side":"${order.side}","count":"${formatCount(order.count)}","price":"${formatPrice(order.price)}",` +
-    `"time_in_force":"${order.timeInForce}","self_trade_prevention_type":"${order.selfTradePrevention}"`;
-  if (order.postOnly) body += ',"post_only":true';
-  if (order.reduceOnly) body += ',"reduce_only":true';
-  if (order.subaccount !== 0) body += `,"subaccount":${order.subaccount}`;
-  if (order.orderGroupId !== null) body += `,"order_group_id":${jsonString(order.orderGroupId)}`;
-  if (order.expirationTs !== 0) body += `,"expiration_time":${order.expirationTs}`;
-  return `${body}}`;
+  return scratchText((out) => writeCreateBodyInto(out, 0, order));
+}
+
+/**
+ * A create's body as a BodyWriter (src/net/request-bytes.ts): the route sets `order` for the one
+ * request it sends, and the pool writes the bytes straight into the connection's buffer.
+ */
+export class CreateBodyWriter implements BodyWriter {
+  order: Readonly<NewOrder> | null = null;
+
+  writeInto(out: Buffer, at: number): number {
+    return writeCreateBodyInto(out, at, this.order!);
+  }
+
+  text(): string {
+    return writeCreateBody(this.order!);
+  }
 }
 
 /** POST /portfolio/events/orders/batched body: {"orders":[CreateOrderV2Request...]}. */
@@ -104,12 +175,50 @@ export function encodeBatchCreate(orders: readonly Readonly<NewOrder>[]): string
   return `${body}]}`;
 }
 
-/** AmendOrderV2Request; `count` is the new total (filled + desired resting). */
-export function encodeAmend(ticker: string, side: BookSide, price: Price, count: Count): string {
+/** AmendOrderV2Request's rules, as asserts (see checkCreateOrder). */
+export function checkAmend(side: BookSide, price: Price, count: Count): void {
   checkSide(side);
   checkPrice(price);
   checkCount(count);
-  return `{"ticker":${jsonString(ticker)},"side":"${side}","price":"${formatPrice(price)}","count":"${formatCount(count)}"}`;
+}
+
+/** AmendOrderV2Request; `count` is the new total (filled + desired resting). */
+export function encodeAmend(ticker: string, side: BookSide, price: Price, count: Count): string {
+  checkAmend(side, price, count);
+  return writeAmendBody(ticker, side, price, count);
+}
+
+/** The amend body both exchanges take (AmendOrderV2Request, AmendMarginOrderRequest) as bytes at `at`, after the caller's checks; -1 without the room. */
+export function writeAmendBodyInto(out: Buffer, at: number, ticker: string, side: BookSide, price: Price, count: Count): number {
+  if (at + 100 + jsonStringBytesMax(ticker) > out.length) return -1;
+  at = writeAscii(out, at, '{"ticker":');
+  at = writeJsonString(out, at, ticker);
+  at = writeAscii(out, at, side === 'bid' ? ',"side":"bid","price":"' : ',"side":"ask","price":"');
+  at = writeFixed(out, at, price, 4);
+  at = writeAscii(out, at, '","count":"');
+  at = writeFixed(out, at, count, 2);
+  return writeAscii(out, at, '"}');
+}
+
+/** As writeAmendBodyInto, as a string. */
+export function writeAmendBody(ticker: string, side: BookSide, price: Price, count: Count): string {
+  return scratchText((out) => writeAmendBodyInto(out, 0, ticker, side, price, count));
+}
+
+/** An amend's body as a BodyWriter (see CreateBodyWriter). */
+export class AmendBodyWriter implements BodyWriter {
+  ticker = '';
+  side: BookSide = 'bid';
+  price = 0 as Price;
+  count = 0 as Count;
+
+  writeInto(out: Buffer, at: number): number {
+    return writeAmendBodyInto(out, at, this.ticker, this.side, this.price, this.count);
+  }
+
+  text(): string {
+    return writeAmendBody(this.ticker, this.side, this.price, this.count);
+  }
 }
 
 /** DecreaseOrderV2Request with reduce_by (the exchange takes exactly one of reduce_by, reduce_to). */
@@ -129,6 +238,32 @@ export function encodeBatchCancel(orderIds: readonly string[], subaccount: numbe
     body += `{"order_id":${jsonString(orderIds[i]!)}${tail}`;
   }
   return `${body}]}`;
+}
+
+/** The batched DELETE's body for one order (what a single cancel sends there) as bytes at `at`; -1 without the room. */
+export function writeOneCancelBodyInto(out: Buffer, at: number, orderId: string, subaccount: number): number {
+  if (at + 60 + jsonStringBytesMax(orderId) > out.length) return -1;
+  at = writeAscii(out, at, '{"orders":[{"order_id":');
+  at = writeJsonString(out, at, orderId);
+  if (subaccount !== 0) {
+    at = writeAscii(out, at, ',"subaccount":');
+    at = writeInteger(out, at, subaccount);
+  }
+  return writeAscii(out, at, '}]}');
+}
+
+/** A single cancel's batched-DELETE body as a BodyWriter (see CreateBodyWriter); the route checked the subaccount. */
+export class OneCancelBodyWriter implements BodyWriter {
+  orderId = '';
+  subaccount = 0;
+
+  writeInto(out: Buffer, at: number): number {
+    return writeOneCancelBodyInto(out, at, this.orderId, this.subaccount);
+  }
+
+  text(): string {
+    return scratchText((out) => writeOneCancelBodyInto(out, 0, this.orderId, this.subaccount));
+  }
 }
 
 /** POST /portfolio/order_groups/create body; the limit as an fp count string. */

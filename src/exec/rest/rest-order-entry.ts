@@ -72,16 +72,19 @@ import {
   type OrderEntry,
 } from '../../oms/index.ts';
 import {
-  encodeAmend,
+  AmendBodyWriter,
+  CreateBodyWriter,
+  OneCancelBodyWriter,
+  checkAmend,
+  checkCreateOrder,
   encodeBatchCancel,
   encodeBatchCreate,
-  encodeCreateOrder,
   encodeDecrease,
 } from './order-body.ts';
 import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignEndpoint, type PresignedSignature } from './presigner.ts';
 import { apiPrefixOf, signedClientFor, type SignedRestClient } from './signed-rest-client.ts';
-import { NetError, RawHttpPool, SendResult, type RawRequestHead } from '../../net/index.ts';
+import { NetError, RawHttpPool, SendResult, type RawRequestHead, type RequestBody } from '../../net/index.ts';
 import {
   RequestKind,
   RequestSlot,
@@ -113,8 +116,10 @@ export type SigningMode = 'presigned' | 'inline';
 export interface RestOrderVenue {
   ordersPath: string; // relative to the API prefix: create and cancel-all; per-order paths are {ordersPath}/{id}[/amend|/decrease]
   batched: boolean; // {ordersPath}/batched exists (POST and DELETE); false: cancelRoute must be 'single', no batch calls, no batch signatures
-  encodeCreate(order: Readonly<NewOrder>): string;
-  encodeAmend(ticker: string, side: BookSide, price: Price, count: Count): string;
+  // The venue's rules for a create and an amend body, as asserts, before anything is sent: both
+  // exchanges' bodies have one shape, written as bytes by order-body.ts's writers.
+  checkCreate(order: Readonly<NewOrder>): void;
+  checkAmend(side: BookSide, price: Price, count: Count): void;
   encodeDecrease(reduceBy: Count): string;
   readCreateAck(object: Record<string, unknown>, out: AckRecord): boolean;
   readCancelAck(object: Record<string, unknown>, out: AckRecord): boolean;
@@ -126,8 +131,8 @@ export interface RestOrderVenue {
 export const PREDICTIONS_ORDER_VENUE: Readonly<RestOrderVenue> = Object.freeze({
   ordersPath: '/portfolio/events/orders',
   batched: true,
-  encodeCreate: encodeCreateOrder,
-  encodeAmend,
+  checkCreate: checkCreateOrder,
+  checkAmend,
   encodeDecrease,
   readCreateAck,
   readCancelAck,
@@ -285,7 +290,10 @@ export class RestOrderEntry implements OrderEntry {
   readonly #slotOwner: SlotOwner; // bound once; keeps finish/fail off the public surface
   readonly #ack: AckRecord = newAckRecord();
   readonly #signed: PresignedSignature = { timestampText: '', signature: '' }; // scratch: the signature of the request being sent
-  readonly #oneOrderId: string[] = [''];
+  // The hot path's bodies, written as bytes into the connection's buffer (one request at a time: set, sent, cleared).
+  readonly #createBody = new CreateBodyWriter();
+  readonly #amendBody = new AmendBodyWriter();
+  readonly #cancelBody = new OneCancelBodyWriter();
   readonly #tickBound: () => void;
   readonly #flushOrderPathsBound: () => void;
   #listener: ExecListener = NO_LISTENER;
@@ -511,19 +519,25 @@ export class RestOrderEntry implements OrderEntry {
   }
 
   create(order: Readonly<NewOrder>): void {
-    const body = this.#venue.encodeCreate(order);
+    this.#venue.checkCreate(order);
     const slot = this.#acquire(RequestKind.CREATE);
     slot.key = order.clientOrderId;
+    const body = this.#createBody;
+    body.order = order;
     this.#send(slot, 'POST', this.#createPath, this.#createPath, this.#createEndpoint, -1, '', body, this.#rawCreate);
+    body.order = null;
   }
 
   cancel(orderId: string, subaccount: number): void {
     if (this.#options.cancelRoute === 'batched') {
-      this.#oneOrderId[0] = orderId;
-      const body = encodeBatchCancel(this.#oneOrderId, subaccount);
+      checkSubaccount(subaccount);
       const slot = this.#acquire(RequestKind.CANCEL_VIA_BATCH);
       slot.key = orderId;
+      const body = this.#cancelBody;
+      body.orderId = orderId;
+      body.subaccount = subaccount;
       this.#send(slot, 'DELETE', this.#batchPath, this.#batchPath, this.#batchCancelEndpoint, -1, '', body, this.#rawBatchCancel);
+      body.orderId = '';
       return;
     }
     checkSubaccount(subaccount);
@@ -535,11 +549,17 @@ export class RestOrderEntry implements OrderEntry {
 
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
     checkSubaccount(subaccount);
-    const body = this.#venue.encodeAmend(ticker, side, price, count);
+    this.#venue.checkAmend(side, price, count);
     const path = this.#orderPaths?.path(orderId, OrderPathKind.AMEND) ?? `${this.#createPath}/${encodeURIComponent(orderId)}/amend`;
     const slot = this.#acquire(RequestKind.AMEND);
     slot.key = orderId;
+    const body = this.#amendBody;
+    body.ticker = ticker;
+    body.side = side;
+    body.price = price;
+    body.count = count;
     this.#send(slot, 'POST', subaccountQuery(path, subaccount), path, -1, OrderPathKind.AMEND, orderId, body, null);
+    body.ticker = '';
   }
 
   decrease(orderId: string, reduceBy: Count, subaccount: number): void {
@@ -592,7 +612,7 @@ export class RestOrderEntry implements OrderEntry {
    */
   #send(
     slot: RequestSlot, method: string, path: string, signedPath: string, endpoint: number,
-    orderPath: number, orderId: string, body: string | null, rawHead: RawRequestHead | null,
+    orderPath: number, orderId: string, body: RequestBody, rawHead: RawRequestHead | null,
   ): void {
     const signed = this.#signed;
     if (endpoint >= 0 && this.#presigner !== null && this.#presigner.take(endpoint, signed)) {

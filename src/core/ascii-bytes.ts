@@ -1,0 +1,82 @@
+/**
+ * Text written as bytes straight into a caller's buffer, for the writers on the order path (request
+ * bodies, client order ids, the journal's lines), so they build no strings: ASCII as bytes,
+ * integers and fixed-point numbers as decimal digits (the text units.ts's format functions give),
+ * and JSON string literals. Each function writes at `at` and returns the offset after what it
+ * wrote; the caller has made sure of the room (`jsonStringBytesMax` bounds a JSON string). Owns
+ * byte encoding only; never grows a buffer or does I/O.
+ */
+
+const QUOTE = 0x22;
+const MINUS = 0x2d;
+const DOT = 0x2e;
+const ZERO = 0x30;
+
+/** Decimal digits of a non-negative safe integer (1 for 0). */
+export function decimalDigits(value: number): number {
+  let digits = 1;
+  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  return digits;
+}
+
+/** A non-negative safe integer's decimal digits, exactly `digits` of them (leading zeros as needed). */
+function writeDigits(out: Buffer, at: number, value: number, digits: number): number {
+  let rest = value;
+  for (let i = at + digits - 1; i >= at; i--) {
+    out[i] = ZERO + (rest % 10);
+    rest = Math.floor(rest / 10);
+  }
+  return at + digits;
+}
+
+/** ASCII text (constant keys and punctuation: the caller knows every character is below 0x80), byte per character. */
+export function writeAscii(out: Buffer, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) out[at++] = text.charCodeAt(i);
+  return at;
+}
+
+/** A safe integer in decimal, '-' when negative: the text `${value}` gives (17 bytes at most). */
+export function writeInteger(out: Buffer, at: number, value: number): number {
+  if (value < 0) {
+    out[at++] = MINUS;
+    value = -value;
+  }
+  return writeDigits(out, at, value, decimalDigits(value));
+}
+
+/**
+ * A safe integer in units of 10^-decimals as fixed point, always `decimals` decimals, '-' when
+ * negative: formatPrice (4) and formatCount (2) as bytes, e.g. 5600, 4 -> "0.5600".
+ */
+export function writeFixed(out: Buffer, at: number, value: number, decimals: number): number {
+  if (value < 0) {
+    out[at++] = MINUS;
+    value = -value;
+  }
+  const unitsPerOne = 10 ** decimals;
+  const whole = Math.floor(value / unitsPerOne);
+  at = writeDigits(out, at, whole, decimalDigits(whole));
+  out[at++] = DOT;
+  return writeDigits(out, at, value - whole * unitsPerOne, decimals);
+}
+
+/** Bytes a JSON string literal of `text` takes at most: quotes, and six per UTF-16 unit (\uXXXX; UTF-8 takes at most three). */
+export function jsonStringBytesMax(text: string): number {
+  return text.length * 6 + 2;
+}
+
+/**
+ * A JSON string literal of `text`: printable ASCII without '"' or '\' (every real ticker, id and
+ * UUID) as bytes between quotes; anything else through JSON.stringify, which escapes quotes,
+ * controls and lone surrogates (rare: it allocates).
+ */
+export function writeJsonString(out: Buffer, at: number, text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code > 0x7e || code === QUOTE || code === 0x5c) return at + out.write(JSON.stringify(text), at, 'utf8');
+  }
+  out[at++] = QUOTE;
+  at = writeAscii(out, at, text);
+  out[at++] = QUOTE;
+  return at;
+}
