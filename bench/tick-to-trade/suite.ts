@@ -57,7 +57,8 @@ import { applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { loopbackRoundTrips, oneMarketCatalog, simProbe } from '../loopback.ts';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { RAW_HTTP_WRITE_START_CHANNEL } from '../../src/net/index.ts';
+import { RAW_HTTP_WRITE_CHANNEL, RAW_HTTP_WRITE_START_CHANNEL } from '../../src/net/index.ts';
+import { SyscallTrace } from './syscall-trace.ts';
 import { METRICS_SNAPSHOT_MS, startRuntimeMetrics } from '../../src/runtime/runtime-metrics.ts';
 import { DashboardServer, OperatorSnapshots } from '../../src/dashboard/index.ts';
 import type { MetricsServer } from '../../src/telemetry/index.ts';
@@ -76,8 +77,8 @@ const PACED_GAP_MS = 15;
 /** The dashboard row's push period: the config default (telemetry.dashboard.pushIntervalMs). */
 const DASHBOARD_PUSH_MS = 250;
 /** The operator's view in a replace run: none, the metrics, or the dashboard and the metrics. */
-type Operator = 'off' | 'metrics' | 'dashboard' | 'control';
-const OPERATOR_LABEL: Record<Operator, string> = { off: '', metrics: ', metrics on', dashboard: ', dashboard+metrics on', control: ', off again' };
+type Operator = 'off' | 'metrics' | 'dashboard' | 'control' | 'traced';
+const OPERATOR_LABEL: Record<Operator, string> = { off: '', metrics: ', metrics on', dashboard: ', dashboard+metrics on', control: ', off again', traced: ', perf trace' };
 // A book frame as the simulator sends it (spec/websocket.md §6.1): its size sets the floor's reply.
 const SAMPLE_FRAME =
   '{"type":"orderbook_delta","sid":1,"seq":12345,"msg":{"market_ticker":"KXDEMO-26DEC31-T50","market_id":"3f1c2d4e-0a1b-4c5d-8e9f-102132435465","price_dollars":"0.4200","delta_fp":"-40.00","side":"yes","ts_ms":1798761600123}}';
@@ -88,6 +89,9 @@ interface Phase {
   activityPerSec: number;
   roundTrips: number;
 }
+
+/** Writes this large are order requests (a create or a batched cancel with its 344-byte signature), not WebSocket frames. */
+const ORDER_WRITE_MIN_BYTES = 500;
 
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -143,6 +147,9 @@ export default {
       // gate and route polymorphic for a while, and a replace run right after amend measured its
       // risk hop ~2-3x slower (BENCH_OPERATOR_CONTROL=1, Nov 2026): the on rows would pay for it.
       rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
+      // The exec hop's machine part (kernel write, the simulator's wake), from perf trace: a run of
+      // its own, since the tracer costs every system call something.
+      rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'traced', placement.plan?.simCpus ?? null)).rows);
       const simCpus = placement.plan?.simCpus ?? null;
       rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
       // The same round trip at about the timed orders' pace: both ends idle between round trips.
@@ -185,16 +192,32 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
   const probe = runtime.probe;
   // Frame received -> the first byte of its order handed to socket.write (exec's write-start
   // channel fires just before the write): the first write inside each timed frame.
+  // The exec hop split at the same write: exec called -> write start (encode, signature, assembly)
+  // and the socket.write call itself (write start -> the write-returned channel).
   const toWrite = createHistogram();
+  const encode = createHistogram();
+  const writeCall = createHistogram();
   let lastFrameNs = 0;
+  let writeStartNs = 0;
   const onWriteStart = (): void => {
     if (!probe.inFrame) return;
     const receivedNs = runtime.feed.hop.receivedNs;
     if (receivedNs === 0 || receivedNs === lastFrameNs) return;
     lastFrameNs = receivedNs;
-    recordNs(toWrite, nowNs() - receivedNs);
+    writeStartNs = nowNs();
+    recordNs(toWrite, writeStartNs - receivedNs);
+    const callNs = probe.execCallNs;
+    if (callNs !== 0) recordNs(encode, writeStartNs - callNs);
+  };
+  const onWriteReturn = (): void => {
+    if (writeStartNs === 0) return;
+    recordNs(writeCall, nowNs() - writeStartNs);
+    writeStartNs = 0;
   };
   subscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
+  subscribe(RAW_HTTP_WRITE_CHANNEL, onWriteReturn);
+  let trace: SyscallTrace | null = null;
+  let traceNote = '';
   let unpin: (() => void) | null = null;
   let metricsServer: MetricsServer | null = null;
   let snapshots: OperatorSnapshots | null = null;
@@ -202,7 +225,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
   let client: BenchChild | null = null;
   try {
     await runtime.start();
-    if (operator !== 'off' && operator !== 'control') {
+    if (operator === 'metrics' || operator === 'dashboard') {
       // As the main job wires them (main.ts): one snapshot timer for the metrics and the dashboard.
       snapshots = new OperatorSnapshots(runtime, operator === 'dashboard' ? DASHBOARD_PUSH_MS : METRICS_SNAPSHOT_MS);
       metricsServer = await startRuntimeMetrics(runtime, { enabled: true, host: '127.0.0.1', port: 0 }, createLogger({ level: 'silent', pretty: false }), snapshots);
@@ -218,10 +241,19 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     if (pin !== null) unpin = pinEventLoop(pin);
     await pause(phase.warmupMs);
     await simProbe(sim, 'reset');
+    if (operator === 'traced') {
+      const started = await SyscallTrace.start(process.pid, sim.ready.pid, path.join(work, `perf-trace-${mode}.txt`), clientCpus);
+      if (typeof started === 'string') traceNote = started;
+      else trace = started;
+    }
     const statsBefore = { ...runtime.rest.stats };
     probe.reset();
     toWrite.reset();
+    encode.reset();
+    writeCall.reset();
     await pause(phase.measureMs);
+    const syscalls = trace === null ? null : await trace.stop(process.pid, sim.ready.pid, ORDER_WRITE_MIN_BYTES);
+    trace = null;
     const wire = await simProbe(sim, 'read');
     const served = client === null ? null : await client.command({ cmd: 'read' });
     const frames = probe.frames;
@@ -244,9 +276,20 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
       hop('hop: strategy intent -> risk verdict', probe.risk.histogram),
       hop('hop: risk verdict -> exec called (OMS)', probe.oms.histogram),
       hop('hop: exec called -> returned', probe.exec.histogram, { note: pathNote }),
+      hop('exec: exec called -> first byte handed to socket.write (encode, signature take, assembly)', encode),
+      hop('exec: the socket.write call (first byte handed -> write returned)', writeCall, { note: 'exec write-start and write-returned channels around the one socket.write' }),
       hop('tick-to-trade: frame received -> first byte handed to socket.write', toWrite, { note: 'the first write inside each timed frame (exec write-start channel); its return is the row below' }),
       hop('tick-to-trade: frame received -> exec returned', probe.total.histogram, { compareTo: FLOOR, note }),
     ];
+    if (syscalls !== null) {
+      const traced = `perf trace on both processes (adds its own cost per system call); order writes >= ${ORDER_WRITE_MIN_BYTES} bytes ${syscalls.writes}, paired with a simulator read of the same size ${syscalls.paired}`;
+      rows.push(
+        hop('kernel: an order request\'s write system call (perf trace: entry -> return)', syscalls.kernelWrite, { note: traced }),
+        hop('wake: our write\'s entry -> the simulator\'s read returned its bytes (perf trace)', syscalls.wake, { note: traced }),
+      );
+    } else if (traceNote !== '') {
+      rows.push({ suite: SUITE, case: `[${label}] kernel and wake (perf trace)`, baseline: false, count: 0, note: traceNote });
+    }
     if (mode === 'replace' && operator === 'off' && wire !== null) {
       rows.push({
         suite: SUITE,
@@ -265,6 +308,8 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     return { rows };
   } finally {
     unsubscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
+    unsubscribe(RAW_HTTP_WRITE_CHANNEL, onWriteReturn);
+    if (trace !== null) await trace.stop(process.pid, sim.ready.pid, ORDER_WRITE_MIN_BYTES);
     await client?.stop();
     snapshots?.stop();
     await dashboard?.stop();

@@ -99,6 +99,13 @@ export interface OmsStats {
 }
 
 const ORPHAN_FILLS_MAX = 10_000;
+/**
+ * The changes' flush is a microtask: a reaction on one resolved promise, which leaves about 40%
+ * less garbage per order than Node's queueMicrotask (its AsyncResource and bound function per
+ * call; 2M calls with a 1 MB young generation: 188 scavenges against 299). A throw still ends
+ * the process (an unhandled rejection), as from queueMicrotask.
+ */
+const RESOLVED = Promise.resolve();
 /** System orders (liquidations, fired triggers) kept for attribution; the oldest are forgotten first. */
 const SYSTEM_ORDERS_KEPT = 10_000;
 
@@ -734,7 +741,7 @@ export class Oms implements ExecListener {
     this.#changed.push(order);
     if (this.#changesScheduled) return;
     this.#changesScheduled = true;
-    queueMicrotask(this.#flushChangesBound);
+    void RESOLVED.then(this.#flushChangesBound);
   }
 
   /** Reports the queued changes; those a strategy's reaction adds are reported in the next round. */
@@ -751,7 +758,7 @@ export class Oms implements ExecListener {
     changed.length -= count;
     if (changed.length > 0 && !this.#changesScheduled) {
       this.#changesScheduled = true;
-      queueMicrotask(this.#flushChangesBound);
+      void RESOLVED.then(this.#flushChangesBound);
     }
   }
 

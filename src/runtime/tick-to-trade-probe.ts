@@ -157,6 +157,11 @@ export class TickToTradeProbe {
     if (this.#verdictNs !== 0 && this.#callNs === 0) this.#callNs = nowNs();
   }
 
+  /** The timed frame's exec-call stamp (nowNs), 0 before the call or outside a timed frame: benches split the exec hop with it. */
+  get execCallNs(): number {
+    return this.#frame === null ? 0 : this.#callNs;
+  }
+
   /** Router: the route returned; buffers the frame's stamps once per frame. */
   onExecReturn(): void {
     const frame = this.#frame;

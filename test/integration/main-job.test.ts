@@ -17,7 +17,9 @@ import { isAlive, runMain } from './main-process.ts';
 const work = mkdtempSync(join(tmpdir(), 'main-job-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-describe('main job', () => {
+// Each run bounds its child at 60-90 s (runMain's timeoutMs): the test waits as long, not the suite's
+// default 20 s (the SIGHUP case took over 20 s once in a full local run on 2 busy cores).
+describe('main job', { timeout: 95_000 }, () => {
   it('trades against its simulator child, prints status lines, and on SIGINT cancels, summarises and exits 0', async () => {
     const config = join(work, 'runtime.json');
     writeFileSync(config, JSON.stringify({
