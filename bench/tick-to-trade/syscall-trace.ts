@@ -64,34 +64,46 @@ export class SyscallTrace {
     this.#child.kill('SIGINT');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
     const simThreads = new Set(readdirSync(`/proc/${simPid}/task`).map(Number));
-    const writes: Call[] = [];
-    const reads: Call[] = [];
-    for (const line of readFileSync(this.#file, 'utf8').split('\n')) {
-      const match = LINE.exec(line);
-      if (match === null) continue;
-      const call: Call = { startNs: Math.round(Number(match[1]) * 1e6), durationNs: Math.round(Number(match[2]) * 1e6), tid: Number(match[3]), bytes: Number(match[5]) };
-      if (WRITES.has(match[4]!) && call.tid === runtimeTid && call.bytes >= minBytes) writes.push(call);
-      else if (READS.has(match[4]!) && simThreads.has(call.tid) && call.bytes > 0) reads.push(call);
-    }
-    const kernelWrite = createHistogram();
-    const wake = createHistogram();
-    const taken = new Uint8Array(reads.length);
-    let from = 0;
-    let paired = 0;
-    for (const write of writes) {
-      recordNs(kernelWrite, write.durationNs);
-      while (from < reads.length && reads[from]!.startNs + reads[from]!.durationNs < write.startNs) from++;
-      for (let i = from; i < reads.length; i++) {
-        const read = reads[i]!;
-        const endNs = read.startNs + read.durationNs;
-        if (endNs - write.startNs > PAIR_WINDOW_NS) break;
-        if (taken[i] === 1 || read.bytes !== write.bytes) continue;
-        taken[i] = 1;
-        recordNs(wake, endNs - write.startNs);
-        paired++;
-        break;
-      }
-    }
-    return { writes: writes.length, paired, kernelWrite, wake };
+    return pairOrderWrites(readFileSync(this.#file, 'utf8'), runtimeTid, simThreads, minBytes);
   }
+}
+
+/**
+ * perf trace's text, paired: each write of at least `minBytes` on `runtimeTid` with the earliest
+ * unmatched read of the same size on one of `simThreads` that returned after the write began
+ * (within 50 ms). Lines that are not whole system calls (continued, summaries) are skipped.
+ */
+export function pairOrderWrites(text: string, runtimeTid: number, simThreads: ReadonlySet<number>, minBytes: number): SyscallBreakdown {
+  const writes: Call[] = [];
+  const reads: Call[] = [];
+  for (const line of text.split('\n')) {
+    const match = LINE.exec(line);
+    if (match === null) continue;
+    const call: Call = { startNs: Math.round(Number(match[1]) * 1e6), durationNs: Math.round(Number(match[2]) * 1e6), tid: Number(match[3]), bytes: Number(match[5]) };
+    if (WRITES.has(match[4]!) && call.tid === runtimeTid && call.bytes >= minBytes) writes.push(call);
+    else if (READS.has(match[4]!) && simThreads.has(call.tid) && call.bytes > 0) reads.push(call);
+  }
+  // perf prints a call when it returns, stamped at its entry: order writes by entry, reads by return.
+  writes.sort((a, b) => a.startNs - b.startNs);
+  reads.sort((a, b) => a.startNs + a.durationNs - (b.startNs + b.durationNs));
+  const kernelWrite = createHistogram();
+  const wake = createHistogram();
+  const taken = new Uint8Array(reads.length);
+  let from = 0;
+  let paired = 0;
+  for (const write of writes) {
+    recordNs(kernelWrite, write.durationNs);
+    while (from < reads.length && reads[from]!.startNs + reads[from]!.durationNs < write.startNs) from++;
+    for (let i = from; i < reads.length; i++) {
+      const read = reads[i]!;
+      const endNs = read.startNs + read.durationNs;
+      if (endNs - write.startNs > PAIR_WINDOW_NS) break;
+      if (taken[i] === 1 || read.bytes !== write.bytes) continue;
+      taken[i] = 1;
+      recordNs(wake, endNs - write.startNs);
+      paired++;
+      break;
+    }
+  }
+  return { writes: writes.length, paired, kernelWrite, wake };
 }
