@@ -10,6 +10,8 @@
  * tail cannot lead to a reused id. This file owns the format and its parsing; it never persists.
  */
 
+import { writeInteger } from '../core/index.ts';
+
 const PREFIX_PATTERN = /^[A-Za-z0-9_]{1,16}$/;
 
 export class ClientOrderIdError extends Error {
@@ -20,10 +22,16 @@ export class ClientOrderIdError extends Error {
   }
 }
 
+/** Bytes an id takes at most: a 16-character prefix, two dashes, an epoch and a counter of up to 16 characters each. */
+export const CLIENT_ORDER_ID_BYTES_MAX = 16 + 1 + 16 + 1 + 16;
+
 export class ClientOrderIds {
   readonly prefix: string;
   readonly sessionEpochMs: number;
-  readonly #head: string;
+  /** "<prefix>-<epoch>-" as ASCII bytes: every id starts with them. */
+  readonly #head: Buffer;
+  /** next() writes the id here and makes its string from these bytes: one flat string, no concatenation. */
+  readonly #scratch = Buffer.allocUnsafe(CLIENT_ORDER_ID_BYTES_MAX);
   #counter: number;
 
   /** `lastCounter` is the highest counter ever used (0 for a fresh journal); the next id uses lastCounter + 1. */
@@ -33,14 +41,25 @@ export class ClientOrderIds {
     if (!Number.isSafeInteger(lastCounter) || lastCounter < 0) throw new ClientOrderIdError(`last counter must be a non-negative integer, got ${lastCounter}`);
     this.prefix = prefix;
     this.sessionEpochMs = sessionEpochMs;
-    this.#head = `${prefix}-${sessionEpochMs.toString(36)}-`;
+    this.#head = Buffer.from(`${prefix}-${sessionEpochMs.toString(36)}-`, 'latin1');
     this.#counter = lastCounter;
   }
 
   /** The next id; its counter is `this.counter` right after the call. */
   next(): string {
     this.#counter++;
-    return this.#head + this.#counter;
+    const end = this.writeInto(this.#scratch, 0, this.#counter);
+    return this.#scratch.toString('latin1', 0, end);
+  }
+
+  /**
+   * The id with `counter` (one of this session's) as ASCII bytes at `at`, the bytes its string has:
+   * the offset after them. The caller has CLIENT_ORDER_ID_BYTES_MAX bytes of room.
+   */
+  writeInto(out: Buffer, at: number, counter: number): number {
+    const head = this.#head;
+    for (let i = 0; i < head.length; i++) out[at++] = head[i]!;
+    return writeInteger(out, at, counter);
   }
 
   /** The highest counter used so far. */

@@ -142,8 +142,9 @@ export class Oms implements ExecListener {
   readonly #byOrderId = new Map<string, Order>();
   readonly #live = new Set<Order>();
   /**
-   * Terminal orders in the order they closed, from #terminalHead on (pruning advances the head and
-   * compacts now and then, never splicing the whole array per tick). Orders flagged for
+   * Terminal orders in the order they closed, in [#terminalHead, #terminalTail) (pruning advances
+   * the head and compacts now and then, never splicing the whole array per tick; the arrays never
+   * shrink, so a steady flow of orders reallocates nothing: slots past the tail are stale). Orders flagged for
    * reconciliation may sit here too; #terminalFlagged says whether any might, so the tick does not
    * walk every retained order (tens of thousands at full rate) every 100 ms.
    */
@@ -151,6 +152,7 @@ export class Oms implements ExecListener {
   /** Each queued order's record generation when it was queued: an entry whose record was reused since (a resurrected order queued twice) is stale. */
   readonly #terminalGenerations: number[] = [];
   #terminalHead = 0;
+  #terminalTail = 0;
   #terminalFlagged = false;
   /**
    * Subaccounts where a reconciliation round booked fills read over REST. Those carry no
@@ -454,7 +456,7 @@ export class Oms implements ExecListener {
     order.needsReconcile = true;
     if (isTerminal(order.state)) {
       this.#terminalFlagged = true;
-      if (this.#terminalQueue.indexOf(order, this.#terminalHead) < 0) this.#queueTerminal(order);
+      if (!this.#terminalQueued(order)) this.#queueTerminal(order);
     }
     return true;
   }
@@ -853,14 +855,26 @@ export class Oms implements ExecListener {
     for (const order of this.#live) if (order.needsReconcile) return true;
     if (!this.#terminalFlagged) return false;
     const queue = this.#terminalQueue;
-    for (let i = this.#terminalHead; i < queue.length; i++) if (queue[i].needsReconcile) return true;
+    for (let i = this.#terminalHead; i < this.#terminalTail; i++) if (queue[i].needsReconcile) return true;
     this.#terminalFlagged = false;
     return false;
   }
 
   #queueTerminal(order: Order): void {
-    this.#terminalQueue.push(order);
-    this.#terminalGenerations.push(order.generation);
+    const tail = this.#terminalTail++;
+    if (tail === this.#terminalQueue.length) {
+      this.#terminalQueue.push(order);
+      this.#terminalGenerations.push(order.generation);
+    } else {
+      this.#terminalQueue[tail] = order;
+      this.#terminalGenerations[tail] = order.generation;
+    }
+  }
+
+  #terminalQueued(order: Order): boolean {
+    const queue = this.#terminalQueue;
+    for (let i = this.#terminalHead; i < this.#terminalTail; i++) if (queue[i] === order) return true;
+    return false;
   }
 
   /**
@@ -874,7 +888,8 @@ export class Oms implements ExecListener {
     const queue = this.#terminalQueue;
     const generations = this.#terminalGenerations;
     let head = this.#terminalHead;
-    while (head < queue.length) {
+    let tail = this.#terminalTail;
+    while (head < tail) {
       const order = queue[head];
       if (order.generation === generations[head]) {
         if (nowMs - order.terminalAtMs < this.#terminalRetentionMs) break;
@@ -887,19 +902,18 @@ export class Oms implements ExecListener {
       }
       head++;
     }
-    // Compact once the dropped prefix is half the array: amortised O(1) per order.
-    if (head === queue.length) {
-      queue.length = 0;
-      generations.length = 0;
+    // Compact once the dropped prefix is half the queue: amortised O(1) per order.
+    if (head === tail) {
       head = 0;
-    } else if (head >= 1024 && head * 2 >= queue.length) {
-      queue.copyWithin(0, head);
-      queue.length -= head;
-      generations.copyWithin(0, head);
-      generations.length -= head;
+      tail = 0;
+    } else if (head >= 1024 && head * 2 >= tail) {
+      queue.copyWithin(0, head, tail);
+      generations.copyWithin(0, head, tail);
+      tail -= head;
       head = 0;
     }
     this.#terminalHead = head;
+    this.#terminalTail = tail;
   }
 
   /** The order records' pool: made, reused and released so far (bench/hot-path, tests). */
@@ -1034,7 +1048,7 @@ export class Oms implements ExecListener {
         const out: Order[] = [];
         for (const order of this.#live) if (order.needsReconcile) out.push(order);
         const queue = this.#terminalQueue;
-        for (let i = this.#terminalHead; i < queue.length; i++) if (queue[i].needsReconcile) out.push(queue[i]);
+        for (let i = this.#terminalHead; i < this.#terminalTail; i++) if (queue[i].needsReconcile) out.push(queue[i]);
         return out;
       },
       stillNeedsReconcile: (order: Order): boolean => order.needsReconcile,
