@@ -29,6 +29,7 @@ import type { OmsListener, OmsSender, OrderUpdateSink } from './oms-ports.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderEvent, OrderState, isTerminal } from './order-state.ts';
 import type { Order } from './order.ts';
 import { OrderPool } from './order-pool.ts';
+import { LiveOrders } from './live-orders.ts';
 import type { ExecErrorCode, ExecListener, ExecReject, OrderReads, SelfTradePrevention, WireFill, WireOrder } from './order-route.ts';
 import { SILENT_LOGGER } from './oms-inputs.ts';
 import type { FillInput, MarketPositionInput, OmsLogger, SystemOrder, UserOrderInput } from './oms-inputs.ts';
@@ -140,7 +141,7 @@ export class Oms implements ExecListener {
   readonly #terminalRetentionMs: number;
   readonly #byClientId = new Map<string, Order>();
   readonly #byOrderId = new Map<string, Order>();
-  readonly #live = new Set<Order>();
+  readonly #live = new LiveOrders();
   /**
    * Terminal orders in the order they closed, in [#terminalHead, #terminalTail) (pruning advances
    * the head and compacts now and then, never splicing the whole array per tick; the arrays never
@@ -409,7 +410,10 @@ export class Oms implements ExecListener {
    */
   tick(): Promise<ReconcileRoundResult> | null {
     const nowMs = this.#clock.nowMs();
-    for (const order of this.#live) {
+    // A walk of the live list without an iterator object; a timeout may end the order it is on.
+    let order = this.#live.first;
+    while (order !== null) {
+      const next = order.liveNext;
       const state = order.state;
       const pending = state === OrderState.PENDING_NEW || state === OrderState.PENDING_CANCEL || state === OrderState.PENDING_AMEND || state === OrderState.PENDING_DECREASE;
       if (pending && nowMs - order.sentAtMs >= this.#pendingTimeoutMs) {
@@ -417,6 +421,7 @@ export class Oms implements ExecListener {
       } else if (order.cancelWanted && order.orderId !== '' && (state === OrderState.RESTING || state === OrderState.UNKNOWN)) {
         this.#sender.sendCancel(order);
       }
+      order = LiveOrders.successor(order, next);
     }
     for (const subaccount of this.#pendingKill) if (!this.#killInFlight.has(subaccount)) void this.#cancelAll(subaccount);
     this.#pruneTerminal(nowMs);
@@ -852,7 +857,7 @@ export class Oms implements ExecListener {
   }
 
   #needsReconcile(): boolean {
-    for (const order of this.#live) if (order.needsReconcile) return true;
+    for (let order = this.#live.first; order !== null; order = order.liveNext) if (order.needsReconcile) return true;
     if (!this.#terminalFlagged) return false;
     const queue = this.#terminalQueue;
     for (let i = this.#terminalHead; i < this.#terminalTail; i++) if (queue[i].needsReconcile) return true;

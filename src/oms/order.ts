@@ -77,6 +77,10 @@ export class Order {
   terminalAtMs = 0;
   /** Waiting in the OMS's queue of changes to report to its strategy. */
   updateQueued = false;
+  /** In the OMS's list of live orders (live-orders.ts), and its neighbours there. */
+  inLive = false;
+  livePrev: Order | null = null;
+  liveNext: Order | null = null;
 
   constructor(
     slot: number,
@@ -160,6 +164,9 @@ export class Order {
     this.exchange = 'predictions';
     this.terminalAtMs = 0;
     this.updateQueued = false;
+    this.inLive = false;
+    this.livePrev = null;
+    this.liveNext = null;
   }
 
   /**
