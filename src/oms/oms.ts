@@ -172,7 +172,9 @@ export class Oms implements ExecListener {
   readonly #listener: OmsListener;
   #sender: OmsSender = NO_SENDER;
   #updates: OrderUpdateSink | null = null;
+  /** Orders whose change their strategy has yet to hear of, [0, #changedCount); the array keeps its storage (a length set to 0 would drop it). */
   readonly #changed: Order[] = [];
+  #changedCount = 0;
   #changesScheduled = false;
   readonly #flushChangesBound = (): void => this.#flushChanges();
   /** Slots of forgotten orders, handed to the next ones (the gate books by slot). */
@@ -745,7 +747,9 @@ export class Oms implements ExecListener {
   #noteChange(order: Order): void {
     if (this.#updates === null || order.updateQueued) return;
     order.updateQueued = true;
-    this.#changed.push(order);
+    if (this.#changedCount === this.#changed.length) this.#changed.push(order);
+    else this.#changed[this.#changedCount] = order;
+    this.#changedCount++;
     if (this.#changesScheduled) return;
     this.#changesScheduled = true;
     void RESOLVED.then(this.#flushChangesBound);
@@ -755,15 +759,17 @@ export class Oms implements ExecListener {
   #flushChanges(): void {
     this.#changesScheduled = false;
     const changed = this.#changed;
-    const count = changed.length;
+    const count = this.#changedCount;
     for (let i = 0; i < count; i++) {
       const order = changed[i];
       order.updateQueued = false;
       this.#updates?.onOrderUpdate(order);
     }
-    changed.copyWithin(0, count);
-    changed.length -= count;
-    if (changed.length > 0 && !this.#changesScheduled) {
+    // Changes a strategy's reaction queued meanwhile move to the front, for the next round.
+    const more = this.#changedCount - count;
+    changed.copyWithin(0, count, count + more);
+    this.#changedCount = more;
+    if (more > 0 && !this.#changesScheduled) {
       this.#changesScheduled = true;
       void RESOLVED.then(this.#flushChangesBound);
     }
