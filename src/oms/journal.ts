@@ -343,7 +343,9 @@ function serializeInto(w: JournalBytes, e: JournalEntry): void {
   w.raw('{"k":');
   w.str(e.kind);
   w.raw(',"t":');
-  w.num(e.tsMs);
+  const tsMs = e.tsMs;
+  if (tsMs >= 0 && Number.isSafeInteger(tsMs)) w.numSplit(Math.floor(tsMs / 1_000_000), tsMs % 1_000_000);
+  else w.num(tsMs);
   switch (e.kind) {
     case JournalKind.INTENT:
       serializeIntent(w, e);

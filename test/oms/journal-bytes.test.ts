@@ -4,7 +4,9 @@
  * reader of old journals see the same lines. Method: seeded random strings (printable ASCII,
  * quotes, backslashes, control characters, non-ASCII) and numbers (integers up to the safe limit,
  * negatives, -0, fractions, non-finite), each written into a small buffer that must grow, compared
- * byte for byte with Buffer.from(JSON.stringify(value)).
+ * byte for byte with Buffer.from(JSON.stringify(value)). A timestamp given in two parts
+ * (numSplit, high x 1,000,000 + low) is written as num() writes the whole, zero-padded low part
+ * included.
  */
 
 import { describe, expect, it } from 'vitest';
@@ -48,6 +50,21 @@ describe('JournalBytes', () => {
     expect(bytes.view().toString('utf8')).toBe(expected);
     // JSON.stringify agrees for every finite value except -0, which it writes as 0 (as `${-0}` does).
     expect(JSON.stringify(-0)).toBe(`${-0}`);
+  });
+
+  it('writes a timestamp given in two small parts as num() writes the whole', () => {
+    const next = random(13);
+    const values = [0, 1, 999_999, 1_000_000, 1_000_001, 1_798_761_600_000, 1_798_761_600_007, Number.MAX_SAFE_INTEGER];
+    for (let i = 0; i < 2000; i++) values.push(Math.floor(next() * 10 ** Math.floor(next() * 16)));
+    const split = new JournalBytes(1);
+    const whole = new JournalBytes(1);
+    for (const value of values) {
+      split.numSplit(Math.floor(value / 1_000_000), value % 1_000_000);
+      split.raw(',');
+      whole.num(value);
+      whole.raw(',');
+    }
+    expect(split.view().toString('utf8')).toBe(whole.view().toString('utf8'));
   });
 
   it('starts over after reset and keeps what it held when it grows', () => {
