@@ -25,6 +25,12 @@ export interface AllocationLane {
   ordersSoFar(): number;
 }
 
+/** The driver alone (an empty lane): its scavenges are in every lane's count (a count cannot be subtracted per lane: the row beside says it). */
+export interface AllocationFloor {
+  frames: number;
+  scavengesPerMillionFrames: number;
+}
+
 export interface AllocationResult {
   frames: number;
   orders: number;
@@ -74,10 +80,11 @@ async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: 
 
 /**
  * Runs each lane alone over frames [first, first + count) (every lane sees the same frames, in
- * stream order after what it saw before) and reports per 1M orders. `first` must be where the
+ * stream order after what it saw before) and reports per 1M orders, with the driver's own
+ * scavenges (an empty lane's) per 1M frames. `first` must be where the
  * lanes' previous frames ended, so the books stay in sequence.
  */
-export async function measureAllocation(lanes: readonly AllocationLane[], frames: readonly Buffer[], first: number, count: number): Promise<AllocationResult[]> {
+export async function measureAllocation(lanes: readonly AllocationLane[], frames: readonly Buffer[], first: number, count: number): Promise<{ results: AllocationResult[]; floor: AllocationFloor }> {
   const floor = await runAlone(EMPTY_LANE, frames, first, count);
   const floorPerFrame = floor.frames === 0 ? 0 : floor.bytes / floor.frames;
   const results: AllocationResult[] = [];
@@ -87,5 +94,5 @@ export async function measureAllocation(lanes: readonly AllocationLane[], frames
     const perMillion = run.orders === 0 ? 0 : 1_000_000 / run.orders;
     results.push({ frames: run.frames, orders: run.orders, bytesPerMillionOrders: Math.round(bytes * perMillion), scavengesPerMillionOrders: Math.round(run.scavenges * perMillion) });
   }
-  return results;
+  return { results, floor: { frames: floor.frames, scavengesPerMillionFrames: floor.frames === 0 ? 0 : Math.round((floor.scavenges * 1_000_000) / floor.frames) } };
 }

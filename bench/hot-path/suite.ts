@@ -32,7 +32,7 @@ import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { SinkOrderEntry } from './sink-order-entry.ts';
 import { measureAllocation } from './allocation.ts';
-import type { AllocationResult } from './allocation.ts';
+import type { AllocationFloor, AllocationResult } from './allocation.ts';
 import { PathLane, drive } from './lanes.ts';
 import type { DrivePhase, Lane } from './lanes.ts';
 import { buildHotPath } from './wiring.ts';
@@ -78,7 +78,7 @@ export default {
       const naive = new NaiveLane();
       const bytes = stream.deltas.map((text) => Buffer.from(text, 'utf8'));
       const { timed: frames, next } = await drive([on, off, naive], bytes, phase);
-      const [ours, obvious] = await measureAllocation([off, naive], bytes, next, phase.allocationFrames);
+      const { results: [ours, obvious], floor } = await measureAllocation([off, naive], bytes, next, phase.allocationFrames);
       const probe = on.hp.probe;
       const note = `frames timed ${frames}, with an order ${probe.framesWithOrder}; requests ${on.sink.requests}, ${on.sink.bytes} bytes; orders sent ${on.hp.oms.stats.ordersSent}`;
       const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, name, false, histogram, extra);
@@ -94,7 +94,7 @@ export default {
         latencyRow(SUITE, PROBE_OFF, true, off.histogram, { note: `same wiring, probe.setEnabled(false); orders sent ${off.hp.oms.stats.ordersSent}` }),
         latencyRow(SUITE, NAIVE, true, naive.histogram, { note: `${naive.orders} orders; same frames, same request assembly and byte copy` }),
         timerFloor(phase),
-        ...allocationRows(ours, obvious),
+        ...allocationRows(ours!, obvious!, floor),
       );
     } finally {
       for (const hp of paths) await hp.stop();
@@ -164,9 +164,10 @@ const ALLOC_BYTES = 'allocation: heap bytes per 1M orders, same path (probe off)
 const ALLOC_BYTES_NAIVE = 'baseline: allocation: heap bytes per 1M orders, naive pipeline, lane alone';
 const ALLOC_GC = 'allocation: scavenges (minor GC) per 1M orders, same path (probe off), lane alone';
 const ALLOC_GC_NAIVE = 'baseline: allocation: scavenges (minor GC) per 1M orders, naive pipeline, lane alone';
+const ALLOC_GC_FLOOR = 'floor: allocation: scavenges (minor GC) per 1M frames, the driver alone (an empty lane)';
 
-/** The allocation phase as rows: bytes and scavenges per 1M orders, ours beside the naive pipeline's. */
-function allocationRows(ours: AllocationResult, naive: AllocationResult): BenchRow[] {
+/** The allocation phase as rows: bytes and scavenges per 1M orders, ours beside the naive pipeline's, and the driver's own scavenges (in both lanes' counts). */
+function allocationRows(ours: AllocationResult, naive: AllocationResult, floor: AllocationFloor): BenchRow[] {
   const note = (r: AllocationResult): string => `${r.frames} frames, ${r.orders} orders, untimed; used-heap rises summed per frame, the driver's own subtracted (allocation.ts)`;
   const row = (name: string, baseline: boolean, r: AllocationResult, value: number, unit: string, compareTo?: string): BenchRow => ({
     suite: SUITE, case: name, baseline, count: r.orders, value, unit, note: note(r), ...(compareTo === undefined ? {} : { compareTo }),
@@ -176,6 +177,10 @@ function allocationRows(ours: AllocationResult, naive: AllocationResult): BenchR
     row(ALLOC_BYTES_NAIVE, true, naive, naive.bytesPerMillionOrders, 'bytes'),
     row(ALLOC_GC, false, ours, ours.scavengesPerMillionOrders, 'scavenges', ALLOC_GC_NAIVE),
     row(ALLOC_GC_NAIVE, true, naive, naive.scavengesPerMillionOrders, 'scavenges'),
+    {
+      suite: SUITE, case: ALLOC_GC_FLOOR, baseline: true, count: floor.frames, value: floor.scavengesPerMillionFrames, unit: 'scavenges',
+      note: `${floor.frames} frames through a lane that does nothing: the driver's await and heap sampling, counted in both lanes' scavenges above (one order a frame)`,
+    },
   ];
 }
 
