@@ -28,6 +28,7 @@
  * `finally`, each by its own handle. Full run ~6 min, --quick ~30 s (2 CPUs, load average 2-3).
  */
 
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -96,17 +97,17 @@ const FULL: Phases = {
 };
 
 /** A user per phase (UUIDs): each phase's orders and positions are its own. */
-const USERS = { tickToTrade: 'f1ee7000-0000-4000-8000-000000000001', tickToTradeLone: 'f1ee7000-0000-4000-8000-000000000005', pairedFleet: 'f1ee7000-0000-4000-8000-000000000006', flood: 'f1ee7000-0000-4000-8000-000000000002', noFleet: 'f1ee7000-0000-4000-8000-000000000003', quiet: 'f1ee7000-0000-4000-8000-000000000004' };
+const USERS = { tickToTrade: 'f1ee7000-0000-4000-8000-000000000001', flood: 'f1ee7000-0000-4000-8000-000000000002', noFleet: 'f1ee7000-0000-4000-8000-000000000003', quiet: 'f1ee7000-0000-4000-8000-000000000004' };
 
 interface Keys {
   tickToTrade: ApiKey;
   /**
-   * The paired design's two runtimes: each a fresh user of its own, so their orders, positions and
-   * budgets are apart, and neither inherits what the sequential runs left (positions, and the fleet
-   * key's lease table with their last leases still live).
+   * The paired design's two runtimes, per round: each a fresh user of its own, so their orders,
+   * positions and budgets are apart, and neither inherits what the sequential runs or earlier
+   * rounds left (positions: over 20 rounds on one user the fleet runtime reached its leased share
+   * of the position limit; and the fleet key's lease table with its last leases still live).
    */
-  tickToTradeLone: ApiKey;
-  pairedFleet: ApiKey;
+  paired: Record<'lone' | 'fleet', ApiKey>[];
   flood: ApiKey;
   noFleet: ApiKey;
   quiet: ApiKey;
@@ -144,7 +145,7 @@ export default {
 
 /** The phases one after another (never overlapping: each would load the others' event loop). */
 async function runPhases(sim: BenchChild, admin: Redis, redisUrl: string, work: string, phases: Phases, placement: { plan: CpuPlan | null; reason: string }): Promise<BenchRow[]> {
-  const keys = await createKeys(sim, admin);
+  const keys = await createKeys(sim, admin, phases.paired.rounds);
   const rows: BenchRow[] = [];
   progress('tick-to-trade in process, lone and fleet runtime paths');
   rows.push(...inProcessRows(await inProcessRuns(phases.inProcess)));
@@ -152,7 +153,7 @@ async function runPhases(sim: BenchChild, admin: Redis, redisUrl: string, work: 
   const t2t = await tickToTradeRuns(sim, keys.tickToTrade, redisUrl, work, phases.tickToTrade, placement.plan?.runtimeCpus ?? null);
   rows.push(...tickToTradeRows(t2t, phases.tickToTrade.order, placement.reason));
   progress('tick-to-trade, lone and fleet runtime at once (paired)');
-  const paired = await pairedRuns(sim, { lone: keys.tickToTradeLone, fleet: keys.pairedFleet }, redisUrl, work, phases.paired, placement.plan?.runtimeCpus ?? null);
+  const paired = await pairedRuns(sim, keys.paired, redisUrl, work, phases.paired, placement.plan?.runtimeCpus ?? null);
   rows.push(...pairedRows(paired, placement.reason));
   // BENCH_FLEET_ONLY=t2t: the two tick-to-trade phases only (their rows; a result file of part of the suite).
   if (process.env.BENCH_FLEET_ONLY === 't2t') return rows;
@@ -178,17 +179,23 @@ function progress(phase: string): void {
  * grants nothing for its first TTL (budget-lease.ts, limit-lease.ts), so that wait passes while
  * earlier phases run instead of inside them.
  */
-async function createKeys(sim: BenchChild, admin: Redis): Promise<Keys> {
+async function createKeys(sim: BenchChild, admin: Redis, pairedRounds: number): Promise<Keys> {
+  const paired: Record<'lone' | 'fleet', ApiKey>[] = [];
+  for (let round = 0; round < pairedRounds; round++) {
+    paired.push({ lone: await newKey(sim, 'prime', randomUUID()), fleet: await newKey(sim, 'prime', randomUUID()) });
+  }
   const keys: Keys = {
     tickToTrade: await newKey(sim, 'prime', USERS.tickToTrade),
-    tickToTradeLone: await newKey(sim, 'prime', USERS.tickToTradeLone),
-    pairedFleet: await newKey(sim, 'prime', USERS.pairedFleet),
+    paired,
     flood: await newKey(sim, 'basic', USERS.flood),
     noFleet: await newKey(sim, 'basic', USERS.noFleet),
     quiet: await newKey(sim, 'prime', USERS.quiet),
   };
   const noAsks = Array.from({ length: LIMIT_KIND_COUNT }, () => ({ limit: 0, want: 0, used: 0 }));
-  for (const [key, ttlMs] of [[keys.tickToTrade, DEFAULT_LEASE_TTL_MS], [keys.pairedFleet, DEFAULT_LEASE_TTL_MS], [keys.flood, LEASE_TTL_MS], [keys.quiet, LEASE_TTL_MS]] as const) {
+  const tables: (readonly [ApiKey, number])[] = [
+    [keys.tickToTrade, DEFAULT_LEASE_TTL_MS], ...paired.map((pair) => [pair.fleet, DEFAULT_LEASE_TTL_MS] as const), [keys.flood, LEASE_TTL_MS], [keys.quiet, LEASE_TTL_MS],
+  ];
+  for (const [key, ttlMs] of tables) {
     await leaseBudget(admin, key.keyId, 'bench-table', WEIGHT_IDLE, ttlMs);
     await giveBackLease(admin, key.keyId, 'bench-table', ttlMs);
     await leaseLimits(admin, key.keyId, 'bench-table', noAsks, ttlMs);

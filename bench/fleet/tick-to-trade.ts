@@ -144,10 +144,13 @@ export interface PairedResult {
   readSecond: Record<RunKind, KindResult>;
 }
 
-export async function pairedRuns(sim: BenchChild, keys: Record<RunKind, ApiKey>, redisUrl: string, work: string, phase: PairedPhase, pin: string | null): Promise<PairedResult> {
+export async function pairedRuns(sim: BenchChild, keysByRound: readonly Record<RunKind, ApiKey>[], redisUrl: string, work: string, phase: PairedPhase, pin: string | null): Promise<PairedResult> {
   const empty = (): Record<RunKind, KindResult> => ({ lone: emptyResult(), fleet: emptyResult() });
   const results: PairedResult = { pooled: empty(), readFirst: empty(), readSecond: empty() };
   for (let round = 0; round < phase.rounds; round++) {
+    // Fresh users each round: a position one round built (its far bids fill now and then) never
+    // reaches the fleet runtime's leased share of the position limit in a later round.
+    const keys = keysByRound[round]!;
     const runtimes: Record<RunKind, Runtime> = {
       lone: tickToTradeRuntime(sim, keys.lone, null, journalIn(work, `pair-lone-${round}`)),
       fleet: tickToTradeRuntime(sim, keys.fleet, { redisUrl, runtimeName: `pair-fleet-${round}`, leaseTtlMs: null, renewMs: null }, journalIn(work, `pair-fleet-${round}`)),
