@@ -97,10 +97,11 @@ const FULL: Phases = {
 };
 
 /** A user per phase (UUIDs): each phase's orders and positions are its own. */
-const USERS = { tickToTrade: 'f1ee7000-0000-4000-8000-000000000001', flood: 'f1ee7000-0000-4000-8000-000000000002', noFleet: 'f1ee7000-0000-4000-8000-000000000003', quiet: 'f1ee7000-0000-4000-8000-000000000004' };
+const USERS = { flood: 'f1ee7000-0000-4000-8000-000000000002', noFleet: 'f1ee7000-0000-4000-8000-000000000003', quiet: 'f1ee7000-0000-4000-8000-000000000004' };
 
 interface Keys {
-  tickToTrade: ApiKey;
+  /** The sequential runs, one fresh user each (a user's position from one run reached the fleet runtime's leased share in a later one). */
+  sequential: ApiKey[];
   /**
    * The paired design's two runtimes, per round: each a fresh user of its own, so their orders,
    * positions and budgets are apart, and neither inherits what the sequential runs or earlier
@@ -145,12 +146,12 @@ export default {
 
 /** The phases one after another (never overlapping: each would load the others' event loop). */
 async function runPhases(sim: BenchChild, admin: Redis, redisUrl: string, work: string, phases: Phases, placement: { plan: CpuPlan | null; reason: string }): Promise<BenchRow[]> {
-  const keys = await createKeys(sim, admin, phases.paired.rounds);
+  const keys = await createKeys(sim, admin, phases.tickToTrade.order, phases.paired.rounds);
   const rows: BenchRow[] = [];
   progress('tick-to-trade in process, lone and fleet runtime paths');
   rows.push(...inProcessRows(await inProcessRuns(phases.inProcess)));
   progress('tick-to-trade, lone and fleet runtime');
-  const t2t = await tickToTradeRuns(sim, keys.tickToTrade, redisUrl, work, phases.tickToTrade, placement.plan?.runtimeCpus ?? null);
+  const t2t = await tickToTradeRuns(sim, keys.sequential, redisUrl, work, phases.tickToTrade, placement.plan?.runtimeCpus ?? null);
   rows.push(...tickToTradeRows(t2t, phases.tickToTrade.order, placement.reason));
   progress('tick-to-trade, lone and fleet runtime at once (paired)');
   const paired = await pairedRuns(sim, keys.paired, redisUrl, work, phases.paired, placement.plan?.runtimeCpus ?? null);
@@ -179,13 +180,15 @@ function progress(phase: string): void {
  * grants nothing for its first TTL (budget-lease.ts, limit-lease.ts), so that wait passes while
  * earlier phases run instead of inside them.
  */
-async function createKeys(sim: BenchChild, admin: Redis, pairedRounds: number): Promise<Keys> {
+async function createKeys(sim: BenchChild, admin: Redis, sequentialOrder: readonly ('lone' | 'fleet')[], pairedRounds: number): Promise<Keys> {
+  const sequential: ApiKey[] = [];
+  for (let run = 0; run < sequentialOrder.length; run++) sequential.push(await newKey(sim, 'prime', randomUUID()));
   const paired: Record<'lone' | 'fleet', ApiKey>[] = [];
   for (let round = 0; round < pairedRounds; round++) {
     paired.push({ lone: await newKey(sim, 'prime', randomUUID()), fleet: await newKey(sim, 'prime', randomUUID()) });
   }
   const keys: Keys = {
-    tickToTrade: await newKey(sim, 'prime', USERS.tickToTrade),
+    sequential,
     paired,
     flood: await newKey(sim, 'basic', USERS.flood),
     noFleet: await newKey(sim, 'basic', USERS.noFleet),
@@ -193,7 +196,7 @@ async function createKeys(sim: BenchChild, admin: Redis, pairedRounds: number): 
   };
   const noAsks = Array.from({ length: LIMIT_KIND_COUNT }, () => ({ limit: 0, want: 0, used: 0 }));
   const tables: (readonly [ApiKey, number])[] = [
-    [keys.tickToTrade, DEFAULT_LEASE_TTL_MS], ...paired.map((pair) => [pair.fleet, DEFAULT_LEASE_TTL_MS] as const), [keys.flood, LEASE_TTL_MS], [keys.quiet, LEASE_TTL_MS],
+    ...sequential.filter((_, run) => sequentialOrder[run] === 'fleet').map((key) => [key, DEFAULT_LEASE_TTL_MS] as const), ...paired.map((pair) => [pair.fleet, DEFAULT_LEASE_TTL_MS] as const), [keys.flood, LEASE_TTL_MS], [keys.quiet, LEASE_TTL_MS],
   ];
   for (const [key, ttlMs] of tables) {
     await leaseBudget(admin, key.keyId, 'bench-table', WEIGHT_IDLE, ttlMs);

@@ -68,12 +68,13 @@ async function waitForLeases(runtime: Runtime): Promise<void> {
   }
 }
 
-export async function tickToTradeRuns(sim: BenchChild, key: ApiKey, redisUrl: string, work: string, phase: TickToTradePhase, pin: string | null): Promise<Record<RunKind, KindResult>> {
+/** `keysByRun`: a fresh user for each run (as the paired rounds), so no run inherits another's position. */
+export async function tickToTradeRuns(sim: BenchChild, keysByRun: readonly ApiKey[], redisUrl: string, work: string, phase: TickToTradePhase, pin: string | null): Promise<Record<RunKind, KindResult>> {
   const results: Record<RunKind, KindResult> = { lone: emptyResult(), fleet: emptyResult() };
   for (let index = 0; index < phase.order.length; index++) {
     const kind = phase.order[index]!;
     const seat = kind === 'fleet' ? { redisUrl, runtimeName: `t2t-fleet-${index}`, leaseTtlMs: null, renewMs: null } : null;
-    const runtime = tickToTradeRuntime(sim, key, seat, journalIn(work, `t2t-${kind}-${index}`));
+    const runtime = tickToTradeRuntime(sim, keysByRun[index]!, seat, journalIn(work, `t2t-${kind}-${index}`));
     await measureOne(runtime, kind, index === 0 ? phase.firstWarmupMs : phase.warmupMs, phase.measureMs, pin, results[kind]);
   }
   return results;
