@@ -260,7 +260,7 @@ export class Oms implements ExecListener {
   accept(intent: Readonly<OrderIntent>, ticker: string, orderGroupId: string | null, reservedId = '', reservedCounter = 0): Order {
     const nowMs = this.#clock.nowMs();
     const clientOrderId = reservedId === '' ? this.clientOrderIds.next() : reservedId;
-    const order = this.#pool.take(
+    const order = this.#pool.take().reinit(
       clientOrderId,
       reservedId === '' ? this.clientOrderIds.counter : reservedCounter,
       ticker,
@@ -945,7 +945,7 @@ export class Oms implements ExecListener {
     for (const saved of recovered.orders) {
       if (isTerminal(saved.state)) continue;
       // Market and group are found by ticker and id where needed: handles are this run's.
-      const order = this.#pool.take(
+      const order = this.#pool.take().reinit(
         saved.clientOrderId,
         saved.counter,
         saved.ticker,
@@ -1027,7 +1027,7 @@ export class Oms implements ExecListener {
 
   #adoptLost(wire: WireOrder, counter: number, margin: boolean): void {
     const nowMs = this.#clock.nowMs();
-    const order = this.#pool.take(
+    const order = this.#pool.take().reinit(
       wire.clientOrderId, counter, wire.ticker, -1, wire.side, wire.price, wire.initialCount,
       'good_till_canceled', false, false, this.#selfTradePrevention, wire.subaccount, wire.orderGroupId, -1, -1,
       wire.createdTimeMs > 0 ? wire.createdTimeMs : nowMs,

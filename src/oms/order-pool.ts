@@ -8,9 +8,8 @@
  * (risk/order-bookings.ts). Owns the records and the free slots; never decides when to release.
  */
 
-import { assert, type BookSide, type Price, type TimeInForce } from '../core/index.ts';
+import { assert } from '../core/index.ts';
 import { Order } from './order.ts';
-import type { SelfTradePrevention } from './order-route.ts';
 
 export class OrderPool {
   /** Every record made, by slot. */
@@ -19,34 +18,16 @@ export class OrderPool {
   readonly #free: number[] = [];
   readonly stats = { created: 0, reused: 0, released: 0 };
 
-  /** A record for a new order: a free one reinitialised, else a new one with the next slot. Arguments as Order's constructor. */
-  take(
-    clientOrderId: string,
-    counter: number,
-    ticker: string,
-    market: number,
-    side: BookSide,
-    price: Price,
-    count: number,
-    timeInForce: TimeInForce,
-    postOnly: boolean,
-    reduceOnly: boolean,
-    selfTradePrevention: SelfTradePrevention,
-    subaccount: number,
-    orderGroupId: string | null,
-    groupHandle: number,
-    strategyId: number,
-    nowMs: number,
-  ): Order {
+  /** A record for a new order: a free one (its generation moved on), else a new one with the next slot. The caller reinit()s it. */
+  take(): Order {
     const slot = this.#free.pop();
     if (slot === undefined) {
-      const order = new Order(this.#records.length, clientOrderId, counter, ticker, market, side, price, count, timeInForce, postOnly, reduceOnly, selfTradePrevention, subaccount, orderGroupId, groupHandle, strategyId, nowMs);
+      const order = new Order(this.#records.length);
       this.#records.push(order);
       this.stats.created++;
       return order;
     }
     const order = this.#records[slot]!;
-    order.reinit(clientOrderId, counter, ticker, market, side, price, count, timeInForce, postOnly, reduceOnly, selfTradePrevention, subaccount, orderGroupId, groupHandle, strategyId, nowMs);
     order.generation = -order.generation;
     this.stats.reused++;
     return order;

@@ -23,42 +23,42 @@ import type { SelfTradePrevention } from './order-route.ts';
 export class Order {
   /** Dense number among the orders the OMS tracks (reused once one is forgotten); the gate books by it. */
   readonly slot: number;
-  clientOrderId!: string;
-  counter!: number;
+  clientOrderId = '';
+  counter = 0;
   orderId = '';
-  ticker!: string;
+  ticker = '';
   /** Market index; -1 for an order recovered from the journal (the gate finds it by ticker). */
-  market!: number;
-  side!: BookSide;
-  price!: Price;
+  market = -1;
+  side: BookSide = 'bid';
+  price = 0 as Price;
   /** Current total size: initial count, changed by amend and decrease (1/100 contract). */
-  totalCount!: number;
+  totalCount = 0;
   fillSum = 0;
   venueFilled = 0;
   filledCount = 0;
-  remainingCount!: number;
+  remainingCount = 0;
   state: OrderState = OrderState.PENDING_NEW;
-  timeInForce!: TimeInForce;
-  postOnly!: boolean;
-  reduceOnly!: boolean;
-  selfTradePrevention!: SelfTradePrevention;
+  timeInForce: TimeInForce = 'good_till_canceled';
+  postOnly = false;
+  reduceOnly = false;
+  selfTradePrevention: SelfTradePrevention = 'taker_at_cross';
   /** Unix seconds, 0 = none (the wire's expiration_ts). */
   readonly expirationTs = 0;
   /** Times this record was handed back to its pool (order-pool.ts): a holder compares it to tell its order from a later one in the same record. */
   generation = 0;
-  subaccount!: number;
-  orderGroupId!: string | null;
+  subaccount = 0;
+  orderGroupId: string | null = null;
   /** The intent's order-group handle, -1 when none or recovered (the gate finds it by id). */
-  groupHandle!: number;
-  strategyId!: number;
-  createdAtMs!: number;
+  groupHandle = -1;
+  strategyId = 0;
+  createdAtMs = 0;
   /** When the last request for this order was sent (pending timeout). */
-  sentAtMs!: number;
-  lastEventMs!: number;
+  sentAtMs = 0;
+  lastEventMs = 0;
   /** When the order last entered UNKNOWN (the grace period runs from here). */
   unknownSinceMs = 0;
   /** Amend in flight: target price and resting count. */
-  pendingPrice!: Price;
+  pendingPrice = 0 as Price;
   pendingCount = 0;
   /** The total (filled + resting) the last amend asked for, 1/100 contract: an ack short of it with nothing left was closed, not filled. */
   pendingTotal = 0;
@@ -82,33 +82,15 @@ export class Order {
   livePrev: Order | null = null;
   liveNext: Order | null = null;
 
-  constructor(
-    slot: number,
-    clientOrderId: string,
-    counter: number,
-    ticker: string,
-    market: number,
-    side: BookSide,
-    price: Price,
-    count: number,
-    timeInForce: TimeInForce,
-    postOnly: boolean,
-    reduceOnly: boolean,
-    selfTradePrevention: SelfTradePrevention,
-    subaccount: number,
-    orderGroupId: string | null,
-    groupHandle: number,
-    strategyId: number,
-    nowMs: number,
-  ) {
+  /** A blank record for `slot` (order-pool.ts); reinit makes it an order. */
+  constructor(slot: number) {
     this.slot = slot;
-    this.reinit(clientOrderId, counter, ticker, market, side, price, count, timeInForce, postOnly, reduceOnly, selfTradePrevention, subaccount, orderGroupId, groupHandle, strategyId, nowMs);
   }
 
   /**
    * The record made a new order (order-pool.ts reuses it): every field the constructor and the
-   * field initialisers set, set again, so nothing of the order it held before remains. Same
-   * arguments as the constructor but the slot, which stays the record's.
+   * field initialisers set, set again, so nothing of the order it held before remains. The slot
+   * stays the record's. Returns the record.
    */
   reinit(
     clientOrderId: string,
@@ -127,7 +109,7 @@ export class Order {
     groupHandle: number,
     strategyId: number,
     nowMs: number,
-  ): void {
+  ): this {
     this.clientOrderId = clientOrderId;
     this.counter = counter;
     this.orderId = '';
@@ -167,6 +149,7 @@ export class Order {
     this.inLive = false;
     this.livePrev = null;
     this.liveNext = null;
+    return this;
   }
 
   /**

@@ -13,7 +13,7 @@ import { LiveOrders } from '../../src/oms/live-orders.ts';
 function records(n: number): Order[] {
   const pool = new OrderPool();
   const out: Order[] = [];
-  for (let i = 0; i < n; i++) out.push(pool.take(`t-${i}`, i, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0));
+  for (let i = 0; i < n; i++) out.push(pool.take().reinit(`t-${i}`, i, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0));
   return out;
 }
 

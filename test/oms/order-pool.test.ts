@@ -193,12 +193,12 @@ describe('order records pool', () => {
 
   it('refuses a record released twice or not its own', () => {
     const pool = new OrderPool();
-    const order = pool.take('a-1', 1, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0);
+    const order = pool.take().reinit('a-1', 1, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0);
     pool.release(order);
     expect(() => pool.release(order)).toThrow(/already free/);
-    const other = new OrderPool().take('b-1', 1, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0);
+    const other = new OrderPool().take().reinit('b-1', 1, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0);
     expect(() => pool.release(other)).toThrow(/not a record/);
-    const again = pool.take('a-2', 2, 'U', 1, 'ask', 6000 as Price, 200, 'immediate_or_cancel', true, true, 'maker', 3, 'g', 1, 2, 5);
+    const again = pool.take().reinit('a-2', 2, 'U', 1, 'ask', 6000 as Price, 200, 'immediate_or_cancel', true, true, 'maker', 3, 'g', 1, 2, 5);
     expect(again).toBe(order);
     expect(again.generation).toBe(1);
     expect({ id: again.clientOrderId, orderId: again.orderId, state: again.state, total: again.totalCount, filled: again.filledCount, tif: again.timeInForce }).toEqual({ id: 'a-2', orderId: '', state: OrderState.PENDING_NEW, total: 200, filled: 0, tif: 'immediate_or_cancel' });
