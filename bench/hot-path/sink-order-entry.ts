@@ -149,11 +149,13 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     const n = this.#answers;
     this.#answers = 0;
     if (listener === null) return 0;
+    listener.answersBegin?.();
     for (let i = 0; i < n; i++) {
       const key = this.#answerKey[i];
       if (this.#answerKind[i] === 0) listener.onCreateAck(key, `${this.venue.name}-sink-${++this.#orderIds}`, 0 as Count, this.#answerCount[i] as Count, tsMs);
       else listener.onCancelAck(key, COUNT_INVALID, tsMs);
     }
+    listener.answersEnd?.(); // as RestOrderEntry ends a response
     return n;
   }
 

@@ -28,6 +28,8 @@ export const CLIENT_ORDER_ID_BYTES_MAX = 16 + 1 + 16 + 1 + 16;
 export class ClientOrderIds {
   readonly prefix: string;
   readonly sessionEpochMs: number;
+  /** "<prefix>-<epoch>-": every id of this session starts with it. */
+  readonly head: string;
   /** "<prefix>-<epoch>-" as ASCII bytes: every id starts with them. */
   readonly #head: Buffer;
   /** next() writes the id here and makes its string from these bytes: one flat string, no concatenation. */
@@ -41,7 +43,8 @@ export class ClientOrderIds {
     if (!Number.isSafeInteger(lastCounter) || lastCounter < 0) throw new ClientOrderIdError(`last counter must be a non-negative integer, got ${lastCounter}`);
     this.prefix = prefix;
     this.sessionEpochMs = sessionEpochMs;
-    this.#head = Buffer.from(`${prefix}-${sessionEpochMs.toString(36)}-`, 'latin1');
+    this.head = `${prefix}-${sessionEpochMs.toString(36)}-`;
+    this.#head = Buffer.from(this.head, 'latin1');
     this.#counter = lastCounter;
   }
 

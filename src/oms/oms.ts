@@ -21,6 +21,7 @@
 import { CENTICENTS_INVALID, COUNT_INVALID, FifoMap } from '../core/index.ts';
 import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
 import { ClientOrderIds, nextSessionEpoch, parseClientOrderId } from './client-order-ids.ts';
+import { ClientIdIndex } from './client-id-index.ts';
 import { FillDedup } from './fill-dedup.ts';
 import { JournalKind } from './journal.ts';
 import type { Journal, RecoveredJournal, RecoveredKill } from './journal.ts';
@@ -139,7 +140,7 @@ export class Oms implements ExecListener {
   readonly #unknownGraceMs: number;
   readonly #reconcileIntervalMs: number;
   readonly #terminalRetentionMs: number;
-  readonly #byClientId = new Map<string, Order>();
+  readonly #byClientId: ClientIdIndex;
   readonly #byOrderId = new Map<string, Order>();
   readonly #live = new LiveOrders();
   /**
@@ -176,6 +177,9 @@ export class Oms implements ExecListener {
   readonly #changed: Order[] = [];
   #changedCount = 0;
   #changesScheduled = false;
+  /** Inside a transport's answersBegin/answersEnd: answersEnd tells the strategies, no microtask. */
+  #answerDepth = 0;
+  #flushing = false;
   readonly #flushChangesBound = (): void => this.#flushChanges();
   /** Slots of forgotten orders, handed to the next ones (the gate books by slot). */
   /** The order records, reused once an order is forgotten (#pruneTerminal). */
@@ -208,6 +212,7 @@ export class Oms implements ExecListener {
     const nowMs = this.#clock.nowMs();
     const epoch = nextSessionEpoch(nowMs, recovered === null ? 0 : recovered.sessionEpochMsMax);
     this.clientOrderIds = new ClientOrderIds(options.clientOrderIdPrefix, epoch, recovered === null ? 0 : recovered.counterMax);
+    this.#byClientId = new ClientIdIndex(this.clientOrderIds.head);
     this.#journal?.writeSessionSync(nowMs, options.clientOrderIdPrefix, epoch, this.clientOrderIds.counter);
     this.#reconcileHost = this.#makeReconcileHost();
     if (recovered !== null) this.#restore(recovered);
@@ -750,9 +755,24 @@ export class Oms implements ExecListener {
     if (this.#changedCount === this.#changed.length) this.#changed.push(order);
     else this.#changed[this.#changedCount] = order;
     this.#changedCount++;
-    if (this.#changesScheduled) return;
+    if (this.#changesScheduled || this.#answerDepth > 0) return;
     this.#changesScheduled = true;
     void RESOLVED.then(this.#flushChangesBound);
+  }
+
+  /** ExecListener: the answers of one read follow. */
+  answersBegin(): void {
+    this.#answerDepth++;
+  }
+
+  /**
+   * ExecListener: the read's answers are applied: tell the strategies now. Changes queued while a
+   * flush is running (an answer inside a strategy's reaction) or with a microtask already pending
+   * are left to those.
+   */
+  answersEnd(): void {
+    if (this.#answerDepth > 0) this.#answerDepth--;
+    if (this.#answerDepth === 0 && this.#changedCount > 0 && !this.#changesScheduled && !this.#flushing) this.#flushChanges();
   }
 
   /** Reports the queued changes; those a strategy's reaction adds are reported in the next round. */
@@ -760,10 +780,15 @@ export class Oms implements ExecListener {
     this.#changesScheduled = false;
     const changed = this.#changed;
     const count = this.#changedCount;
-    for (let i = 0; i < count; i++) {
-      const order = changed[i];
-      order.updateQueued = false;
-      this.#updates?.onOrderUpdate(order);
+    this.#flushing = true;
+    try {
+      for (let i = 0; i < count; i++) {
+        const order = changed[i];
+        order.updateQueued = false;
+        this.#updates?.onOrderUpdate(order);
+      }
+    } finally {
+      this.#flushing = false;
     }
     // Changes a strategy's reaction queued meanwhile move to the front, for the next round.
     const more = this.#changedCount - count;

@@ -82,6 +82,15 @@ export interface ExecListener {
    */
   onAmendUnknown?(orderId: string, code: ExecErrorCode): void;
   onDecreaseUnknown?(orderId: string, code: ExecErrorCode): void;
+  /**
+   * Around the answers of one read (one response, one FIX message, one batch): the OMS holds the
+   * strategies' order updates until answersEnd and tells them then, in the transport's callback,
+   * rather than scheduling a microtask per answer (a promise reaction of garbage each). Optional;
+   * a transport that never calls them gets the microtask. answersEnd comes after the transport has
+   * freed what the answer held, so a strategy may send from its update.
+   */
+  answersBegin?(): void;
+  answersEnd?(): void;
 }
 
 export type OrderStatus = 'resting' | 'canceled' | 'executed';

@@ -32,6 +32,12 @@ class RecordingListener implements ExecListener {
     this.#recorder = recorder;
     this.#next = next;
   }
+  answersBegin(): void {
+    this.#next.answersBegin?.();
+  }
+  answersEnd(): void {
+    this.#next.answersEnd?.();
+  }
   onCreateAck(clientOrderId: string, orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void {
     this.#recorder.text(RecordKind.ANSWER, `create_ack|${clientOrderId}|${orderId}|${fillCount}|${remainingCount}|${tsMs}`);
     this.#next.onCreateAck(clientOrderId, orderId, fillCount, remainingCount, tsMs);

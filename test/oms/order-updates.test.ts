@@ -49,6 +49,63 @@ describe('Oms: order updates for strategies', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('reports a read\'s answers at answersEnd, in the transport\'s callback, without a microtask', async () => {
+    const { w, seen, during, reentered } = setup();
+    w.router.submit(w.intent);
+    const first = w.oms.lastClientOrderId;
+    w.router.submit({ ...w.intent, price: p('0.39') });
+    const second = w.oms.lastClientOrderId;
+    const listener = w.entry.listener!;
+    during(() => {
+      listener.answersBegin!();
+      listener.onCreateAck(first, 'o-1', c('0'), c('10'), 0);
+      listener.onCreateAck(second, 'o-2', c('0'), c('10'), 0);
+    });
+    expect(seen).toEqual([]); // not inside the answers
+    listener.answersEnd!();
+    expect(seen).toEqual([
+      { id: first, state: OrderState.RESTING },
+      { id: second, state: OrderState.RESTING },
+    ]);
+    await microtasks();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toHaveLength(2); // nothing told twice by a leftover microtask
+    expect(reentered()).toBe(false);
+  });
+
+  it('leaves an answer that arrives inside a strategy\'s update to the next round, never re-entering it', async () => {
+    const w = world();
+    w.router.submit(w.intent);
+    const first = w.oms.lastClientOrderId;
+    w.router.submit({ ...w.intent, price: p('0.39') });
+    const second = w.oms.lastClientOrderId;
+    const listener = w.entry.listener!;
+    const seen: string[] = [];
+    let depth = 0;
+    let deepest = 0;
+    w.oms.setUpdateSink({
+      onOrderUpdate: (order: Readonly<Order>) => {
+        depth++;
+        deepest = Math.max(deepest, depth);
+        seen.push(order.clientOrderId);
+        if (order.clientOrderId === first) {
+          // A transport that answers synchronously (a "not sent" failure) while the strategy reacts.
+          listener.answersBegin!();
+          listener.onCreateAck(second, 'o-2', c('0'), c('10'), 0);
+          listener.answersEnd!();
+        }
+        depth--;
+      },
+    });
+    listener.answersBegin!();
+    listener.onCreateAck(first, 'o-1', c('0'), c('10'), 0);
+    listener.answersEnd!();
+    expect(seen).toEqual([first]);
+    await microtasks();
+    expect(seen).toEqual([first, second]);
+    expect(deepest).toBe(1);
+  });
+
   it('reports a pending create that times out into UNKNOWN in the tick, once', async () => {
     const { w, seen } = setup();
     w.router.submit(w.intent);

@@ -524,19 +524,25 @@ export class FixOrderEntry implements OrderEntry {
   /** Acks of the reports of one read chunk, each with the last state its reports gave. */
   #flushAnswered(): void {
     const answered = this.#answered;
-    while (answered.length > 0) {
-      const pending = answered.shift() as Pending;
-      const { kind, key, orderId, cumQty, leavesQty, reducedBy, tsMs } = pending;
-      this.#release(pending);
-      this.stats.acks++;
-      const listener = this.#listener;
-      switch (kind) {
-        case Kind.CREATE: listener.onCreateAck(key, orderId, cumQty as Count, leavesQty as Count, tsMs); break;
-        case Kind.CANCEL: listener.onCancelAck(key, reducedBy as Count, tsMs); break;
-        case Kind.AMEND: listener.onAmendAck(key, cumQty as Count, leavesQty as Count, tsMs); break;
-        case Kind.DECREASE: listener.onDecreaseAck(key, (leavesQty === INT_INVALID ? COUNT_INVALID : leavesQty) as Count, tsMs); break;
-        default: break;
+    if (answered.length === 0) return;
+    const listener = this.#listener;
+    listener.answersBegin?.();
+    try {
+      while (answered.length > 0) {
+        const pending = answered.shift() as Pending;
+        const { kind, key, orderId, cumQty, leavesQty, reducedBy, tsMs } = pending;
+        this.#release(pending);
+        this.stats.acks++;
+        switch (kind) {
+          case Kind.CREATE: listener.onCreateAck(key, orderId, cumQty as Count, leavesQty as Count, tsMs); break;
+          case Kind.CANCEL: listener.onCancelAck(key, reducedBy as Count, tsMs); break;
+          case Kind.AMEND: listener.onAmendAck(key, cumQty as Count, leavesQty as Count, tsMs); break;
+          case Kind.DECREASE: listener.onDecreaseAck(key, (leavesQty === INT_INVALID ? COUNT_INVALID : leavesQty) as Count, tsMs); break;
+          default: break;
+        }
       }
+    } finally {
+      listener.answersEnd?.(); // the read chunk's acks are applied: the OMS tells the strategies (ExecListener)
     }
   }
 

@@ -673,6 +673,7 @@ export class RestOrderEntry implements OrderEntry {
    * is a bug: it is re-thrown from a microtask so the transport's read path is not unwound by it.
    */
   #onFinish(slot: RequestSlot): void {
+    this.#listener.answersBegin?.();
     try {
       this.#finish(slot);
     } catch (error) {
@@ -681,11 +682,24 @@ export class RestOrderEntry implements OrderEntry {
       });
     } finally {
       this.#release(slot);
+      this.#answersEnd();
+    }
+  }
+
+  /** After the slot is free: the listener tells the strategies (ExecListener.answersEnd). */
+  #answersEnd(): void {
+    try {
+      this.#listener.answersEnd?.();
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
     }
   }
 
   /** Transport failure: written (sent) -> unknown; never written -> reject with status 0 ("not sent"). */
   #onFailCode(slot: RequestSlot, code: ExecErrorCode, sent: boolean): void {
+    this.#listener.answersBegin?.();
     try {
       if (sent) {
         this.#unknownAll(slot, code);
@@ -699,6 +713,7 @@ export class RestOrderEntry implements OrderEntry {
       });
     } finally {
       this.#release(slot);
+      this.#answersEnd();
     }
   }
 
