@@ -10,7 +10,10 @@
  * bytes allocated between the last sample and that collection are lost, one frame's worth per
  * scavenge, well under 1%). Sampling allocates a little itself, and the driver's `await` too: an
  * empty lane run the same way measures that, and it is subtracted. Scavenges are counted by a
- * PerformanceObserver on 'gc' entries of kind minor. Untimed, one lane at a time, bounded in frames.
+ * PerformanceObserver on 'gc' entries of kind minor, in a second run over the next frames without
+ * the sampling (its statistics object per frame would be most of the collections counted; a count
+ * cannot be subtracted), so what remains of the driver's is its `await` alone, reported as the
+ * floor. Untimed, one lane at a time, bounded in frames.
  * Owns the measurement only; never changes what a lane does.
  */
 
@@ -36,8 +39,10 @@ export interface AllocationResult {
   orders: number;
   /** Heap bytes allocated per 1,000,000 orders (the driver's and the sampler's own subtracted). */
   bytesPerMillionOrders: number;
-  /** Minor collections per 1,000,000 orders. */
+  /** Minor collections per 1,000,000 orders (the second, unsampled run). */
   scavengesPerMillionOrders: number;
+  /** Orders of that run. */
+  scavengeOrders: number;
 }
 
 const EMPTY_LANE: AllocationLane = { step() {}, between() {}, ordersSoFar: () => 0 };
@@ -54,7 +59,7 @@ class HeapRises {
   }
 }
 
-async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: number, count: number): Promise<{ bytes: number; scavenges: number; orders: number; frames: number }> {
+async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: number, count: number, sampleHeap: boolean): Promise<{ bytes: number; scavenges: number; orders: number; frames: number }> {
   let scavenges = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
@@ -69,7 +74,7 @@ async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: 
     lane.between(i);
     await null; // as the timed driver does: the OMS's update microtask runs here
     lane.step(frames[i], false);
-    rises.sample();
+    if (sampleHeap) rises.sample();
     done++;
     if ((done & 1023) === 1023) await nextTurn(); // the journal's writes, as in the timed run
   }
@@ -79,20 +84,27 @@ async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: 
 }
 
 /**
- * Runs each lane alone over frames [first, first + count) (every lane sees the same frames, in
- * stream order after what it saw before) and reports per 1M orders, with the driver's own
- * scavenges (an empty lane's) per 1M frames. `first` must be where the
- * lanes' previous frames ended, so the books stay in sequence.
+ * Runs each lane alone over frames [first, first + bytesFrames) sampling the heap, then over the
+ * next `scavengeFrames` counting collections (every lane sees the same frames, in stream order
+ * after what it saw before) and reports per 1M orders, with the driver's own scavenges (an empty
+ * lane's, unsampled) per 1M frames. `first` must be where the lanes' previous frames ended, so the
+ * books stay in sequence.
  */
-export async function measureAllocation(lanes: readonly AllocationLane[], frames: readonly Buffer[], first: number, count: number): Promise<{ results: AllocationResult[]; floor: AllocationFloor }> {
-  const floor = await runAlone(EMPTY_LANE, frames, first, count);
-  const floorPerFrame = floor.frames === 0 ? 0 : floor.bytes / floor.frames;
+export async function measureAllocation(lanes: readonly AllocationLane[], frames: readonly Buffer[], first: number, bytesFrames: number, scavengeFrames: number): Promise<{ results: AllocationResult[]; floor: AllocationFloor }> {
+  const floorBytes = await runAlone(EMPTY_LANE, frames, first, bytesFrames, true);
+  const floorPerFrame = floorBytes.frames === 0 ? 0 : floorBytes.bytes / floorBytes.frames;
   const results: AllocationResult[] = [];
   for (const lane of lanes) {
-    const run = await runAlone(lane, frames, first, count);
+    const run = await runAlone(lane, frames, first, bytesFrames, true);
     const bytes = Math.max(0, run.bytes - floorPerFrame * run.frames);
-    const perMillion = run.orders === 0 ? 0 : 1_000_000 / run.orders;
-    results.push({ frames: run.frames, orders: run.orders, bytesPerMillionOrders: Math.round(bytes * perMillion), scavengesPerMillionOrders: Math.round(run.scavenges * perMillion) });
+    results.push({ frames: run.frames, orders: run.orders, bytesPerMillionOrders: run.orders === 0 ? 0 : Math.round((bytes * 1_000_000) / run.orders), scavengesPerMillionOrders: 0, scavengeOrders: 0 });
+  }
+  const second = first + bytesFrames;
+  const floor = await runAlone(EMPTY_LANE, frames, second, scavengeFrames, false);
+  for (let k = 0; k < lanes.length; k++) {
+    const run = await runAlone(lanes[k]!, frames, second, scavengeFrames, false);
+    results[k]!.scavengesPerMillionOrders = run.orders === 0 ? 0 : Math.round((run.scavenges * 1_000_000) / run.orders);
+    results[k]!.scavengeOrders = run.orders;
   }
   return { results, floor: { frames: floor.frames, scavengesPerMillionFrames: floor.frames === 0 ? 0 : Math.round((floor.scavenges * 1_000_000) / floor.frames) } };
 }
