@@ -92,10 +92,10 @@ function demoObligation(random: SeededRandom, input: DemoObligationsInput, cycle
   return {
     id: `obl-${stamp}-${assetClass}-${input.memberUserId}`,
     user_id: input.memberUserId,
-    amount_centicents: (pnl - fees - delta) | 0,
-    fees_centicents: fees | 0,
-    maintenance_margin_centicents: maintenance | 0,
-    pnl_centicents: pnl | 0,
+    amount_centicents: small(pnl - fees - delta),
+    fees_centicents: small(fees),
+    maintenance_margin_centicents: small(maintenance),
+    pnl_centicents: small(pnl),
     execution_time: marginRender.iso(cycleEndMs),
     last_updated_ts: marginRender.iso(cycleEndMs - 1000),
     asset_class: assetClass,
@@ -104,6 +104,20 @@ function demoObligation(random: SeededRandom, input: DemoObligationsInput, cycle
     maintenance_margin_details: margins,
     funding_payments: funding,
   };
+}
+
+/**
+ * A total as a small integer (int32). Node 24's V8 (13.6), once Maglev had recompiled
+ * demoObligation after an allocation-site deopt, gave successive obligations the same boxed
+ * numbers for these fields and overwrote them in place: an earlier obligation showed the last
+ * one's totals (seen in CI on Node 24, reproduced in a fresh vitest fork, about 1 file in 40;
+ * gone with --no-maglev or --no-allocation-site-pretenuring). A small integer is never boxed. The
+ * demo's totals stay far below 2^31; a larger one would be a generator bug, so it throws rather
+ * than wrap.
+ */
+function small(value: number): number {
+  if ((value | 0) !== value) throw new RangeError(`demo obligation total ${value} is outside int32`);
+  return value | 0;
 }
 
 /** Fills `memberUserId`'s backlog from the margin engine's catalog and current cycle (startSim). */
