@@ -15,7 +15,7 @@
  * decides anything for the OMS.
  */
 
-import { COUNT_INVALID } from '../../src/core/index.ts';
+import { COUNT_INVALID, writeAscii, writeInteger } from '../../src/core/index.ts';
 import type { BookSide, Count, Price } from '../../src/core/index.ts';
 import { AmendBodyWriter, CreateBodyWriter, writeCreateBody, MARGIN_ORDER_VENUE, OneCancelBodyWriter, PREDICTIONS_ORDER_VENUE, marginOrderProblem } from '../../src/exec/index.ts';
 import type { ExecListener, NewOrder, OrderEntry, OrderReads, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
@@ -77,6 +77,8 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
   readonly #answerCount = new Float64Array(ANSWERS_MAX);
   #answers = 0;
   #orderIds = 0;
+  /** An answer's venue order id is made here and read out in one piece, a flat string as a parsed response's is (a template literal would leave a rope that the OMS's hashing flattens: garbage a real answer does not make). */
+  readonly #orderIdScratch = Buffer.alloc(64);
 
   constructor(venue: SinkVenue = PREDICTIONS_SINK) {
     this.venue = venue;
@@ -143,6 +145,14 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     this.#write(this.#createHead, `{"order_id":"${orderId}"}`);
   }
 
+  #nextOrderId(): string {
+    const scratch = this.#orderIdScratch;
+    let at = writeAscii(scratch, 0, this.venue.name);
+    at = writeAscii(scratch, at, '-sink-');
+    at = writeInteger(scratch, at, ++this.#orderIds);
+    return scratch.toString('latin1', 0, at);
+  }
+
   /** Acks every request written since the last call (creates resting in full, cancels done). */
   deliverAnswers(tsMs: number): number {
     const listener = this.#listener;
@@ -152,7 +162,7 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     listener.answersBegin?.();
     for (let i = 0; i < n; i++) {
       const key = this.#answerKey[i];
-      if (this.#answerKind[i] === 0) listener.onCreateAck(key, `${this.venue.name}-sink-${++this.#orderIds}`, 0 as Count, this.#answerCount[i] as Count, tsMs);
+      if (this.#answerKind[i] === 0) listener.onCreateAck(key, this.#nextOrderId(), 0 as Count, this.#answerCount[i] as Count, tsMs);
       else listener.onCancelAck(key, COUNT_INVALID, tsMs);
     }
     listener.answersEnd?.(); // as RestOrderEntry ends a response
