@@ -1,0 +1,96 @@
+/**
+ * The OMS's index of orders by this session's client order id (src/oms/client-id-index.ts: a ring
+ * by counter, no entry allocated per order) against the Map it replaced (issue 29), and the Map
+ * the OMS keeps by venue order id beside it. One operation is an order's life as the OMS sees it
+ * with 30,000 orders tracked: index the new order, find it twice (its create answer, a later
+ * cancel answer), forget the oldest. Own ids are `<prefix>-<epoch>-<counter>` made by
+ * ClientOrderIds; venue ids flat 36-character UUID strings, as a parsed answer's are. Throughput
+ * interleaved (median of rounds) and per-operation latency; the bytes left per order are the
+ * hot-path suite's allocation rows. Every loop is bounded in count and time.
+ *
+ * A hand-written open-addressing table for the venue ids (no per-entry allocation either) was
+ * measured in this suite far below the Map's rate, the key hashed on every call where a Map reuses
+ * the string's cached hash, and was not kept (issue 29's note of session 14).
+ */
+
+import { randomUUID } from 'node:crypto';
+import { ClientOrderIds, OrderPool } from '../../src/oms/index.ts';
+import type { Order } from '../../src/oms/index.ts';
+import { ClientIdIndex } from '../../src/oms/client-id-index.ts';
+import { consume, latencyRow, measureLatency, measureThroughputInterleaved, throughputRow } from '../harness.ts';
+import type { BenchRow, BenchSuite } from '../harness.ts';
+import type { Price } from '../../src/core/index.ts';
+
+const SUITE = 'oms-index';
+const TRACKED = 30_000;
+const KEYS = 262_144; // keys cycle; one is reused long after it was forgotten
+
+interface Index {
+  get(id: string): Order | undefined;
+  set(id: string, order: Order): void;
+  delete(id: string): boolean;
+}
+
+/** One order's life against `index` over the key ring: index, find twice, forget the oldest. */
+class Lifecycle {
+  readonly #index: Index;
+  readonly #keys: readonly string[];
+  readonly #orders: readonly Order[];
+  #next = 0;
+
+  /** `orders[i]` is the order whose id is `keys[i]`. */
+  constructor(index: Index, keys: readonly string[], orders: readonly Order[]) {
+    this.#index = index;
+    this.#keys = keys;
+    this.#orders = orders;
+    for (; this.#next < TRACKED; this.#next++) index.set(keys[this.#next]!, orders[this.#next]!);
+  }
+
+  step(): void {
+    const keys = this.#keys;
+    const at = this.#next & (KEYS - 1);
+    const key = keys[at]!;
+    this.#index.set(key, this.#orders[at]!);
+    consume(this.#index.get(key)?.state); // the OMS reads the order it finds: its cache miss is paid either way
+    consume(this.#index.get(key)?.state);
+    this.#index.delete(keys[(this.#next - TRACKED) & (KEYS - 1)]!);
+    this.#next++;
+  }
+}
+
+function flat(text: string): string {
+  return Buffer.from(text, 'latin1').toString('latin1');
+}
+
+export default {
+  name: SUITE,
+  async run({ quick }): Promise<BenchRow[]> {
+    const settings = quick ? { roundMs: 100, rounds: 3, warmupMs: 100, samples: 50_000, budgetMs: 300 } : { roundMs: 1000, rounds: 5, warmupMs: 500, samples: 1_000_000, budgetMs: 2000 };
+    const venueKeys = Array.from({ length: KEYS }, () => flat(randomUUID()));
+    const ids = new ClientOrderIds('mm1', 1_798_761_600_000, 0);
+    const ownKeys = Array.from({ length: KEYS }, () => ids.next());
+    const pool = new OrderPool();
+    const orders = ownKeys.map((id, i) => pool.take().reinit(id, i + 1, 'KX-BENCH', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0));
+    const cases = [
+      { name: 'own client order id: ClientIdIndex (index, find twice, forget)', baseline: false, life: new Lifecycle(new ClientIdIndex(ids.head), ownKeys, orders) },
+      { name: 'baseline: own client order id: Map (index, find twice, forget)', baseline: true, life: new Lifecycle(new Map<string, Order>(), ownKeys, orders) },
+      { name: 'baseline: venue order id: Map, as the OMS keeps it (index, find twice, forget)', baseline: true, life: new Lifecycle(new Map<string, Order>(), venueKeys, orders) },
+    ];
+    const results = measureThroughputInterleaved(
+      cases.map((c) => ({ run: () => c.life.step(), opsPerCall: 1 })),
+      { roundMs: settings.roundMs, rounds: settings.rounds, warmupMs: settings.warmupMs },
+    );
+    const rows: BenchRow[] = [];
+    const note = `${TRACKED} orders tracked; keys cycle over ${KEYS}`;
+    cases.forEach((c, k) => {
+      const compareTo = k === 0 ? cases[1]!.name : undefined;
+      rows.push(throughputRow(SUITE, c.name, c.baseline, results[k]!, { note, ...(compareTo === undefined ? {} : { compareTo }) }));
+    });
+    for (const [k, c] of cases.entries()) {
+      const histogram = measureLatency(() => c.life.step(), { samples: settings.samples, timeBudgetMs: settings.budgetMs });
+      const compareTo = k === 0 ? `latency: ${cases[1]!.name}` : undefined;
+      rows.push(latencyRow(SUITE, `latency: ${c.name}`, c.baseline, histogram, { note, ...(compareTo === undefined ? {} : { compareTo }) }));
+    }
+    return rows;
+  },
+} satisfies BenchSuite;
