@@ -11,7 +11,10 @@
 
 import os from 'node:os';
 import { Piscina } from 'piscina';
+import { applyCombination } from './grid.ts';
 import type { Combination } from './grid.ts';
+import { validateConfig } from '../../runtime/config.ts';
+import type { DeepReadonly, RuntimeConfig } from '../../runtime/config.ts';
 import type { CombinationResult } from './run-combination.ts';
 import type { SweepShared, SweepTaskInput, SweepTaskOutput } from '../../workers/sweep/sweep-task.ts';
 import { prepareWorkerTask } from './worker-bundle.ts';
@@ -26,6 +29,15 @@ import { prepareWorkerTask } from './worker-bundle.ts';
  * set once V8 runs (it aborts).
  */
 export const SWEEP_NODE_FLAGS: readonly string[] = ['--single-threaded'];
+
+/**
+ * Each worker thread's young generation, MB. V8 grows a thread's young generation to tens of MB
+ * under a replay's allocation rate, and each worker has its own: with the schema validator moved
+ * to the main thread, that was most of what an extra worker added beyond its code (bench/sweep's
+ * memory rows, against the 10%-of-the-recording budget). What the smaller one costs in collections
+ * shows in the same suite's replays-per-second rows.
+ */
+export const WORKER_YOUNG_GENERATION_MB = 2;
 
 export interface SweepPoolOptions {
   shared: SweepShared;
@@ -51,6 +63,17 @@ export interface SweepOutcome {
   result: CombinationResult | null;
 }
 
+/**
+ * A combination's configuration validated here, once, for its worker (SweepTaskInput.config):
+ * the schema's compiled validator then lives in this thread only. Credentials are dropped: a
+ * replay reads none, and they need not be copied to every worker.
+ */
+function validatedConfig(shared: SweepShared, combination: Combination): DeepReadonly<RuntimeConfig> {
+  const applied = applyCombination(shared.configValue, combination);
+  const config = validateConfig(applied.configValue, shared.configFile, {});
+  return { ...config, credentials: { venue: null } };
+}
+
 export function defaultWorkerCount(): number {
   return Math.max(1, os.availableParallelism());
 }
@@ -66,6 +89,7 @@ export async function runSweep(combinations: readonly Combination[], options: Sw
     filename: task?.filename ?? options.filename,
     workerData: task?.shared ?? options.shared,
     execArgv: task?.execArgv,
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     minThreads: workers,
     maxThreads: workers,
     idleTimeout: 60_000,
@@ -74,12 +98,25 @@ export async function runSweep(combinations: readonly Combination[], options: Sw
   pool.on('error', () => {});
   let done = 0;
   let failed = 0;
+  const shared = task?.shared ?? options.shared;
   const runOne = async (index: number): Promise<SweepOutcome> => {
     const combination = combinations[index];
+    const taskCombination = task === null ? combination : task.combinationFor(combination);
     const errors: string[] = [];
+    let config: DeepReadonly<RuntimeConfig>;
+    try {
+      config = validatedConfig(shared, taskCombination);
+    } catch (error) {
+      // The same answer on every attempt: reported once, not retried.
+      errors.push(error instanceof Error ? error.message : String(error));
+      done++;
+      failed++;
+      options.onProgress?.(done, combinations.length, failed);
+      return { index, combination, status: 'failed', attempts: 1, errors, result: null };
+    }
     for (let attempt = 0; attempt <= retries; attempt++) {
       try {
-        const output = await pool.run({ index, combination: task === null ? combination : task.combinationFor(combination), attempt });
+        const output = await pool.run({ index, combination: taskCombination, attempt, config });
         done++;
         options.onProgress?.(done, combinations.length, failed);
         return { index, combination, status: 'ok', attempts: attempt + 1, errors, result: { report: output.report, summary: output.summary, settings: output.settings } };

@@ -11,6 +11,7 @@
 import { workerData } from 'piscina';
 import type { Recording } from '../../record/index.ts';
 import { validateConfig } from '../../runtime/config.ts';
+import type { DeepReadonly, RuntimeConfig } from '../../runtime/config.ts';
 import { applyCombination } from '../../replay/sweep/grid.ts';
 import type { Combination } from '../../replay/sweep/grid.ts';
 import { MidSeries } from '../../replay/sweep/mid-series.ts';
@@ -38,6 +39,12 @@ export interface SweepTaskInput {
   combination: Combination;
   /** 0 on the first try; the pool counts retries. */
   attempt: number;
+  /**
+   * The combination's configuration already validated by the pool on the main thread, without
+   * credentials (a replay reads none): no worker compiles the schema's validator, which is most of
+   * what a worker would hold beyond its code. Absent: the task validates it itself.
+   */
+  config?: DeepReadonly<RuntimeConfig>;
 }
 
 export interface SweepTaskOutput extends CombinationResult {
@@ -71,7 +78,7 @@ export async function runSweepTask(shared: SweepShared, input: SweepTaskInput): 
     if (crash === 'exit') process.exit(71); // in a worker thread: ends this worker only
     throw new Error(`test.crash: combination ${input.index} failed on purpose (attempt ${input.attempt})`);
   }
-  const config = validateConfig(applied.configValue, shared.configFile, {});
+  const config = input.config ?? validateConfig(applied.configValue, shared.configFile, {});
   const settings = replaySettingsOf(applied.replay, shared.baseSettings);
   const result = await runCombination({ recording: views.recording, mids: views.mids, config, settings, rootDir: shared.rootDir, prep: views.prep });
   return { index: input.index, ...result };
