@@ -6,7 +6,8 @@
  * count, so what one sweep left behind never counts against the next. `task` picks the workers'
  * code: `bundled` (the pool's default, worker-bundle.ts) or `tsx` (the tsx-registering loader, what
  * every worker ran before). Usage:
- *   node --expose-gc --import tsx bench/sweep/memory-child.ts <recording> <workers> <bundled|tsx> <frames per run>
+ *   node --expose-gc --import tsx bench/sweep/memory-child.ts <recording> <workers> <bundled|tsx> <frames per run> [uncapped]
+ * `uncapped`: the workers' young generation left to V8 (the baseline of WORKER_YOUNG_GENERATION_MB).
  */
 
 import path from 'node:path';
@@ -18,12 +19,12 @@ import { ROOT, sweepShared } from './sweep-inputs.ts';
 
 const SAMPLE_MS = 20;
 
-const [file, workersText, task, framesText] = process.argv.slice(2);
+const [file, workersText, task, framesText, young] = process.argv.slice(2);
 const workers = Number(workersText);
 const framesMax = Number(framesText);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error('memory-child: run with --expose-gc');
-if (file === undefined || !(workers >= 1 && workers <= 16) || (task !== 'bundled' && task !== 'tsx') || !(framesMax > 0)) {
+if (file === undefined || !(workers >= 1 && workers <= 16) || (task !== 'bundled' && task !== 'tsx') || !(framesMax > 0) || (young !== undefined && young !== 'uncapped')) {
   throw new Error('usage: memory-child.ts <recording> <workers 1..16> <bundled|tsx> <frames per run>');
 }
 
@@ -43,6 +44,7 @@ let reason = '';
 const started = performance.now();
 const outcomes = await runSweep(combinations, {
   shared, workers, retries: 0, onProgress: sample,
+  ...(young === 'uncapped' ? { youngGenerationMb: null } : {}),
   ...(task === 'tsx' ? { filename: TSX_TASK } : {}),
   onWorkerTask: (chosen) => {
     filename = chosen.filename;

@@ -5,22 +5,23 @@
  * left out) and that start-up. Its own process so it starts with the node flags asked for (V8
  * flags are process-wide): the suite runs it as `npm run sweep` starts (SWEEP_NODE_FLAGS) and
  * without them. Usage:
- *   node [flags] --import tsx bench/sweep/speed-child.ts <workers> <combinations, a multiple of 4>
+ *   node [flags] --import tsx bench/sweep/speed-child.ts <workers> <combinations, a multiple of 4> [uncapped]
+ * `uncapped`: the workers' young generation left to V8 (the baseline of WORKER_YOUNG_GENERATION_MB).
  */
 
 import { runSweep } from '../../src/replay/sweep/sweep-pool.ts';
 import { FIXTURE, speedCombinations, sweepShared } from './sweep-inputs.ts';
 
-const [workersText, runsText] = process.argv.slice(2);
+const [workersText, runsText, young] = process.argv.slice(2);
 const workers = Number(workersText);
 const runs = Number(runsText);
-if (!(workers >= 1 && workers <= 16) || !(runs >= 4 && runs % 4 === 0 && runs <= 4_000)) throw new Error('usage: speed-child.ts <workers 1..16> <combinations, a multiple of 4>');
+if (!(workers >= 1 && workers <= 16) || !(runs >= 4 && runs % 4 === 0 && runs <= 4_000) || (young !== undefined && young !== 'uncapped')) throw new Error('usage: speed-child.ts <workers 1..16> <combinations, a multiple of 4> [uncapped]');
 
 const shared = await sweepShared(FIXTURE);
 const combinations = speedCombinations(runs);
 const start = performance.now();
 const doneAt: number[] = [];
-const outcomes = await runSweep(combinations, { shared, workers, retries: 0, onProgress: () => doneAt.push(performance.now()) });
+const outcomes = await runSweep(combinations, { shared, workers, retries: 0, onProgress: () => doneAt.push(performance.now()), ...(young === 'uncapped' ? { youngGenerationMb: null } : {}) });
 const failed = outcomes.filter((outcome) => outcome.status !== 'ok').length;
 const first = doneAt[workers - 1];
 const last = doneAt[doneAt.length - 1];

@@ -51,6 +51,8 @@ export interface SweepPoolOptions {
   filename?: string;
   /** Told once which task module the workers load and, for the tsx loader, why. */
   onWorkerTask?: (task: { filename: string; bundled: boolean; reason: string }) => void;
+  /** Each worker's young generation, MB (default WORKER_YOUNG_GENERATION_MB); null: V8's own sizing (the bench's baseline). */
+  youngGenerationMb?: number | null;
 }
 
 export interface SweepOutcome {
@@ -89,7 +91,7 @@ export async function runSweep(combinations: readonly Combination[], options: Sw
     filename: task?.filename ?? options.filename,
     workerData: task?.shared ?? options.shared,
     execArgv: task?.execArgv,
-    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    ...(options.youngGenerationMb === null ? {} : { resourceLimits: { maxYoungGenerationSizeMb: options.youngGenerationMb ?? WORKER_YOUNG_GENERATION_MB } }),
     minThreads: workers,
     maxThreads: workers,
     idleTimeout: 60_000,
