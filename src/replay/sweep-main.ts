@@ -25,7 +25,7 @@ import { createProgress } from './sweep/progress.ts';
 import { rowOf, writeResults } from './sweep/results.ts';
 import { REPLAY_DEFAULTS, replaySettingsOf } from './sweep/run-combination.ts';
 import { bestOutcome, renderSweepHtml } from './sweep/sweep-html.ts';
-import { defaultWorkerCount, runSweep } from './sweep/sweep-pool.ts';
+import { defaultWorkerCount, runSweep, WORKER_YOUNG_GENERATION_MB } from './sweep/sweep-pool.ts';
 import type { SweepOutcome } from './sweep/sweep-pool.ts';
 import { sha256OfFile } from './sweep/queue-jobs.ts';
 import { runQueueSweep } from './sweep/queue-producer.ts';
@@ -35,7 +35,7 @@ import { dollarsOfMicro } from './report.ts';
 const ROOT_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 const COMMAND: CliCommand = {
-  usage: 'usage: npm run sweep -- --data FILE|DIR --config X --grid grid.json [--random N --seed S] [--workers N | --queue redis://HOST:PORT] [--out DIR]',
+  usage: 'usage: npm run sweep -- --data FILE|DIR --config X --grid grid.json [--random N --seed S] [--workers N [--worker-young-mb MB] | --queue redis://HOST:PORT] [--out DIR]',
   options: [
     { name: '--data', value: '<file|dir>', help: 'a recording, or a folder of them (each swept on its own)' },
     { name: '--config', value: '<file>', help: 'runtime configuration the parameters apply to (default config/runtime.json)' },
@@ -43,6 +43,7 @@ const COMMAND: CliCommand = {
     { name: '--random', value: '<n>', help: 'run N seeded random draws instead of every combination' },
     { name: '--seed', value: '<n>', help: 'seed of the --random draws (default 1)' },
     { name: '--workers', value: '<n>', help: 'worker threads (default: the cores)' },
+    { name: '--worker-young-mb', value: '<n>', help: `each worker's young generation in MB, 0 for V8's own sizing (default ${WORKER_YOUNG_GENERATION_MB}: less memory per worker, slower runs; README, sweep)` },
     { name: '--retries', value: '<n>', help: 'retries of a combination whose run crashed (default 2)' },
     { name: '--queue', value: '<url>', help: 'put the combinations on a BullMQ queue at redis://HOST:PORT for `npm run sweep-worker`s, instead of the local pool' },
     { name: '--out', value: '<dir>', help: 'where results.json, results.parquet and report.html go (default var/sweeps/<time>)' },
@@ -94,6 +95,8 @@ interface SweepJob {
   spec: GridSpec;
   combinations: Combination[];
   workers: number;
+  /** Each local worker's young generation, MB; null: V8's own sizing. */
+  youngGenerationMb: number | null;
   retries: number;
   outDir: string;
   /** redis://… of a BullMQ queue for sweep workers; null: the local pool. */
@@ -121,7 +124,7 @@ async function runLocally(job: SweepJob, onProgress: (done: number, total: numbe
   const recording = readRecordingFile(job.file);
   const shared = { recording: shareRecording(recording), mids: await buildMidSeries(recording), configValue: job.configValue, configFile: job.configFile, rootDir: ROOT_DIR, baseSettings: REPLAY_DEFAULTS };
   process.stderr.write(`sweep: ${job.file}: ${job.combinations.length} runs on ${job.workers} workers; shared recording ${shared.recording.buffer.byteLength} bytes\n`);
-  return runSweep(job.combinations, { shared, workers: job.workers, retries: job.retries, onProgress });
+  return runSweep(job.combinations, { shared, workers: job.workers, retries: job.retries, onProgress, youngGenerationMb: job.youngGenerationMb });
 }
 
 async function sweepOne(job: SweepJob): Promise<number> {
@@ -165,6 +168,8 @@ async function main(argv: string[]): Promise<number> {
     const combinations = expandGrid(spec, random);
     checkCombinations(configValue, configFile, combinations);
     const workers = intArg(values, '--workers', defaultWorkerCount(), 1);
+    const youngMb = intArg(values, '--worker-young-mb', WORKER_YOUNG_GENERATION_MB);
+    const youngGenerationMb = youngMb === 0 ? null : youngMb;
     const retries = intArg(values, '--retries', 2);
     const queueUrl = values.get('--queue') ?? null;
     if (queueUrl !== null && !/^rediss?:\/\//.test(queueUrl)) throw new SweepUsageError('--queue needs a redis://HOST:PORT url');
@@ -173,7 +178,7 @@ async function main(argv: string[]): Promise<number> {
     let code = 0;
     for (const file of files) {
       const outDir = files.length === 1 ? outRoot : path.join(outRoot, path.basename(file, '.prrc'));
-      code = Math.max(code, await sweepOne({ file, configFile, configValue, gridFile, spec, combinations, workers, retries, outDir, queueUrl }));
+      code = Math.max(code, await sweepOne({ file, configFile, configValue, gridFile, spec, combinations, workers, youngGenerationMb, retries, outDir, queueUrl }));
     }
     return code;
   } catch (error) {

@@ -92,8 +92,10 @@ describe('sweep', () => {
     const combinations = expandGrid(GRID);
     const one = await runSweep(combinations, { shared, workers: 1 });
     const two = await runSweep(combinations, { shared, workers: 2 });
+    const uncapped = await runSweep(combinations, { shared, workers: 2, youngGenerationMb: null });
     expect(one.every((o) => o.status === 'ok' && o.attempts === 1)).toBe(true);
     expect(two.map(rowOf)).toEqual(one.map(rowOf));
+    expect(uncapped.map(rowOf)).toEqual(one.map(rowOf)); // the workers' young-generation cap changes no result
     // Not all the same run: the parameters reach the strategy and the venue.
     expect(new Set(one.map((o) => o.result!.report.orders.sha256)).size).toBeGreaterThan(1);
     for (const outcome of one) {
@@ -121,6 +123,17 @@ describe('sweep', () => {
     expect(summary.markouts[0].fills).toBeGreaterThan(0);
     expect(summary.markouts[1].fills).toBe(0);
     expect(summary.curve.timeMs.length).toBeGreaterThan(100);
+  }, 120_000);
+
+  it('reports a combination whose configuration is invalid once, with the validator\'s message, and runs the rest', async () => {
+    const shared = await sharedOf();
+    const combinations = expandGrid(parseGridSpec({ params: { 'risk.bogusKnob': [1] } }));
+    const valid = expandGrid(GRID).slice(0, 1);
+    const outcomes = await runSweep([...combinations, ...valid], { shared, workers: 1, retries: 2 });
+    expect(outcomes[0]!.status).toBe('failed');
+    expect(outcomes[0]!.attempts).toBe(1); // the same answer on every attempt: not retried
+    expect(outcomes[0]!.errors.join(' ')).toMatch(/bogusKnob: unknown key/);
+    expect(outcomes[1]!.status).toBe('ok');
   }, 120_000);
 
   it('retries a combination whose worker threw or exited, reports it, and reports one that fails every attempt', async () => {
