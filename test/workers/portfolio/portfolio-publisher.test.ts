@@ -11,7 +11,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { IntentKind, ManualClock, PriceGrid, createIntent, parsePrice, parseSignedCount } from '../../../src/core/index.ts';
 import type { Count, Price } from '../../../src/core/index.ts';
 import { Deny, PortfolioView, RiskGate, riskLimits } from '../../../src/risk/index.ts';
@@ -152,6 +152,9 @@ describe('portfolio risk publisher: cadence at scale', () => {
       // A pool whose every task fails at once: each pack is counted, and the next tick may pack again.
       const pool = { run: () => { runs++; return Promise.reject(new Error('test: no worker')); } } as unknown as CandlePool;
       const publisher = new PortfolioRiskPublisher({ ledger, view: new PortfolioView(), costMicro: () => 0, nowMs: () => clock.nowMs(), debounceMs: 50, refreshMs: 1_000, onFailure: () => {} });
+      // Only the test's ticks count: the publisher's own 50 ms interval, on real time, once added a
+      // 42nd pack when a setImmediate below took longer than that on a loaded CI machine.
+      vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
       publisher.start(pool);
       try {
         for (let tick = 0; tick < 40; tick++) {
@@ -162,6 +165,7 @@ describe('portfolio risk publisher: cadence at scale', () => {
         }
       } finally {
         publisher.stop();
+        vi.useRealTimers();
       }
       return runs;
     };
