@@ -12,10 +12,10 @@
  * their own clientOrderId, which the OMS never changes while an order is indexed.
  */
 
+import { counterOfId } from './client-order-ids.ts';
 import type { Order } from './order.ts';
 
 const RING_START = 4096;
-const COUNTER_DIGITS_MAX = 16;
 const DASH = 45;
 
 export class ClientIdIndex {
@@ -43,8 +43,9 @@ export class ClientIdIndex {
     return this.#others.size;
   }
 
+  // A cell is `counter & mask`: exact for counters up to 2^53 (ToInt32 keeps the low 32 bits).
   get(id: string): Order | undefined {
-    const counter = trailingCounter(id);
+    const counter = counterOfId(id);
     if (counter >= 0) {
       const order = this.#orders[counter & this.#mask];
       if (order !== undefined && order.clientOrderId === id) return order;
@@ -58,7 +59,7 @@ export class ClientIdIndex {
 
   /** Indexes `order` under `id`; in the ring only when `id` is this session's and is the order's own clientOrderId. */
   set(id: string, order: Order): void {
-    const counter = id === order.clientOrderId && id.startsWith(this.#head) && id.length > this.#head.length ? trailingCounter(id) : -1;
+    const counter = id === order.clientOrderId && id.startsWith(this.#head) && id.length > this.#head.length ? counterOfId(id) : -1;
     if (counter < 0) {
       this.#others.set(id, order);
       return;
@@ -80,7 +81,7 @@ export class ClientIdIndex {
   }
 
   delete(id: string): boolean {
-    const counter = trailingCounter(id);
+    const counter = counterOfId(id);
     if (counter >= 0) {
       const cell = counter & this.#mask;
       const order = this.#orders[cell];
@@ -110,7 +111,7 @@ export class ClientIdIndex {
     this.#ringCount = 0;
     for (const order of orders) {
       if (order === undefined) continue;
-      const cell = trailingCounter(order.clientOrderId) & (size - 1);
+      const cell = counterOfId(order.clientOrderId) & (size - 1);
       if (this.#orders[cell] === undefined) {
         this.#orders[cell] = order;
         this.#ringCount++;
@@ -119,24 +120,4 @@ export class ClientIdIndex {
       }
     }
   }
-}
-
-/**
- * The canonical decimal after an id's last '-' (no leading zero, at most 16 digits, safe); -1 when
- * there is none. `counter & mask` is exact up to 2^53: ToInt32 keeps the low 32 bits.
- */
-function trailingCounter(id: string): number {
-  const end = id.length;
-  let start = end;
-  while (start > 0 && end - start <= COUNTER_DIGITS_MAX) {
-    const code = id.charCodeAt(start - 1);
-    if (code === DASH) break;
-    if (code < 48 || code > 57) return -1;
-    start--;
-  }
-  if (start === end || start === 0 || id.charCodeAt(start - 1) !== DASH || end - start > COUNTER_DIGITS_MAX) return -1;
-  if (id.charCodeAt(start) === 48 && end - start > 1) return -1;
-  let counter = 0;
-  for (let k = start; k < end; k++) counter = counter * 10 + (id.charCodeAt(k) - 48);
-  return counter <= Number.MAX_SAFE_INTEGER ? counter : -1;
 }

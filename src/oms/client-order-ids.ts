@@ -13,6 +13,8 @@
 import { writeInteger } from '../core/index.ts';
 
 const PREFIX_PATTERN = /^[A-Za-z0-9_]{1,16}$/;
+const COUNTER_DIGITS_MAX = 16;
+const DASH = 45;
 
 export class ClientOrderIdError extends Error {
   readonly code: 'CLIENT_ORDER_ID_PREFIX_INVALID' = 'CLIENT_ORDER_ID_PREFIX_INVALID';
@@ -91,6 +93,27 @@ export function parseClientOrderId(id: string): ParsedClientOrderId | null {
   const counter = Number(counterText);
   if (!Number.isSafeInteger(sessionEpochMs) || !Number.isSafeInteger(counter)) return null;
   return { prefix, sessionEpochMs, counter };
+}
+
+/**
+ * The counter of an id in this format, read without allocating (the OMS's lookup per answer,
+ * client-id-index.ts): the canonical decimal after the last '-' (no leading zero, at most 16
+ * digits, safe); -1 when there is none. Checks nothing before it: parseClientOrderId does.
+ */
+export function counterOfId(id: string): number {
+  const end = id.length;
+  let start = end;
+  while (start > 0 && end - start <= COUNTER_DIGITS_MAX) {
+    const code = id.charCodeAt(start - 1);
+    if (code === DASH) break;
+    if (code < 48 || code > 57) return -1;
+    start--;
+  }
+  if (start === end || start === 0 || id.charCodeAt(start - 1) !== DASH || end - start > COUNTER_DIGITS_MAX) return -1;
+  if (id.charCodeAt(start) === 48 && end - start > 1) return -1;
+  let counter = 0;
+  for (let k = start; k < end; k++) counter = counter * 10 + (id.charCodeAt(k) - 48);
+  return counter <= Number.MAX_SAFE_INTEGER ? counter : -1;
 }
 
 /** A session epoch strictly after every epoch seen before (clock steps back, two starts in one ms). */

@@ -677,9 +677,7 @@ export class RestOrderEntry implements OrderEntry {
     try {
       this.#finish(slot);
     } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
+      throwOutsideReadPath(error);
     } finally {
       this.#release(slot);
       this.#answersEnd();
@@ -691,9 +689,7 @@ export class RestOrderEntry implements OrderEntry {
     try {
       this.#listener.answersEnd?.();
     } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
+      throwOutsideReadPath(error);
     }
   }
 
@@ -708,9 +704,7 @@ export class RestOrderEntry implements OrderEntry {
         this.#rejectAll(slot, { status: 0, code, message: NOT_SENT_MESSAGES[code], details: '' });
       }
     } catch (listenerError) {
-      queueMicrotask(() => {
-        throw listenerError;
-      });
+      throwOutsideReadPath(listenerError);
     } finally {
       this.#release(slot);
       this.#answersEnd();
@@ -989,4 +983,11 @@ function validate(options: RestOrderEntryOptions): void {
     }
   }
   if (problems.length > 0) throw new RestOrderEntryConfigError(`RestOrderEntry options: ${problems.join('; ')}`);
+}
+
+/** A listener's error, re-thrown from a microtask: the transport's read path is not unwound by it. */
+function throwOutsideReadPath(error: unknown): void {
+  queueMicrotask(() => {
+    throw error;
+  });
 }
