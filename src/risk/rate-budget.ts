@@ -11,6 +11,13 @@
  * so a strategy flooding creates can never starve its own cancels or the kill switch. Under both
  * sits a headroom nothing spends (core's mirrorHeadroom of `arrivalSkewMs`; 0 spends to the last
  * token): requests reach the venue bunched, and its bucket must not run dry where ours did not.
+ *
+ * Writes on the way: a write we paid for is charged by the venue only when it arrives, so until
+ * then the venue's bucket holds its tokens too and can reach its capacity where ours did not; the
+ * refill it loses there is lost for good, and over a long busy run those losses added up to 429s
+ * (scale bench, Basic: the venue's answers 0.5-1 s late). So the write mirror never holds more than
+ * the capacity less the tokens of writes not yet answered (countWritesInFlight, onWriteAnswer):
+ * the venue's bucket is then never full while ours could spend, and it holds at least what ours does.
  * This file owns the buckets; it never knows intents' other fields or the network. A refused take
  * takes nothing.
  */
@@ -43,6 +50,8 @@ export class RateBudget {
   #readHeadroom: number;
   readonly #reserveShare: number;
   readonly #arrivalSkewMs: number;
+  /** Write tokens of requests sent and not yet answered (the order route's count); null: none counted. */
+  #writesInFlight: (() => number) | null = null;
 
   /**
    * @param writePerSecond write tokens added per second
@@ -83,6 +92,7 @@ export class RateBudget {
    * bucket to zero; anything else must leave the reserve untouched. Returns whether it took.
    */
   tryTakeWrite(cost: number, reserveAllowed: boolean, nowMs: number): boolean {
+    if (this.#writesInFlight !== null) this.#capWrite(nowMs);
     if (!this.#write.tryTake(cost, nowMs, this.#writeFloor(reserveAllowed))) return false;
     this.writeSpent += cost;
     return true;
@@ -90,11 +100,37 @@ export class RateBudget {
 
   /** Would tryTakeWrite succeed? Takes nothing. */
   canTakeWrite(cost: number, reserveAllowed: boolean, nowMs: number): boolean {
+    if (this.#writesInFlight !== null) this.#capWrite(nowMs);
     return this.#write.canTake(cost, nowMs, this.#writeFloor(reserveAllowed));
   }
 
   #writeFloor(reserveAllowed: boolean): number {
     return reserveAllowed ? this.#writeHeadroom : this.#writeHeadroom + this.#writeReserve;
+  }
+
+  /**
+   * From now on the write mirror holds at most its capacity less `source()`, the write tokens of
+   * the requests the order route has sent (or queued) and not yet seen answered.
+   */
+  countWritesInFlight(source: () => number): void {
+    this.#writesInFlight = source;
+  }
+
+  /**
+   * A write's exchange has ended and its tokens are about to leave the in-flight count: the venue
+   * has charged it by now, and while it was on the way the venue's bucket was capped with it in. Cap
+   * ours the same before it stops counting (between two such calls the count only grows by sends,
+   * which come after a take that capped).
+   */
+  onWriteAnswer(nowMs: number): void {
+    if (this.#writesInFlight !== null) this.#capWrite(nowMs);
+  }
+
+  #capWrite(nowMs: number): void {
+    const inFlight = this.#writesInFlight!();
+    if (inFlight <= 0) return;
+    const room = this.#write.capacity - inFlight;
+    this.#write.drainTo(room > 0 ? room : 0, nowMs);
   }
 
   /** From now on, reads spend from `source` (the runtime's read pacer) instead of this budget's own read bucket. */
@@ -118,6 +154,7 @@ export class RateBudget {
 
   /** Whole write tokens available now (including the reserve). */
   writeTokens(nowMs: number): number {
+    if (this.#writesInFlight !== null) this.#capWrite(nowMs);
     return this.#write.available(nowMs);
   }
 

@@ -371,6 +371,10 @@ export class Runtime {
     this.gate.budget.shareReads(this.account.reads.pacer);
     // Keep-warm GETs are reads the venue bills: they spend the gate's read budget (a fleet's lease).
     this.rest.setReadBudget(() => graph.router.takeReadToken());
+    // Writes on the way are still in the venue's bucket: the write mirror stays that far below its capacity.
+    const rest = this.rest;
+    this.gate.budget.countWritesInFlight(() => rest.writeTokensInFlight);
+    this.rest.setWriteAnswerHook(() => graph.router.onWriteAnswer());
     this.feed = graph.feed;
     this.marginFeed = graph.marginFeed;
     this.marketData = graph.marketData;

@@ -36,6 +36,7 @@ export class RequestSlot implements RawExchangeHandler {
   key = ''; // clientOrderId (create) or orderId (cancel, amend, decrease)
   keys: readonly string[] = NO_KEYS; // batch: clientOrderIds or orderIds, in request order
   status = 0;
+  writeTokens = 0; // what the venue's write bucket charges for this request (counted in flight until it ends)
   active = false; // between send and the terminal callback
   rawBody: Buffer | null = null; // the parser's buffer, valid during finish() only
   rawBodyLength = 0;
@@ -58,6 +59,7 @@ export class RequestSlot implements RawExchangeHandler {
     this.rawBodyLength = 0;
     this.key = '';
     this.keys = NO_KEYS; // shared: no allocation per request
+    this.writeTokens = 0;
   }
 
   onRawResponse(status: number, body: Buffer, bodyLength: number): void {

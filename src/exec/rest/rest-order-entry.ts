@@ -56,6 +56,8 @@
 import type { KeyObject } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import {
+  INTENT_TOKEN_COST,
+  IntentKind,
   assert,
   signRequest,
   type BookSide,
@@ -126,6 +128,12 @@ export interface RestOrderVenue {
   readAmendAck(object: Record<string, unknown>, out: AckRecord): boolean;
   readDecreaseAck(object: Record<string, unknown>, out: AckRecord): boolean;
 }
+
+// The venue's write-bucket costs (core's INTENT_TOKEN_COST, rest.md §9), per request or per batch item.
+const CREATE_TOKENS = INTENT_TOKEN_COST[IntentKind.NEW]!;
+const CANCEL_TOKENS = INTENT_TOKEN_COST[IntentKind.CANCEL]!;
+const AMEND_TOKENS = INTENT_TOKEN_COST[IntentKind.AMEND]!;
+const DECREASE_TOKENS = INTENT_TOKEN_COST[IntentKind.DECREASE]!;
 
 /** The Predictions exchange's V2 order entry (spec/rest.md §3): the default venue. */
 export const PREDICTIONS_ORDER_VENUE: Readonly<RestOrderVenue> = Object.freeze({
@@ -303,6 +311,9 @@ export class RestOrderEntry implements OrderEntry {
   #batchCreateEndpoint = -1;
   #batchCancelEndpoint = -1;
   #inflight = 0; // hot-path requests in flight (idle refill)
+  /** Write tokens of the hot-path requests sent (or queued) and not yet ended: the venue may not have charged them yet. */
+  #writeTokensInFlight = 0;
+  #onWriteAnswer: (() => void) | null = null;
   #warmTimer: NodeJS.Timeout | null = null;
   /** Takes one read's tokens from the runtime's read budget (the fleet's lease with a fleet); null: unmetered. */
   #takeReadToken: (() => boolean) | null = null;
@@ -501,6 +512,23 @@ export class RestOrderEntry implements OrderEntry {
     this.#takeReadToken = takeReadToken;
   }
 
+  /**
+   * Write tokens of the hot-path requests sent or queued whose exchange has not ended: the venue
+   * may not have charged them yet (the gate's write budget reads it, RateBudget.countWritesInFlight).
+   */
+  get writeTokensInFlight(): number {
+    return this.#writeTokensInFlight;
+  }
+
+  /**
+   * Called when a hot-path exchange ends, before its tokens leave writeTokensInFlight (the runtime
+   * wires the gate's RateBudget.onWriteAnswer): the venue's bucket was capped while they were on
+   * the way, and the mirror must be capped the same before they stop counting.
+   */
+  setWriteAnswerHook(onWriteAnswer: () => void): void {
+    this.#onWriteAnswer = onWriteAnswer;
+  }
+
   /** How many of `wanted` reads the read budget pays for now (each taken). */
   #readAllowance(wanted: number): number {
     const take = this.#takeReadToken;
@@ -522,6 +550,7 @@ export class RestOrderEntry implements OrderEntry {
     this.#venue.checkCreate(order);
     const slot = this.#acquire(RequestKind.CREATE);
     slot.key = order.clientOrderId;
+    slot.writeTokens = CREATE_TOKENS;
     const body = this.#createBody;
     body.order = order;
     this.#send(slot, 'POST', this.#createPath, this.#createPath, this.#createEndpoint, -1, '', body, this.#rawCreate);
@@ -533,6 +562,7 @@ export class RestOrderEntry implements OrderEntry {
       checkSubaccount(subaccount);
       const slot = this.#acquire(RequestKind.CANCEL_VIA_BATCH);
       slot.key = orderId;
+      slot.writeTokens = CANCEL_TOKENS;
       const body = this.#cancelBody;
       body.orderId = orderId;
       body.subaccount = subaccount;
@@ -544,6 +574,7 @@ export class RestOrderEntry implements OrderEntry {
     const path = this.#orderPaths?.path(orderId, OrderPathKind.CANCEL) ?? `${this.#createPath}/${encodeURIComponent(orderId)}`;
     const slot = this.#acquire(RequestKind.CANCEL);
     slot.key = orderId;
+    slot.writeTokens = CANCEL_TOKENS;
     this.#send(slot, 'DELETE', subaccountQuery(path, subaccount), path, -1, OrderPathKind.CANCEL, orderId, null, null);
   }
 
@@ -553,6 +584,7 @@ export class RestOrderEntry implements OrderEntry {
     const path = this.#orderPaths?.path(orderId, OrderPathKind.AMEND) ?? `${this.#createPath}/${encodeURIComponent(orderId)}/amend`;
     const slot = this.#acquire(RequestKind.AMEND);
     slot.key = orderId;
+    slot.writeTokens = AMEND_TOKENS;
     const body = this.#amendBody;
     body.ticker = ticker;
     body.side = side;
@@ -568,6 +600,7 @@ export class RestOrderEntry implements OrderEntry {
     const path = this.#orderPaths?.path(orderId, OrderPathKind.DECREASE) ?? `${this.#createPath}/${encodeURIComponent(orderId)}/decrease`;
     const slot = this.#acquire(RequestKind.DECREASE);
     slot.key = orderId;
+    slot.writeTokens = DECREASE_TOKENS;
     this.#send(slot, 'POST', subaccountQuery(path, subaccount), path, -1, OrderPathKind.DECREASE, orderId, body, null);
   }
 
@@ -577,6 +610,7 @@ export class RestOrderEntry implements OrderEntry {
     const body = encodeBatchCreate(orders);
     const slot = this.#acquire(RequestKind.BATCH_CREATE);
     slot.keys = orders.map((order) => order.clientOrderId);
+    slot.writeTokens = CREATE_TOKENS * orders.length; // the venue bills a batch per item
     this.#send(slot, 'POST', this.#batchPath, this.#batchPath, this.#batchCreateEndpoint, -1, '', body, this.#rawBatchCreate);
   }
 
@@ -586,6 +620,7 @@ export class RestOrderEntry implements OrderEntry {
     const body = encodeBatchCancel(orderIds, subaccount);
     const slot = this.#acquire(RequestKind.BATCH_CANCEL);
     slot.keys = orderIds.slice();
+    slot.writeTokens = CANCEL_TOKENS * orderIds.length;
     this.#send(slot, 'DELETE', this.#batchPath, this.#batchPath, this.#batchCancelEndpoint, -1, '', body, this.#rawBatchCancel);
   }
 
@@ -631,6 +666,8 @@ export class RestOrderEntry implements OrderEntry {
     slot.active = true;
     this.stats.requests++;
     this.#inflight++;
+    // Before the send: a refusal inside it ends the slot at once, and #release takes them back.
+    this.#writeTokensInFlight += slot.writeTokens;
     const sent = rawHead !== null
       ? this.#raw.send(slot, rawHead, signed.timestampText, signed.signature, body)
       : this.#raw.sendTo(slot, method, path, signed.timestampText, signed.signature, body);
@@ -639,6 +676,7 @@ export class RestOrderEntry implements OrderEntry {
 
   #release(slot: RequestSlot): void {
     this.#inflight--;
+    this.#writeTokensInFlight -= slot.writeTokens;
     slot.reset();
     this.#free.push(slot);
     if (this.#inflight === 0 && this.#presigner !== null && this.#options.presign.refill === 'idle') {
@@ -673,6 +711,7 @@ export class RestOrderEntry implements OrderEntry {
    * is a bug: it is re-thrown from a microtask so the transport's read path is not unwound by it.
    */
   #onFinish(slot: RequestSlot): void {
+    this.#onWriteAnswer?.();
     this.#listener.answersBegin?.();
     try {
       this.#finish(slot);
@@ -695,6 +734,7 @@ export class RestOrderEntry implements OrderEntry {
 
   /** Transport failure: written (sent) -> unknown; never written -> reject with status 0 ("not sent"). */
   #onFailCode(slot: RequestSlot, code: ExecErrorCode, sent: boolean): void {
+    this.#onWriteAnswer?.();
     this.#listener.answersBegin?.();
     try {
       if (sent) {
