@@ -72,10 +72,11 @@ describe('ReadPacer', () => {
     const time = new FakeTime();
     const pacer = new ReadPacer(10, 20, time.clock, time); // 10 tokens/s, 20 held
     const order: number[] = [];
-    await pacer.take(10);
-    await pacer.take(10);
-    const third = pacer.take(10).then(() => order.push(3));
-    const fourth = pacer.take(5).then(() => order.push(4));
+    // Each read is answered at once (settled): only refill limits them here.
+    pacer.settled(await pacer.take(10));
+    pacer.settled(await pacer.take(10));
+    const third = pacer.take(10).then((granted) => { pacer.settled(granted); order.push(3); });
+    const fourth = pacer.take(5).then((granted) => { pacer.settled(granted); order.push(4); });
     await flush();
     expect(order).toEqual([]);
     expect(pacer.queued).toBe(2);
@@ -114,7 +115,7 @@ describe('ReadPacer', () => {
     const pacer = new ReadPacer(200, 200, time.clock, time);
     pacer.setArrivalSkew(100); // 20 tokens of headroom
     let served = 0;
-    const reads = Array.from({ length: 30 }, () => pacer.take(10).then(() => served++));
+    const reads = Array.from({ length: 30 }, () => pacer.take(10).then((granted) => { pacer.settled(granted); served++; }));
     await flush();
     expect(served).toBe(18); // 180 of 200: the first burst is lower by the headroom
     await time.advance(1_000); // 200 tokens more: 20 reads of 10
@@ -140,11 +141,11 @@ describe('ReadPacer', () => {
     budget.shareReads(pacer);
     expect(budget.tryTakeRead(10, time.nowMs)).toBe(true); // reconciliation: from the pacer's 30
     expect(pacer.available()).toBe(20);
-    await pacer.take(20);
+    pacer.settled(await pacer.take(20));
     expect(budget.readTokens(time.nowMs)).toBe(0);
     expect(budget.tryTakeRead(1, time.nowMs)).toBe(false); // empty: the gate's own bucket is not spent instead
     let served = false;
-    const queued = pacer.take(10).then(() => (served = true));
+    const queued = pacer.take(10).then((granted) => { pacer.settled(granted); served = true; });
     await time.advance(500); // 5 tokens: the queued read is still short
     expect(budget.tryTakeRead(5, time.nowMs)).toBe(false); // a queued read is ahead: no jumping the queue
     await time.advance(500);
@@ -153,6 +154,56 @@ describe('ReadPacer', () => {
     await time.advance(200);
     expect(budget.tryTakeRead(2, time.nowMs)).toBe(true);
     expect(pacer.available()).toBe(0);
+  });
+});
+
+describe('ReadPacer: reads on the way', () => {
+  it('holds at most its capacity less the reads not yet settled; a read only a settle can pay for waits for one, not a timer', async () => {
+    const time = new FakeTime();
+    const pacer = new ReadPacer(100, 100, time.clock, time); // Basic-like: 100 a second, 100 held
+    const first = await pacer.take(60);
+    expect(pacer.inFlight).toBe(60);
+    await time.advance(1_000); // the venue's bucket sat full with these 60 on the way: ours may not refill past 40
+    expect(pacer.available()).toBe(40);
+    let served = false;
+    const waiting = pacer.take(50).then((granted) => { served = true; return granted; });
+    await time.advance(2_000);
+    expect(served).toBe(false); // no refill can pay it while the 60 count
+    expect(time.pending).toBe(0); // and no timer spins meanwhile
+    pacer.settled(first); // answered: the venue charged them at 40 left, and refills from there
+    await flush();
+    expect(served).toBe(false); // 40 < 50
+    await time.advance(100); // +10
+    const granted = await waiting;
+    expect(served).toBe(true);
+    expect(granted).toBe(50);
+    expect(pacer.inFlight).toBe(50);
+    pacer.settled(granted);
+    expect(pacer.inFlight).toBe(0);
+    expect(pacer.available()).toBe(0);
+  });
+
+  it('BudgetedRestClient settles every read it took, answered or failed', async () => {
+    const time = new FakeTime();
+    const pacer = new ReadPacer(100, 100, time.clock, time);
+    let failNext = true;
+    let seenInFlight = -1;
+    const client = new BudgetedRestClient({
+      pacer, clock: time.clock, timers: time,
+      transport: {
+        sign: async () => ({ timestampText: '1', signature: 's' }),
+        send: async () => {
+          seenInFlight = pacer.inFlight;
+          if (failNext) { failNext = false; throw new Error('socket closed'); }
+          return { status: 200, retryAfter: null, text: '{"ok":true}' };
+        },
+      } as unknown as SignedTransport,
+    });
+    await expect(client.get('/trade-api/v2/markets')).rejects.toThrow('socket closed');
+    expect(seenInFlight).toBe(10);
+    expect(pacer.inFlight).toBe(0);
+    await expect(client.get('/trade-api/v2/markets')).resolves.toEqual({ ok: true });
+    expect(pacer.inFlight).toBe(0);
   });
 });
 

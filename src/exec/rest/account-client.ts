@@ -75,8 +75,12 @@ export class AccountClient implements OrderReads {
   async connect(): Promise<void> {
     const path = `${this.#prefix}${this.#options.warmPath}`;
     // The warm GETs go out together (one per socket), so they are paid up front.
-    await this.reads.pacer.take(this.reads.costOf(path) * this.#options.connections);
-    await this.#client.warm(path, this.#options.connections);
+    const granted = await this.reads.pacer.take(this.reads.costOf(path) * this.#options.connections);
+    try {
+      await this.#client.warm(path, this.#options.connections);
+    } finally {
+      this.reads.pacer.settled(granted);
+    }
   }
 
   async close(): Promise<void> {

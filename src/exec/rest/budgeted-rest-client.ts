@@ -89,9 +89,15 @@ export class BudgetedRestClient {
   async get(path: string): Promise<Record<string, unknown> | null> {
     const cost = this.#costs.costOf('GET', path);
     for (let attempt = 1; ; attempt++) {
-      await this.pacer.take(cost);
-      const signed = await this.#transport.sign('GET', path, false);
-      const { status, retryAfter, text } = await this.#transport.send('GET', path, null, signed);
+      const granted = await this.pacer.take(cost);
+      let answer: Awaited<ReturnType<SignedTransport['send']>>;
+      try {
+        const signed = await this.#transport.sign('GET', path, false);
+        answer = await this.#transport.send('GET', path, null, signed);
+      } finally {
+        this.pacer.settled(granted);
+      }
+      const { status, retryAfter, text } = answer;
       if (status !== 429 || attempt >= this.#retry.attemptsMax) return answerOf('GET', path, status, text);
       this.retries++;
       this.pacer.onRateLimited();

@@ -9,6 +9,13 @@
  * pacer is built). A venue 429 says our mirror was optimistic (another session on the key, clock
  * drift): `onRateLimited` empties the bucket so the next reads wait for refill. This file owns the
  * bucket and the queue; it never knows paths, HTTP or retries.
+ *
+ * Reads on the way: the venue charges a read when it arrives, so while reads taken here are on the
+ * way its bucket holds their tokens too and can sit at capacity, losing refill ours keeps (the same
+ * loss as the gate's write mirror, risk/rate-budget.ts). A read from take() counts as in flight
+ * until its caller calls settled(): the bucket holds at most its capacity less that, and a read
+ * that only a settle can pay for waits for one instead of a timer. The gate's synchronous reads
+ * (tryTakeNow: reconciliation, keep-warm, a few a second) are not counted.
  */
 
 import { TokenBucket, mirrorHeadroom, type Clock } from '../../core/index.ts';
@@ -38,7 +45,7 @@ export class ReadPacerClosedError extends Error {
 
 interface Waiter {
   cost: number;
-  resolve: () => void;
+  resolve: (granted: number) => void;
   reject: (error: Error) => void;
 }
 
@@ -52,6 +59,8 @@ export class ReadPacer {
   readonly #queue: Waiter[] = [];
   #timer: unknown = null;
   #closed = false;
+  /** Tokens of reads granted by take() and not yet settled(). */
+  #inFlight = 0;
   /** Reads that had to wait, and 429s reported (tests, status). */
   waits = 0;
   rateLimited = 0;
@@ -90,15 +99,38 @@ export class ReadPacer {
     this.#rearm();
   }
 
-  /** Resolves once `cost` tokens are taken (at most what the bucket can give, #due). */
-  take(cost: number): Promise<void> {
+  /**
+   * Resolves once `cost` tokens are taken (at most what the bucket can give, #due), with the
+   * tokens taken: the read counts as in flight until the caller passes them to settled().
+   */
+  take(cost: number): Promise<number> {
     if (this.#closed) return Promise.reject(new ReadPacerClosedError());
-    if (this.#queue.length === 0 && this.#tryTake(cost, this.#clock.nowMs())) return Promise.resolve();
+    if (this.#queue.length === 0 && this.#tryTake(cost, this.#clock.nowMs())) {
+      const granted = this.#due(cost);
+      this.#inFlight += granted;
+      return Promise.resolve(granted);
+    }
     this.waits++;
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<number>((resolve, reject) => {
       this.#queue.push({ cost, resolve, reject });
       if (this.#queue.length === 1) this.#rearm();
     });
+  }
+
+  /**
+   * A read from take() was answered (or failed): the venue has charged it by now. The bucket is
+   * capped with it still counted (as the venue's was while it was on the way), then it stops counting.
+   */
+  settled(granted: number): void {
+    if (!(granted > 0)) return;
+    this.#cap(this.#clock.nowMs());
+    this.#inFlight = this.#inFlight > granted ? this.#inFlight - granted : 0;
+    if (this.#queue.length > 0 && !this.#closed) this.#drain();
+  }
+
+  /** Tokens of reads taken and not yet settled. */
+  get inFlight(): number {
+    return this.#inFlight;
   }
 
   /** Leaves the refill of `skewMs` unspent from now on (core's mirrorHeadroom; 0, the default: none). */
@@ -119,6 +151,7 @@ export class ReadPacer {
 
   /** Whole tokens a read may take now (the headroom not counted). */
   available(): number {
+    this.#cap(this.#clock.nowMs());
     const spendable = Math.floor(this.#bucket.available(this.#clock.nowMs()) - this.#headroom);
     return spendable > 0 ? spendable : 0;
   }
@@ -146,7 +179,9 @@ export class ReadPacer {
       const head = this.#queue[0];
       if (!this.#tryTake(head.cost, nowMs)) break;
       this.#queue.shift();
-      head.resolve();
+      const granted = this.#due(head.cost);
+      this.#inFlight += granted;
+      head.resolve(granted);
     }
     this.#rearm();
   }
@@ -162,7 +197,16 @@ export class ReadPacer {
   }
 
   #tryTake(cost: number, nowMs: number): boolean {
+    this.#cap(nowMs);
     return this.#bucket.tryTake(this.#due(cost), nowMs, this.#headroom);
+  }
+
+  /** The bucket never holds more than its capacity less the reads on the way. */
+  #cap(nowMs: number): void {
+    const inFlight = this.#inFlight;
+    if (inFlight <= 0) return;
+    const room = this.#bucket.capacity - inFlight;
+    this.#bucket.drainTo(room > 0 ? room : 0, nowMs);
   }
 
   #rearm(): void {
@@ -171,6 +215,8 @@ export class ReadPacer {
     this.#timer = null;
     if (this.#queue.length === 0) return;
     const head = this.#queue[0];
+    // Only a settle can make room for it (reads on the way hold the rest of the bucket): settled() drains.
+    if (this.#bucket.capacity - this.#inFlight < this.#due(head.cost) + this.#headroom) return;
     // At least 1 ms: waitMs rounds up, and a 0 ms timer on a coarse clock would spin.
     const delayMs = Math.max(1, this.#bucket.waitMs(this.#due(head.cost) + this.#headroom, this.#clock.nowMs()));
     this.#timer = this.#timers.setTimeout(() => this.#drain(), delayMs);
