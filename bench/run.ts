@@ -113,7 +113,8 @@ async function main(): Promise<number> {
   }
   mkdirSync(RESULTS_DIR, { recursive: true });
   const commit = git(['rev-parse', 'HEAD']) ?? 'unknown';
-  const status = git(['status', '--porcelain', '--', 'src', 'bench']);
+  // The code measured: earlier result files and plots not yet committed do not make the tree dirty.
+  const status = git(['status', '--porcelain', '--', 'src', 'bench', ':(exclude)bench/results', ':(exclude)bench/plots', ':(exclude)bench/RESULTS.md']);
   const cpus = os.cpus();
   const allRows: BenchRow[] = [];
   for (const { folder, suite } of loaded) {
