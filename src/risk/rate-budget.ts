@@ -10,7 +10,8 @@
  *
  * so a strategy flooding creates can never starve its own cancels or the kill switch. Under both
  * sits a headroom nothing spends (core's mirrorHeadroom of `arrivalSkewMs`; 0 spends to the last
- * token): requests reach the venue bunched, and its bucket must not run dry where ours did not.
+ * token): a margin for spending this mirror does not see (another session on the key, reads the
+ * pacer does not count in flight).
  *
  * Writes on the way: a write we paid for is charged by the venue only when it arrives, so until
  * then the venue's bucket holds its tokens too and can reach its capacity where ours did not; the
