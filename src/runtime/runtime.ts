@@ -686,17 +686,11 @@ export class Runtime {
   }
 
   status(): RuntimeStatus {
-    let booksSynced = 0;
-    let booksTotal = 0;
     const marginBooks = this.marginFeed?.books ?? null;
     const stores = marginBooks === null ? [this.feed.books] : [this.feed.books, marginBooks];
-    for (const store of stores) {
-      for (const book of store.books()) {
-        booksTotal++;
-        if (book.synced) booksSynced++;
-      }
-    }
     const nowMs = this.clock.nowMs();
+    // One walk over every book: the most active, and the synced count beside it.
+    const mostActive = this.#scale.mostActive(stores.map((store) => store.books()), nowMs);
     const positions: PositionLine[] = [];
     let pnlMicro = 0;
     for (const position of this.oms.positions.all()) {
@@ -712,15 +706,15 @@ export class Runtime {
     const counts = this.host.denyCounts(this.#denyScratch);
     for (let code = 1; code < counts.length; code++) if (counts[code] !== 0) denies[DENY_NAMES[code]] = counts[code];
     return {
-      booksSynced,
-      booksTotal,
+      booksSynced: this.#scale.booksSynced,
+      booksTotal: this.#scale.booksTotal,
       openOrders: this.oms.liveOrderCount,
       ordersSent: this.oms.stats.ordersSent,
       fills: this.listener.stats.fillMessages - this.oms.stats.duplicateFills,
       positions: topPositions(positions, TOP_ROWS),
       positionsTotal: positions.length,
       budget: this.#scale.budget(this.gate.budget, this.router.holdStats, this.router.held.size, nowMs),
-      mostActive: this.#scale.mostActive(stores.map((store) => store.books()), nowMs),
+      mostActive,
       rfq: rfqStatus(this.quoteBook, this.listener.stats.rfqsSeen, this.graph.quoteRouter?.quotesDenied ?? 0),
       pnlMicro,
       tickToTradeUsP50: total.p50 / 1000,

@@ -51,6 +51,9 @@ export class ScaleStatus {
   #lastBooks: (OrderBook | null)[] = [];
   #lastChanges = new Float64Array(0);
   #changesAtMs = -1;
+  /** Books the last mostActive walk saw, and how many of them were synced (read in the same walk). */
+  booksTotal = 0;
+  booksSynced = 0;
 
   budget(budget: RateBudget, hold: Readonly<HoldStats>, heldNow: number, nowMs: number): BudgetStatus {
     if (this.#spentAtMs >= 0 && nowMs > this.#spentAtMs) {
@@ -73,14 +76,20 @@ export class ScaleStatus {
     };
   }
 
-  /** The TOP_ROWS books with the most changes per second since the last call. */
+  /**
+   * The TOP_ROWS books with the most changes per second since the last call; the same walk counts
+   * the books and the synced ones (booksTotal, booksSynced): at 5,000 markets one walk over the
+   * books took about a millisecond, and the status line had made two each second.
+   */
   mostActive(stores: readonly Iterable<OrderBook>[], nowMs: number): MarketActivity[] {
     const seconds = this.#changesAtMs < 0 || nowMs <= this.#changesAtMs ? 0 : (nowMs - this.#changesAtMs) / 1000;
     this.#changesAtMs = nowMs;
     const top: MarketActivity[] = [];
     let at = 0;
+    let synced = 0;
     for (const books of stores) {
       for (const book of books) {
+        if (book.synced) synced++;
         if (at === this.#lastChanges.length) this.#grow();
         const changes = book.changesApplied;
         const last = this.#lastBooks[at] === book ? this.#lastChanges[at]! : changes;
@@ -96,6 +105,8 @@ export class ScaleStatus {
       }
     }
     this.#lastBooks.length = at;
+    this.booksTotal = at;
+    this.booksSynced = synced;
     return top;
   }
 

@@ -70,6 +70,18 @@ describe('status at 5,000 markets', () => {
     expect(read(5_000)).toEqual(['KXA-3:7']);
   });
 
+  it('the same walk counts the books and the synced ones, over every store, at every reading (the first too)', () => {
+    const predictions = Array.from({ length: 7 }, (_, i) => ({ ticker: `KXP-${i}`, changesApplied: 0, synced: i % 3 !== 0 }));
+    const margin = Array.from({ length: 3 }, (_, i) => ({ ticker: `KXM-${i}`, changesApplied: 0, synced: i === 1 }));
+    const scale = new ScaleStatus();
+    scale.mostActive([predictions as unknown as OrderBook[], margin as unknown as OrderBook[]], 1_000);
+    expect([scale.booksTotal, scale.booksSynced]).toEqual([10, 5]); // 1, 2, 4, 5 of KXP and KXM-1
+    predictions[0]!.synced = true;
+    margin.pop();
+    scale.mostActive([predictions as unknown as OrderBook[], margin as unknown as OrderBook[]], 2_000);
+    expect([scale.booksTotal, scale.booksSynced]).toEqual([9, 6]);
+  });
+
   it('the plain line carries totals, the budget, the top markets and the RFQ counters, not one field per market', () => {
     const text = statusText(scaleStatus(true), 60);
     expect(text).toContain('books 5000/5000 | open 2000 | sent 90000');
