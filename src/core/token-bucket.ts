@@ -58,6 +58,17 @@ export class TokenBucket {
     if (this.#milliTokens > milli) this.#milliTokens = milli;
   }
 
+  /**
+   * Lowers the bucket to at most its capacity less `onTheWay` tokens (never below 0): a mirror of
+   * a venue bucket whose requests are still on the way, which the venue holds too and charges only
+   * on arrival, so its bucket is full - and loses refill - that much sooner than ours would be.
+   */
+  capBelowOnTheWay(onTheWay: number, nowMs: number): void {
+    if (!(onTheWay > 0)) return;
+    const room = this.#capacityMilli / 1000 - onTheWay;
+    this.drainTo(room > 0 ? room : 0, nowMs);
+  }
+
   get capacity(): number {
     return this.#capacityMilli / 1000;
   }

@@ -128,10 +128,7 @@ export class RateBudget {
   }
 
   #capWrite(nowMs: number): void {
-    const inFlight = this.#writesInFlight!();
-    if (inFlight <= 0) return;
-    const room = this.#write.capacity - inFlight;
-    this.#write.drainTo(room > 0 ? room : 0, nowMs);
+    this.#write.capBelowOnTheWay(this.#writesInFlight!(), nowMs);
   }
 
   /** From now on, reads spend from `source` (the runtime's read pacer) instead of this budget's own read bucket. */

@@ -50,6 +50,17 @@ describe('TokenBucket', () => {
     expect(full.available(0)).toBe(3);
   });
 
+  it('caps below the tokens on the way: refill stops at capacity less them, never below zero, nothing with none', () => {
+    const bucket = new TokenBucket(100, 100, 0);
+    bucket.tryTake(60, 0);
+    bucket.capBelowOnTheWay(60, 1_000); // a second of refill would fill it; the 60 on the way leave room for 40
+    expect(bucket.available(1_000)).toBe(40);
+    bucket.capBelowOnTheWay(150, 1_000); // more on the way than the bucket holds
+    expect(bucket.available(1_000)).toBe(0);
+    bucket.capBelowOnTheWay(0, 1_500);
+    expect(bucket.available(1_500)).toBe(50);
+  });
+
   it('rejects a rate that is not a positive integer', () => {
     expect(() => new TokenBucket(0, 1, 0)).toThrow(RangeError);
     expect(() => new TokenBucket(2.5, 1, 0)).toThrow(RangeError);

@@ -46,20 +46,27 @@ async function until(condition: () => boolean): Promise<void> {
   expect(condition()).toBe(true);
 }
 
+/** An order route on one connection (so a second request queues), signing inline, no keep-warm. */
+function oneConnectionEntry(hotPathQueueMax: number): { entry: RestOrderEntry; listener: ListenerWithUnknowns } {
+  const entry = new RestOrderEntry({
+    ...REST_ORDER_ENTRY_DEFAULTS,
+    baseUrl: sim.httpUrl,
+    keyId: sim.demoKey.keyId,
+    privateKey: loadPrivateKey(sim.demoKey.privateKeyPem),
+    clock: systemClock,
+    connections: 1,
+    hotPathQueueMax,
+    keepAliveIntervalMs: 0,
+    signing: 'inline',
+  });
+  const listener = new ListenerWithUnknowns();
+  entry.setListener(listener);
+  return { entry, listener };
+}
+
 describe('write tokens in flight on the order route', () => {
   it('counts creates, a batch and cancels until their answers; the hook sees the ending request still counted', async () => {
-    const entry = new RestOrderEntry({
-      ...REST_ORDER_ENTRY_DEFAULTS,
-      baseUrl: sim.httpUrl,
-      keyId: sim.demoKey.keyId,
-      privateKey: loadPrivateKey(sim.demoKey.privateKeyPem),
-      clock: systemClock,
-      connections: 1,
-      keepAliveIntervalMs: 0,
-      signing: 'inline',
-    });
-    const listener = new ListenerWithUnknowns();
-    entry.setListener(listener);
+    const { entry, listener } = oneConnectionEntry(REST_ORDER_ENTRY_DEFAULTS.hotPathQueueMax);
     const seenByHook: number[] = [];
     entry.setWriteAnswerHook(() => seenByHook.push(entry.writeTokensInFlight));
     try {
@@ -101,19 +108,7 @@ describe('write tokens in flight on the order route', () => {
   });
 
   it('a request refused before it was written (queue full) stops counting', async () => {
-    const entry = new RestOrderEntry({
-      ...REST_ORDER_ENTRY_DEFAULTS,
-      baseUrl: sim.httpUrl,
-      keyId: sim.demoKey.keyId,
-      privateKey: loadPrivateKey(sim.demoKey.privateKeyPem),
-      clock: systemClock,
-      connections: 1,
-      hotPathQueueMax: 1,
-      keepAliveIntervalMs: 0,
-      signing: 'inline',
-    });
-    const listener = new ListenerWithUnknowns();
-    entry.setListener(listener);
+    const { entry, listener } = oneConnectionEntry(1);
     const rule = sim.faults.add({ kind: 'rest_delay', delayMs: 100, target: { method: 'POST', path: '/portfolio/events/orders' } });
     try {
       await entry.connect();

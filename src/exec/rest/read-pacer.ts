@@ -203,10 +203,7 @@ export class ReadPacer {
 
   /** The bucket never holds more than its capacity less the reads on the way. */
   #cap(nowMs: number): void {
-    const inFlight = this.#inFlight;
-    if (inFlight <= 0) return;
-    const room = this.#bucket.capacity - inFlight;
-    this.#bucket.drainTo(room > 0 ? room : 0, nowMs);
+    this.#bucket.capBelowOnTheWay(this.#inFlight, nowMs);
   }
 
   #rearm(): void {
