@@ -45,6 +45,7 @@ export class BookStore {
   #lastSubscription: Subscription | null = null;
   readonly #now: () => number;
   readonly #onOutOfSync: (book: OrderBook, reason: number) => void;
+  #sequenceBreaks = 0;
 
   constructor(options: BookStoreOptions) {
     this.#now = options.now;
@@ -54,6 +55,15 @@ export class BookStore {
 
   get size(): number {
     return this.#size;
+  }
+
+  /**
+   * Seq breaks (a gap, a repeat or a step back) on any sid since the store was made, counted once
+   * each whatever state the sid's books are in: a break while every book already waits for a
+   * snapshot reports no book, yet a frame was lost.
+   */
+  get sequenceBreaks(): number {
+    return this.#sequenceBreaks;
   }
 
   /** Adds a market's book. Adding a known ticker returns its book, regridded when the grid differs. */
@@ -262,6 +272,7 @@ export class BookStore {
       return ApplyStatus.OK;
     }
     // A gap, a repeat or a step back: whatever we missed or replayed, no book of the sid can be trusted.
+    this.#sequenceBreaks++;
     subscription.seqLast = seq;
     const books = subscription.books;
     for (let i = 0; i < books.length; i++) books[i].breakSync(ApplyStatus.SEQ_GAP);

@@ -19,7 +19,7 @@
  */
 
 import { Channel, Feed, MessageKind, NoopFeedListener, type FeedAuth, type FeedLogger, type LifecycleRecord, type FeedOptions } from '../feed/index.ts';
-import { ApplyStatus, type OrderBook } from '../book/index.ts';
+import type { OrderBook } from '../book/index.ts';
 import { RecordKind } from '../record/format.ts';
 import { Recorder } from '../record/recorder.ts';
 import { marketRecordText } from '../record/market-record.ts';
@@ -58,8 +58,8 @@ export class Capture {
   readonly #subscribedFrames = new Map<string, Buffer>();
   #recorder: Recorder | null = null;
   #quality: CaptureQuality | null = null;
-  #framesHandled = 0;
-  #gapFrame = -1;
+  /** The book store's seq-break count already put in a quality report. */
+  #sequenceBreaksSeen = 0;
   #disconnectsAtOpen = 0;
   #rotateTimer: ReturnType<typeof setTimeout> | null = null;
   #followTimer: ReturnType<typeof setInterval> | null = null;
@@ -208,23 +208,22 @@ export class Capture {
     }
   }
 
-  onGap(): void {
-    // A gap breaks every book of its sid at once: one gap per frame, not one per book.
-    if (this.#gapFrame === this.#framesHandled || this.#quality === null) return;
-    this.#gapFrame = this.#framesHandled;
-    this.#quality.sequenceGaps++;
-  }
-
   onResynced(): void {
     if (this.#quality !== null) this.#quality.resyncs++;
   }
 
   /** The feed's frame tap: the frame was handled; its decoded record is still in feed.decoder. */
   #onFrame(bytes: Buffer, start: number, end: number, receivedNs: number): void {
-    this.#framesHandled++;
     const recorder = this.#recorder;
     const quality = this.#quality;
     if (recorder === null || quality === null) return;
+    // Gaps are counted where the seq is checked, not from books reported out of sync: after a
+    // rotation every book waits for its snapshot, and a gap then breaks no book that could report it.
+    const breaks = this.feed.books.sequenceBreaks;
+    if (breaks !== this.#sequenceBreaksSeen) {
+      quality.sequenceGaps += breaks - this.#sequenceBreaksSeen;
+      this.#sequenceBreaksSeen = breaks;
+    }
     recorder.frame(bytes, start, end, receivedNs);
     const nowMs = Date.now();
     quality.onFrame(end - start, nowMs);
@@ -251,15 +250,12 @@ export class Capture {
   }
 }
 
-/** The feed's listener: gaps, resyncs and announcements go to the capture; nothing else is needed. */
+/** The feed's listener: resyncs and announcements go to the capture; nothing else is needed. */
 class CaptureListener extends NoopFeedListener {
   readonly #capture: Capture;
   constructor(capture: Capture) {
     super();
     this.#capture = capture;
-  }
-  override onBookOutOfSync(_book: OrderBook, reason: number): void {
-    if (reason === ApplyStatus.SEQ_GAP) this.#capture.onGap();
   }
   override onBookResynced(_book: OrderBook): void {
     this.#capture.onResynced();

@@ -67,6 +67,8 @@ describe('BookStore', () => {
     expect(store.applyDelta(1, 7, 'B', 0, p(5000), c(1))).toBe(ApplyStatus.SEQ_GAP);
     expect(store.applyDelta(2, 2, 'C', 0, p(5000), c(1))).toBe(ApplyStatus.OK);
     expect(reports).toEqual([['A', 'SEQ_GAP'], ['B', 'SEQ_GAP']]);
+    // The second gap broke no book (both already waited for a snapshot) but is counted all the same.
+    expect(store.sequenceBreaks).toBe(2);
     // A new snapshot (get_snapshot on the same sid) resyncs.
     const a = snapshot(store, 1, 8, 'A', [[6000, 5]])!;
     expect(a.synced).toBe(true);
@@ -84,6 +86,7 @@ describe('BookStore', () => {
     snapshot(store, 1, 12, 'A', [[5000, 100]]);
     expect(store.applyDelta(1, 3, 'A', 0, p(5000), c(1))).toBe(ApplyStatus.SEQ_GAP);
     expect(reports).toEqual([['A', 'SEQ_GAP'], ['A', 'SEQ_GAP']]);
+    expect(store.sequenceBreaks).toBe(2);
   });
 
   it('a snapshot arriving after a gap is refused (null) and its book reported', () => {
