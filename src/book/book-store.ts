@@ -11,7 +11,7 @@
 import { TickGrid, type Count, type Price, type PriceGrid } from '../core/index.ts';
 import { MarketRegistry } from '../market/index.ts';
 import { ApplyStatus } from './apply-status.ts';
-import { OrderBook, PERP_MAX_WINDOW_TICKS, PERP_WINDOW_TICKS } from './order-book.ts';
+import { OrderBook, PERP_MAX_WINDOW_TICKS, PERP_WINDOW_TICKS, SyncTally } from './order-book.ts';
 
 export interface BookStoreOptions {
   /** Injected clock, Unix ms: stamps updatedAtMs. */
@@ -46,6 +46,7 @@ export class BookStore {
   readonly #now: () => number;
   readonly #onOutOfSync: (book: OrderBook, reason: number) => void;
   #sequenceBreaks = 0;
+  readonly #tally = new SyncTally();
 
   constructor(options: BookStoreOptions) {
     this.#now = options.now;
@@ -55,6 +56,16 @@ export class BookStore {
 
   get size(): number {
     return this.#size;
+  }
+
+  /** Books in sync now, kept by the books themselves: O(1), no walk. */
+  get syncedCount(): number {
+    return this.#tally.synced;
+  }
+
+  /** Slots to walk with at(0 .. slotCount - 1); a slot without a book reads undefined. */
+  get slotCount(): number {
+    return this.#books.length;
   }
 
   /**
@@ -75,6 +86,7 @@ export class BookStore {
       return existing;
     }
     const book = new OrderBook(ticker, grid, this.#onOutOfSync);
+    book.tally = this.#tally;
     while (this.#books.length < index) this.#books.push(undefined);
     this.#books[index] = book;
     this.#size++;
@@ -95,10 +107,10 @@ export class BookStore {
     const existing = this.#books[index];
     if (existing !== undefined) {
       if (existing.perp && (existing.grid as TickGrid).tick === tick) return existing;
-      this.#unbind(existing);
-      this.#size--;
+      this.#forget(existing);
     }
     const book = new OrderBook(ticker, grid, this.#onOutOfSync, maxWindowTicks);
+    book.tally = this.#tally;
     while (this.#books.length < index) this.#books.push(undefined);
     this.#books[index] = book;
     this.#size++;
@@ -119,10 +131,17 @@ export class BookStore {
     const index = this.#markets.indexOf(ticker);
     const book = this.at(index);
     if (book === undefined) return false;
-    this.#unbind(book);
+    this.#forget(book);
     this.#books[index] = undefined;
-    this.#size--;
     return true;
+  }
+
+  /** A book leaving the store: unbound from its sid, out of the counts. */
+  #forget(book: OrderBook): void {
+    this.#unbind(book);
+    if (book.synced) this.#tally.synced--;
+    book.tally = null;
+    this.#size--;
   }
 
   /** Iterates the books (off the hot path: allocates an iterator). */

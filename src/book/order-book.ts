@@ -28,6 +28,14 @@ import { ApplyStatus } from './apply-status.ts';
 
 export type OutOfSyncListener = (book: OrderBook, reason: number) => void;
 
+/**
+ * How many books of one store are in sync, kept by the books as they enter and leave SYNCED: the
+ * status reads it each second without walking thousands of books.
+ */
+export class SyncTally {
+  synced = 0;
+}
+
 // Life cycle of a book's contents. synced === (state === SYNCED).
 const EMPTY = 0; // never had a snapshot
 const SNAPSHOTTING = 1; // between beginSnapshot and endSnapshot
@@ -73,6 +81,8 @@ export class OrderBook {
   topMoved: boolean;
   /** The subscription whose snapshot this book holds; -1 when none. Set by BookStore. */
   sid: number;
+  /** The store's count of synced books, told of each change; null outside a store. Set by BookStore. */
+  tally: SyncTally | null;
   #state: number;
   #levelCount: number;
   // [0, levelCount): YES bids by level; [levelCount, 2 * levelCount): NO bids by YES-ask level.
@@ -108,6 +118,7 @@ export class OrderBook {
     this.bestAskLevel = NO_LEVEL;
     this.topMoved = true;
     this.sid = -1;
+    this.tally = null;
     this.#state = EMPTY;
     this.#levelCount = grid.levelCount;
     this.#sizes = new Float64Array(2 * grid.levelCount);
@@ -230,6 +241,7 @@ export class OrderBook {
     }
     this.bestBidLevel = NO_LEVEL;
     this.bestAskLevel = NO_LEVEL;
+    if (this.#state === SYNCED && this.tally !== null) this.tally.synced--;
     this.#state = SNAPSHOTTING;
     this.synced = false;
     this.outOfSyncReason = ApplyStatus.NO_SNAPSHOT;
@@ -256,6 +268,7 @@ export class OrderBook {
     this.topMoved = true;
     this.#state = SYNCED;
     this.synced = true;
+    if (this.tally !== null) this.tally.synced++;
     this.outOfSyncReason = ApplyStatus.OK;
   }
 
@@ -313,6 +326,7 @@ export class OrderBook {
    */
   breakSync(reason: number): boolean {
     if (this.#state === BROKEN) return false;
+    if (this.#state === SYNCED && this.tally !== null) this.tally.synced--;
     this.#state = BROKEN;
     this.synced = false;
     this.outOfSyncReason = reason;

@@ -30,7 +30,7 @@ import { rfqStatus } from '../runtime/rfq-status.ts';
 import type { RfqStatus } from '../runtime/rfq-status.ts';
 
 /** What the snapshot reads: the runtime's read-only surface (the worker pool's figures optional, for fakes). */
-export type SnapshotSource = Pick<Runtime, 'feed' | 'oms' | 'host' | 'listener' | 'probe' | 'stall' | 'fix' | 'marketData' | 'config'> & {
+export type SnapshotSource = Pick<Runtime, 'feed' | 'oms' | 'host' | 'listener' | 'probe' | 'stall' | 'fix' | 'marketData' | 'config' | 'mostActive'> & {
   /** The Margin feed's books are shown beside the Predictions ones (absent or null: none). */
   marginFeed?: Runtime['marginFeed'];
   workersStatus?: () => WorkersStatus | null;
@@ -125,7 +125,7 @@ export interface OperatorView {
   /** The write budget and held intents, null when the source has no gate or router (a fake). */
   budget: BudgetStatus | null;
   /** The TOP_ROWS books with the most changes per second since the last refresh. */
-  mostActive: MarketActivity[];
+  mostActive: readonly MarketActivity[];
   /** RFQ quoting counters, null when quoting is off. */
   rfq: RfqStatus | null;
   books: BookView[];
@@ -232,17 +232,16 @@ export class OperatorSnapshots {
     const books = source.feed.books;
     const marginBooks = source.marginFeed?.books ?? null;
     const stores = marginBooks === null ? [books] : [books, marginBooks];
+    // Counts the stores keep and the runtime's activity walk: nothing here walks thousands of books.
     let booksSynced = 0;
     let booksTotal = 0;
     for (const store of stores) {
-      for (const book of store.books()) {
-        booksTotal++;
-        if (book.synced) booksSynced++;
-      }
+      booksTotal += store.size;
+      booksSynced += store.syncedCount;
     }
     const tsMs = Date.now();
     const live = oms.liveOrders();
-    const mostActive = this.#scale.mostActive(stores.map((store) => store.books()), tsMs);
+    const mostActive = source.mostActive;
     const bookList = pickBooks(stores, live, mostActive);
     const positions: PositionView[] = [];
     let pnlMicro = 0;

@@ -153,7 +153,7 @@ export interface RuntimeStatus {
   /** The write budget: tokens, spent per second against the refill, held intents, batches. */
   budget?: BudgetStatus;
   /** The most active markets (book changes per second). */
-  mostActive?: MarketActivity[];
+  mostActive?: readonly MarketActivity[];
   /** RFQ quoting counters (config rfq.enabled), null when quoting is off. */
   rfq?: RfqStatus | null;
 }
@@ -490,7 +490,9 @@ export class Runtime {
         log.warn({ err: error }, 'reconciling journaled quotes failed; retried after the next reconnect');
       }
     }
+    const bookStores = this.marginFeed === null ? [this.feed.books] : [this.feed.books, this.marginFeed.books];
     this.#omsTimer = setInterval(() => {
+      this.#scale.walkActivity(bookStores, this.clock.nowMs());
       this.quoteBook?.tick();
       this.router.tick()?.catch((error: unknown) => log.warn({ err: error }, 'reconciliation round failed'));
     }, this.#options.omsTickMs ?? 100);
@@ -685,12 +687,14 @@ export class Runtime {
     await this.#closeRecorder();
   }
 
+  /** The most active markets (book changes per second) as the activity walk last found them; the dashboard reads them too. */
+  get mostActive(): readonly MarketActivity[] {
+    return this.#scale.mostActive;
+  }
+
   status(): RuntimeStatus {
     const marginBooks = this.marginFeed?.books ?? null;
-    const stores = marginBooks === null ? [this.feed.books] : [this.feed.books, marginBooks];
     const nowMs = this.clock.nowMs();
-    // One walk over every book: the most active, and the synced count beside it.
-    const mostActive = this.#scale.mostActive(stores.map((store) => store.books()), nowMs);
     const positions: PositionLine[] = [];
     let pnlMicro = 0;
     for (const position of this.oms.positions.all()) {
@@ -706,15 +710,16 @@ export class Runtime {
     const counts = this.host.denyCounts(this.#denyScratch);
     for (let code = 1; code < counts.length; code++) if (counts[code] !== 0) denies[DENY_NAMES[code]] = counts[code];
     return {
-      booksSynced: this.#scale.booksSynced,
-      booksTotal: this.#scale.booksTotal,
+      // Counts the stores keep: no walk over thousands of books here (the activity walk runs on the OMS tick).
+      booksSynced: this.feed.books.syncedCount + (marginBooks?.syncedCount ?? 0),
+      booksTotal: this.feed.books.size + (marginBooks?.size ?? 0),
       openOrders: this.oms.liveOrderCount,
       ordersSent: this.oms.stats.ordersSent,
       fills: this.listener.stats.fillMessages - this.oms.stats.duplicateFills,
       positions: topPositions(positions, TOP_ROWS),
       positionsTotal: positions.length,
       budget: this.#scale.budget(this.gate.budget, this.router.holdStats, this.router.held.size, nowMs),
-      mostActive,
+      mostActive: this.#scale.mostActive,
       rfq: rfqStatus(this.quoteBook, this.listener.stats.rfqsSeen, this.graph.quoteRouter?.quotesDenied ?? 0),
       pnlMicro,
       tickToTradeUsP50: total.p50 / 1000,

@@ -2,8 +2,8 @@
  * What the status line, the terminal table, the dashboard and the metrics show of a runtime that
  * trades thousands of markets: totals and the top few, never one row per market. The write budget
  * (tokens now, spent per second against the refill, intents held, sent and dropped, batches) and
- * the most active markets (book changes per second). Built once a second on a timer, O(markets)
- * then, nothing per frame. Owns the rates' last readings only; decides nothing.
+ * the most active markets (book changes per second), found by a walk over the books a slice per
+ * timer step, nothing per frame. Owns the rates' last readings only; decides nothing.
  */
 
 import type { OrderBook } from '../book/index.ts';
@@ -41,19 +41,28 @@ export interface RankedPosition {
   pnlMicro: number;
 }
 
+/** What the activity walk reads of a book store: its slots by index (BookStore). */
+export interface BookSlots {
+  readonly slotCount: number;
+  at(index: number): OrderBook | undefined;
+}
+
+/** Books the activity walk reads per step: at 5,000 markets and a step each 100 ms, a pass a second. */
+export const ACTIVITY_SLICE_BOOKS = 512;
+
 export class ScaleStatus {
   #spentLast = 0;
   #spentAtMs = -1;
   #spentPerSecond = 0;
-  // The books as the last reading walked them and their change counts then, by walk position: a
-  // pointer compare instead of a Map lookup by ticker per book (a walk of 5,000 books took ~7 ms).
-  // A book not at its last position (markets added) reads as unchanged once.
-  #lastBooks: (OrderBook | null)[] = [];
-  #lastChanges = new Float64Array(0);
-  #changesAtMs = -1;
-  /** Books the last mostActive walk saw, and how many of them were synced (read in the same walk). */
-  booksTotal = 0;
-  booksSynced = 0;
+  // The activity walk: a cursor over the stores' slots, and per slot the book last read there,
+  // its change count and when (a book not in its slot any more reads as unchanged once).
+  #store = 0;
+  #slot = 0;
+  #lastBooks: (OrderBook | undefined)[][] = [];
+  #lastChanges: Float64Array[] = [];
+  #lastMs: Float64Array[] = [];
+  #passTop: MarketActivity[] = [];
+  #top: readonly MarketActivity[] = [];
 
   budget(budget: RateBudget, hold: Readonly<HoldStats>, heldNow: number, nowMs: number): BudgetStatus {
     if (this.#spentAtMs >= 0 && nowMs > this.#spentAtMs) {
@@ -76,44 +85,76 @@ export class ScaleStatus {
     };
   }
 
+  /** The TOP_ROWS books with the most changes per second, as the last complete pass of the walk found them. */
+  get mostActive(): readonly MarketActivity[] {
+    return this.#top;
+  }
+
   /**
-   * The TOP_ROWS books with the most changes per second since the last call; the same walk counts
-   * the books and the synced ones (booksTotal, booksSynced): at 5,000 markets one walk over the
-   * books took about a millisecond, and the status line had made two each second.
+   * One step of the activity walk: up to `maxSlots` book slots, each book's changes per second
+   * since the pass before read in the same step. A pass that reaches the last slot of the last
+   * store publishes its top list and starts again. Walked a slice at a time from a timer because
+   * one walk over 5,000 books in the status call took 1-2 ms, a stall of the event loop each second.
    */
-  mostActive(stores: readonly Iterable<OrderBook>[], nowMs: number): MarketActivity[] {
-    const seconds = this.#changesAtMs < 0 || nowMs <= this.#changesAtMs ? 0 : (nowMs - this.#changesAtMs) / 1000;
-    this.#changesAtMs = nowMs;
-    const top: MarketActivity[] = [];
-    let at = 0;
-    let synced = 0;
-    for (const books of stores) {
-      for (const book of books) {
-        if (book.synced) synced++;
-        if (at === this.#lastChanges.length) this.#grow();
+  walkActivity(stores: readonly BookSlots[], nowMs: number, maxSlots: number = ACTIVITY_SLICE_BOOKS): void {
+    let budget = maxSlots;
+    while (budget > 0) {
+      if (this.#store >= stores.length) {
+        this.#top = this.#passTop;
+        this.#passTop = [];
+        this.#store = 0;
+        this.#slot = 0;
+        return;
+      }
+      const store = stores[this.#store]!;
+      const slots = store.slotCount;
+      this.#ensure(this.#store, slots);
+      const lastBooks = this.#lastBooks[this.#store]!;
+      const lastChanges = this.#lastChanges[this.#store]!;
+      const lastMs = this.#lastMs[this.#store]!;
+      const end = Math.min(slots, this.#slot + budget);
+      for (let slot = this.#slot; slot < end; slot++) {
+        const book = store.at(slot);
+        if (book === undefined) {
+          lastBooks[slot] = undefined;
+          continue;
+        }
         const changes = book.changesApplied;
-        const last = this.#lastBooks[at] === book ? this.#lastChanges[at]! : changes;
-        this.#lastBooks[at] = book;
-        this.#lastChanges[at] = changes;
-        at++;
-        if (seconds === 0) continue;
-        const rate = Math.round((changes - last) / seconds);
+        const seen = lastBooks[slot] === book;
+        const elapsedMs = nowMs - lastMs[slot]!;
+        const rate = seen && elapsedMs > 0 ? Math.round(((changes - lastChanges[slot]!) * 1000) / elapsedMs) : 0;
+        lastBooks[slot] = book;
+        lastChanges[slot] = changes;
+        lastMs[slot] = nowMs;
         // A row object only for a book that makes the list.
+        const top = this.#passTop;
         if (rate > 0 && (top.length < TOP_ROWS || rate > top[TOP_ROWS - 1]!.changesPerSecond)) {
           insertTop(top, { ticker: book.ticker, changesPerSecond: rate }, (row) => row.changesPerSecond);
         }
       }
+      budget -= end - this.#slot;
+      this.#slot = end;
+      if (end === slots) {
+        this.#store++;
+        this.#slot = 0;
+      }
     }
-    this.#lastBooks.length = at;
-    this.booksTotal = at;
-    this.booksSynced = synced;
-    return top;
   }
 
-  #grow(): void {
-    const grown = new Float64Array(Math.max(64, this.#lastChanges.length * 2));
-    grown.set(this.#lastChanges);
-    this.#lastChanges = grown;
+  #ensure(store: number, slots: number): void {
+    while (this.#lastBooks.length <= store) {
+      this.#lastBooks.push([]);
+      this.#lastChanges.push(new Float64Array(0));
+      this.#lastMs.push(new Float64Array(0));
+    }
+    if (this.#lastChanges[store]!.length >= slots) return;
+    const size = Math.max(64, slots * 2);
+    const changes = new Float64Array(size);
+    changes.set(this.#lastChanges[store]!);
+    this.#lastChanges[store] = changes;
+    const times = new Float64Array(size);
+    times.set(this.#lastMs[store]!);
+    this.#lastMs[store] = times;
   }
 }
 

@@ -225,6 +225,34 @@ describe('BookStore', () => {
     expect(reports).toEqual([['B', 'RESYNC']]);
   });
 
+  it('keeps the count of synced books through snapshots, a bad snapshot level, a gap, a re-snapshot, a removal and a replaced book', () => {
+    const { store } = makeStore();
+    for (const ticker of ['A', 'B', 'C']) store.add(ticker, linear);
+    expect(store.syncedCount).toBe(0);
+    snapshot(store, 1, 1, 'A', [[5000, 100]]);
+    snapshot(store, 1, 2, 'B', [[5000, 100]]);
+    expect(store.syncedCount).toBe(2);
+    expect(snapshot(store, 1, 3, 'C', [[5001, 100]])!.synced).toBe(false); // off the cent grid: broken while snapshotting
+    expect(store.syncedCount).toBe(2);
+    snapshot(store, 1, 4, 'A', [[4000, 5]]); // a synced book snapshotted again stays counted once
+    expect(store.syncedCount).toBe(2);
+    expect(store.applyDelta(1, 9, 'A', 0, p(4000), c(1))).toBe(ApplyStatus.SEQ_GAP);
+    expect(store.syncedCount).toBe(0);
+    snapshot(store, 1, 10, 'A', [[4000, 5]]);
+    snapshot(store, 1, 11, 'C', [[4000, 5]]);
+    expect(store.syncedCount).toBe(2);
+    expect(store.remove('A')).toBe(true);
+    expect(store.syncedCount).toBe(1);
+    store.addPerp('P', 100);
+    snapshot(store, 2, 1, 'P', [[50_000, 3]], [[50_100, 4]]);
+    expect(store.syncedCount).toBe(2);
+    store.addPerp('P', 200); // another tick: the synced book is replaced by one that waits for a snapshot
+    expect(store.syncedCount).toBe(1);
+    expect(store.size).toBe(3);
+    expect(store.slotCount).toBeGreaterThanOrEqual(4); // A's slot stays, empty
+    expect(store.at(0)).toBeUndefined();
+  });
+
   it('matches reference books on a random multi-market stream with injected faults', () => {
     const random = rng(2024);
     const { store, reports } = makeStore();
@@ -281,6 +309,7 @@ describe('BookStore', () => {
         reference.add(side, price, delta);
       }
       expect(book.synced).toBe(synced[m]);
+      expect(store.syncedCount).toBe(synced.filter(Boolean).length);
       if (synced[m]) {
         expect(book.bestBid()).toBe(reference.bestBid());
         expect(book.bestAsk()).toBe(reference.bestAsk());

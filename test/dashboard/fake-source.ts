@@ -19,7 +19,7 @@ export function fakeSource(liveOrders = 0): { source: SnapshotSource; state: Fak
     clientOrderId: `rt-test-${String(i).padStart(8, '0')}`, ticker: 'KXDEMO-26DEC31-T50', side: i % 2 === 0 ? 'bid' : 'ask', price: 4000 + i, remainingCount: 100, filledCount: 0, state: 1, subaccount: 0,
   }));
   const source = {
-    feed: { books: { books: () => [][Symbol.iterator](), get: () => undefined }, counters: { framesReceived: 5, malformedFrames: 0, disconnects: 0, seqGaps: 0, resyncsRequested: 0, resyncsCompleted: 0 }, state: 'open' },
+    feed: { books: { books: () => [][Symbol.iterator](), get: () => undefined, size: 0, syncedCount: 0 }, counters: { framesReceived: 5, malformedFrames: 0, disconnects: 0, seqGaps: 0, resyncsRequested: 0, resyncsCompleted: 0 }, state: 'open' },
     oms: { liveOrders: () => orders, positions: { all: () => [] }, killSwitchState: null, get stats() { return { ordersSent: state.ordersSent, duplicateFills: 0, reconcileRounds: 0 }; }, liveOrderCount: orders.length },
     host: { denyCounts: (out: Float64Array) => out.fill(0), summaries: () => [{ id: 'mm', status: state.status }] },
     listener: { stats: { fillMessages: 0, connects: 1 } },
@@ -27,6 +27,7 @@ export function fakeSource(liveOrders = 0): { source: SnapshotSource; state: Fak
     stall: { summary: () => ({ samples: 0, p50Us: 0, p99Us: 0, maxUs: 0 }) },
     fix: null,
     marketData: null,
+    mostActive: [],
     config: { venue: { fix: { sessionName: 'KalshiNR' } } },
   };
   return { source: source as unknown as SnapshotSource, state };

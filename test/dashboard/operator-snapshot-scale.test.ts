@@ -6,7 +6,7 @@
  * Prometheus text carries those families and never a series per market.
  * Method: OperatorSnapshots over the fake source with a real BookStore of 5,000 books, 5,000
  * positions, live orders in two books, a real RateBudget and hold counters, and quote counters;
- * two refreshes a few ms apart (the activity is a rate between readings), then the view and
+ * the activity as the runtime's walk finds it over two passes a second apart, then the view and
  * renderMetricsText's text parsed back.
  */
 
@@ -17,7 +17,7 @@ import { BOOKS_MAX, OperatorSnapshots, POSITIONS_MAX } from '../../src/dashboard
 import type { OperatorView, SnapshotSource } from '../../src/dashboard/index.ts';
 import { RateBudget } from '../../src/risk/index.ts';
 import { renderMetricsText } from '../../src/runtime/runtime-metrics.ts';
-import { TOP_ROWS } from '../../src/runtime/scale-status.ts';
+import { ScaleStatus, TOP_ROWS } from '../../src/runtime/scale-status.ts';
 import { parsePrometheusText, sampleOf } from '../telemetry/prometheus-text.ts';
 import { fakeSource } from './fake-source.ts';
 
@@ -46,20 +46,23 @@ function scaleSource(quoting: boolean): { source: SnapshotSource; store: BookSto
   return { source, store };
 }
 
-/** Two readings apart in time, books 4,990.. changing in between: the activity is a rate. */
-async function twoRefreshes(source: SnapshotSource, store: BookStore): Promise<OperatorView> {
-  const snapshots = new OperatorSnapshots(source, 250);
-  snapshots.refresh();
+/**
+ * The runtime's activity walk (ScaleStatus.walkActivity, a whole pass each reading here) one
+ * second apart, books 4,990.. changing in between; the snapshot shows what the walk found.
+ */
+function refreshAfterActivity(source: SnapshotSource, store: BookStore): OperatorView {
+  const scale = new ScaleStatus();
+  scale.walkActivity([store], 1_000, MARKETS + 1);
   for (let i = 4_990; i < MARKETS; i++) store.get(`KXM-${i}`)!.changesApplied += i;
-  const start = Date.now();
-  while (Date.now() - start < 20) await new Promise((resolve) => setTimeout(resolve, 5));
-  return snapshots.refresh();
+  scale.walkActivity([store], 2_000, MARKETS + 1);
+  (source as unknown as { mostActive: unknown }).mostActive = scale.mostActive;
+  return new OperatorSnapshots(source, 250).refresh();
 }
 
 describe('operator snapshot at 5,000 markets', () => {
-  it('caps positions by |PnL| with a total, and books to ours then the most active', async () => {
+  it('caps positions by |PnL| with a total, and books to ours then the most active', () => {
     const { source, store } = scaleSource(true);
-    const view = await twoRefreshes(source, store);
+    const view = refreshAfterActivity(source, store);
     expect(view.positionsTotal).toBe(MARKETS);
     expect(view.positions).toHaveLength(POSITIONS_MAX);
     expect(view.positions[0].ticker).toBe('KXM-4999');
@@ -73,22 +76,22 @@ describe('operator snapshot at 5,000 markets', () => {
     expect(JSON.stringify(view).length).toBeLessThan(40_000);
   });
 
-  it('reports the write budget, held intents and the RFQ counters; rfq null when quoting is off', async () => {
+  it('reports the write budget, held intents and the RFQ counters; rfq null when quoting is off', () => {
     const { source, store } = scaleSource(true);
-    const view = await twoRefreshes(source, store);
+    const view = refreshAfterActivity(source, store);
     expect(view.budget).toMatchObject({ writeCapacity: 50, writePerSecond: 10, held: 2, heldSent: 11, heldDropped: 3, batchesSent: 6, batchedOrders: 40 });
     expect(view.budget!.writeTokens).toBeLessThanOrEqual(50);
     expect(view.budget!.writeTokens).toBeGreaterThanOrEqual(46);
     expect(view.rfq).toEqual({ rfqsSeen: 25, quotesSent: 20, quotesRejected: 1, accepted: 4, confirmed: 3, executed: 2, cancelled: 9, denied: 7, open: 6 });
     const off = scaleSource(false);
-    expect((await twoRefreshes(off.source, off.store)).rfq).toBeNull();
+    expect(refreshAfterActivity(off.source, off.store).rfq).toBeNull();
     const bare = fakeSource().source;
     expect(new OperatorSnapshots(bare, 250).refresh().budget).toBeNull();
   });
 
-  it('the metrics carry the budget, held intents, top markets and RFQ families, bounded series', async () => {
+  it('the metrics carry the budget, held intents, top markets and RFQ families, bounded series', () => {
     const { source, store } = scaleSource(true);
-    const families = parsePrometheusText(renderMetricsText(await twoRefreshes(source, store)));
+    const families = parsePrometheusText(renderMetricsText(refreshAfterActivity(source, store)));
     const value = (name: string): number => sampleOf(families, `trading_${name}`).value;
     expect(value('positions_total')).toBe(MARKETS);
     expect(families.get('trading_position_contracts')!.samples).toHaveLength(POSITIONS_MAX);
@@ -113,7 +116,7 @@ describe('operator snapshot at 5,000 markets', () => {
     expect(value('quotes_denied_total')).toBe(7);
     expect(value('quotes_open')).toBe(6);
     const off = scaleSource(false);
-    const offFamilies = parsePrometheusText(renderMetricsText(await twoRefreshes(off.source, off.store)));
+    const offFamilies = parsePrometheusText(renderMetricsText(refreshAfterActivity(off.source, off.store)));
     expect(offFamilies.has('trading_rfqs_seen_total')).toBe(false);
     expect(offFamilies.has('trading_write_tokens_available')).toBe(true);
   });

@@ -4,15 +4,16 @@
  * budget and held intents, denies by code and (quoting on) the RFQ counters; never a row or a
  * field per market.
  * Method: a 5,000-market RuntimeStatus built the way status() builds it (topPositions over 5,000
- * positions, ScaleStatus.mostActive over 5,000 books read twice, ScaleStatus.budget over a real
- * RateBudget), rendered by statusText, statusJson and renderStatusTable.
+ * positions, two passes of ScaleStatus.walkActivity over 5,000 books, ScaleStatus.budget over a
+ * real RateBudget), rendered by statusText, statusJson and renderStatusTable; the activity walk in
+ * slices over fake book slots.
  */
 
 import { describe, expect, it } from 'vitest';
 import type { OrderBook } from '../../src/book/index.ts';
 import { RateBudget } from '../../src/risk/index.ts';
 import type { RuntimeStatus } from '../../src/runtime/runtime.ts';
-import { ScaleStatus, TOP_ROWS, topPositions } from '../../src/runtime/scale-status.ts';
+import { ScaleStatus, TOP_ROWS, topPositions, type BookSlots } from '../../src/runtime/scale-status.ts';
 import { statusJson, statusText } from '../../src/runtime/status-line.ts';
 import { POSITION_ROWS_MAX, renderStatusTable } from '../../src/runtime/status-table.ts';
 
@@ -20,15 +21,26 @@ const MARKETS = 5_000;
 /** Lines the table may take whatever the market count: sections, header, POSITION_ROWS_MAX rows, the "more" lines. */
 const TABLE_LINES_MAX = 16 + POSITION_ROWS_MAX + 2;
 
+interface FakeBook {
+  ticker: string;
+  changesApplied: number;
+}
+
+/** Book slots as a BookStore keeps them: by index, a removed market's slot left empty. */
+function slotsOf(books: readonly (FakeBook | undefined)[]): BookSlots {
+  return { get slotCount() { return books.length; }, at: (index) => books[index] as unknown as OrderBook | undefined };
+}
+
 function scaleStatus(rfqOn: boolean): RuntimeStatus {
   // Position i: PnL grows with i and alternates sign, so the top 5 by |PnL| are the last five.
   const positions = Array.from({ length: MARKETS }, (_, i) => ({ subaccount: 1, ticker: `KXM-${i}`, position: 100, pnlMicro: (i % 2 === 0 ? 1 : -1) * i * 1_000 }));
   // Book i changed i times between the two readings, one second apart: the most active are the last.
   const books = Array.from({ length: MARKETS }, (_, i) => ({ ticker: `KXM-${i}`, changesApplied: 0 }));
   const scale = new ScaleStatus();
-  scale.mostActive([books as unknown as OrderBook[]], 1_000);
+  scale.walkActivity([slotsOf(books)], 1_000, MARKETS + 1);
   for (let i = 0; i < MARKETS; i++) books[i].changesApplied = i;
-  const mostActive = scale.mostActive([books as unknown as OrderBook[]], 2_000);
+  scale.walkActivity([slotsOf(books)], 2_000, MARKETS + 1);
+  const mostActive = scale.mostActive;
   const budget = new RateBudget(10, 50, 0.2, 20, 0);
   scale.budget(budget, { held: 0, heldSent: 0, heldDropped: 0, batchesSent: 0, batchedOrders: 0 }, 0, 0);
   for (let i = 0; i < 30; i++) budget.tryTakeWrite(1, false, 1_000);
@@ -52,34 +64,43 @@ describe('status at 5,000 markets', () => {
     expect(status.budget).toEqual({ writeTokens: 20, writeCapacity: 50, writePerSecond: 10, writeSpentPerSecond: 30, held: 3, heldSent: 17, heldDropped: 2, batchesSent: 4, batchedOrders: 36 });
   });
 
-  it('most active across readings: a market added later counts from its first reading; a market removed shifts the rest for one reading only', () => {
-    const books = Array.from({ length: 10 }, (_, i) => ({ ticker: `KXA-${i}`, changesApplied: 0 }));
+  it('most active across passes: a market added later counts from its first reading; a removed market leaves the others alone', () => {
+    const books: (FakeBook | undefined)[] = Array.from({ length: 10 }, (_, i) => ({ ticker: `KXA-${i}`, changesApplied: 0 }));
     const scale = new ScaleStatus();
-    const read = (nowMs: number) => scale.mostActive([books as unknown as OrderBook[]], nowMs).map((row) => `${row.ticker}:${row.changesPerSecond}`);
-    read(1_000);
+    const pass = (nowMs: number): string[] => {
+      scale.walkActivity([slotsOf(books)], nowMs, 1_000);
+      return scale.mostActive.map((row) => `${row.ticker}:${row.changesPerSecond}`);
+    };
+    expect(pass(1_000)).toEqual([]); // a first reading has no rate
     books.push({ ticker: 'KXA-new', changesApplied: 500 }); // its changes before it was first read do not count
-    for (const book of books) book.changesApplied += 10;
+    for (const book of books) book!.changesApplied += 10;
     books[3]!.changesApplied += 90;
-    expect(read(2_000)).toEqual(['KXA-3:100', 'KXA-0:10', 'KXA-1:10', 'KXA-2:10', 'KXA-4:10']);
+    expect(pass(2_000)).toEqual(['KXA-3:100', 'KXA-0:10', 'KXA-1:10', 'KXA-2:10', 'KXA-4:10']);
     books[10]!.changesApplied += 40;
-    expect(read(3_000)).toEqual(['KXA-new:40']);
-    books.splice(0, 1); // a market removed: the others' positions move
-    books[2]!.changesApplied += 7; // KXA-3
-    expect(read(4_000)).toEqual([]);
-    books[2]!.changesApplied += 7;
-    expect(read(5_000)).toEqual(['KXA-3:7']);
+    expect(pass(3_000)).toEqual(['KXA-new:40']);
+    books[0] = undefined; // a market removed: its slot empties, the others stay where they were
+    books[3]!.changesApplied += 7;
+    expect(pass(4_000)).toEqual(['KXA-3:7']);
+    books[0] = { ticker: 'KXA-0b', changesApplied: 900 }; // another market in the slot: counted from its first reading
+    expect(pass(5_000)).toEqual([]);
   });
 
-  it('the same walk counts the books and the synced ones, over every store, at every reading (the first too)', () => {
-    const predictions = Array.from({ length: 7 }, (_, i) => ({ ticker: `KXP-${i}`, changesApplied: 0, synced: i % 3 !== 0 }));
-    const margin = Array.from({ length: 3 }, (_, i) => ({ ticker: `KXM-${i}`, changesApplied: 0, synced: i === 1 }));
+  it('the walk goes a slice per step: the top list changes only when a pass ends, each book rated over its own interval', () => {
+    const predictions: FakeBook[] = Array.from({ length: 7 }, (_, i) => ({ ticker: `KXP-${i}`, changesApplied: 0 }));
+    const margin: FakeBook[] = Array.from({ length: 3 }, (_, i) => ({ ticker: `KXM-${i}`, changesApplied: 0 }));
+    const stores = [slotsOf(predictions), slotsOf(margin)];
     const scale = new ScaleStatus();
-    scale.mostActive([predictions as unknown as OrderBook[], margin as unknown as OrderBook[]], 1_000);
-    expect([scale.booksTotal, scale.booksSynced]).toEqual([10, 5]); // 1, 2, 4, 5 of KXP and KXM-1
-    predictions[0]!.synced = true;
-    margin.pop();
-    scale.mostActive([predictions as unknown as OrderBook[], margin as unknown as OrderBook[]], 2_000);
-    expect([scale.booksTotal, scale.booksSynced]).toEqual([9, 6]);
+    // 10 slots, 4 a step: a pass is three steps (slots 0-3; 4-6 and the second store's 0; its 1-2), the third publishes.
+    for (let step = 0; step < 3; step++) scale.walkActivity(stores, 1_000, 4);
+    expect(scale.mostActive).toEqual([]); // first readings: no rate yet
+    predictions[1]!.changesApplied = 30; // read again in the next step, 1 s after its first reading
+    margin[2]!.changesApplied = 20; // read again in the third step, 4 s after its first reading
+    scale.walkActivity(stores, 2_000, 4);
+    expect(scale.mostActive).toEqual([]); // the pass has not ended
+    scale.walkActivity(stores, 3_000, 4);
+    expect(scale.mostActive).toEqual([]);
+    scale.walkActivity(stores, 5_000, 4); // ends the pass
+    expect(scale.mostActive).toEqual([{ ticker: 'KXP-1', changesPerSecond: 30 }, { ticker: 'KXM-2', changesPerSecond: 5 }]);
   });
 
   it('the plain line carries totals, the budget, the top markets and the RFQ counters, not one field per market', () => {
