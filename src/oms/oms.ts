@@ -239,6 +239,14 @@ export class Oms implements ExecListener {
     return this.#byOrderId.get(orderId);
   }
 
+  /**
+   * The oldest order not terminal; walk on with its `liveNext` (allocates nothing, for a sampler
+   * that reads thousands of orders several times a second; nothing may end an order during the walk).
+   */
+  get oldestLiveOrder(): Readonly<Order> | null {
+    return this.#live.first;
+  }
+
   /** Orders not terminal (off the hot path: allocates the array). */
   liveOrders(): Readonly<Order>[] {
     return [...this.#live];
