@@ -49,6 +49,7 @@ const COMMAND: CliCommand = {
     { name: '--answer-latency-us', value: '<n>', help: 'engine -> answer at the OMS, us (default 500)' },
     { name: '--feed-latency-us', value: '<n>', help: 'engine -> our fill / order frame at the feed, us (default 1000)' },
     { name: '--queue', value: 'risk_averse|optimistic', help: 'queue-position model (default risk_averse)' },
+    { name: '--queue-live', value: 'on|off', help: 'a trade where the live run rested fills our order there as the live run\'s fills say (default: on with --compare-live, else off)' },
     { name: '--seed', value: '<n>', help: 'matching-engine id seed (default 1)' },
     { name: '--frames', value: '<n>', help: 'stop after N frames' },
     { name: '--measure', help: 'add wall-clock tick-to-trade (varies run to run)' },
@@ -67,13 +68,14 @@ function intArg(values: ReadonlyMap<string, string>, name: string, fallback: num
 }
 
 /** The one-run HTML report; the settings stated are the ones the Replay above was given. */
-async function writeRunHtml(values: ReadonlyMap<string, string>, source: string, configFile: string, replay: Replay, report: ReplayReport, observer: RunObserver): Promise<void> {
+async function writeRunHtml(values: ReadonlyMap<string, string>, source: string, configFile: string, replay: Replay, report: ReplayReport, observer: RunObserver, queueLive: boolean): Promise<void> {
   const summary = summarizeRun(replay.recording, new MidSeries(await buildMidSeries(replay.recording)), observer.fills);
   const settings: ReplaySettings = {
     orderLatencyUs: intArg(values, '--order-latency-us', 500),
     answerLatencyUs: intArg(values, '--answer-latency-us', 500),
     feedLatencyUs: intArg(values, '--feed-latency-us', 1_000),
     queueModel: (values.get('--queue') ?? 'risk_averse') as QueueModel,
+    queueFromLiveFills: queueLive,
     seed: intArg(values, '--seed', 1),
     framesMax: values.has('--frames') ? intArg(values, '--frames', 0) : undefined,
   };
@@ -91,6 +93,8 @@ async function main(argv: string[]): Promise<number> {
     const configPath = values.get('--config') ?? path.join(ROOT_DIR, 'config', 'runtime.json');
     const queue = values.get('--queue') ?? 'risk_averse';
     if (queue !== 'risk_averse' && queue !== 'optimistic') throw new UsageError('--queue is risk_averse or optimistic');
+    const queueLive = values.get('--queue-live') ?? (flags.has('--compare-live') ? 'on' : 'off');
+    if (queueLive !== 'on' && queueLive !== 'off') throw new UsageError('--queue-live is on or off');
     const config = loadConfig(configPath);
     const recording = readRecordingFile(positional[0]);
     const framesMax = values.has('--frames') ? intArg(values, '--frames', 0) : undefined;
@@ -105,6 +109,7 @@ async function main(argv: string[]): Promise<number> {
       answerLatencyUs: values.has('--answer-latency-us') ? intArg(values, '--answer-latency-us', 500) : undefined,
       feedLatencyUs: values.has('--feed-latency-us') ? intArg(values, '--feed-latency-us', 1_000) : undefined,
       queueModel: queue as QueueModel,
+      queueFromLiveFills: queueLive === 'on',
       seed: intArg(values, '--seed', 1),
       framesMax,
       measure: flags.has('--measure'),
@@ -116,7 +121,7 @@ async function main(argv: string[]): Promise<number> {
     const report = await replay.run();
     progress?.stop();
     await replay.close();
-    if (observer !== null) await writeRunHtml(values, positional[0], configPath, replay, report, observer);
+    if (observer !== null) await writeRunHtml(values, positional[0], configPath, replay, report, observer, queueLive === 'on');
     const comparison = flags.has('--compare-live') ? compareLive(recording, report, replay.venue.log) : null;
     if (flags.has('--json')) process.stdout.write(`${JSON.stringify(comparison === null ? report : { ...report, compareLive: comparison })}\n`);
     else process.stdout.write(comparison === null ? formatReport(report) : `${formatReport(report)}${formatComparison(comparison)}`);

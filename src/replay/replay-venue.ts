@@ -11,7 +11,9 @@
  * are brought to the recorded sizes first; new recorded size joins behind us, size that left the
  * level leaves from the back of the queue (`risk_averse`: only trades move us forward) or from the
  * front (`optimistic`). A recorded public trade in a market where we rest is replayed as a mirror
- * taker order of the trade's size and price, so it fills whoever is ahead of us, then us.
+ * taker order of the trade's size and price, so it fills whoever is ahead of us, then us. Replaying
+ * its own session (`liveMakerCount`), a trade at a level where the live run rested fills us as it
+ * filled the live order: the live run's fills show where it stood in the queue.
  *
  * Deterministic: engine ids from the seed, time from the driver, events in (time, sequence) order.
  * Owns the engine and the pending events; never decides for the OMS (answers only).
@@ -51,6 +53,13 @@ export interface ReplayVenueOptions {
   latency?: LatencyModel;
   /** The live run's own resting count at a level (live-orders.ts), left out of the mirror; absent: none. */
   liveOwnSize?: (ticker: string, side: BookSide, price: Price) => number;
+  /**
+   * How much of a public trade filled the live run's resting orders (live-fills.ts; -1: unknown).
+   * Given, a trade at a level where the live run rested fills the replay's order there as it
+   * filled the live one, whatever the queue model guesses (a replay of its own session); absent,
+   * the queue model decides every fill (sweeps: other parameters rest elsewhere and at other times).
+   */
+  liveMakerCount?: (tradeId: string) => number;
   /** When the live run's order groups were answered, ns, in creation order: the replay's are answered then. */
   groupTimesNs?: readonly number[];
 }
@@ -68,6 +77,8 @@ export interface ReplayVenueStats {
   /** Contracts filled, 1/100 contract. */
   filledCount: number;
   mirrorTrades: number;
+  /** Mirror trades sized from the live run's own fills (liveMakerCount). */
+  tradesAsLive: number;
   /** Microseconds from a create's send to its ack, per create (recording clock + model). */
   ackLatencyUs: number[];
 }
@@ -90,7 +101,7 @@ export class ReplayVenue implements OrderEntry, OrderReads {
   readonly engine: SimEngine;
   /** Every request as `<time ns>|<request text>` (docs/recording-format.md's ORDER text): the determinism check hashes it. */
   readonly log: string[] = [];
-  readonly stats: ReplayVenueStats = { requests: 0, creates: 0, cancels: 0, amends: 0, decreases: 0, rejects: 0, rejectCodes: new Map(), fills: 0, filledCount: 0, mirrorTrades: 0, ackLatencyUs: [] };
+  readonly stats: ReplayVenueStats = { requests: 0, creates: 0, cancels: 0, amends: 0, decreases: 0, rejects: 0, rejectCodes: new Map(), fills: 0, filledCount: 0, mirrorTrades: 0, tradesAsLive: 0, ackLatencyUs: [] };
   readonly #options: ReplayVenueOptions;
   readonly #events: VenueEvent[] = [];
   #seq = 0;
@@ -201,7 +212,7 @@ export class ReplayVenue implements OrderEntry, OrderReads {
   }
 
   /** A recorded public trade: replayed against our resting orders (see the file comment). */
-  onRecordedTrade(ticker: string, yesPrice: Price, count: Count, takerBookSide: BookSide): void {
+  onRecordedTrade(ticker: string, yesPrice: Price, count: Count, takerBookSide: BookSide, tradeId = ''): void {
     const resting = this.#restingByMarket.get(ticker);
     if (resting === undefined || resting.size === 0 || count <= 0) return;
     this.#engineMs = this.#options.startMs + Math.floor(this.#nowNs / 1e6);
@@ -218,9 +229,34 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     if (taken !== 0) byLevel!.delete(levelKey);
     this.#syncLevels(ticker, makerSide, yesPrice, taken);
     this.stats.mirrorTrades++;
+    const takerCount = this.#options.liveMakerCount === undefined ? count : this.#takerAsLive(ticker, makerSide, yesPrice, count, tradeId);
+    if (takerCount <= 0) return;
     this.engine.createOrder(TAKER_USER, {
-      ticker, side: takerBookSide, price: yesPrice, count, timeInForce: 'immediate_or_cancel', selfTradePrevention: 'taker_at_cross', subaccount: 0,
+      ticker, side: takerBookSide, price: yesPrice, count: takerCount as Count, timeInForce: 'immediate_or_cancel', selfTradePrevention: 'taker_at_cross', subaccount: 0,
     });
+  }
+
+  /**
+   * The mirror taker's size when the live run's share of the trade is known and the replay rests
+   * at the trade's level: what stands ahead of the replay's order, then what the trade took of the
+   * live order (0: the trade did not reach it). It may exceed the trade: the mirror ahead is then
+   * thinner than the live queue was, and the next sync brings the level back to its recorded size.
+   * Where the live run did not rest at the level, the queue model decides (the recorded size).
+   */
+  #takerAsLive(ticker: string, makerSide: BookSide, price: Price, count: number, tradeId: string): number {
+    const liveFilled = tradeId === '' ? -1 : this.#options.liveMakerCount!(tradeId);
+    if (liveFilled < 0) return count;
+    if (liveFilled === 0 && (this.#options.liveOwnSize?.(ticker, makerSide, price) ?? 0) <= 0) return count;
+    const resting = this.#restingByMarket.get(ticker);
+    if (resting === undefined) return count;
+    for (const order of resting.values()) {
+      if (order.side !== makerSide || order.price !== price) continue;
+      const place = this.engine.queuePosition(US, order.orderId, order.subaccount);
+      if (isSimError(place)) return count;
+      this.stats.tradesAsLive++;
+      return liveFilled === 0 ? Math.min(count, place.queuePosition) : place.queuePosition + liveFilled;
+    }
+    return count;
   }
 
   // ---- OrderEntry ---------------------------------------------------------------------------------

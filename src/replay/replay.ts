@@ -36,6 +36,7 @@ import { ReplaySession } from './replay-session.ts';
 import { ReplayVenue } from './replay-venue.ts';
 import type { QueueModel } from './replay-venue.ts';
 import { FrameClass } from './frame-class.ts';
+import { LiveFills } from './live-fills.ts';
 import { prepareReplay } from './replay-prep.ts';
 import type { RecordedHops, ReplayPrep } from './replay-prep.ts';
 import { type ReplayReport, percentiles } from './report.ts';
@@ -59,6 +60,13 @@ export interface ReplayOptions {
   /** Engine -> our fill / order frame at the feed, µs (default 1,000). */
   feedLatencyUs?: number;
   queueModel?: QueueModel;
+  /**
+   * A trade at a level where the live run rested fills the replay's order as the recording's fill
+   * frames say it filled the live one (live-fills.ts); the queue model decides the rest. For
+   * replaying a session against itself (--compare-live); a sweep leaves it off, since it would
+   * favour the parameters that quoted where the live run did. Default false.
+   */
+  queueFromLiveFills?: boolean;
   /** Engine id seed (default 1). */
   seed?: number;
   /** Cash per subaccount at the replay venue, centicents (default $1,000,000). */
@@ -177,6 +185,7 @@ export class Replay {
     this.#workDir = mkdtempSync(join(tmpdir(), 'replay-'));
     const log = options.logger ?? createLogger({ level: 'silent', pretty: false });
     let graphRef: TradingGraph | null = null;
+    const liveFills = options.queueFromLiveFills === true ? LiveFills.fromRecording(recording, classified.sidsByChannel.has('fill')) : null;
     this.venue = new ReplayVenue({
       markets: [...markets.values()],
       startMs: recording.startMs,
@@ -191,6 +200,7 @@ export class Replay {
       deliverFrame: (text) => graphRef?.feed.handleFrame(text),
       latency: this.latencyModel,
       liveOwnSize: (ticker, side, price) => this.liveOrders.sizeAt(ticker, side, price),
+      liveMakerCount: liveFills === null ? undefined : (tradeId) => liveFills.makerCountOf(tradeId),
       groupTimesNs: this.facts.orderGroups.map((group) => group.createdNs),
     });
     this.graph = new TradingGraph({
@@ -350,7 +360,7 @@ export class Replay {
       // The decoder's trade record is this frame's only if the frame decoded as a trade.
       if (frameClass === FrameClass.TRADE && feed.hop.kind === MessageKind.TRADE) {
         const trade = feed.decoder.trade;
-        venue.onRecordedTrade(trade.marketTicker, trade.yesPrice, trade.count, trade.takerBookSide);
+        venue.onRecordedTrade(trade.marketTicker, trade.yesPrice, trade.count, trade.takerBookSide, trade.tradeId);
       } else if (frameClass === FrameClass.DELIVER && feed.hop.kind === MessageKind.ORDERBOOK_DELTA) this.#onRecordedDelta(i);
       this.#framesDelivered++;
       // A break queued a get_snapshot (a microtask, as live): let it go out before the next frame, as it would live.
@@ -478,7 +488,7 @@ export class Replay {
       recording: { records: recording.count, frames: this.#framesDelivered + this.#framesSkipped, truncatedTailBytes: recording.truncatedTailBytes, durationMs: recording.count === 0 ? 0 : Math.floor(recording.timesNs[recording.count - 1] / 1e6) },
       replay: { framesDelivered: this.#framesDelivered, framesSkipped: this.#framesSkipped, endMs: this.clock.nowMs() },
       orders: { sha256: createHash('sha256').update(this.venue.log.join('\n')).digest('hex'), sent: graph.oms.stats.ordersSent, creates: venue.creates, cancels: venue.cancels, amends: venue.amends, decreases: venue.decreases, venueRejects: venue.rejects, venueRejectsByCode: Object.fromEntries([...venue.rejectCodes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) },
-      fills: { count: venue.fills, contracts: venue.filledCount, mirrorTrades: venue.mirrorTrades },
+      fills: { count: venue.fills, contracts: venue.filledCount, mirrorTrades: venue.mirrorTrades, tradesAsLive: venue.tradesAsLive },
       denies,
       pnlMicro,
       positions,

@@ -5,7 +5,8 @@
  * from behind us (risk_averse) or from the front (optimistic), so the same recorded trades fill us
  * under one model and not the other; a crossing order fills against the recorded liquidity at once.
  * A trade's own book decrease, recorded just before it, is taken once; size that joins our level
- * while we rest queues behind us.
+ * while we rest queues behind us. Given the live run's share of each trade, a trade at a level
+ * where the live run rested fills us by that share whatever the model says; elsewhere the model decides.
  * Method: a ReplayVenue over a real OrderBook driven by hand, a listener and a frame sink that
  * collect what the venue sends back, time moved by runUntil.
  */
@@ -16,7 +17,7 @@ import type { Count, Price } from '../../src/core/index.ts';
 import { OrderBook } from '../../src/book/index.ts';
 import type { ExecListener, NewOrder } from '../../src/oms/index.ts';
 import { ReplayVenue } from '../../src/replay/replay-venue.ts';
-import type { QueueModel } from '../../src/replay/replay-venue.ts';
+import type { QueueModel, ReplayVenueOptions } from '../../src/replay/replay-venue.ts';
 
 const TICKER = 'KXT-26DEC31-T50';
 const MS = 1_790_000_000_000;
@@ -29,7 +30,7 @@ interface Harness {
   at: (ns: number) => void;
 }
 
-function harness(queueModel: QueueModel): Harness {
+function harness(queueModel: QueueModel, live: Pick<ReplayVenueOptions, 'liveMakerCount' | 'liveOwnSize'> = {}): Harness {
   const book = new OrderBook(TICKER, PriceGrid.fromStructure('linear_cent'));
   book.beginSnapshot();
   book.setLevel(0, 5000 as Price, 1000 as Count); // 10.00 YES bid at $0.50
@@ -42,6 +43,7 @@ function harness(queueModel: QueueModel): Harness {
     startMs: MS, orderLatencyUs: 300, answerLatencyUs: 200, feedLatencyUs: 100, queueModel, seed: 1, cashCenticents: 10_000_000, subaccounts: [0],
     book: (ticker) => (ticker === TICKER ? book : undefined),
     deliverFrame: (text) => frames.push(text),
+    ...live,
   });
   venue.setSids(11, 12);
   const record = (name: string) => (...args: unknown[]) => acks.push(`${name} ${args.map(String).join(' ')}`);
@@ -135,6 +137,27 @@ describe('replay venue', () => {
     recordedTrade(500); // the 4.00 ahead, then 1.00 of us
     h.at(4_000_000);
     expect(fills(h.frames)).toEqual([{ count: '1.00', price: '0.5000', taker: false }]);
+  });
+
+  it('with the live run\'s fills: a trade where it rested fills us as it filled the live order; where it did not, the queue model decides', () => {
+    // The live run took 0.50 of T1 and none of T2 at $0.50, where it rested 1.00 until T3; T3 came after it left.
+    const liveShare = new Map([['T1', 50], ['T2', 0], ['T3', 0]]);
+    let liveResting = 100;
+    const h = harness('risk_averse', { liveMakerCount: (tradeId) => liveShare.get(tradeId) ?? -1, liveOwnSize: (_ticker, side, price) => (side === 'bid' && price === 5000 ? liveResting : 0) });
+    h.at(1_000_000);
+    h.venue.create(order('c1', 'bid', 5000, 100)); // 1.00 behind 10.00 at $0.50
+    h.at(2_000_000);
+    h.venue.onRecordedTrade(TICKER, 5000 as Price, 300 as Count, 'ask', 'T1'); // the model: 3.00 of the 10.00 ahead, not us
+    h.at(3_000_000);
+    expect(fills(h.frames)).toEqual([{ count: '0.50', price: '0.5000', taker: false }]);
+    h.venue.onRecordedTrade(TICKER, 5000 as Price, 2_000 as Count, 'ask', 'T2'); // the model: through the queue and us
+    h.at(4_000_000);
+    expect(fills(h.frames)).toHaveLength(1); // the live order was not reached: neither are we
+    liveResting = 0;
+    h.venue.onRecordedTrade(TICKER, 5000 as Price, 2_000 as Count, 'ask', 'T3');
+    h.at(5_000_000);
+    expect(fills(h.frames)).toEqual([{ count: '0.50', price: '0.5000', taker: false }, { count: '0.50', price: '0.5000', taker: false }]); // the model: the rest of us
+    expect(h.venue.stats.tradesAsLive).toBe(2);
   });
 
   it('size joining our level while we rest stands behind us, even when size ahead leaves before we meet the level again', () => {

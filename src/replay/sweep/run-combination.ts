@@ -25,6 +25,8 @@ export interface ReplaySettings {
   answerLatencyUs: number;
   feedLatencyUs: number;
   queueModel: 'risk_averse' | 'optimistic';
+  /** The one-run report's: trades where the live run rested filled us as they filled it (a sweep never sets it). */
+  queueFromLiveFills?: boolean;
   seed: number;
   tickMs?: number;
   cashCenticents?: number;
