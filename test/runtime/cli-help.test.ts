@@ -35,7 +35,7 @@ function run(script: string, args: readonly string[]): Promise<{ code: number | 
 const SCRIPTS: { name: string; script: string; options: string[]; typo: string; nearest: string }[] = [
   { name: 'start', script: 'src/runtime/main.ts', options: ['--config', '--venue', '--duration', '--release-kill-switch', '--json'], typo: '--durtion', nearest: '--duration' },
   { name: 'sim', script: 'src/sim/main.ts', options: ['--port', '--host', '--seed', '--markets', '--faults', '--activity-rate', '--keys-dir', '--log-level', '--probe', '--fix', '--exit-with-stdin', '--liquidity', '--no-liquidity'], typo: '--seeed', nearest: '--seed' },
-  { name: 'replay', script: 'src/replay/main.ts', options: ['--config', '--json', '--order-latency-us', '--answer-latency-us', '--feed-latency-us', '--queue', '--seed', '--frames', '--measure'], typo: '--frame', nearest: '--frames' },
+  { name: 'replay', script: 'src/replay/main.ts', options: ['--config', '--json', '--order-latency-us', '--answer-latency-us', '--feed-latency-us', '--queue', '--queue-live', '--seed', '--frames', '--measure'], typo: '--frame', nearest: '--frames' },
   { name: 'clearing', script: 'src/clearing/main.ts', options: ['--csv', '--url', '--credential-file', '--timeout-ms'], typo: '--cvs', nearest: '--csv' },
   { name: 'bench', script: 'bench/run.ts', options: ['--quick', '--strict'], typo: '--quik', nearest: '--quick' },
   { name: 'soak', script: 'bench/soak/soak.ts', options: ['--minutes', '--cycle-sec', '--rate', '--seed'], typo: '--minuts', nearest: '--minutes' },
