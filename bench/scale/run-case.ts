@@ -88,6 +88,8 @@ export interface CaseResult {
   /** Book updates the simulator made per second over the trading phase (asked: updatesPerSec). */
   deliveredUpdatesPerSec: number;
   holdStats: { heldSent: number; heldDropped: number; batchesSent: number; batchedOrders: number };
+  /** Order-route requests over the trading phase, and those signed on the event loop (RSA, about 1 ms each) for want of a presigned signature. */
+  signing: { requests: number; inlineSigned: number };
   ordersSent: number;
   /** Fills of our orders, and book resyncs (a resync pulls the maker's quotes). */
   fills: number;
@@ -247,9 +249,13 @@ export async function runCase(sim: BenchChild, tickers: readonly string[], scale
     const startupMs = await synced;
     const startupReadTokens = (await venueStats(sim, key.keyId, userId)).readTokens;
     runtime.probe.reset();
+    const routeStats = runtime.rest.stats;
+    const requestsBefore = routeStats.requests;
+    const inlineBefore = routeStats.inlineSigned;
     loopDelay.enable();
     const trading = await sampleTrading(runtime, sim, key.keyId, userId, scale, tradingFromMs);
     loopDelay.disable();
+    const signing = { requests: routeStats.requests - requestsBefore, inlineSigned: routeStats.inlineSigned - inlineBefore };
     const status = runtime.status();
     const stats = runtime.router.holdStats;
     return {
@@ -257,6 +263,7 @@ export async function runCase(sim: BenchChild, tickers: readonly string[], scale
       startupMs,
       startResolvedMs: resolvedMs,
       startupReadTokens,
+      signing,
       ticks: runtime.probe.total.histogram,
       loopDelay: {
         count: loopDelay.count, p50Ns: loopDelay.percentile(50), p99Ns: loopDelay.percentile(99), p999Ns: loopDelay.percentile(99.9),

@@ -126,8 +126,14 @@ describe('OrderPathSignatures', () => {
     paths.forget('gone');
     paths.track('next'); // may reuse the record
     expect(paths.size).toBe(1);
-    paths.flush();
-    await until(() => paths.stats.signed === 3);
+    const requested = presigner!.stats.requested;
+    paths.flush(); // one batch at a time: nothing more while the first is in the worker
+    expect(presigner!.stats.requested).toBe(requested);
+    // Each later flush (the housekeeping tick's) asks for 'next' once the first batch is answered.
+    await until(() => {
+      paths.flush();
+      return paths.stats.signed === 3;
+    });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(paths.take('gone', OrderPathKind.AMEND, out)).toBe(false);
     expect(paths.take('next', OrderPathKind.AMEND, out)).toBe(true);

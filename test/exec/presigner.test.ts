@@ -179,6 +179,25 @@ describe('Presigner', () => {
     await until(() => started.size(0) === 48);
   });
 
+  it('a ring drained below half its capacity is refilled to half before a per-order prefetch queued earlier; the rest after it', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start({ ...options(clock, 8), refillOnTake: false });
+    while (presigner.take(0, out)) {
+      // drain the create ring
+    }
+    const started = presigner;
+    const paths = Array.from({ length: 40 }, (_, i) => `/trade-api/v2/portfolio/events/orders/o-${i}/amend`);
+    let ringAtBatch = -1;
+    started.signBatch(paths.map(() => 'POST'), paths, (_timestampMs, _text, signatures) => {
+      expect(signatures).toHaveLength(40);
+      ringAtBatch = started.size(0);
+    });
+    started.refill(); // 8 wanted: 4 urgent (back to half), 4 as a top-up
+    await until(() => ringAtBatch >= 0);
+    expect(ringAtBatch).toBe(4); // the urgent half came before the 40 prefetched, the top-up after
+    await until(() => started.size(0) === 8);
+  });
+
   it('shuts the worker down: take() then reports empty, close is idempotent', async () => {
     const clock = new ManualClock(T0);
     presigner = await Presigner.start(options(clock));

@@ -84,6 +84,8 @@ export class OrderPathSignatures {
   readonly #options: OrderPathSignaturesOptions;
   readonly #kinds: readonly OrderPathKind[];
   readonly #records: FifoMap<string, OrderRecord>; // insertion order = eviction order
+  /** A signBatch not yet answered: flush() sends no other until it is. */
+  #batchInFlight = false;
   readonly #free: OrderRecord[] = [];
 
   readonly #depth: number;
@@ -179,7 +181,9 @@ export class OrderPathSignatures {
    */
   flush(): void {
     const presigner = this.#options.presigner;
-    if (!presigner.alive || this.#records.size === 0) return;
+    // One batch at a time: a flush each tick while the worker is still on the last one only
+    // lengthens its queue (at 5,000 markets the orders it signed for were evicted before use).
+    if (!presigner.alive || this.#records.size === 0 || this.#batchInFlight) return;
     const nowMs = this.#options.clock.nowMs();
     const staleBeforeMs = nowMs - (this.#options.maxAgeMs - this.#options.refreshLeadMs);
     const idleBeforeMs = nowMs - this.#options.idleLifetimeMs;
@@ -218,7 +222,9 @@ export class OrderPathSignatures {
     }
     if (methods === null) return;
     const generations = targets.map((record) => record.generation);
+    this.#batchInFlight = true;
     presigner.signBatch(methods, paths, (timestampMs, timestampText, signatures) => {
+      this.#batchInFlight = false;
       for (let i = 0; i < targets.length; i++) {
         const record = targets[i]!;
         if (record.generation !== generations[i]) continue; // forgotten (and maybe reused) meanwhile

@@ -6,14 +6,19 @@
  * node:crypto. test/exec/presigner.test.ts verifies its output with verifyRequest.
  *
  * Protocol (one request, one reply):
- *   in : { endpoint: number, id: number, method: string, path: string, timestampMs: number, n: number }
+ *   in : { endpoint: number, id: number, method: string, path: string, timestampMs: number, n: number, urgent?: boolean }
  *   out: { endpoint: number, id: number, timestampMs: number, signatures: string[] }   (n signatures)
  * endpoint >= 0 feeds a ring; endpoint -1 answers a one-off request named by id; endpoint -2 is a
  * batch of different paths (per-order paths): `methods` and `paths` arrays replace method/path/n,
  * and signatures[i] signs (timestampMs, methods[i], paths[i]).
- * Order: one-off and per-order requests (negative endpoints) are waited on by a request about to
- * be sent, so they go before ring refills, which only top up a reserve: the worker signs one
- * signature per turn of its event loop and always takes the next one from the urgent queue first.
+ * Order: four queues, the next signature always from the first that holds work, one signature
+ * per turn of this thread's event loop: one-off requests (endpoint -1: a request about to be sent
+ * waits on it); ring refills marked `urgent: true` (a ring below half its capacity, drained by a
+ * burst); the per-order prefetch (endpoint -2: orders that may be amended or cancelled soon);
+ * ring top-ups, which only renew a reserve. (A ring's periodic
+ * re-signing, 64 signatures a ring, once held a per-order batch back for up to 240 ms, so amends
+ * signed inline; at 5,000 markets the per-order prefetch, ahead of every refill, held the rings
+ * empty and batches signed inline.)
  * (A ring's periodic re-signing, 64 signatures a ring, once held a per-order batch back for up to
  * 240 ms, so amends signed inline.) Within each queue, requests are answered in arrival order.
  * Once at start it lowers its own thread's scheduling priority to `workerData.nice` (Linux nice
@@ -47,15 +52,18 @@ function job(request) {
   return { request, signatures: new Array(count), next: 0 };
 }
 
-const urgent = []; // endpoint < 0: someone is about to send with it
-const bulk = []; // ring refills
+const oneOff = []; // someone is about to send with it
+const ringLow = []; // refills of a ring running dry
+const prefetch = []; // per-order paths of recently acked orders
+const bulk = []; // ring top-ups
+const queues = [oneOff, ringLow, prefetch, bulk]; // by priority
 let scheduled = false;
 
 function signNext() {
   scheduled = false;
-  const queue = urgent.length > 0 ? urgent : bulk;
+  const queue = queues.find((waiting) => waiting.length > 0);
+  if (queue === undefined) return;
   const current = queue[0];
-  if (current === undefined) return;
   const request = current.request;
   const method = request.endpoint === -2 ? request.methods[current.next] : request.method;
   const path = request.endpoint === -2 ? request.paths[current.next] : request.path;
@@ -69,7 +77,7 @@ function signNext() {
 }
 
 function schedule() {
-  if (scheduled || (urgent.length === 0 && bulk.length === 0)) return;
+  if (scheduled || queues.every((waiting) => waiting.length === 0)) return;
   scheduled = true;
   setImmediate(signNext); // lets a newly arrived urgent request in before the next signature
 }
@@ -80,6 +88,6 @@ parentPort.on('message', (request) => {
     parentPort.postMessage({ endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: [] });
     return;
   }
-  (request.endpoint < 0 ? urgent : bulk).push(work);
+  (request.endpoint === -1 ? oneOff : request.urgent === true ? ringLow : request.endpoint === -2 ? prefetch : bulk).push(work);
   schedule();
 });

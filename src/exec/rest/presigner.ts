@@ -254,7 +254,13 @@ export class Presigner {
       if (deficit <= 0) continue;
       ring.inflight += deficit;
       this.stats.requested += deficit;
-      this.#worker.postMessage({ endpoint, id: 0, method: ring.method, path: ring.path, timestampMs: nowMs, n: deficit });
+      // Below half its capacity a ring is being drained by a burst: what brings it back to half
+      // goes before the per-order prefetch in the worker (urgent), the rest after it. At 5,000
+      // markets the prefetch for recently acked orders kept the worker busy, the rings ran dry and
+      // creates, batches and cancels signed on the event loop (~1 ms each).
+      const urgent = Math.min(deficit, Math.max(0, Math.ceil(ring.capacity / 2) - ring.count - (ring.inflight - deficit)));
+      if (urgent > 0) this.#worker.postMessage({ endpoint, id: 0, method: ring.method, path: ring.path, timestampMs: nowMs, n: urgent, urgent: true });
+      if (deficit > urgent) this.#worker.postMessage({ endpoint, id: 0, method: ring.method, path: ring.path, timestampMs: nowMs, n: deficit - urgent });
     }
   }
 
