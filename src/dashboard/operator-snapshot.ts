@@ -124,7 +124,7 @@ export interface OperatorView {
   denies: Record<string, number>;
   /** The write budget and held intents, null when the source has no gate or router (a fake). */
   budget: BudgetStatus | null;
-  /** The TOP_ROWS books with the most changes per second since the last refresh. */
+  /** The TOP_ROWS books with the most changes per second, as the runtime's activity walk last found them. */
   mostActive: readonly MarketActivity[];
   /** RFQ quoting counters, null when quoting is off. */
   rfq: RfqStatus | null;
