@@ -21,6 +21,9 @@
  * update rate (it drops a backlog when its core is taken: src/sim/server/activity-driver.ts) and
  * CPU share are stated beside, with the load average, since on a shared 2-core machine the rate
  * asked is not always the rate made.
+ * Then the catalog case (catalog-case.ts): `catalog add`'s path over the first records of the
+ * capture's recording, rows a second and Parquet bytes against the recording's, beside DuckDB alone
+ * writing as many rows to the same partitions.
  * Placement as bench/scale: the simulator on one CPU, the measured process on the other
  * (BENCH_PLACEMENT=off: none). Every wait is bounded; children are stopped by their own handles.
  */
@@ -32,12 +35,15 @@ import { placementForThisMachine } from '../../src/runtime/cpu-placement.ts';
 import { BenchChild } from '../child-process.ts';
 import type { BenchRow, BenchSuite } from '../harness.ts';
 import { CaptureProcess, processCpuSeconds } from './capture-process.ts';
+import { largestRecording, runCatalogCase, type CatalogCase } from './catalog-case.ts';
 import { checkCapture, type RecordingCheck } from './recording-check.ts';
 
 const SUITE = 'capture';
 const MARKETS = 5_000;
 const UPDATES_PER_SEC = 50_000;
 const USER_ID = 'c0ffee00-0000-4000-8000-00000000ca97';
+/** Records of the capture's recording the catalog case adds (--quick: a quarter). */
+const CATALOG_RECORDS = 200_000;
 
 interface Phase {
   markets: number;
@@ -181,7 +187,10 @@ export default {
         const capture = await capturePhase(sim, key, work, phase, cpus);
         console.error(`bench capture: baseline (plain ws client, ${capture.check.tickers.length} markets) ...`);
         const baseline = await baselinePhase(sim, key, work, capture.check.tickers, phase, cpus);
-        return rowsOf(phase, capture, baseline, placement.reason);
+        const records = quick ? CATALOG_RECORDS / 4 : CATALOG_RECORDS;
+        console.error(`bench capture: catalog add of the recording's first ${records} records, and DuckDB alone ...`);
+        const catalog = await runCatalogCase(largestRecording(path.join(work, 'capture')), work, records);
+        return [...rowsOf(phase, capture, baseline, placement.reason), ...catalogRows(catalog)];
       } finally {
         await sim.stop();
       }
@@ -247,5 +256,27 @@ function rowsOf(phase: Phase, capture: CaptureResult, baseline: { window: Window
       count: baseline.stats.lagSamples, p50Ns: baseline.stats.lagMsP50 * 1e6, p99Ns: baseline.stats.lagMsP99 * 1e6, value: baseline.stats.lagMsP99, unit: 'ms p99',
       note: 'Date.now() at the message event - ts_ms; 1 ms resolution',
     }),
+  ];
+}
+
+const CATALOG_RATE = 'catalog add (the capture\'s first records): rows written/s';
+const CATALOG_BASELINE = 'baseline: DuckDB alone, book-delta rows from range() to the same Parquet partitions: rows/s';
+
+function catalogRows(catalog: CatalogCase): BenchRow[] {
+  const base = catalog.baseline;
+  return [
+    {
+      suite: SUITE, case: CATALOG_RATE, baseline: false, count: catalog.rows, opsPerSec: Math.round(catalog.rows / catalog.seconds), compareTo: CATALOG_BASELINE,
+      note: `${catalog.records.toLocaleString('en-US')} records read, decoded by the feed and appended (${catalog.deltaRows.toLocaleString('en-US')} book deltas, the rest tops, depth 5 at 1 s, trades, lifecycle), ` +
+        `${catalog.markets.toLocaleString('en-US')} markets, ${catalog.parquetFiles.toLocaleString('en-US')} Parquet files, ${catalog.seconds.toFixed(1)} s from the read to the last file`,
+    },
+    {
+      suite: SUITE, case: CATALOG_BASELINE, baseline: true, count: base.rows, opsPerSec: Math.round(base.rows / base.seconds),
+      note: `the same row count over ${catalog.markets.toLocaleString('en-US')} markets, zstd, partitioned by date and market: ${base.parquetFiles.toLocaleString('en-US')} files, ${(base.parquetBytes / 1e6).toFixed(1)} MB, ${base.seconds.toFixed(1)} s`,
+    },
+    {
+      suite: SUITE, case: 'catalog: Parquet size against the recording', baseline: false, count: 1, value: round2(catalog.parquetBytes / Math.max(1, catalog.recordingBytes)), unit: 'x recording',
+      note: `${(catalog.parquetBytes / 1e6).toFixed(1)} MB of Parquet from ${(catalog.recordingBytes / 1e6).toFixed(1)} MB of recording (${catalog.records.toLocaleString('en-US')} records)`,
+    },
   ];
 }

@@ -62,9 +62,10 @@ export interface ReplayOptions {
   queueModel?: QueueModel;
   /**
    * A trade at a level where the live run rested fills the replay's order as the recording's fill
-   * frames say it filled the live one (live-fills.ts); the queue model decides the rest. For
-   * replaying a session against itself (--compare-live); a sweep leaves it off, since it would
-   * favour the parameters that quoted where the live run did. Default false.
+   * frames say it filled the live one (live-fills.ts); the queue model decides the rest. Opt-in
+   * (`--queue-live on`): exact where the replay's decisions follow the live run's, biased low where
+   * they drift (against the simulator's ws fallback server, creates 3.5-5.1% under live). A sweep
+   * never sets it: it would favour the parameters that quoted where the live run did. Default false.
    */
   queueFromLiveFills?: boolean;
   /** Engine id seed (default 1). */
