@@ -252,13 +252,14 @@ export class Presigner {
       }
       const deficit = ring.capacity - fresh - ring.inflight;
       if (deficit <= 0) continue;
-      ring.inflight += deficit;
-      this.stats.requested += deficit;
       // Below half its capacity a ring is being drained by a burst: what brings it back to half
       // goes before the per-order prefetch in the worker (urgent), the rest after it. At 5,000
       // markets the prefetch for recently acked orders kept the worker busy, the rings ran dry and
       // creates, batches and cancels signed on the event loop (~1 ms each).
-      const urgent = Math.min(deficit, Math.max(0, Math.ceil(ring.capacity / 2) - ring.count - (ring.inflight - deficit)));
+      const toHalf = Math.ceil(ring.capacity / 2) - ring.count - ring.inflight;
+      const urgent = Math.min(deficit, Math.max(0, toHalf));
+      ring.inflight += deficit;
+      this.stats.requested += deficit;
       if (urgent > 0) this.#worker.postMessage({ endpoint, id: 0, method: ring.method, path: ring.path, timestampMs: nowMs, n: urgent, urgent: true });
       if (deficit > urgent) this.#worker.postMessage({ endpoint, id: 0, method: ring.method, path: ring.path, timestampMs: nowMs, n: deficit - urgent });
     }
