@@ -8,6 +8,8 @@
 
 import { RecordKind, recordText } from '../record/index.ts';
 import type { Recording } from '../record/index.ts';
+import { FrameDecoder, MessageKind } from '../feed/index.ts';
+import { MarketRegistry } from '../market/index.ts';
 import type { ReplayReport } from './report.ts';
 
 export interface RunNumbers {
@@ -45,6 +47,8 @@ function decisionOf(parts: readonly string[]): string {
 export function liveRun(recording: Recording): { numbers: RunNumbers; decisions: string[] } {
   const numbers: RunNumbers = { creates: 0, amends: 0, cancels: 0, decreases: 0, rejects: 0, fills: 0, filledContracts: 0 };
   const decisions: string[] = [];
+  // Fill frames read as the live OMS read them.
+  const decoder = new FrameDecoder(new MarketRegistry());
   for (let i = 0; i < recording.count; i++) {
     const kind = recording.kinds[i];
     if (kind === RecordKind.ORDER) {
@@ -60,9 +64,9 @@ export function liveRun(recording: Recording): { numbers: RunNumbers; decisions:
     } else if (kind === RecordKind.FRAME) {
       const start = recording.bodyStarts[i];
       if (recording.bytes.toString('latin1', start, start + 16) !== '{"type":"fill","') continue;
+      if (decoder.decode(recording.bytes, start, start + recording.bodyLengths[i]) !== MessageKind.FILL) continue;
       numbers.fills++;
-      const count = /"count_fp":"(\d+)\.(\d{2})"/.exec(recordText(recording, i));
-      if (count !== null) numbers.filledContracts += Number(count[1]) * 100 + Number(count[2]);
+      numbers.filledContracts += decoder.fill.count;
     }
   }
   return { numbers, decisions };

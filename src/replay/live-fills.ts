@@ -9,54 +9,45 @@
 
 import { RecordKind } from '../record/index.ts';
 import type { Recording } from '../record/index.ts';
-import { parseCount } from '../core/index.ts';
+import { FrameDecoder, MessageKind } from '../feed/index.ts';
+import { MarketRegistry } from '../market/index.ts';
 
 const FILL_TYPE = Buffer.from('"type":"fill"');
 
-interface FillMsg {
-  trade_id?: unknown;
-  is_taker?: unknown;
-  count_fp?: unknown;
-}
-
 export class LiveFills {
   /** Maker count (1/100 contract) of our live orders by trade_id. */
-  readonly #byTrade = new Map<string, number>();
+  readonly #byTrade: Map<string, number>;
   /** The recording carries the fill channel: a trade absent from the map filled none of ours. */
   readonly known: boolean;
 
-  private constructor(known: boolean) {
+  private constructor(known: boolean, byTrade: Map<string, number>) {
     this.known = known;
+    this.#byTrade = byTrade;
   }
 
   /**
-   * Scans the recording's frames for `fill` messages (a few hundred a minute: parsed as JSON).
+   * Reads the recording's `fill` frames through the feed's decoder (as the live OMS read them).
    * `fillChannel`: the live run subscribed the fill channel (frame-class.ts, sidsByChannel), so a
    * trade with no fill of ours filled none of ours.
    */
   static fromRecording(recording: Recording, fillChannel: boolean): LiveFills {
     const { kinds, bodyStarts, bodyLengths, bytes, count } = recording;
-    const fills: FillMsg[] = [];
+    const decoder = new FrameDecoder(new MarketRegistry());
+    const byTrade = new Map<string, number>();
+    let seen = false;
     for (let i = 0; i < count; i++) {
       if (kinds[i] !== RecordKind.FRAME) continue;
       const at = bodyStarts[i] + 1;
       const end = bodyStarts[i] + bodyLengths[i];
       if (end - at < FILL_TYPE.length || bytes.compare(FILL_TYPE, 0, FILL_TYPE.length, at, at + FILL_TYPE.length) !== 0) continue;
-      try {
-        const msg = (JSON.parse(bytes.toString('utf8', bodyStarts[i], end)) as { msg?: FillMsg }).msg;
-        if (msg !== undefined) fills.push(msg);
-      } catch {
-        // a frame the live feed could not read either
-      }
+      // A frame the live feed could not read either is skipped.
+      if (decoder.decode(bytes, bodyStarts[i], end) !== MessageKind.FILL) continue;
+      seen = true;
+      const fill = decoder.fill;
+      if (fill.isTaker || fill.tradeId === '' || !(fill.count > 0)) continue;
+      byTrade.set(fill.tradeId, (byTrade.get(fill.tradeId) ?? 0) + fill.count);
     }
-    const live = new LiveFills(fillChannel || fills.length > 0);
-    for (const fill of fills) {
-      if (fill.is_taker !== false || typeof fill.trade_id !== 'string' || typeof fill.count_fp !== 'string') continue;
-      const filled = parseCount(fill.count_fp);
-      if (!(filled > 0)) continue;
-      live.#byTrade.set(fill.trade_id, (live.#byTrade.get(fill.trade_id) ?? 0) + filled);
-    }
-    return live;
+    return new LiveFills(fillChannel || seen, byTrade);
   }
 
   /** Our live resting orders' share of the trade, 1/100 contract; -1 when the recording cannot tell (no fill channel). */

@@ -6,23 +6,14 @@
  * live strategy saw its own orders in the book too. Owns this map only.
  */
 
-import { parseCount, parsePrice } from '../core/index.ts';
 import type { BookSide, Count, Price } from '../core/index.ts';
+import type { UserOrderRecord } from '../feed/index.ts';
 
 interface LiveOrder {
   ticker: string;
   side: BookSide;
   price: Price;
   remaining: Count;
-}
-
-interface UserOrderMsg {
-  order_id?: string;
-  ticker?: string;
-  status?: string;
-  book_side?: string;
-  yes_price_dollars?: string;
-  remaining_count_fp?: string;
 }
 
 export class LiveOrders {
@@ -33,27 +24,18 @@ export class LiveOrders {
   readonly #ownDeltaSum = new Map<string, number>();
   #ownDeltasSeen = false;
 
-  /** A recorded user_order frame's text: the order rests with its remaining count, or is gone. */
-  onUserOrder(text: string): void {
-    let msg: UserOrderMsg | undefined;
-    try {
-      msg = (JSON.parse(text) as { msg?: UserOrderMsg }).msg;
-    } catch {
-      return; // a frame the live feed could not read either
-    }
-    if (msg === undefined || typeof msg.order_id !== 'string') return;
-    const old = this.#orders.get(msg.order_id);
+  /** A recorded user_order frame, decoded by the feed's decoder: the order rests with its remaining count, or is gone. */
+  onUserOrder(msg: Readonly<UserOrderRecord>): void {
+    if (msg.orderId === '') return;
+    const old = this.#orders.get(msg.orderId);
     if (old !== undefined) {
       this.#add(old, -old.remaining);
-      this.#orders.delete(msg.order_id);
+      this.#orders.delete(msg.orderId);
     }
-    if (msg.status !== 'resting' || (msg.book_side !== 'bid' && msg.book_side !== 'ask') || typeof msg.ticker !== 'string') return;
-    const price = parsePrice(msg.yes_price_dollars ?? '');
-    const remaining = parseCount(msg.remaining_count_fp ?? '');
-    if (!(price > 0) || !(remaining > 0)) return;
-    const order: LiveOrder = { ticker: msg.ticker, side: msg.book_side, price, remaining };
-    this.#orders.set(msg.order_id, order);
-    this.#add(order, remaining);
+    if (msg.status !== 'resting' || msg.ticker === '' || !(msg.yesPrice > 0) || !(msg.remainingCount > 0)) return;
+    const order: LiveOrder = { ticker: msg.ticker, side: msg.bookSide, price: msg.yesPrice, remaining: msg.remainingCount };
+    this.#orders.set(msg.orderId, order);
+    this.#add(order, msg.remainingCount);
   }
 
   /**

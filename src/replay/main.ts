@@ -8,6 +8,7 @@
  *   --answer-latency-us N       engine -> answer at the OMS (default 500)
  *   --feed-latency-us N         engine -> our fill / order frame at the feed (default 1000)
  *   --queue risk_averse|optimistic   queue-position model (default risk_averse)
+ *   --queue-live on|off         the live run's own fills decide where our order is the live one's counterpart (default on)
  *   --seed N                    matching-engine id seed (default 1)
  *   --frames N                  stop after N frames
  *   --measure                   add wall-clock tick-to-trade (varies run to run)
@@ -49,7 +50,7 @@ const COMMAND: CliCommand = {
     { name: '--answer-latency-us', value: '<n>', help: 'engine -> answer at the OMS, us (default 500)' },
     { name: '--feed-latency-us', value: '<n>', help: 'engine -> our fill / order frame at the feed, us (default 1000)' },
     { name: '--queue', value: 'risk_averse|optimistic', help: 'queue-position model (default risk_averse)' },
-    { name: '--queue-live', value: 'on|off', help: 'a trade where the live run rested fills our order there as the live run\'s fills say (default off)' },
+    { name: '--queue-live', value: 'on|off', help: 'where our order joined a level after the same public size as the live order, a trade fills it as the live run\'s fills say (default on; off: the queue model alone)' },
     { name: '--seed', value: '<n>', help: 'matching-engine id seed (default 1)' },
     { name: '--frames', value: '<n>', help: 'stop after N frames' },
     { name: '--measure', help: 'add wall-clock tick-to-trade (varies run to run)' },
@@ -93,7 +94,7 @@ async function main(argv: string[]): Promise<number> {
     const configPath = values.get('--config') ?? path.join(ROOT_DIR, 'config', 'runtime.json');
     const queue = values.get('--queue') ?? 'risk_averse';
     if (queue !== 'risk_averse' && queue !== 'optimistic') throw new UsageError('--queue is risk_averse or optimistic');
-    const queueLive = values.get('--queue-live') ?? 'off';
+    const queueLive = values.get('--queue-live') ?? 'on';
     if (queueLive !== 'on' && queueLive !== 'off') throw new UsageError('--queue-live is on or off');
     const config = loadConfig(configPath);
     const recording = readRecordingFile(positional[0]);

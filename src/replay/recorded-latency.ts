@@ -9,13 +9,20 @@
  *   cause frame c --decide+send--> sent s --half of the first reply--> engine e --> answer a
  *                                                                        \------> private frame p
  *
- * The engine's time is not recorded; it is put halfway between the send and the first reply
- * (answer or private frame). A recording without requests gives no model (null).
+ * The engine's time is not recorded; it is put halfway between the send and the first reply: the
+ * answer, or the first private frame that shows the request done (a create's first user_order, an
+ * amend's order at its new price, a cancel's order cancelled; a fill's update is not a reply). A
+ * request refused because its order had ended (filled or cancelled while it was in flight)
+ * reached the engine after that end: no earlier than the end's private frame. A recording without
+ * requests gives no model (null).
  * It owns the hop arithmetic only; the venue schedules with it.
  */
 
 import { RecordKind, recordText } from '../record/index.ts';
 import type { Recording } from '../record/index.ts';
+import { FrameDecoder, MessageKind } from '../feed/index.ts';
+import type { UserOrderStatus } from '../feed/index.ts';
+import { MarketRegistry } from '../market/index.ts';
 
 export type RequestVerb = 'create' | 'amend' | 'cancel' | 'decrease';
 export const REQUEST_VERBS: readonly RequestVerb[] = ['create', 'amend', 'cancel', 'decrease'];
@@ -41,9 +48,10 @@ export function fixedLatency(orderUs: number, answerUs: number, feedUs: number):
   return { source: 'fixed', hops: () => hops, feedNs: feedUs * 1000 };
 }
 
-/** One live request's hops, keyed by its cause time. */
+/** One live request's hops, keyed by its cause time, then its send. */
 interface LiveHop {
   causeNs: number;
+  sentNs: number;
   hops: Hops;
 }
 
@@ -76,7 +84,7 @@ class RecordedLatency implements LatencyModel {
     }
     let nearest = lo;
     if (lo === list.length || (lo > 0 && decisionNs - list[lo - 1].causeNs <= list[lo].causeNs - decisionNs)) nearest = lo - 1;
-    // Live requests of one cause are in send order (a stable sort): the rank-th of them, or the last.
+    // Live requests of one cause are in send order: the rank-th of them, or the last.
     const causeNs = list[nearest].causeNs;
     let first = nearest;
     while (first > 0 && list[first - 1].causeNs === causeNs) first--;
@@ -100,32 +108,44 @@ interface LiveRequest {
   sentNs: number;
   answerNs: number;
   orderId: string;
+  /** An amend's new YES price (1/10,000 dollar); -1 for the other verbs. */
+  price: number;
+  /** The answer refused the request. */
+  refused: boolean;
 }
 
-const ORDER_ID_PATTERN = /"order_id":"([^"]+)"/;
+/** A recorded user_order frame: when it arrived and what it said of the order. */
+interface OrderUpdate {
+  ns: number;
+  status: UserOrderStatus;
+  price: number;
+}
 
 /** The recorded model, or null when the recording holds no answered request. */
 export function recordedLatency(recording: Recording): LatencyModel | null {
   const requests = liveRequests(recording);
   if (requests.length === 0) return null;
-  const privateTimes = userOrderTimes(recording);
+  const updates = orderUpdates(recording);
   const byVerb = new Map<RequestVerb, LiveHop[]>();
   const feeds: number[] = [];
   for (const request of requests) {
-    const privateNs = firstAfter(privateTimes.get(request.orderId), request.causeNs);
+    const orderUpdatesOf = updates.get(request.orderId);
+    const privateNs = replyFrameNs(request, orderUpdatesOf);
     const firstReplyNs = privateNs < 0 ? request.answerNs : Math.min(privateNs, request.answerNs);
-    const engineAt = request.sentNs + Math.max(0, Math.floor((firstReplyNs - request.sentNs) / 2));
+    let engineAt = request.sentNs + Math.max(0, Math.floor((firstReplyNs - request.sentNs) / 2));
+    if (request.refused) engineAt = Math.max(engineAt, Math.min(request.answerNs, endedNs(request, orderUpdatesOf)));
     const sendDelay = Math.min(SEND_DELAY_MAX_NS, Math.max(0, request.sentNs - request.causeNs));
     const feedNs = privateNs < 0 ? -1 : Math.max(0, privateNs - engineAt);
     if (feedNs >= 0) feeds.push(feedNs);
     let list = byVerb.get(request.verb);
     if (list === undefined) byVerb.set(request.verb, (list = []));
-    list.push({ causeNs: request.causeNs, hops: { engineNs: sendDelay + (engineAt - request.sentNs), answerNs: Math.max(0, request.answerNs - engineAt), feedNs } });
+    list.push({ causeNs: request.causeNs, sentNs: request.sentNs, hops: { engineNs: sendDelay + (engineAt - request.sentNs), answerNs: Math.max(0, request.answerNs - engineAt), feedNs } });
   }
   const feedNs = feeds.length === 0 ? 1e6 : median(feeds);
   for (const list of byVerb.values()) {
     for (const hop of list) if (hop.hops.feedNs < 0) hop.hops.feedNs = feedNs;
-    list.sort((a, b) => a.causeNs - b.causeNs);
+    // Requests end in answer order; one cause's requests are ranked in send order.
+    list.sort((a, b) => a.causeNs - b.causeNs || a.sentNs - b.sentNs);
   }
   return new RecordedLatency(byVerb, feedNs);
 }
@@ -148,7 +168,8 @@ function liveRequests(recording: Recording): LiveRequest[] {
       const parts = recordText(recording, i).split('|');
       const verb = parts[0];
       if (verb !== 'create' && verb !== 'amend' && verb !== 'cancel' && verb !== 'decrease') continue;
-      const request: LiveRequest = { verb, key: parts[1], causeNs: lastFrameNs, sentNs: ns, answerNs: -1, orderId: verb === 'create' ? '' : parts[1] };
+      const price = verb === 'amend' ? Number(parts[4]) : -1;
+      const request: LiveRequest = { verb, key: parts[1], causeNs: lastFrameNs, sentNs: ns, answerNs: -1, orderId: verb === 'create' ? '' : parts[1], price, refused: false };
       open.set(`${verb}:${parts[1]}`, request);
       waiting.push(request);
     } else if (kind === RecordKind.ANSWER) {
@@ -158,6 +179,7 @@ function liveRequests(recording: Recording): LiveRequest[] {
       if (request === undefined) continue;
       open.delete(`${verb}:${parts[1]}`);
       request.answerNs = ns;
+      request.refused = parts[0].endsWith('_reject');
       if (parts[0] === 'create_ack') request.orderId = parts[2];
       done.push(request);
     }
@@ -165,24 +187,42 @@ function liveRequests(recording: Recording): LiveRequest[] {
   return done.filter((request) => request.answerNs >= request.sentNs);
 }
 
-/** Receive times of the recorded user_order frames, by order id. */
-function userOrderTimes(recording: Recording): Map<string, number[]> {
-  const times = new Map<string, number[]>();
+/** The recorded user_order frames by order id, read by the feed's decoder, in arrival order. */
+function orderUpdates(recording: Recording): Map<string, OrderUpdate[]> {
+  const updates = new Map<string, OrderUpdate[]>();
+  const decoder = new FrameDecoder(new MarketRegistry());
   for (let i = 0; i < recording.count; i++) {
     if (recording.kinds[i] !== RecordKind.FRAME) continue;
     const start = recording.bodyStarts[i];
-    if (recording.bytes.toString('latin1', start, Math.min(start + 40, start + recording.bodyLengths[i])).indexOf('"user_order"') < 0) continue;
-    const id = ORDER_ID_PATTERN.exec(recordText(recording, i))?.[1];
-    if (id === undefined) continue;
-    let list = times.get(id);
-    if (list === undefined) times.set(id, (list = []));
-    list.push(recording.timesNs[i]);
+    const end = start + recording.bodyLengths[i];
+    if (recording.bytes.toString('latin1', start, Math.min(start + 40, end)).indexOf('"user_order"') < 0) continue;
+    if (decoder.decode(recording.bytes, start, end) !== MessageKind.USER_ORDER) continue;
+    const order = decoder.userOrder;
+    let list = updates.get(order.orderId);
+    if (list === undefined) updates.set(order.orderId, (list = []));
+    list.push({ ns: recording.timesNs[i], status: order.status, price: order.yesPrice });
   }
-  return times;
+  return updates;
 }
 
-function firstAfter(times: number[] | undefined, ns: number): number {
-  if (times === undefined) return -1;
-  for (const time of times) if (time > ns) return time;
+/** The first private frame after the send that shows this request done; -1 when none. */
+function replyFrameNs(request: LiveRequest, updates: readonly OrderUpdate[] | undefined): number {
+  if (updates === undefined) return -1;
+  for (const update of updates) {
+    if (update.ns <= request.sentNs) continue;
+    if (request.verb === 'create' || request.verb === 'decrease') return update.ns;
+    if (request.verb === 'cancel' && update.status === 'canceled') return update.ns;
+    if (request.verb === 'amend' && update.price === request.price && update.status !== 'canceled') return update.ns;
+  }
+  return -1;
+}
+
+/** When the order was seen ending (executed or cancelled) between the request's send and its answer; -1 when it was not. */
+function endedNs(request: LiveRequest, updates: readonly OrderUpdate[] | undefined): number {
+  if (updates === undefined) return -1;
+  for (const update of updates) {
+    if (update.ns <= request.sentNs || update.ns > request.answerNs) continue;
+    if (update.status !== 'resting') return update.ns;
+  }
   return -1;
 }

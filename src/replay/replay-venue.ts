@@ -13,7 +13,8 @@
  * front (`optimistic`). A recorded public trade in a market where we rest is replayed as a mirror
  * taker order of the trade's size and price, so it fills whoever is ahead of us, then us. Replaying
  * its own session (`liveMakerCount`), a trade at a level where the live run rested fills us as it
- * filled the live order: the live run's fills show where it stood in the queue.
+ * filled the live order (the live run's fills show where it stood in the queue), while our order
+ * there is the live one's counterpart: it joined the level after the same public joins did.
  *
  * Deterministic: engine ids from the seed, time from the driver, events in (time, sequence) order.
  * Owns the engine and the pending events; never decides for the OMS (answers only).
@@ -79,6 +80,8 @@ export interface ReplayVenueStats {
   mirrorTrades: number;
   /** Mirror trades sized from the live run's own fills (liveMakerCount). */
   tradesAsLive: number;
+  /** Trades at a level where both rested but our order joined after other public joins than the live one: the queue model decided. */
+  tradesNotCounterpart: number;
   /** Microseconds from a create's send to its ack, per create (recording clock + model). */
   ackLatencyUs: number[];
 }
@@ -101,7 +104,7 @@ export class ReplayVenue implements OrderEntry, OrderReads {
   readonly engine: SimEngine;
   /** Every request as `<time ns>|<request text>` (docs/recording-format.md's ORDER text): the determinism check hashes it. */
   readonly log: string[] = [];
-  readonly stats: ReplayVenueStats = { requests: 0, creates: 0, cancels: 0, amends: 0, decreases: 0, rejects: 0, rejectCodes: new Map(), fills: 0, filledCount: 0, mirrorTrades: 0, tradesAsLive: 0, ackLatencyUs: [] };
+  readonly stats: ReplayVenueStats = { requests: 0, creates: 0, cancels: 0, amends: 0, decreases: 0, rejects: 0, rejectCodes: new Map(), fills: 0, filledCount: 0, mirrorTrades: 0, tradesAsLive: 0, tradesNotCounterpart: 0, ackLatencyUs: [] };
   readonly #options: ReplayVenueOptions;
   readonly #events: VenueEvent[] = [];
   #seq = 0;
@@ -126,6 +129,15 @@ export class ReplayVenue implements OrderEntry, OrderReads {
   #groupsCreated = 0;
   /** Group creations waiting for the recording's clock to reach the live answer. */
   groupsPending = 0;
+  /**
+   * With liveMakerCount only. Public joins (recorded size increases not of the live run's orders)
+   * by `${ticker}|${side}|${price}`, counted on the recording's clock; the count each live order
+   * and each of ours found when it joined its level. Equal counts: the same public size joined
+   * ahead of both, so the live fills tell where ours stands; else the live place is not ours.
+   */
+  readonly #publicJoins = new Map<string, number>();
+  readonly #liveJoinMark = new Map<string, number>();
+  readonly #ourJoinMark = new Map<string, { side: BookSide; price: Price; remaining: number; mark: number }>();
 
   constructor(options: ReplayVenueOptions) {
     this.#options = options;
@@ -194,6 +206,12 @@ export class ReplayVenue implements OrderEntry, OrderReads {
    * moves no mirror: the replay's order stands in for it (liveOwnSize).
    */
   onRecordedDelta(ticker: string, side: BookSide, yesPrice: Price, delta: number, own: boolean, tradeNext: boolean): void {
+    if (this.#options.liveMakerCount !== undefined && delta > 0) {
+      const key = `${ticker}|${side}|${yesPrice}`;
+      const joins = this.#publicJoins.get(key) ?? 0;
+      if (own) this.#liveJoinMark.set(key, joins);
+      else this.#publicJoins.set(key, joins + 1);
+    }
     const resting = this.#restingByMarket.get(ticker);
     if (resting === undefined || resting.size === 0) return;
     const levelKey = side === 'bid' ? yesPrice : -yesPrice;
@@ -251,6 +269,11 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     if (resting === undefined) return count;
     for (const order of resting.values()) {
       if (order.side !== makerSide || order.price !== price) continue;
+      const liveMark = this.#liveJoinMark.get(`${ticker}|${makerSide}|${price}`);
+      if (liveMark === undefined || this.#ourJoinMark.get(order.orderId)?.mark !== liveMark) {
+        this.stats.tradesNotCounterpart++;
+        return count;
+      }
       const place = this.engine.queuePosition(US, order.orderId, order.subaccount);
       if (isSimError(place)) return count;
       this.stats.tradesAsLive++;
@@ -451,8 +474,26 @@ export class ReplayVenue implements OrderEntry, OrderReads {
     if (resting === undefined) this.#restingByMarket.set(order.ticker, (resting = new Map()));
     if (order.status === 'resting') resting.set(order.orderId, order);
     else resting.delete(order.orderId);
+    if (this.#options.liveMakerCount !== undefined) this.#markJoin(order);
     const text = `{"type":"user_order","sid":${this.#userOrderSid},"msg":${JSON.stringify(userOrderToWsMsg(order))}}`;
     this.#at(this.#nowNs + this.#feedNs, () => this.#options.deliverFrame(text));
+  }
+
+  /** Our order's public-join count at its level, taken when it joins the level (created, moved or grown). */
+  #markJoin(order: Order): void {
+    if (order.status !== 'resting') {
+      this.#ourJoinMark.delete(order.orderId);
+      return;
+    }
+    const known = this.#ourJoinMark.get(order.orderId);
+    const remaining = order.remainingCount as number;
+    // Same level and no larger: it kept its place. Grown (a quote topped up) it went to the back, as a join.
+    if (known !== undefined && known.side === order.side && known.price === order.price && remaining <= known.remaining) {
+      known.remaining = remaining;
+      return;
+    }
+    const mark = this.#publicJoins.get(`${order.ticker}|${order.side}|${order.price}`) ?? 0;
+    this.#ourJoinMark.set(order.orderId, { side: order.side, price: order.price, remaining, mark });
   }
 
   /** Before our order meets the engine: the levels it may cross, and the level it joins, at their recorded sizes. */

@@ -21,7 +21,8 @@ import { join } from 'node:path';
 import { ManualClock, PriceGrid, complementPrice, isPriceLevelStructure } from '../core/index.ts';
 import type { PriceLevelStructure } from '../core/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES } from '../risk/index.ts';
-import { MessageKind } from '../feed/index.ts';
+import { FrameDecoder, MessageKind } from '../feed/index.ts';
+import { MarketRegistry } from '../market/index.ts';
 import { STRATEGY_HOST_DEFAULTS } from '../strategy/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
 import { createLogger } from '../telemetry/index.ts';
@@ -62,10 +63,10 @@ export interface ReplayOptions {
   queueModel?: QueueModel;
   /**
    * A trade at a level where the live run rested fills the replay's order as the recording's fill
-   * frames say it filled the live one (live-fills.ts); the queue model decides the rest. Opt-in
-   * (`--queue-live on`): exact where the replay's decisions follow the live run's, biased low where
-   * they drift (against the simulator's ws fallback server, creates 3.5-5.1% under live). A sweep
-   * never sets it: it would favour the parameters that quoted where the live run did. Default false.
+   * frames say it filled the live one (live-fills.ts), while the replay's order there joined the
+   * level after the same public size as the live order did (replay-venue.ts); the queue model
+   * decides the rest. `npm run replay` sets it unless `--queue-live off`; a sweep does not (its
+   * combinations are compared under one queue model). Default false.
    */
   queueFromLiveFills?: boolean;
   /** Engine id seed (default 1). */
@@ -154,6 +155,8 @@ export class Replay {
   readonly facts: SessionFacts;
   /** The live run's own resting orders as of now (live-orders.ts), left out of the venue's mirror. */
   readonly liveOrders = new LiveOrders();
+  /** The live run's private frames, which the replay's feed does not take: read by the same decoder type, beside it. */
+  readonly #liveDecoder = new FrameDecoder(new MarketRegistry());
   readonly latencyModel: LatencyModel;
   readonly keepWarm: KeepWarm | null;
   #hostStart: Promise<void> | null = null;
@@ -347,7 +350,8 @@ export class Replay {
         const at = bodyStarts[i] + 1;
         if (bodyLengths[i] > USER_ORDER_TYPE.length && bytes.compare(USER_ORDER_TYPE, 0, USER_ORDER_TYPE.length, at, at + USER_ORDER_TYPE.length) === 0) {
           this.#runUntil(timeNs);
-          this.liveOrders.onUserOrder(bytes.toString('utf8', bodyStarts[i], bodyStarts[i] + bodyLengths[i]));
+          const decoder = this.#liveDecoder;
+          if (decoder.decode(bytes, bodyStarts[i], bodyStarts[i] + bodyLengths[i]) === MessageKind.USER_ORDER) this.liveOrders.onUserOrder(decoder.userOrder);
         }
         continue;
       }
@@ -489,7 +493,7 @@ export class Replay {
       recording: { records: recording.count, frames: this.#framesDelivered + this.#framesSkipped, truncatedTailBytes: recording.truncatedTailBytes, durationMs: recording.count === 0 ? 0 : Math.floor(recording.timesNs[recording.count - 1] / 1e6) },
       replay: { framesDelivered: this.#framesDelivered, framesSkipped: this.#framesSkipped, endMs: this.clock.nowMs() },
       orders: { sha256: createHash('sha256').update(this.venue.log.join('\n')).digest('hex'), sent: graph.oms.stats.ordersSent, creates: venue.creates, cancels: venue.cancels, amends: venue.amends, decreases: venue.decreases, venueRejects: venue.rejects, venueRejectsByCode: Object.fromEntries([...venue.rejectCodes].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) },
-      fills: { count: venue.fills, contracts: venue.filledCount, mirrorTrades: venue.mirrorTrades, tradesAsLive: venue.tradesAsLive },
+      fills: { count: venue.fills, contracts: venue.filledCount, mirrorTrades: venue.mirrorTrades, tradesAsLive: venue.tradesAsLive, tradesNotCounterpart: venue.tradesNotCounterpart },
       denies,
       pnlMicro,
       positions,

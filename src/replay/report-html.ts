@@ -37,7 +37,7 @@ export function settingsHtml(settings: ReplaySettings): string {
     ['answer latency (engine -> answer at the OMS)', `${settings.answerLatencyUs} µs`],
     ['feed latency (engine -> our fill / order frame at the feed)', `${settings.feedLatencyUs} µs`],
     ['queue-position model', (settings.queueModel === 'risk_averse' ? 'risk_averse: size leaving a level leaves from behind us; only trades move us forward' : 'optimistic: size leaving a level leaves from the front') +
-      (settings.queueFromLiveFills === true ? "; where the live run rested, a trade fills us as the live run's fills say it filled it" : '')],
+      (settings.queueFromLiveFills === true ? "; where our order joined a level after the same public size as the live run's order, a trade fills it as the live run's fills say it filled the live one" : '')],
     ['matching-engine seed', String(settings.seed)],
     ...(settings.framesMax === undefined ? [] : [['frames replayed at most', String(settings.framesMax)] as const]),
   ]);
@@ -67,7 +67,7 @@ export function numbersHtml(result: CombinationResult): string {
   const denies = Object.entries(r.denies);
   return table([
     ['PnL (realized - fees + open positions at the book mid)', dollarsOfMicro(r.pnlMicro)],
-    ['fills', `${r.fills.count} fills, ${contractsText(r.fills.contracts)} contracts (${r.fills.mirrorTrades} recorded trades met our resting orders${r.fills.tradesAsLive > 0 ? `, ${r.fills.tradesAsLive} of them sized by the live run's own fills` : ''})`],
+    ['fills', `${r.fills.count} fills, ${contractsText(r.fills.contracts)} contracts (${r.fills.mirrorTrades} recorded trades met our resting orders${r.fills.tradesAsLive > 0 ? `, ${r.fills.tradesAsLive} of them sized by the live run's own fills` : ''}${r.fills.tradesNotCounterpart > 0 ? `, ${r.fills.tradesNotCounterpart} left to the queue model where ours joined after other size than the live order` : ''})`],
     ['final position, largest inventory', `${contractsText(result.summary.positionFinal)}, ${contractsText(result.summary.inventoryMaxAbs)} contracts`],
     ['orders', `${r.orders.sent} sent: ${r.orders.creates} creates, ${r.orders.cancels} cancels, ${r.orders.amends} amends, ${r.orders.decreases} decreases; venue rejects ${r.orders.venueRejects}`],
     ['sha256 of the order requests', r.orders.sha256],

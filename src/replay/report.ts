@@ -16,7 +16,7 @@ export interface ReplayReport {
   recording: { records: number; frames: number; truncatedTailBytes: number; durationMs: number };
   replay: { framesDelivered: number; framesSkipped: number; endMs: number };
   orders: { sha256: string; sent: number; creates: number; cancels: number; amends: number; decreases: number; venueRejects: number; venueRejectsByCode: Record<string, number> };
-  fills: { count: number; contracts: number; mirrorTrades: number; tradesAsLive: number };
+  fills: { count: number; contracts: number; mirrorTrades: number; tradesAsLive: number; tradesNotCounterpart: number };
   denies: Record<string, number>;
   pnlMicro: number;
   positions: { subaccount: number; ticker: string; position: number; pnlMicro: number }[];
@@ -57,7 +57,7 @@ export function formatReport(report: ReplayReport): string {
   lines.push(`replayed    ${report.replay.framesDelivered} frames (${report.replay.framesSkipped} recorded replies and private frames skipped)`);
   lines.push(`orders      ${report.orders.sent} sent: ${report.orders.creates} creates, ${report.orders.cancels} cancels, ${report.orders.amends} amends, ${report.orders.decreases} decreases; venue rejects ${report.orders.venueRejects}${report.orders.venueRejects === 0 ? '' : ` (${Object.entries(report.orders.venueRejectsByCode).map(([code, n]) => `${code} ${n}`).join(', ')})`}`);
   lines.push(`            sha256 of the order requests: ${report.orders.sha256}`);
-  lines.push(`fills       ${report.fills.count} fills, ${contracts(report.fills.contracts)} contracts (${report.fills.mirrorTrades} recorded trades met our resting orders${report.fills.tradesAsLive > 0 ? `, ${report.fills.tradesAsLive} of them sized by the live run's own fills` : ''})`);
+  lines.push(`fills       ${report.fills.count} fills, ${contracts(report.fills.contracts)} contracts (${report.fills.mirrorTrades} recorded trades met our resting orders${report.fills.tradesAsLive > 0 ? `, ${report.fills.tradesAsLive} of them sized by the live run's own fills` : ''}${report.fills.tradesNotCounterpart > 0 ? `, ${report.fills.tradesNotCounterpart} left to the queue model where ours joined after other size than the live order` : ''})`);
   const denies = Object.entries(report.denies);
   lines.push(`denies      ${denies.length === 0 ? 'none' : denies.map(([code, n]) => `${code} ${n}`).join(', ')}`);
   lines.push(`PnL         ${dollarsOfMicro(report.pnlMicro)} (realized - fees + open positions at the book mid)`);

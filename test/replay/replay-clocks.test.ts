@@ -3,7 +3,9 @@
  * job runs with setInterval (feed tick, strategy host, OMS/router tick, keep-warm) run as
  * ReplayTicks on the recording's clock; the strategy host starts no timer of its own when driven;
  * the gate's buckets take the budget the live run adopted; order groups are answered when the
- * live ones were; request hops come from the recording's own order -> answer times.
+ * live ones were; request hops come from the recording's own order -> answer times, a private
+ * frame counting as a request's reply only when it shows the request done, and a request refused
+ * after a fill ended its order put after that fill.
  * Method: ReplayTicks alone; a recording written by the Recorder (SESSION facts, orders, answers)
  * read back; the shipped fixture replayed and the tick counts checked against its duration.
  */
@@ -102,6 +104,50 @@ describe('recorded facts', () => {
     // A third amend of that decision (the live one made two) takes the last; a decision nearer another cause, that cause's.
     expect(model.hops('amend', 10e6, 2)).toEqual(second);
     expect(model.hops('amend', 11e6, 0)).toEqual(first);
+  });
+});
+
+/** A user_order frame of order `id`: status and YES price (dollars text). */
+function userOrderFrame(id: string, status: string, price: string): Buffer {
+  return Buffer.from(`{"type":"user_order","sid":2,"msg":{"order_id":"${id}","user_id":"u","ticker":"T","status":"${status}","outcome_side":"yes","book_side":"bid","yes_price_dollars":"${price}","fill_count_fp":"0.00","remaining_count_fp":"1.00","initial_count_fp":"1.00","client_order_id":"c","created_ts_ms":1,"last_updated_ts_ms":1}}`);
+}
+
+describe('recorded hops of requests an order\'s fill overtook', () => {
+  it('an amend refused because a fill ended its order reached the engine after the fill; a fill\'s update is no amend\'s reply', async () => {
+    // Frame at 10 ms; two amends sent at 10.2 and 10.3 ms: o1's (to $0.48) overtaken by a fill,
+    // whose "executed" update arrives at 14 ms and the refusal at 15.2 ms; o2's (to $0.53)
+    // overtaken by a partial fill (an update at its old price at 11 ms), moved (its update at
+    // $0.53 at 12.3 ms), answered at 13 ms, before o1's: ranks follow the sends, not the answers.
+    let now = 0;
+    const recorder = new Recorder({ dir: work, startMs: 1_800_000_000_000, nowNs: () => now, fileName: 'overtaken.prrc' });
+    const cause = Buffer.from('{"type":"orderbook_delta","sid":1,"seq":2,"msg":{}}');
+    now = 10.2e6;
+    recorder.text(RecordKind.ORDER, 'amend|o1|T|bid|4800|100|1');
+    now = 10.3e6;
+    recorder.text(RecordKind.ORDER, 'amend|o2|T|bid|5300|100|1');
+    recorder.frame(cause, 0, cause.length, 10e6);
+    const frame = (bytes: Buffer, ns: number): void => {
+      now = ns;
+      recorder.frame(bytes, 0, bytes.length, ns);
+    };
+    frame(userOrderFrame('o2', 'resting', '0.5100'), 11e6);
+    frame(userOrderFrame('o2', 'resting', '0.5300'), 12.3e6);
+    now = 13e6;
+    recorder.text(RecordKind.ANSWER, 'amend_ack|o2|0|0|0');
+    frame(userOrderFrame('o1', 'executed', '0.4900'), 14e6);
+    now = 15.2e6;
+    recorder.text(RecordKind.ANSWER, 'amend_reject|o1|404|not_found|order not found');
+    await recorder.close();
+    const model = recordedLatency(readRecordingFile(recorder.path))!;
+    // o1: halfway to the refusal would be 12.7 ms, before the fill that ended the order: the engine at 14 ms, 4 ms after the cause.
+    const first = model.hops('amend', 10e6, 0);
+    expect(first.engineNs).toBe(4e6);
+    expect(first.engineNs + first.answerNs).toBe(5.2e6);
+    // o2: its reply is the update at its new price (12.3 ms), not the fill's at 11 ms: the engine
+    // halfway from the send, at 11.3 ms, 1.3 ms after the cause; its update 1 ms later.
+    const second = model.hops('amend', 10e6, 1);
+    expect(second.engineNs).toBe(1.3e6);
+    expect(second.feedNs).toBe(1e6);
   });
 });
 

@@ -6,7 +6,8 @@
  * under one model and not the other; a crossing order fills against the recorded liquidity at once.
  * A trade's own book decrease, recorded just before it, is taken once; size that joins our level
  * while we rest queues behind us. Given the live run's share of each trade, a trade at a level
- * where the live run rested fills us by that share whatever the model says; elsewhere the model decides.
+ * where the live run rested fills us by that share whatever the model says, if ours joined the level
+after the same public size as the live one; elsewhere the model decides.
  * Method: a ReplayVenue over a real OrderBook driven by hand, a listener and a frame sink that
  * collect what the venue sends back, time moved by runUntil.
  */
@@ -28,6 +29,12 @@ interface Harness {
   acks: string[];
   frames: string[];
   at: (ns: number) => void;
+}
+
+/** The live run's own order of `count` joins the YES bid at $0.50: its recorded delta (own). */
+function liveJoins(h: Harness, count: number): void {
+  h.book.applyDelta(0, 5000 as Price, count as Count);
+  h.venue.onRecordedDelta(TICKER, 'bid', 5000 as Price, count, true, false);
 }
 
 function harness(queueModel: QueueModel, live: Pick<ReplayVenueOptions, 'liveMakerCount' | 'liveOwnSize'> = {}): Harness {
@@ -144,6 +151,7 @@ describe('replay venue', () => {
     const liveShare = new Map([['T1', 50], ['T2', 0], ['T3', 0]]);
     let liveResting = 100;
     const h = harness('risk_averse', { liveMakerCount: (tradeId) => liveShare.get(tradeId) ?? -1, liveOwnSize: (_ticker, side, price) => (side === 'bid' && price === 5000 ? liveResting : 0) });
+    liveJoins(h, 100); // the live order joined behind the 10.00, as ours will: its counterpart
     h.at(1_000_000);
     h.venue.create(order('c1', 'bid', 5000, 100)); // 1.00 behind 10.00 at $0.50
     h.at(2_000_000);
@@ -158,6 +166,23 @@ describe('replay venue', () => {
     h.at(5_000_000);
     expect(fills(h.frames)).toEqual([{ count: '0.50', price: '0.5000', taker: false }, { count: '0.50', price: '0.5000', taker: false }]); // the model: the rest of us
     expect(h.venue.stats.tradesAsLive).toBe(2);
+    expect(h.venue.stats.tradesNotCounterpart).toBe(0);
+  });
+
+  it('with the live run\'s fills: where other public size joined between the live order and ours, the queue model decides', () => {
+    const liveShare = new Map([['T1', 50]]);
+    const h = harness('optimistic', { liveMakerCount: (tradeId) => liveShare.get(tradeId) ?? -1, liveOwnSize: (_ticker, side, price) => (side === 'bid' && price === 5000 ? 100 : 0) });
+    liveJoins(h, 100);
+    h.book.applyDelta(0, 5000 as Price, 200 as Count); // 2.00 more joined after the live order: ahead of ours, behind it
+    h.venue.onRecordedDelta(TICKER, 'bid', 5000 as Price, 200, false, false);
+    h.at(1_000_000);
+    h.venue.create(order('c1', 'bid', 5000, 100)); // 1.00 behind 12.00 at $0.50
+    h.at(2_000_000);
+    h.venue.onRecordedTrade(TICKER, 5000 as Price, 300 as Count, 'ask', 'T1'); // the live order took 0.50 of it; 12.00 stand ahead of ours
+    h.at(3_000_000);
+    expect(fills(h.frames)).toEqual([]);
+    expect(h.venue.stats.tradesNotCounterpart).toBe(1);
+    expect(h.venue.stats.tradesAsLive).toBe(0);
   });
 
   it('size joining our level while we rest stands behind us, even when size ahead leaves before we meet the level again', () => {
