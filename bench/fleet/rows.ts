@@ -159,7 +159,7 @@ export function inProcessRows(result: InProcessResult): BenchRow[] {
   const verdict = histogramAgainstLone(result.lone, result.fleet);
   const control = histogramAgainstLone(result.lone, result.control);
   const resolves = control.pass && histogramAgainstLone(result.control, result.lone).pass;
-  const how = `the runtime's whole path in this process (bench/hot-path's wiring, a sink for the order bytes), two instances interleaved frame by frame, ${result.frames} frames timed each, driver clock around Feed.handleBytes`;
+  const how = `the runtime's whole path in this process (bench/hot-path's wiring, a sink for the order bytes), three instances interleaved frame by frame, ${result.frames} frames timed each over ${result.rounds} rounds of fresh instances (one per build order, each role built first, second and third alike), driver clock around Feed.handleBytes`;
   return [
     latencyRow(SUITE, T2T_IN_PROCESS('lone'), true, result.lone, { note: `${how}; orders ${result.orders.lone}, denies ${result.denies.lone}` }),
     latencyRow(SUITE, T2T_IN_PROCESS('fleet'), false, result.fleet, {
