@@ -99,7 +99,9 @@ export function compareLive(recording: Recording, report: ReplayReport, venueLog
     deltaBps: { creates: deltaBps(live.numbers.creates, replay.creates), amends: deltaBps(live.numbers.amends, replay.amends), fills: deltaBps(live.numbers.fills, replay.fills) },
     firstDifference,
     caveats: [
-      'queue position: the engine mirrors the recorded book level by level; where we stood in a live queue is not recorded (--queue picks a model)',
+      report.fills.tradesAsLive > 0
+        ? `queue position: ${report.fills.tradesAsLive} recorded trades met a replay order that joined its level after the same public size as the live order, and filled it as the live run's fills say; the other ${report.fills.mirrorTrades - report.fills.tradesAsLive} the queue model decided (--queue)`
+        : 'queue position: the engine mirrors the recorded book level by level; where we stood in a live queue is not recorded (--queue picks a model)',
       'other participants\' reactions: the recording shows how the market moved around the live orders, not how it would have moved around different ones',
       'latency: each replay request takes the hops of the nearest live request of its verb; a request the live run never made has no hops of its own',
       'the live run\'s stop (cancel-all, the strategies\' cancels while draining) is not replayed: the replay ends with the recording',
