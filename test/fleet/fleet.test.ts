@@ -1,7 +1,8 @@
 /**
  * Goal: runtimes sharing one account through the fleet (src/fleet) never overdraw its REST budget,
- * halt together on one kill switch, take up a dead runtime's share, and survive a Redis restart
- * without overdrawing and trade again after it.
+ * halt together on one kill switch, take up a dead runtime's share (one abandoned in process; one
+ * main job killed with SIGKILL, whose order watchdog cancels what it left resting), and survive a
+ * Redis restart without overdrawing and trade again after it.
  * Method: one in-process simulator and a real redis-server (child process, free port); three
  * in-process Runtimes on one Basic-tier key (100 write tokens/s, capacity 100) each run a flood
  * plugin that wants more than the whole budget. The simulator's rate limiter is wrapped to count
@@ -9,12 +10,15 @@
  */
 
 import { createPrivateKey } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LEASABLE_PPM, killRecord, publishKillRecord } from '../../src/fleet/index.ts';
 import type { FleetKillRecord } from '../../src/fleet/index.ts';
 import { Runtime } from '../../src/runtime/runtime.ts';
-import { MARKET, demoKey, rest, startTestSim, waitUntil } from '../integration/helpers.ts';
+import { MARKET, ROOT_DIR, demoKey, rest, startTestSim, waitUntil } from '../integration/helpers.ts';
+import { runMain, venueResting } from '../integration/main-process.ts';
 import type { ApiKey, TestSim } from '../integration/helpers.ts';
 import { fleetRuntime as buildFleetRuntime } from './fleet-runtime.ts';
 import { startTestRedis } from './redis-server.ts';
@@ -61,13 +65,13 @@ afterAll(async () => {
 });
 
 /** A fresh Basic-tier key of the demo account, metered, and an empty Redis. */
-async function freshAccount(): Promise<ApiKey> {
+async function freshAccount(): Promise<ApiKey & { privateKeyPem: string }> {
   await admin.flushall();
   const created = sim.createApiKey({ scopes: ['read', 'write'], tier: 'basic' });
   meter.keyId = created.keyId;
   meter.refused = 0;
   meter.writeTokens = 0;
-  return { keyId: created.keyId, privateKey: createPrivateKey(created.privateKeyPem) };
+  return { keyId: created.keyId, privateKey: createPrivateKey(created.privateKeyPem), privateKeyPem: created.privateKeyPem };
 }
 
 function fleetRuntime(key: ApiKey, name: string, subaccount: number): Runtime {
@@ -161,6 +165,57 @@ describe('a fleet of three runtimes on one Basic-tier account', () => {
     const after = sent(fleet);
     expect(after[0]! + after[1]! - before[0]! - before[1]!).toBeGreaterThan(4);
     expect(meter.refused).toBe(0);
+  }, TEST_BOUND_MS);
+
+  it('kill -9 of a runtime process: its watchdog cancels its orders, its lease returns within its TTL, and the others take up the budget', async () => {
+    const key = await freshAccount();
+    runtimes = [1, 2].map((subaccount) => fleetRuntime(key, `rt${subaccount}`, subaccount));
+    await Promise.all(runtimes.map((runtime) => runtime.start()));
+    // The third runtime is the main job, as a user starts it, against the simulator as a remote venue.
+    const keyPath = join(sim.workDir, `fleet-kill9-${key.keyId}.pem`);
+    writeFileSync(keyPath, key.privateKeyPem, { mode: 0o600 });
+    const configPath = join(sim.workDir, 'fleet-kill9.json');
+    writeFileSync(configPath, JSON.stringify({
+      venue: { mode: 'remote', restUrl: `${sim.httpUrl}/trade-api/v2`, wsUrl: sim.wsUrl },
+      risk: { rateLimitTier: 'auto' },
+      workers: { enabled: false },
+      fleet: { redisUrl: redis.url, runtimeName: 'rt3', leaseTtlMs: LEASE_TTL_MS, renewMs: RENEW_MS },
+      strategies: [{ id: 'kill9-maker', plugin: 'strategies/join-best-bid.ts', subaccount: 3, orderGroup: null, markets: [MARKET], params: {} }],
+    }));
+    const journal = join(ROOT_DIR, 'var', 'journal', `${new URL(sim.httpUrl).host.replace(/[^A-Za-z0-9.-]/g, '_')}-${key.keyId.slice(0, 8).replace(/[^A-Za-z0-9]/g, '_')}.jsonl`);
+    let killedAtMs = 0;
+    let sharesBefore = 0;
+    try {
+      const run = await runMain(['--config', configPath], {
+        env: { KALSHI_API_KEY_ID: key.keyId, KALSHI_PRIVATE_KEY_PATH: keyPath },
+        timeoutMs: 45_000,
+        onLine: (line, child) => {
+          if (killedAtMs !== 0 || !line.startsWith('{"event":"status"')) return;
+          // Killed only once the simulator rests its order, so the watchdog has something to cancel.
+          const share = runtimes[0]!.fleet!.status().sharePpm + runtimes[1]!.fleet!.status().sharePpm;
+          // Its order rests and its lease holds a share: the two others hold less than all of it.
+          const restingAtVenue = sim.engine.restingOrders(sim.userId).filter((order) => order.subaccount === 3).length;
+          if ((JSON.parse(line) as { openOrders: number }).openOrders >= 1 && restingAtVenue >= 1 && runtimes.every((runtime) => runtime.fleet!.leased) && share < LEASABLE_PPM * 0.8) {
+            sharesBefore = share;
+            killedAtMs = Date.now();
+            child.kill('SIGKILL');
+          }
+        },
+      });
+      expect(run.signal, 'killed by the test once its order rested and its lease held (not by the bound)').toBe('SIGKILL');
+      expect(run.stderr).toContain('order watchdog armed');
+      await waitUntil(async () => (await venueResting(sim, 3)).length === 0, 15_000, 'the watchdog cancelled the dead runtime\'s orders');
+      await waitUntil(() => runtimes[0]!.fleet!.status().sharePpm + runtimes[1]!.fleet!.status().sharePpm > LEASABLE_PPM * 0.9, 3 * LEASE_TTL_MS + 2_000, 'the survivors taking up the dead runtime\'s share');
+      process.stderr.write(`fleet kill -9: the survivors' share ${sharesBefore} ppm before, over ${LEASABLE_PPM * 0.9} ppm ${Date.now() - killedAtMs} ms after SIGKILL\n`);
+      const before = sent(runtimes);
+      await sleep(1_000);
+      const after = sent(runtimes);
+      expect(after[0]! + after[1]! - before[0]! - before[1]!).toBeGreaterThan(4);
+      expect(meter.refused).toBe(0);
+    } finally {
+      rmSync(journal, { force: true });
+      rmSync(keyPath, { force: true });
+    }
   }, TEST_BOUND_MS);
 
   it('Redis stopped mid-run: runtimes lapse (cancels only), overdraw nothing, and trade again when it returns', async () => {
