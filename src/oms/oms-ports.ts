@@ -30,6 +30,8 @@ export interface OmsSender {
   cancelAll(subaccount: number): Promise<void>;
   /** One read's tokens for a reconciliation read; false when the budget cannot pay now. */
   takeReadToken(): boolean;
+  /** A read takeReadToken() paid for was answered or failed (the budget stops counting it on the way). */
+  readSettled(): void;
 }
 
 export interface OrderUpdateSink {
@@ -57,4 +59,5 @@ export const NO_SENDER: OmsSender = Object.freeze({
   takeReadToken(): boolean {
     return true;
   },
+  readSettled(): void {},
 });

@@ -1097,6 +1097,7 @@ export class Oms implements ExecListener {
       },
       stillNeedsReconcile: (order: Order): boolean => order.needsReconcile,
       takeReadToken: (): boolean => this.#sender.takeReadToken(),
+      readSettled: (): void => this.#sender.readSettled(),
       applyFound: (order: Order, wire: WireOrder): void => this.#applyFound(order, wire),
       applyMissing: (order: Order): void => this.#applyMissing(order),
       applyWireFill: (order: Order, fill: WireFill): void => {

@@ -20,6 +20,8 @@ export interface ReconcileHost {
   stillNeedsReconcile(order: Order): boolean;
   /** Takes one read's tokens (listOrders / listFills cost the default 10); false: stop this round. */
   takeReadToken(): boolean;
+  /** The read those tokens paid for was answered or failed. */
+  readSettled(): void;
   applyFound(order: Order, wire: WireOrder): void;
   applyMissing(order: Order): void;
   applyWireFill(order: Order, fill: WireFill): void;
@@ -56,6 +58,8 @@ export async function reconcileRound(host: ReconcileHost): Promise<ReconcileRoun
       result.errors++;
       host.onReconcileError(error, 'listOrders');
       continue;
+    } finally {
+      host.readSettled();
     }
     const byClientId = new Map<string, WireOrder>();
     const byOrderId = new Map<string, WireOrder>();
@@ -81,6 +85,8 @@ export async function reconcileRound(host: ReconcileHost): Promise<ReconcileRoun
         } catch (error) {
           result.errors++;
           host.onReconcileError(error, 'listFills');
+        } finally {
+          host.readSettled();
         }
       }
       if (host.stillNeedsReconcile(order)) host.applyFound(order, wire);

@@ -32,8 +32,10 @@ import { TokenBucket, mirrorHeadroom } from '../core/index.ts';
  * mirrors each believing they hold the whole budget overdrew it at start-up (429s on market lookups).
  */
 export interface ReadTokenSource {
-  /** Takes `cost` tokens now if no queued read is ahead and the bucket holds them. */
+  /** Takes `cost` tokens now if no queued read is ahead and the bucket holds them; counted on the way until settleNow(cost). */
   tryTakeNow(cost: number): boolean;
+  /** A read tryTakeNow(cost) paid for was answered or failed. */
+  settleNow(cost: number): void;
   /** Whole tokens available now. */
   available(): number;
 }
@@ -140,6 +142,11 @@ export class RateBudget {
   tryTakeRead(cost: number, nowMs: number): boolean {
     if (this.#readSource !== null) return this.#readSource.tryTakeNow(cost);
     return this.#read.tryTake(cost, nowMs, this.#readHeadroom);
+  }
+
+  /** A read tryTakeRead(cost) paid for was answered or failed (the shared read source stops counting it on the way). */
+  settleRead(cost: number): void {
+    this.#readSource?.settleNow(cost);
   }
 
   /**

@@ -294,6 +294,11 @@ export class Router implements OrderPort, OmsSender {
     return this.gate.budget.tryTakeRead(READ_TOKEN_COST, this.#clock.nowMs());
   }
 
+  /** A read takeReadToken() paid for was answered or failed. */
+  readSettled(): void {
+    this.gate.budget.settleRead(READ_TOKEN_COST);
+  }
+
   /** An order route's write exchange ended (RestOrderEntry.setWriteAnswerHook): the write budget caps its mirror first. */
   onWriteAnswer(): void {
     this.gate.budget.onWriteAnswer(this.#clock.nowMs());

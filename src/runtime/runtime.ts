@@ -370,7 +370,7 @@ export class Runtime {
     this.account.reads.pacer.setArrivalSkew(config.risk.arrivalSkewMs);
     this.gate.budget.shareReads(this.account.reads.pacer);
     // Keep-warm GETs are reads the venue bills: they spend the gate's read budget (a fleet's lease).
-    this.rest.setReadBudget(() => graph.router.takeReadToken());
+    this.rest.setReadBudget(() => graph.router.takeReadToken(), () => graph.router.readSettled());
     // Writes on the way are still in the venue's bucket: the write mirror stays that far below its capacity.
     const rest = this.rest;
     this.gate.budget.countWritesInFlight(() => rest.writeTokensInFlight);

@@ -183,6 +183,28 @@ describe('ReadPacer: reads on the way', () => {
     expect(pacer.available()).toBe(0);
   });
 
+  it('the gate\'s synchronous reads (tryTakeNow) count on the way until settleNow, as take()\'s do', async () => {
+    const time = new FakeTime();
+    const pacer = new ReadPacer(100, 100, time.clock, time);
+    const budget = new RateBudget(100, 100, 0.2, 10, time.nowMs);
+    budget.shareReads(pacer);
+    for (let i = 0; i < 6; i++) expect(budget.tryTakeRead(10, time.nowMs)).toBe(true); // a reconciliation round: 6 reads
+    expect(pacer.inFlight).toBe(60);
+    await time.advance(1_000); // the venue's bucket sat full with these 60 on the way
+    expect(pacer.available()).toBe(40);
+    budget.settleRead(10);
+    expect(pacer.inFlight).toBe(50);
+    for (let i = 0; i < 5; i++) budget.settleRead(10);
+    expect(pacer.inFlight).toBe(0);
+    await time.advance(1_000);
+    expect(pacer.available()).toBe(100);
+    // A cost above what the bucket can ever give takes all of it (#due), and settles the same.
+    expect(budget.tryTakeRead(200, time.nowMs)).toBe(true);
+    expect(pacer.inFlight).toBe(100);
+    budget.settleRead(200);
+    expect(pacer.inFlight).toBe(0);
+  });
+
   it('BudgetedRestClient settles every read it took, answered or failed', async () => {
     const time = new FakeTime();
     const pacer = new ReadPacer(100, 100, time.clock, time);

@@ -1,7 +1,8 @@
 /**
  * Goal: the order route's keep-warm GETs are reads the venue bills, so each one spends the read
  * budget the runtime wires in (the gate's bucket, a fleet's lease): a beat the budget cannot pay
- * for sends fewer GETs, none beyond what was granted.
+ * for sends fewer GETs, none beyond what was granted; and each read taken is settled once (its
+ * GET answered or failed), so the read mirror stops counting it on the way.
  * Method: a RestOrderEntry against the in-process simulator with a fast keep-warm beat (50 ms) and
  * a read budget that grants a fixed number of tokens; every socket is idle, so each beat wants a
  * GET per socket. Bounded: a few hundred ms of beats.
@@ -51,18 +52,20 @@ describe('keep-warm GETs spend the read budget', () => {
     const warm = entry();
     let granted = 3;
     let asked = 0;
+    let settled = 0;
     warm.setReadBudget(() => {
       asked++;
       if (granted === 0) return false;
       granted--;
       return true;
-    });
+    }, () => settled++);
     try {
       await warm.connect(); // the connect's own warm-up opens the sockets (not metered: the bucket is full then)
       const afterConnect = warm.stats.warmRequests;
       await sleep(600); // about 12 beats, each wanting up to 4 GETs
       expect(warm.stats.warmRequests - afterConnect).toBe(3);
       expect(asked).toBeGreaterThan(3); // later beats asked and were refused
+      expect(settled).toBe(3); // each granted read answered and settled once; refusals settle nothing
     } finally {
       await warm.close();
     }
@@ -71,9 +74,13 @@ describe('keep-warm GETs spend the read budget', () => {
   it('with tokens to spare, every keep-warm GET took one', async () => {
     const warm = entry();
     let taken = 0;
+    let settled = 0;
     warm.setReadBudget(() => {
       taken++;
       return true;
+    }, () => {
+      settled++;
+      expect(settled).toBeLessThanOrEqual(taken);
     });
     try {
       await warm.connect();
@@ -87,5 +94,9 @@ describe('keep-warm GETs spend the read budget', () => {
     } finally {
       await warm.close();
     }
+    // A beat out at the close ends too (its GETs fail): every read taken is settled, none twice.
+    const deadline = Date.now() + 2_000;
+    while (settled < taken && Date.now() < deadline) await sleep(20);
+    expect(settled).toBe(taken);
   });
 });

@@ -41,11 +41,17 @@ describe('reconciliation meets a 429', () => {
     const flagged = new Set(orders);
     const missing: string[] = [];
     const errors: unknown[] = [];
+    let taken = 0;
+    let settled = 0;
     const host: ReconcileHost = {
       readsOf: () => account,
       ordersToReconcile: () => [...flagged],
       stillNeedsReconcile: (order) => flagged.has(order),
-      takeReadToken: () => true,
+      takeReadToken: () => {
+        taken++;
+        return true;
+      },
+      readSettled: () => void settled++,
       applyFound: (order) => void flagged.delete(order),
       applyMissing: (order) => {
         flagged.delete(order);
@@ -62,6 +68,7 @@ describe('reconciliation meets a 429', () => {
     const result = await reconcileRound(host);
     expect(errors).toEqual([]);
     expect(result).toMatchObject({ asked: 2, missing: 2, errors: 0, reads: 2 });
+    expect([taken, settled]).toEqual([2, 2]); // each read's tokens settled once it was answered
     expect(missing).toEqual(['rc-a', 'rc-b']);
     expect(account.reads.retries).toBeGreaterThanOrEqual(1); // the 429 happened and was retried
     expect(account.reads.pacer.rateLimited).toBe(account.reads.retries);

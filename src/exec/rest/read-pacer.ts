@@ -15,7 +15,7 @@
  * loss as the gate's write mirror, risk/rate-budget.ts). A read from take() counts as in flight
  * until its caller calls settled(): the bucket holds at most its capacity less that, and a read
  * that only a settle can pay for waits for one instead of a timer. The gate's synchronous reads
- * (tryTakeNow: reconciliation, keep-warm, a few a second) are not counted.
+ * (tryTakeNow: reconciliation, keep-warm) count the same way until their caller calls settleNow().
  */
 
 import { TokenBucket, mirrorHeadroom, type Clock } from '../../core/index.ts';
@@ -143,10 +143,18 @@ export class ReadPacer {
   /**
    * Takes `cost` tokens at once if no read waits ahead and the bucket holds them (the gate's
    * synchronous reads: reconciliation, keep-warm). A refusal takes nothing and queues nothing.
+   * A read taken counts as in flight until its caller passes the same cost to settleNow().
    */
   tryTakeNow(cost: number): boolean {
     if (this.#closed || this.#queue.length > 0) return false;
-    return this.#tryTake(cost, this.#clock.nowMs());
+    if (!this.#tryTake(cost, this.#clock.nowMs())) return false;
+    this.#inFlight += this.#due(cost);
+    return true;
+  }
+
+  /** A read from tryTakeNow(cost) was answered (or failed): as settled(), for what it took. */
+  settleNow(cost: number): void {
+    this.settled(this.#due(cost));
   }
 
   /** Whole tokens a read may take now (the headroom not counted). */

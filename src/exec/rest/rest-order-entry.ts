@@ -317,6 +317,7 @@ export class RestOrderEntry implements OrderEntry {
   #warmTimer: NodeJS.Timeout | null = null;
   /** Takes one read's tokens from the runtime's read budget (the fleet's lease with a fleet); null: unmetered. */
   #takeReadToken: (() => boolean) | null = null;
+  #readSettled: (() => void) | null = null;
   #tickTimer: NodeJS.Timeout | null = null;
   #ticks = 0;
   #orderPathsFlushScheduled = false;
@@ -466,7 +467,7 @@ export class RestOrderEntry implements OrderEntry {
         // Raw sockets used within half a beat are warm already; only the others get a GET.
         // Each keep-warm GET is a read the venue bills: it spends the read budget, and a beat the
         // budget cannot pay for warms fewer sockets (an order on a cold one pays a reconnect).
-        Promise.all([this.#warm(this.#readAllowance(this.#options.connections)), this.#warmRaw(this.#options.keepAliveIntervalMs / 2, true)])
+        Promise.all([this.#warm(this.#readAllowance(this.#options.connections), true), this.#warmRaw(this.#options.keepAliveIntervalMs / 2, true)])
           .catch(() => {
             // A failed keep-warm GET is not an order outcome; the next order reports its own failure.
           })
@@ -507,9 +508,13 @@ export class RestOrderEntry implements OrderEntry {
     return this.#raw.queueLength >= this.#options.connections;
   }
 
-  /** The read budget keep-warm GETs spend (set once the risk gate exists; the runtime wires it). */
-  setReadBudget(takeReadToken: () => boolean): void {
+  /**
+   * The read budget keep-warm GETs spend (set once the risk gate exists; the runtime wires it):
+   * a read taken, and the same read answered or failed.
+   */
+  setReadBudget(takeReadToken: () => boolean, readSettled: () => void): void {
     this.#takeReadToken = takeReadToken;
+    this.#readSettled = readSettled;
   }
 
   /**
@@ -942,14 +947,28 @@ export class RestOrderEntry implements OrderEntry {
     const idle = this.#raw.idleLongerThan(minIdleMs);
     const allowed = metered ? this.#readAllowance(idle) : idle;
     if (allowed === 0) return;
-    this.stats.warmRequests += await warmIdleRawSockets(this.#raw, this.#rawWarm, this.#cancelAllClient, minIdleMs, allowed);
+    try {
+      this.stats.warmRequests += await warmIdleRawSockets(this.#raw, this.#rawWarm, this.#cancelAllClient, minIdleMs, allowed);
+    } finally {
+      if (metered) this.#settleReads(allowed);
+    }
   }
 
-  /** `count` signed GETs of warmPath on the cancel-all pool, so it opens (or reuses) that many sockets. */
-  async #warm(count: number): Promise<void> {
+  /** `count` signed GETs of warmPath on the cancel-all pool, so it opens (or reuses) that many sockets; `metered`: paid from the read budget, settled when done. */
+  async #warm(count: number, metered = false): Promise<void> {
     if (count === 0) return;
     this.stats.warmRequests += count;
-    await this.#cancelAllClient.warm(`${this.#prefix}${this.#options.warmPath}`, count);
+    try {
+      await this.#cancelAllClient.warm(`${this.#prefix}${this.#options.warmPath}`, count);
+    } finally {
+      if (metered) this.#settleReads(count);
+    }
+  }
+
+  /** `count` reads #readAllowance paid for were answered or failed. */
+  #settleReads(count: number): void {
+    const settle = this.#readSettled;
+    if (settle !== null) for (let i = 0; i < count; i++) settle();
   }
 }
 
