@@ -8,8 +8,7 @@
 
 import { RecordKind, recordText } from '../record/index.ts';
 import type { Recording } from '../record/index.ts';
-import { FrameDecoder, MessageKind } from '../feed/index.ts';
-import { MarketRegistry } from '../market/index.ts';
+import { PrivateFrames } from './private-frames.ts';
 import type { ReplayReport } from './report.ts';
 
 export interface RunNumbers {
@@ -47,8 +46,7 @@ function decisionOf(parts: readonly string[]): string {
 export function liveRun(recording: Recording): { numbers: RunNumbers; decisions: string[] } {
   const numbers: RunNumbers = { creates: 0, amends: 0, cancels: 0, decreases: 0, rejects: 0, fills: 0, filledContracts: 0 };
   const decisions: string[] = [];
-  // Fill frames read as the live OMS read them.
-  const decoder = new FrameDecoder(new MarketRegistry());
+  const frames = new PrivateFrames(recording);
   for (let i = 0; i < recording.count; i++) {
     const kind = recording.kinds[i];
     if (kind === RecordKind.ORDER) {
@@ -61,12 +59,9 @@ export function liveRun(recording: Recording): { numbers: RunNumbers; decisions:
       decisions.push(decisionOf(parts));
     } else if (kind === RecordKind.ANSWER) {
       if (recordText(recording, i).split('|')[0].endsWith('_reject')) numbers.rejects++;
-    } else if (kind === RecordKind.FRAME) {
-      const start = recording.bodyStarts[i];
-      if (recording.bytes.toString('latin1', start, start + 16) !== '{"type":"fill","') continue;
-      if (decoder.decode(recording.bytes, start, start + recording.bodyLengths[i]) !== MessageKind.FILL) continue;
+    } else if (frames.read(i, 'fill')) {
       numbers.fills++;
-      numbers.filledContracts += decoder.fill.count;
+      numbers.filledContracts += frames.decoder.fill.count;
     }
   }
   return { numbers, decisions };

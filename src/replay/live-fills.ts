@@ -7,12 +7,8 @@
  * a replay; owns this map only.
  */
 
-import { RecordKind } from '../record/index.ts';
 import type { Recording } from '../record/index.ts';
-import { FrameDecoder, MessageKind } from '../feed/index.ts';
-import { MarketRegistry } from '../market/index.ts';
-
-const FILL_TYPE = Buffer.from('"type":"fill"');
+import { PrivateFrames } from './private-frames.ts';
 
 export class LiveFills {
   /** Maker count (1/100 contract) of our live orders by trade_id. */
@@ -31,19 +27,13 @@ export class LiveFills {
    * trade with no fill of ours filled none of ours.
    */
   static fromRecording(recording: Recording, fillChannel: boolean): LiveFills {
-    const { kinds, bodyStarts, bodyLengths, bytes, count } = recording;
-    const decoder = new FrameDecoder(new MarketRegistry());
+    const frames = new PrivateFrames(recording);
     const byTrade = new Map<string, number>();
     let seen = false;
-    for (let i = 0; i < count; i++) {
-      if (kinds[i] !== RecordKind.FRAME) continue;
-      const at = bodyStarts[i] + 1;
-      const end = bodyStarts[i] + bodyLengths[i];
-      if (end - at < FILL_TYPE.length || bytes.compare(FILL_TYPE, 0, FILL_TYPE.length, at, at + FILL_TYPE.length) !== 0) continue;
-      // A frame the live feed could not read either is skipped.
-      if (decoder.decode(bytes, bodyStarts[i], end) !== MessageKind.FILL) continue;
+    for (let i = 0; i < recording.count; i++) {
+      if (!frames.read(i, 'fill')) continue;
       seen = true;
-      const fill = decoder.fill;
+      const fill = frames.decoder.fill;
       if (fill.isTaker || fill.tradeId === '' || !(fill.count > 0)) continue;
       byTrade.set(fill.tradeId, (byTrade.get(fill.tradeId) ?? 0) + fill.count);
     }

@@ -20,9 +20,8 @@
 
 import { RecordKind, recordText } from '../record/index.ts';
 import type { Recording } from '../record/index.ts';
-import { FrameDecoder, MessageKind } from '../feed/index.ts';
 import type { UserOrderStatus } from '../feed/index.ts';
-import { MarketRegistry } from '../market/index.ts';
+import { PrivateFrames } from './private-frames.ts';
 
 export type RequestVerb = 'create' | 'amend' | 'cancel' | 'decrease';
 export const REQUEST_VERBS: readonly RequestVerb[] = ['create', 'amend', 'cancel', 'decrease'];
@@ -190,14 +189,10 @@ function liveRequests(recording: Recording): LiveRequest[] {
 /** The recorded user_order frames by order id, read by the feed's decoder, in arrival order. */
 function orderUpdates(recording: Recording): Map<string, OrderUpdate[]> {
   const updates = new Map<string, OrderUpdate[]>();
-  const decoder = new FrameDecoder(new MarketRegistry());
+  const frames = new PrivateFrames(recording);
   for (let i = 0; i < recording.count; i++) {
-    if (recording.kinds[i] !== RecordKind.FRAME) continue;
-    const start = recording.bodyStarts[i];
-    const end = start + recording.bodyLengths[i];
-    if (recording.bytes.toString('latin1', start, Math.min(start + 40, end)).indexOf('"user_order"') < 0) continue;
-    if (decoder.decode(recording.bytes, start, end) !== MessageKind.USER_ORDER) continue;
-    const order = decoder.userOrder;
+    if (!frames.read(i, 'user_order')) continue;
+    const order = frames.decoder.userOrder;
     let list = updates.get(order.orderId);
     if (list === undefined) updates.set(order.orderId, (list = []));
     list.push({ ns: recording.timesNs[i], status: order.status, price: order.yesPrice });

@@ -21,8 +21,7 @@ import { join } from 'node:path';
 import { ManualClock, PriceGrid, complementPrice, isPriceLevelStructure } from '../core/index.ts';
 import type { PriceLevelStructure } from '../core/index.ts';
 import { DENY_CODE_COUNT, DENY_NAMES } from '../risk/index.ts';
-import { FrameDecoder, MessageKind } from '../feed/index.ts';
-import { MarketRegistry } from '../market/index.ts';
+import { MessageKind } from '../feed/index.ts';
 import { STRATEGY_HOST_DEFAULTS } from '../strategy/index.ts';
 import type { MarketPort, OrderGroupPort, StrategyEntry } from '../strategy/index.ts';
 import { createLogger } from '../telemetry/index.ts';
@@ -38,6 +37,7 @@ import { ReplayVenue } from './replay-venue.ts';
 import type { QueueModel } from './replay-venue.ts';
 import { FrameClass } from './frame-class.ts';
 import { LiveFills } from './live-fills.ts';
+import { PrivateFrames } from './private-frames.ts';
 import { prepareReplay } from './replay-prep.ts';
 import type { RecordedHops, ReplayPrep } from './replay-prep.ts';
 import { type ReplayReport, percentiles } from './report.ts';
@@ -113,7 +113,6 @@ export class ReplayError extends Error {
 const OMS_TICK_MS = 100;
 const FEED_TICK_MS = 250;
 /** A recorded user_order frame starts `{"type":"user_order"`. */
-const USER_ORDER_TYPE = Buffer.from('"type":"user_order"');
 
 /** Frames between microtask drains: fixed, so the drains fall at the same frames every run. */
 const DRAIN_EVERY_FRAMES = 256;
@@ -155,8 +154,8 @@ export class Replay {
   readonly facts: SessionFacts;
   /** The live run's own resting orders as of now (live-orders.ts), left out of the venue's mirror. */
   readonly liveOrders = new LiveOrders();
-  /** The live run's private frames, which the replay's feed does not take: read by the same decoder type, beside it. */
-  readonly #liveDecoder = new FrameDecoder(new MarketRegistry());
+  /** The live run's private frames, which the replay's feed does not take: read beside it (private-frames.ts). */
+  readonly #liveFrames: PrivateFrames;
   readonly latencyModel: LatencyModel;
   readonly keepWarm: KeepWarm | null;
   #hostStart: Promise<void> | null = null;
@@ -168,6 +167,7 @@ export class Replay {
     this.#options = options;
     const recording = options.recording;
     this.recording = recording;
+    this.#liveFrames = new PrivateFrames(recording);
     this.#startMs = recording.startMs;
     const config = options.config;
     const prep = options.prep ?? prepareReplay(recording);
@@ -347,11 +347,9 @@ export class Replay {
       if (frameClass === FrameClass.SKIP) {
         this.#framesSkipped++;
         // The live run's own orders: not replayed, but kept out of the venue's mirror of the book.
-        const at = bodyStarts[i] + 1;
-        if (bodyLengths[i] > USER_ORDER_TYPE.length && bytes.compare(USER_ORDER_TYPE, 0, USER_ORDER_TYPE.length, at, at + USER_ORDER_TYPE.length) === 0) {
+        if (this.#liveFrames.read(i, 'user_order')) {
           this.#runUntil(timeNs);
-          const decoder = this.#liveDecoder;
-          if (decoder.decode(bytes, bodyStarts[i], bodyStarts[i] + bodyLengths[i]) === MessageKind.USER_ORDER) this.liveOrders.onUserOrder(decoder.userOrder);
+          this.liveOrders.onUserOrder(this.#liveFrames.decoder.userOrder);
         }
         continue;
       }

@@ -7,7 +7,7 @@
  * from the replay's report and the run summary (sweep/run-observer.ts).
  */
 
-import { dollarsOfMicro } from './report.ts';
+import { contractsText, dollarsOfMicro, fillsText } from './report.ts';
 import type { CombinationResult, ReplaySettings } from './sweep/run-combination.ts';
 import { barPlot, escapeHtml, linePlot } from './sweep/svg.ts';
 
@@ -18,12 +18,6 @@ const CSS = 'body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-widt
 export function pageHtml(title: string, body: string): string {
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${CSS}</style></head>`
     + `<body><h1>${escapeHtml(title)}</h1>${body}</body></html>\n`;
-}
-
-export function contractsText(count: number): string {
-  const sign = count < 0 ? '-' : '';
-  const abs = Math.abs(count);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
 
 function table(rows: readonly (readonly [string, string])[]): string {
@@ -67,7 +61,7 @@ export function numbersHtml(result: CombinationResult): string {
   const denies = Object.entries(r.denies);
   return table([
     ['PnL (realized - fees + open positions at the book mid)', dollarsOfMicro(r.pnlMicro)],
-    ['fills', `${r.fills.count} fills, ${contractsText(r.fills.contracts)} contracts (${r.fills.mirrorTrades} recorded trades met our resting orders${r.fills.tradesAsLive > 0 ? `, ${r.fills.tradesAsLive} of them sized by the live run's own fills` : ''}${r.fills.tradesNotCounterpart > 0 ? `, ${r.fills.tradesNotCounterpart} left to the queue model where ours joined after other size than the live order` : ''})`],
+    ['fills', fillsText(r.fills)],
     ['final position, largest inventory', `${contractsText(result.summary.positionFinal)}, ${contractsText(result.summary.inventoryMaxAbs)} contracts`],
     ['orders', `${r.orders.sent} sent: ${r.orders.creates} creates, ${r.orders.cancels} cancels, ${r.orders.amends} amends, ${r.orders.decreases} decreases; venue rejects ${r.orders.venueRejects}`],
     ['sha256 of the order requests', r.orders.sha256],

@@ -4,6 +4,9 @@
  * clock unless --measure asked for it, so two runs print the same bytes.
  */
 
+import { formatCount } from '../core/index.ts';
+import type { Count } from '../core/index.ts';
+
 export interface Percentiles {
   count: number;
   p50: number;
@@ -41,10 +44,16 @@ export function dollarsOfMicro(micro: number): string {
   return `${sign}$${Math.floor(abs / 1e6)}.${String(abs % 1e6).padStart(6, '0')}`;
 }
 
-function contracts(count: number): string {
-  const sign = count < 0 ? '-' : '';
-  const abs = Math.abs(count);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+/** 1/100 contracts as contracts: 150 -> "1.50" (core's formatCount). */
+export function contractsText(count: number): string {
+  return formatCount(count as Count);
+}
+
+/** The fills line of the text and HTML reports: how many, and who decided them (the queue model, the live run's fills). */
+export function fillsText(fills: ReplayReport['fills']): string {
+  const asLive = fills.tradesAsLive > 0 ? `, ${fills.tradesAsLive} of them sized by the live run's own fills` : '';
+  const notCounterpart = fills.tradesNotCounterpart > 0 ? `, ${fills.tradesNotCounterpart} left to the queue model where ours joined after other size than the live order` : '';
+  return `${fills.count} fills, ${contractsText(fills.contracts)} contracts (${fills.mirrorTrades} recorded trades met our resting orders${asLive}${notCounterpart})`;
 }
 
 function hop(name: string, p: Percentiles): string {
@@ -57,11 +66,11 @@ export function formatReport(report: ReplayReport): string {
   lines.push(`replayed    ${report.replay.framesDelivered} frames (${report.replay.framesSkipped} recorded replies and private frames skipped)`);
   lines.push(`orders      ${report.orders.sent} sent: ${report.orders.creates} creates, ${report.orders.cancels} cancels, ${report.orders.amends} amends, ${report.orders.decreases} decreases; venue rejects ${report.orders.venueRejects}${report.orders.venueRejects === 0 ? '' : ` (${Object.entries(report.orders.venueRejectsByCode).map(([code, n]) => `${code} ${n}`).join(', ')})`}`);
   lines.push(`            sha256 of the order requests: ${report.orders.sha256}`);
-  lines.push(`fills       ${report.fills.count} fills, ${contracts(report.fills.contracts)} contracts (${report.fills.mirrorTrades} recorded trades met our resting orders${report.fills.tradesAsLive > 0 ? `, ${report.fills.tradesAsLive} of them sized by the live run's own fills` : ''}${report.fills.tradesNotCounterpart > 0 ? `, ${report.fills.tradesNotCounterpart} left to the queue model where ours joined after other size than the live order` : ''})`);
+  lines.push(`fills       ${fillsText(report.fills)}`);
   const denies = Object.entries(report.denies);
   lines.push(`denies      ${denies.length === 0 ? 'none' : denies.map(([code, n]) => `${code} ${n}`).join(', ')}`);
   lines.push(`PnL         ${dollarsOfMicro(report.pnlMicro)} (realized - fees + open positions at the book mid)`);
-  for (const p of report.positions) lines.push(`  ${p.ticker} sub ${p.subaccount}: position ${contracts(p.position)}, PnL ${dollarsOfMicro(p.pnlMicro)}`);
+  for (const p of report.positions) lines.push(`  ${p.ticker} sub ${p.subaccount}: position ${contractsText(p.position)}, PnL ${dollarsOfMicro(p.pnlMicro)}`);
   const b = report.book;
   lines.push(`books       ${b.snapshotsApplied} snapshots, ${b.deltasApplied} deltas; seq gaps ${b.seqGaps}, out of sync ${b.outOfSync}, resyncs requested ${b.resyncsRequested}, completed ${b.resyncsCompleted}`);
   lines.push('per-hop latency (recording clock)');

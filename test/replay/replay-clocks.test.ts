@@ -20,6 +20,7 @@ import { loadConfig } from '../../src/runtime/config.ts';
 import { Replay } from '../../src/replay/replay.ts';
 import { ReplayTicks } from '../../src/replay/replay-ticks.ts';
 import { recordedLatency } from '../../src/replay/recorded-latency.ts';
+import type { LatencyModel } from '../../src/replay/recorded-latency.ts';
 import { asCount } from '../../src/core/index.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -65,6 +66,25 @@ async function writeFacts(): Promise<string> {
   return recorder.path;
 }
 
+/** One record of a hand-written recording: an ORDER or ANSWER text, or a frame (received at recvNs, else at ns). */
+type Step = { ns: number; order: string } | { ns: number; answer: string } | { ns: number; frame: Buffer; recvNs?: number };
+
+const CAUSE = Buffer.from('{"type":"orderbook_delta","sid":1,"seq":2,"msg":{}}');
+
+/** The recorded latency model of a recording written from `steps`, each at its time. */
+async function modelOf(fileName: string, steps: readonly Step[]): Promise<LatencyModel> {
+  let now = 0;
+  const recorder = new Recorder({ dir: work, startMs: 1_800_000_000_000, nowNs: () => now, fileName });
+  for (const step of steps) {
+    now = step.ns;
+    if ('order' in step) recorder.text(RecordKind.ORDER, step.order);
+    else if ('answer' in step) recorder.text(RecordKind.ANSWER, step.answer);
+    else recorder.frame(step.frame, 0, step.frame.length, step.recvNs ?? step.ns);
+  }
+  await recorder.close();
+  return recordedLatency(readRecordingFile(recorder.path))!;
+}
+
 describe('recorded facts', () => {
   it('reads back the adopted budget, the group with its request and answer times, and the hops', async () => {
     const recording = readRecordingFile(await writeFacts());
@@ -82,20 +102,13 @@ describe('recorded facts', () => {
   it('gives the n-th request of one decision the hops of the live decision\'s n-th request of that verb', async () => {
     // One frame at 10 ms causes two amends, sent at 10.3 and 10.6 ms and answered at 14.2 and
     // 15.1 ms: the second waited for the first's signing, and its answer came later.
-    let now = 0;
-    const recorder = new Recorder({ dir: work, startMs: 1_800_000_000_000, nowNs: () => now, fileName: 'two-amends.prrc' });
-    const frame = Buffer.from('{"type":"orderbook_delta","sid":1,"seq":2,"msg":{}}');
-    now = 10.3e6;
-    recorder.text(RecordKind.ORDER, 'amend|o1|T|bid|4700|100|1');
-    now = 10.6e6;
-    recorder.text(RecordKind.ORDER, 'amend|o2|T|ask|5200|100|1');
-    recorder.frame(frame, 0, frame.length, 10e6);
-    now = 14.2e6;
-    recorder.text(RecordKind.ANSWER, 'amend_ack|o1|0|0|0');
-    now = 15.1e6;
-    recorder.text(RecordKind.ANSWER, 'amend_ack|o2|0|0|0');
-    await recorder.close();
-    const model = recordedLatency(readRecordingFile(recorder.path))!;
+    const model = await modelOf('two-amends.prrc', [
+      { ns: 10.3e6, order: 'amend|o1|T|bid|4700|100|1' },
+      { ns: 10.6e6, order: 'amend|o2|T|ask|5200|100|1' },
+      { ns: 10.6e6, frame: CAUSE, recvNs: 10e6 },
+      { ns: 14.2e6, answer: 'amend_ack|o1|0|0|0' },
+      { ns: 15.1e6, answer: 'amend_ack|o2|0|0|0' },
+    ]);
     const first = model.hops('amend', 10e6, 0);
     const second = model.hops('amend', 10e6, 1);
     // Decision to answer: the live request's send delay plus its wait for the answer.
@@ -118,27 +131,16 @@ describe('recorded hops of requests an order\'s fill overtook', () => {
     // whose "executed" update arrives at 14 ms and the refusal at 15.2 ms; o2's (to $0.53)
     // overtaken by a partial fill (an update at its old price at 11 ms), moved (its update at
     // $0.53 at 12.3 ms), answered at 13 ms, before o1's: ranks follow the sends, not the answers.
-    let now = 0;
-    const recorder = new Recorder({ dir: work, startMs: 1_800_000_000_000, nowNs: () => now, fileName: 'overtaken.prrc' });
-    const cause = Buffer.from('{"type":"orderbook_delta","sid":1,"seq":2,"msg":{}}');
-    now = 10.2e6;
-    recorder.text(RecordKind.ORDER, 'amend|o1|T|bid|4800|100|1');
-    now = 10.3e6;
-    recorder.text(RecordKind.ORDER, 'amend|o2|T|bid|5300|100|1');
-    recorder.frame(cause, 0, cause.length, 10e6);
-    const frame = (bytes: Buffer, ns: number): void => {
-      now = ns;
-      recorder.frame(bytes, 0, bytes.length, ns);
-    };
-    frame(userOrderFrame('o2', 'resting', '0.5100'), 11e6);
-    frame(userOrderFrame('o2', 'resting', '0.5300'), 12.3e6);
-    now = 13e6;
-    recorder.text(RecordKind.ANSWER, 'amend_ack|o2|0|0|0');
-    frame(userOrderFrame('o1', 'executed', '0.4900'), 14e6);
-    now = 15.2e6;
-    recorder.text(RecordKind.ANSWER, 'amend_reject|o1|404|not_found|order not found');
-    await recorder.close();
-    const model = recordedLatency(readRecordingFile(recorder.path))!;
+    const model = await modelOf('overtaken.prrc', [
+      { ns: 10.2e6, order: 'amend|o1|T|bid|4800|100|1' },
+      { ns: 10.3e6, order: 'amend|o2|T|bid|5300|100|1' },
+      { ns: 10.3e6, frame: CAUSE, recvNs: 10e6 },
+      { ns: 11e6, frame: userOrderFrame('o2', 'resting', '0.5100') },
+      { ns: 12.3e6, frame: userOrderFrame('o2', 'resting', '0.5300') },
+      { ns: 13e6, answer: 'amend_ack|o2|0|0|0' },
+      { ns: 14e6, frame: userOrderFrame('o1', 'executed', '0.4900') },
+      { ns: 15.2e6, answer: 'amend_reject|o1|404|not_found|order not found' },
+    ]);
     // o1: halfway to the refusal would be 12.7 ms, before the fill that ended the order: the engine at 14 ms, 4 ms after the cause.
     const first = model.hops('amend', 10e6, 0);
     expect(first.engineNs).toBe(4e6);
