@@ -187,7 +187,7 @@ function allocationRows(ours: AllocationResult, naive: AllocationResult, floor: 
     gcRow(ALLOC_GC_NAIVE, true, naive),
     {
       suite: SUITE, case: ALLOC_GC_FLOOR, baseline: true, count: floor.frames, value: floor.scavengesPerMillionFrames, unit: 'scavenges',
-      note: `${floor.frames} frames through a lane that does nothing, no heap sampling: the driver's await per frame, counted in both lanes' scavenges above (one order a frame)`,
+      note: `${floor.frames} frames through a lane that does nothing, no heap sampling: the driver's loop and its turn of the event loop per 1,024 frames, counted in both lanes' scavenges above (one order a frame)`,
     },
   ];
 }
