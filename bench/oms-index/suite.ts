@@ -8,15 +8,19 @@
  * interleaved (median of rounds) and per-operation latency; the bytes left per order are the
  * hot-path suite's allocation rows. Every loop is bounded in count and time.
  *
- * A hand-written open-addressing table for the venue ids (no per-entry allocation either) was
- * measured in this suite far below the Map's rate, the key hashed on every call where a Map reuses
- * the string's cached hash, and was not kept (issue 29's note of session 14).
+ * The venue ids: the OMS's StringTable (src/core/string-table.ts: open addressing, no entry
+ * allocated per order, the key's last 16 characters hashed and each cell's hash kept) beside the
+ * Map it replaced. A first version that hashed every character on every call and again on each
+ * delete's shift was far below the Map and was not kept (session 14). The finds use a copy of the
+ * key made apart from the indexed one, as a WebSocket frame's parsed id is, with its hash not yet
+ * cached by V8.
  */
 
 import { randomUUID } from 'node:crypto';
 import { ClientOrderIds, OrderPool } from '../../src/oms/index.ts';
 import type { Order } from '../../src/oms/index.ts';
 import { ClientIdIndex } from '../../src/oms/client-id-index.ts';
+import { StringTable } from '../../src/core/index.ts';
 import { consume, latencyRow, measureLatency, measureThroughputInterleaved, throughputRow } from '../harness.ts';
 import type { BenchRow, BenchSuite } from '../harness.ts';
 import type { Price } from '../../src/core/index.ts';
@@ -38,10 +42,13 @@ class Lifecycle {
   readonly #orders: readonly Order[];
   #next = 0;
 
-  /** `orders[i]` is the order whose id is `keys[i]`. */
-  constructor(index: Index, keys: readonly string[], orders: readonly Order[]) {
+  readonly #finds: readonly string[];
+
+  /** `orders[i]` is the order whose id is `keys[i]`; `finds[i]` the key it is found by (the same string, or an equal one made apart). */
+  constructor(index: Index, keys: readonly string[], orders: readonly Order[], finds: readonly string[] = keys) {
     this.#index = index;
     this.#keys = keys;
+    this.#finds = finds;
     this.#orders = orders;
     for (; this.#next < TRACKED; this.#next++) index.set(keys[this.#next]!, orders[this.#next]!);
   }
@@ -51,8 +58,9 @@ class Lifecycle {
     const at = this.#next & (KEYS - 1);
     const key = keys[at]!;
     this.#index.set(key, this.#orders[at]!);
-    consume(this.#index.get(key)?.state); // the OMS reads the order it finds: its cache miss is paid either way
-    consume(this.#index.get(key)?.state);
+    const find = this.#finds[at]!;
+    consume(this.#index.get(find)?.state); // the OMS reads the order it finds: its cache miss is paid either way
+    consume(this.#index.get(find)?.state);
     this.#index.delete(keys[(this.#next - TRACKED) & (KEYS - 1)]!);
     this.#next++;
   }
@@ -67,6 +75,7 @@ export default {
   async run({ quick }): Promise<BenchRow[]> {
     const settings = quick ? { roundMs: 100, rounds: 3, warmupMs: 100, samples: 50_000, budgetMs: 300 } : { roundMs: 1000, rounds: 5, warmupMs: 500, samples: 1_000_000, budgetMs: 2000 };
     const venueKeys = Array.from({ length: KEYS }, () => flat(randomUUID()));
+    const venueFinds = venueKeys.map(flat);
     const ids = new ClientOrderIds('mm1', 1_798_761_600_000, 0);
     const ownKeys = Array.from({ length: KEYS }, () => ids.next());
     const pool = new OrderPool();
@@ -74,7 +83,8 @@ export default {
     const cases = [
       { name: 'own client order id: ClientIdIndex (index, find twice, forget)', baseline: false, life: new Lifecycle(new ClientIdIndex(ids.head), ownKeys, orders) },
       { name: 'baseline: own client order id: Map (index, find twice, forget)', baseline: true, life: new Lifecycle(new Map<string, Order>(), ownKeys, orders) },
-      { name: 'baseline: venue order id: Map, as the OMS keeps it (index, find twice, forget)', baseline: true, life: new Lifecycle(new Map<string, Order>(), venueKeys, orders) },
+      { name: 'venue order id: StringTable, as the OMS keeps it (index, find twice by a parsed copy, forget)', baseline: false, life: new Lifecycle(new StringTable<Order>(), venueKeys, orders, venueFinds) },
+      { name: 'baseline: venue order id: Map (index, find twice by a parsed copy, forget)', baseline: true, life: new Lifecycle(new Map<string, Order>(), venueKeys, orders, venueFinds) },
     ];
     const results = measureThroughputInterleaved(
       cases.map((c) => ({ run: () => c.life.step(), opsPerCall: 1 })),
@@ -83,12 +93,12 @@ export default {
     const rows: BenchRow[] = [];
     const note = `${TRACKED} orders tracked; keys cycle over ${KEYS}`;
     cases.forEach((c, k) => {
-      const compareTo = k === 0 ? cases[1]!.name : undefined;
+      const compareTo = k === 0 || k === 2 ? cases[k + 1]!.name : undefined;
       rows.push(throughputRow(SUITE, c.name, c.baseline, results[k]!, { note, ...(compareTo === undefined ? {} : { compareTo }) }));
     });
     for (const [k, c] of cases.entries()) {
       const histogram = measureLatency(() => c.life.step(), { samples: settings.samples, timeBudgetMs: settings.budgetMs });
-      const compareTo = k === 0 ? `latency: ${cases[1]!.name}` : undefined;
+      const compareTo = k === 0 || k === 2 ? `latency: ${cases[k + 1]!.name}` : undefined;
       rows.push(latencyRow(SUITE, `latency: ${c.name}`, c.baseline, histogram, { note, ...(compareTo === undefined ? {} : { compareTo }) }));
     }
     return rows;
