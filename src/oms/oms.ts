@@ -439,7 +439,7 @@ export class Oms implements ExecListener {
       }
       order = LiveOrders.successor(order, next);
     }
-    for (const subaccount of this.#pendingKill) if (!this.#killInFlight.has(subaccount)) void this.#cancelAll(subaccount);
+    if (this.#pendingKill.size > 0) for (const subaccount of this.#pendingKill) if (!this.#killInFlight.has(subaccount)) void this.#cancelAll(subaccount);
     this.#pruneTerminal(nowMs);
     if (this.#journal !== null) {
       void this.#journal.flush();
