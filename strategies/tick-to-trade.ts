@@ -13,7 +13,8 @@
  *   Creates and cancels go out on presignable paths.
  * - `amend`: each update amends the one resting bid; while a request on it is in flight it sends
  *   nothing (counted in `skipped`). The amend path carries the order id, so exec signs it inline.
- * Counts are bounded by `maxIntents`.
+ * Counts are bounded by `maxIntents`. Orders are kept by their handle (no id string made per
+ * order), by the id's text only when an order has no handle (a create the router held).
  * Owns the bench's trigger only; every order goes through ctx (risk gate, then OMS).
  */
 
@@ -50,8 +51,9 @@ export class TickToTrade implements Strategy {
   readonly #everyUpdate: boolean;
   #lastBidLevel = -2;
   #lastAskLevel = -2;
-  #orderId = '';
-  #previousId = '';
+  /** The newest bid and the one it replaces: a handle, or the id's text when it has none; 0 for none. */
+  #order: string | number = 0;
+  #previous: string | number = 0;
   #flip = 0;
   intents = 0;
   skipped = 0;
@@ -79,7 +81,7 @@ export class TickToTrade implements Strategy {
     let level = anchor - this.#offset - this.#flip;
     if (level < 0) level = this.#flip;
     const price = book.grid.priceAt(level);
-    const order = this.#orderId === '' ? null : ctx.order(this.#orderId);
+    const order = this.#order === 0 ? null : ctx.order(this.#order);
     let deny: Deny;
     if (this.#replace) {
       // One order in flight at a time, as in amend mode: the venue's pace bounds ours.
@@ -91,15 +93,15 @@ export class TickToTrade implements Strategy {
       if (deny === Deny.NONE) {
         // The previous bid is cancelled once the new one is acknowledged (onOrderUpdate), so the
         // cancel's work never delays the timed create's socket write.
-        if (order !== null && isLiveOrder(order.state)) this.#previousId = order.clientOrderId;
-        this.#orderId = ctx.lastClientOrderId;
+        if (order !== null && isLiveOrder(order.state)) this.#previous = this.#order;
+        this.#order = lastOrder(ctx);
       }
       this.#count(deny);
       return;
     }
     if (order === null || !isLiveOrder(order.state)) {
       deny = ctx.place(book.ticker, 'bid', price, this.#size, OrderFlags.POST_ONLY);
-      if (deny === Deny.NONE) this.#orderId = ctx.lastClientOrderId;
+      if (deny === Deny.NONE) this.#order = lastOrder(ctx);
     } else if (isPendingOrder(order.state)) {
       this.skipped++;
       return;
@@ -110,7 +112,7 @@ export class TickToTrade implements Strategy {
         level = anchor - this.#offset - this.#flip;
         if (level < 0) level = this.#flip;
       }
-      deny = ctx.amend(order.clientOrderId, book.grid.priceAt(level), this.#size);
+      deny = ctx.amend(this.#order, book.grid.priceAt(level), this.#size);
     }
     this.#count(deny);
   }
@@ -123,10 +125,11 @@ export class TickToTrade implements Strategy {
   }
 
   onOrderUpdate(order: OrderView, ctx: StrategyContext): void {
-    if (this.#previousId === '' || order.clientOrderId !== this.#orderId || isPendingOrder(order.state)) return;
-    const previous = ctx.order(this.#previousId);
-    this.#previousId = '';
-    if (previous !== null && isLiveOrder(previous.state)) ctx.cancel(previous.clientOrderId);
+    if (this.#previous === 0 || !isOrder(order, this.#order) || isPendingOrder(order.state)) return;
+    const previous = ctx.order(this.#previous);
+    const ref = this.#previous;
+    this.#previous = 0;
+    if (previous !== null && isLiveOrder(previous.state)) ctx.cancel(ref);
   }
 
   onStop(ctx: StrategyContext): void {
@@ -139,3 +142,13 @@ export default definePlugin<TickToTradeParams>({
   paramsSchema,
   create: (params) => new TickToTrade(params),
 });
+
+/** The last placed order's handle, or its id's text when it has none. */
+function lastOrder(ctx: StrategyContext): string | number {
+  return ctx.lastOrderHandle > 0 ? ctx.lastOrderHandle : ctx.lastClientOrderId;
+}
+
+/** Whether `order` is the one `ref` names. */
+function isOrder(order: OrderView, ref: string | number): boolean {
+  return typeof ref === 'number' ? order.handle === ref : order.clientOrderId === ref;
+}

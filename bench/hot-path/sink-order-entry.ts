@@ -71,8 +71,9 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
   readonly #signatures: string[] = [];
   #next = 0;
   #listener: ExecListener | null = null;
-  // Answers waiting for deliverAnswers(): kind 0 create (key = client order id), 1 cancel (key = order id).
+  // Answers waiting for deliverAnswers(): kind 0 create (the order's handle, else key = client order id), 1 cancel (key = order id).
   readonly #answerKind = new Uint8Array(ANSWERS_MAX);
+  readonly #answerHandle = new Float64Array(ANSWERS_MAX);
   readonly #answerKey: string[] = new Array<string>(ANSWERS_MAX).fill('');
   readonly #answerCount = new Float64Array(ANSWERS_MAX);
   #answers = 0;
@@ -110,7 +111,9 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     this.#lastCreate = order;
     this.creates++;
     this.lastCreatePath = this.#createPath;
-    this.#queue(0, order.clientOrderId, order.count);
+    // As RestOrderEntry keys a create: by the OMS order's handle, its id string never made.
+    const handle = order.handle ?? 0;
+    this.#queue(0, handle > 0 ? '' : order.clientOrderId, order.count, handle);
   }
 
   /** The body of the last create (tests), as the writer wrote it. */
@@ -129,7 +132,7 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
       const query = subaccount === 0 ? '' : `?subaccount=${subaccount}`;
       this.#write(`${this.#cancelHead}${orderId}${query} HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: bench-key-0000\r\nKALSHI-ACCESS-TIMESTAMP: `, null);
     }
-    this.#queue(1, orderId, 0);
+    this.#queue(1, orderId, 0, 0);
   }
 
   amend(_orderId: string, ticker: string, side: BookSide, price: Price, count: Count, _subaccount: number): void {
@@ -162,7 +165,8 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     listener.answersBegin?.();
     for (let i = 0; i < n; i++) {
       const key = this.#answerKey[i];
-      if (this.#answerKind[i] === 0) listener.onCreateAck(key, this.#nextOrderId(), 0 as Count, this.#answerCount[i] as Count, tsMs);
+      const handle = this.#answerHandle[i]!;
+      if (this.#answerKind[i] === 0) listener.onCreateAck(handle > 0 ? handle : key, this.#nextOrderId(), 0 as Count, this.#answerCount[i] as Count, tsMs);
       else listener.onCancelAck(key, COUNT_INVALID, tsMs);
     }
     listener.answersEnd?.(); // as RestOrderEntry ends a response
@@ -194,10 +198,11 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     return bytes;
   }
 
-  #queue(kind: number, key: string, count: number): void {
+  #queue(kind: number, key: string, count: number, handle: number): void {
     if (this.#answers === ANSWERS_MAX) return; // the driver delivers every frame; never reached
     const i = this.#answers++;
     this.#answerKind[i] = kind;
+    this.#answerHandle[i] = handle;
     this.#answerKey[i] = key;
     this.#answerCount[i] = count;
   }

@@ -384,7 +384,7 @@ async function roundTrips(sim: SimChild, phase: Phase): Promise<BenchRow[]> {
   const theirs = createHistogram();
   let officialFailures = 0;
   // IOC buys at $0.01 against a book quoted near $0.50: answered at once, nothing rests.
-  const order: NewOrder = {
+  const order: { -readonly [K in keyof NewOrder]: NewOrder[K] } = {
     clientOrderId: '', ticker: TICKER, side: 'bid', price: 100 as Price, count: 100 as Count, timeInForce: 'immediate_or_cancel',
     postOnly: false, reduceOnly: false, selfTradePrevention: 'taker_at_cross', subaccount: 0, orderGroupId: null, expirationTs: 0,
   };

@@ -63,8 +63,17 @@ export interface OrderIntent {
   orderGroup: number;
   /** Caller-chosen number for attribution in the OMS and journal; the gate ignores it. */
   strategyId: number;
-  /** CANCEL / AMEND / DECREASE: the target order's client order id; '' for NEW. */
+  /**
+   * CANCEL / AMEND / DECREASE: the target order's client order id, or '' when `orderHandle` names
+   * it. NEW: '' in; after the router sent it, its id as text when it has one already (a held
+   * create), else '' with `orderHandle` set.
+   */
   clientOrderId: string;
+  /**
+   * The OMS's handle of the order (its id's counter, this session's orders only): names the target
+   * instead of the text when > 0; after a NEW, the new order's. 0: none.
+   */
+  orderHandle: number;
   /** NEW: the order-entry route it goes out on (the router's index: 0 the default, REST). */
   route: number;
 }
@@ -86,6 +95,7 @@ export function createIntent(): OrderIntent {
     orderGroup: -1,
     strategyId: 0,
     clientOrderId: '',
+    orderHandle: 0,
     route: 0,
   };
 }
@@ -106,6 +116,7 @@ export function resetIntent(intent: OrderIntent): OrderIntent {
   intent.orderGroup = -1;
   intent.strategyId = 0;
   intent.clientOrderId = '';
+  intent.orderHandle = 0;
   intent.route = 0;
   return intent;
 }

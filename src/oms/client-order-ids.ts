@@ -52,8 +52,21 @@ export class ClientOrderIds {
 
   /** The next id; its counter is `this.counter` right after the call. */
   next(): string {
-    this.#counter++;
-    const end = this.writeInto(this.#scratch, 0, this.#counter);
+    return this.format(this.take());
+  }
+
+  /**
+   * The next counter, its id left unmade: the OMS's orders keep the counter and make the string
+   * only when something asks for it (a log, a person, a strategy that keeps ids as text); the
+   * request and the journal write its bytes with writeInto.
+   */
+  take(): number {
+    return ++this.#counter;
+  }
+
+  /** The id of this session with `counter`, made from its bytes in one piece. */
+  format(counter: number): string {
+    const end = this.writeInto(this.#scratch, 0, counter);
     return this.#scratch.toString('latin1', 0, end);
   }
 

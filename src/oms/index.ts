@@ -12,7 +12,7 @@ export { TRANSITIONS, NO_TRANSITION, nextState } from './transitions.ts';
 export type { TransitionRow } from './transitions.ts';
 export { Order } from './order.ts';
 export { OrderPool } from './order-pool.ts';
-export { ClientOrderIds, ClientOrderIdError, parseClientOrderId, nextSessionEpoch } from './client-order-ids.ts';
+export { ClientOrderIds, ClientOrderIdError, CLIENT_ORDER_ID_BYTES_MAX, parseClientOrderId, nextSessionEpoch } from './client-order-ids.ts';
 export type { ParsedClientOrderId } from './client-order-ids.ts';
 export { Journal, JournalKind, recover } from './journal.ts';
 export type { JournalOptions, RecoveredJournal, RecoveredKill, RecoveredOrder, RecoveredFill, RecoveredQuote, JournaledQuote } from './journal.ts';
@@ -29,6 +29,7 @@ export { SILENT_LOGGER } from './oms-inputs.ts';
 export type { FillInput, UserOrderInput, MarketPositionInput, OrderGroupUpdateInput, OmsLogger, SystemOrder } from './oms-inputs.ts';
 export { EXEC_ERROR_CODES, ExecError } from './order-route.ts';
 export type {
+  CreateKey,
   ExecErrorCode,
   ExecListener,
   ExecReject,

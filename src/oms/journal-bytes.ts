@@ -7,6 +7,7 @@
  */
 
 import { jsonStringBytesMax, writeAscii, writeInteger, writeJsonString } from '../core/index.ts';
+import { CLIENT_ORDER_ID_BYTES_MAX } from './client-order-ids.ts';
 
 export class JournalBytes {
   #buffer: Buffer;
@@ -15,6 +16,11 @@ export class JournalBytes {
 
   constructor(capacityBytes: number) {
     this.#buffer = Buffer.allocUnsafe(capacityBytes);
+  }
+
+  /** The whole buffer; the bytes written so far are its first `length` (valid until the next write or reset). */
+  get bytes(): Buffer {
+    return this.#buffer;
   }
 
   /** The bytes written so far (a view, valid until the next write or reset). */
@@ -68,6 +74,16 @@ export class JournalBytes {
     const at = writeInteger(buffer, this.length, high);
     for (let i = at + 5, rest = low; i >= at; i--, rest = (rest - (rest % 10)) / 10) buffer[i] = 0x30 + (rest % 10);
     this.length = at + 6;
+  }
+
+  /** This session's client order id with `counter` as a JSON string, from its bytes (its characters need no escape). */
+  clientOrderId(ids: { writeInto(out: Buffer, at: number, counter: number): number }, counter: number): void {
+    this.#ensure(CLIENT_ORDER_ID_BYTES_MAX + 2);
+    const buffer = this.#buffer;
+    buffer[this.length] = 0x22;
+    const end = ids.writeInto(buffer, this.length + 1, counter);
+    buffer[end] = 0x22;
+    this.length = end + 1;
   }
 
   bool(value: boolean): void {

@@ -6,10 +6,11 @@
  * highest session epoch and client-order-id counter (so no id is ever reused).
  *
  * Off the hot path: an append copies a few references and numbers into a preallocated entry of a
- * fixed ring (no string building, no I/O). `flush()` (driven by the OMS's coarse tick and on stop)
- * serialises the ring into lines and appends them to the file with one asynchronous write at a
- * time, in order; fsync after each write is optional. A full ring is serialised early (order kept,
- * one string allocated) rather than dropping entries. The session line is written synchronously at
+ * fixed ring (no string building, no I/O). `pump()` (the OMS's coarse tick) and `flush()` (on
+ * stop; a promise of the file holding it) serialise the ring into lines as bytes and append them
+ * to the file with one asynchronous write at a time, in order, through callbacks bound once (no
+ * promise or closure per write); fsync after each write is optional. A full ring is serialised
+ * early (order kept) rather than dropping entries. The session line is written synchronously at
  * start, before any order can be sent.
  *
  * Crash semantics: lines not flushed are lost; a torn last line is skipped by recover(). An intent
@@ -22,6 +23,7 @@
 import { closeSync, existsSync, fchmodSync, fsync, openSync, readFileSync, write, writeSync, fsyncSync } from 'node:fs';
 import type { BookSide, Exchange, Price, TimeInForce } from '../core/index.ts';
 import { parseClientOrderId } from './client-order-ids.ts';
+import type { ClientOrderIds } from './client-order-ids.ts';
 import { JournalBytes } from './journal-bytes.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderState } from './order-state.ts';
 import type { Order } from './order.ts';
@@ -70,6 +72,9 @@ class JournalEntry {
   kind: JournalKind = JournalKind.STATE;
   tsMs = 0;
   clientOrderId = '';
+  /** Set: the id is this session's, written as bytes from `idCounter` (the order's string never made); clientOrderId is then ''. */
+  idWriter: ClientOrderIds | null = null;
+  idCounter = 0;
   orderId = '';
   state = 0;
   event = -1;
@@ -108,8 +113,18 @@ export class Journal {
    */
   #filling = new JournalBytes(256 * 1024);
   #writing = new JournalBytes(256 * 1024);
-  #writeBound = (): Promise<void> => this.#writeFilling();
-  #chain: Promise<void> = Promise.resolve();
+  /** A file write of #writing (and its fsync) is in flight: one at a time, in order. */
+  #inFlight = false;
+  /** flush() callers, resolved when no write is in flight and nothing is left to write. */
+  readonly #idleWaiters: (() => void)[] = [];
+  // Bound once: a write allocates no closure or promise of ours (the OMS's tick writes every 100 ms).
+  readonly #onWritten = (error: Error | null): void => {
+    this.#writing.reset();
+    if (error) this.#writeError = error;
+    if (this.#fsync && !error) fsync(this.#fd, this.#onSynced);
+    else this.#writeDone();
+  };
+  readonly #onSynced = (): void => this.#writeDone();
   #closed = false;
   #writeError: Error | null = null;
   /** Lines handed to the file so far (for tests and metrics). */
@@ -143,7 +158,7 @@ export class Journal {
     const e = this.#take();
     e.kind = JournalKind.INTENT;
     e.tsMs = tsMs;
-    e.clientOrderId = order.clientOrderId;
+    setOrderId(e, order);
     e.orderId = '';
     e.state = order.state;
     e.event = -1;
@@ -167,7 +182,7 @@ export class Journal {
     const e = this.#take();
     e.kind = kind;
     e.tsMs = tsMs;
-    e.clientOrderId = order.clientOrderId;
+    setOrderId(e, order);
     e.orderId = order.orderId;
     e.state = order.state;
     e.event = event;
@@ -277,9 +292,15 @@ export class Journal {
 
   /** Serialises what is buffered and appends it; resolves when it (and every earlier write) is on the file. */
   flush(): Promise<void> {
+    this.pump();
+    if (!this.#inFlight) return Promise.resolve();
+    return new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  /** Serialises what is buffered and starts its write (after the one in flight); returns at once, no promise (the OMS's tick). */
+  pump(): void {
     this.#drain();
-    this.#pump();
-    return this.#chain;
+    this.#startWrite();
   }
 
   /** Flushes, fsyncs and closes the file. Further appends are counted in droppedAfterClose and dropped. */
@@ -297,10 +318,11 @@ export class Journal {
       return this.#discard;
     }
     if (this.#size === this.#ring.length) {
-      this.#drain(); // overload: serialise now, keep order, never drop
-      this.#pump();
+      this.pump(); // overload: serialise now, keep order, never drop
     }
-    return this.#ring[this.#size++];
+    const e = this.#ring[this.#size++];
+    e.idWriter = null; // only an order's entries write their id as bytes (setOrderId)
+    return e;
   }
 
   #drain(): void {
@@ -310,26 +332,26 @@ export class Journal {
     this.#size = 0;
   }
 
-  #pump(): void {
-    if (this.#filling.length === 0) return;
-    // One write at a time, in order: each starts when the previous one (and its fsync) is done,
-    // and takes everything drained by then (a later link may find nothing left and end at once).
-    this.#chain = this.#chain.then(this.#writeBound);
-  }
-
-  #writeFilling(): Promise<void> {
-    if (this.#filling.length === 0) return Promise.resolve();
+  /** One write at a time, in order: the next takes everything drained by the time the previous (and its fsync) is done. */
+  #startWrite(): void {
+    if (this.#inFlight || this.#filling.length === 0) return;
     const bytes = this.#filling;
     this.#filling = this.#writing;
     this.#writing = bytes;
-    return new Promise<void>((resolve) => {
-      write(this.#fd, bytes.view(), (error) => {
-        bytes.reset();
-        if (error) this.#writeError = error;
-        if (this.#fsync && !error) fsync(this.#fd, () => resolve());
-        else resolve();
-      });
-    });
+    this.#inFlight = true;
+    write(this.#fd, bytes.bytes, 0, bytes.length, null, this.#onWritten);
+  }
+
+  #writeDone(): void {
+    this.#inFlight = false;
+    if (this.#filling.length > 0) {
+      this.#startWrite();
+      return;
+    }
+    const waiters = this.#idleWaiters;
+    if (waiters.length === 0) return;
+    const resolved = waiters.splice(0);
+    for (const resolve of resolved) resolve();
   }
 }
 
@@ -362,8 +384,20 @@ function serializeInto(w: JournalBytes, e: JournalEntry): void {
   w.raw('}\n');
 }
 
+/** The entry's client order id: the order's own bytes when it writes them, else its text. */
+function setOrderId(e: JournalEntry, order: Order): void {
+  e.idWriter = order.ids;
+  e.idCounter = order.counter;
+  e.clientOrderId = order.ids === null ? order.clientOrderId : '';
+}
+
+function writeClientOrderId(w: JournalBytes, e: JournalEntry): void {
+  if (e.idWriter !== null) w.clientOrderId(e.idWriter, e.idCounter);
+  else w.str(e.clientOrderId);
+}
+
 function serializeIntent(w: JournalBytes, e: JournalEntry): void {
-  w.raw(',"coid":'); w.str(e.clientOrderId);
+  w.raw(',"coid":'); writeClientOrderId(w, e);
   w.raw(',"n":'); w.num(e.num1);
   w.raw(',"ticker":'); w.str(e.text1);
   w.raw(',"side":'); w.str(e.text2);
@@ -384,7 +418,7 @@ function serializeIntent(w: JournalBytes, e: JournalEntry): void {
 function serializeFill(w: JournalBytes, e: JournalEntry): void {
   w.raw(',"tid":'); w.str(e.text1);
   w.raw(',"oid":'); w.str(e.orderId);
-  w.raw(',"coid":'); w.str(e.clientOrderId);
+  w.raw(',"coid":'); writeClientOrderId(w, e);
   w.raw(',"ticker":'); w.str(e.text2);
   w.raw(',"side":'); w.str(e.text3);
   w.raw(',"px":'); w.num(e.price);
@@ -420,7 +454,7 @@ function serializeQuote(w: JournalBytes, e: JournalEntry): void {
 }
 
 function serializeOrderEvent(w: JournalBytes, e: JournalEntry): void {
-  w.raw(',"coid":'); w.str(e.clientOrderId);
+  w.raw(',"coid":'); writeClientOrderId(w, e);
   w.raw(',"oid":'); w.str(e.orderId);
   const state = ORDER_STATE_NAMES[e.state];
   if (state !== undefined) {

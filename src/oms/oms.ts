@@ -31,7 +31,7 @@ import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderEvent, OrderState, isTermina
 import type { Order } from './order.ts';
 import { OrderPool } from './order-pool.ts';
 import { LiveOrders } from './live-orders.ts';
-import type { ExecErrorCode, ExecListener, ExecReject, OrderReads, SelfTradePrevention, WireFill, WireOrder } from './order-route.ts';
+import type { CreateKey, ExecErrorCode, ExecListener, ExecReject, OrderReads, SelfTradePrevention, WireFill, WireOrder } from './order-route.ts';
 import { SILENT_LOGGER } from './oms-inputs.ts';
 import type { FillInput, MarketPositionInput, OmsLogger, SystemOrder, UserOrderInput } from './oms-inputs.ts';
 import { PositionBook } from './positions.ts';
@@ -129,8 +129,9 @@ export class Oms implements ExecListener {
     restoredOrders: 0,
     lostOrdersAdopted: 0,
   };
-  /** Client order id of the last order submit() sent. */
-  lastClientOrderId = '';
+  /** The last order accept() made: its id as text when it had one, else its counter (the text made when read). */
+  #lastIdText = '';
+  #lastIdCounter = 0;
 
   readonly #clock: Clock;
   readonly #journal: Journal | null;
@@ -236,6 +237,11 @@ export class Oms implements ExecListener {
     return this.#byClientId.get(clientOrderId);
   }
 
+  /** The order of this session with `handle` (Order.handle: its id's counter); undefined when none is tracked. */
+  orderByHandle(handle: number): Readonly<Order> | undefined {
+    return handle > 0 ? this.#byClientId.own(handle) : undefined;
+  }
+
   orderByOrderId(orderId: string): Readonly<Order> | undefined {
     return this.#byOrderId.get(orderId);
   }
@@ -273,10 +279,12 @@ export class Oms implements ExecListener {
    */
   accept(intent: Readonly<OrderIntent>, ticker: string, orderGroupId: string | null, reservedId = '', reservedCounter = 0): Order {
     const nowMs = this.#clock.nowMs();
-    const clientOrderId = reservedId === '' ? this.clientOrderIds.next() : reservedId;
+    // This session's id is left as its counter (no string on the order path); a held create's was
+    // made as text when it was held, and keeps it.
+    const counter = reservedId === '' ? this.clientOrderIds.take() : reservedCounter;
     const order = this.#pool.take().reinit(
-      clientOrderId,
-      reservedId === '' ? this.clientOrderIds.counter : reservedCounter,
+      reservedId,
+      counter,
       ticker,
       intent.market,
       intent.side,
@@ -291,16 +299,24 @@ export class Oms implements ExecListener {
       orderGroupId === null ? -1 : intent.orderGroup,
       intent.strategyId,
       nowMs,
+      this.clientOrderIds,
     );
     order.route = intent.route;
     if (this.#margin !== null && intent.route === this.#margin.route) order.exchange = 'margin';
-    this.#byClientId.set(clientOrderId, order);
+    this.#byClientId.add(order);
     this.#live.add(order);
     this.#subaccountsUsed[intent.subaccount] = 1;
     this.#journal?.appendIntent(order, nowMs);
-    this.lastClientOrderId = clientOrderId;
+    this.#lastIdText = reservedId;
+    this.#lastIdCounter = counter;
     this.stats.ordersSent++;
     return order;
+  }
+
+  /** Client order id of the last order accept() made ('' before the first). */
+  get lastClientOrderId(): string {
+    if (this.#lastIdText !== '') return this.#lastIdText;
+    return this.#lastIdCounter > 0 ? this.clientOrderIds.format(this.#lastIdCounter) : '';
   }
 
   /** The next client order id, kept for a create the router holds; accept() takes it back with its counter. */
@@ -319,8 +335,8 @@ export class Oms implements ExecListener {
    * give: OK (one is in flight), QUEUED (remembered, sent once it can be: no order id yet, or
    * another request pending), ORDER_UNKNOWN, ORDER_NOT_LIVE.
    */
-  readyToCancel(clientOrderId: string): OmsResult {
-    const order = this.#byClientId.get(clientOrderId);
+  readyToCancel(clientOrderId: string, handle = 0): OmsResult {
+    const order = handle > 0 ? this.#byClientId.own(handle) : this.#byClientId.get(clientOrderId);
     this.#target = order ?? null;
     if (order === undefined) return OmsResult.ORDER_UNKNOWN;
     if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
@@ -332,9 +348,9 @@ export class Oms implements ExecListener {
     return OmsResult.READY;
   }
 
-  /** Whether an amend or decrease can go out now: READY (order in `target`), ORDER_UNKNOWN, ORDER_NOT_LIVE or ORDER_BUSY. */
-  readyToChange(clientOrderId: string): OmsResult {
-    const order = this.#byClientId.get(clientOrderId);
+  /** Whether an amend or decrease can go out now: READY (order in `target`), ORDER_UNKNOWN, ORDER_NOT_LIVE or ORDER_BUSY. `handle` > 0 names the order instead of the text. */
+  readyToChange(clientOrderId: string, handle = 0): OmsResult {
+    const order = handle > 0 ? this.#byClientId.own(handle) : this.#byClientId.get(clientOrderId);
     this.#target = order ?? null;
     if (order === undefined) return OmsResult.ORDER_UNKNOWN;
     if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
@@ -442,7 +458,7 @@ export class Oms implements ExecListener {
     if (this.#pendingKill.size > 0) for (const subaccount of this.#pendingKill) if (!this.#killInFlight.has(subaccount)) void this.#cancelAll(subaccount);
     this.#pruneTerminal(nowMs);
     if (this.#journal !== null) {
-      void this.#journal.flush();
+      this.#journal.pump();
       const error = this.#journal.writeError;
       if (error !== null) this.#log.error({ error: String(error) }, 'oms: journal write failed');
     }
@@ -521,9 +537,9 @@ export class Oms implements ExecListener {
 
   // ---- ExecListener ----------------------------------------------------------------------------
 
-  onCreateAck(clientOrderId: string, orderId: string, fillCount: Count, remainingCount: Count, _tsMs: number): void {
-    const order = this.#byClientId.get(clientOrderId);
-    if (order === undefined) return this.#late('create ack', clientOrderId);
+  onCreateAck(key: CreateKey, orderId: string, fillCount: Count, remainingCount: Count, _tsMs: number): void {
+    const order = this.#createTarget(key);
+    if (order === undefined) return this.#late('create ack', String(key));
     this.#setOrderId(order, orderId);
     const closed = remainingCount === 0 && fillCount < order.totalCount;
     order.applyAggregate(fillCount, remainingCount, closed);
@@ -532,13 +548,13 @@ export class Oms implements ExecListener {
     this.#afterEvent(order);
   }
 
-  onCreateReject(clientOrderId: string, reject: ExecReject): void {
-    const order = this.#byClientId.get(clientOrderId);
-    if (order === undefined) return this.#late('create reject', clientOrderId);
+  onCreateReject(key: CreateKey, reject: ExecReject): void {
+    const order = this.#createTarget(key);
+    if (order === undefined) return this.#late('create reject', String(key));
     if ((reject.status === 0 && !notSent(reject)) || reject.code.startsWith('order_already_exists')) {
       // status 0: a transport failure reported as a reject (fate unknown). 409: an order with this id
       // exists at the venue - ours, from a request we think failed. Either way: reconcile, never resend.
-      if (reject.status !== 0) this.#log.error({ clientOrderId, code: reject.code }, 'oms: venue says this client order id exists');
+      if (reject.status !== 0) this.#log.error({ clientOrderId: order.clientOrderId, code: reject.code }, 'oms: venue says this client order id exists');
       this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, reject.code, reject.status, false);
       return;
     }
@@ -546,10 +562,15 @@ export class Oms implements ExecListener {
     this.#apply(order, OrderEvent.CREATE_REJECT, JournalKind.REJECT, reject.code, reject.status, false);
   }
 
-  onCreateUnknown(clientOrderId: string, code: ExecErrorCode): void {
-    const order = this.#byClientId.get(clientOrderId);
-    if (order === undefined) return this.#late('create unknown', clientOrderId);
+  onCreateUnknown(key: CreateKey, code: ExecErrorCode): void {
+    const order = this.#createTarget(key);
+    if (order === undefined) return this.#late('create unknown', String(key));
     this.#apply(order, OrderEvent.CREATE_UNKNOWN, JournalKind.UNKNOWN, code, 0, false);
+  }
+
+  /** The order a create's answer is for: by its handle (the route's own request) or its id's text. */
+  #createTarget(key: CreateKey): Order | undefined {
+    return typeof key === 'number' ? this.#byClientId.own(key) : this.#byClientId.get(key);
   }
 
   onCancelAck(orderId: string, _reducedBy: Count, _tsMs: number): void {
@@ -939,8 +960,7 @@ export class Oms implements ExecListener {
       if (order.generation === generations[head]) {
         if (nowMs - order.terminalAtMs < this.#terminalRetentionMs) break;
         if (order.updateQueued) break;
-        if (isTerminal(order.state) && this.#byClientId.get(order.clientOrderId) === order) {
-          this.#byClientId.delete(order.clientOrderId);
+        if (isTerminal(order.state) && this.#byClientId.remove(order)) {
           if (order.orderId !== '') this.#byOrderId.delete(order.orderId);
           this.#pool.release(order);
         }

@@ -21,7 +21,20 @@ export type SelfTradePrevention = 'taker_at_cross' | 'maker';
 
 /** A reused record: the exec layer copies what it needs synchronously inside create(). */
 export interface NewOrder {
-  clientOrderId: string;
+  /** The id as text; an OMS order makes it when first read, so a route on the order path reads `handle` and writeClientOrderId instead. */
+  readonly clientOrderId: string;
+  /**
+   * The OMS's handle of the order: the counter of this session's id (`<head><counter>`), 0 when
+   * the id is only text. A route that answers the request it sent passes it as the answer's key
+   * (CreateKey) instead of the text. Absent: 0.
+   */
+  readonly handle?: number;
+  /**
+   * Writes the id's characters (no quotes; they need no JSON escape) at `at` without making its
+   * string, and returns the offset after them; -1 when the id is only text (write clientOrderId).
+   * Room: CLIENT_ORDER_ID_BYTES_MAX. Absent: write clientOrderId.
+   */
+  writeClientOrderId?(out: Buffer, at: number): number;
   ticker: string;
   side: BookSide;
   price: Price; // YES price
@@ -61,10 +74,17 @@ export interface ExecReject {
   details: string;
 }
 
+/**
+ * Which order a create's answer is for: its client order id as text (read off the wire: a FIX
+ * ExecutionReport, a batch item), or the handle of the NewOrder the route sent (a positive
+ * number: the route answers the request it holds, and no id string is made on the order path).
+ */
+export type CreateKey = string | number;
+
 export interface ExecListener {
-  onCreateAck(clientOrderId: string, orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void;
-  onCreateReject(clientOrderId: string, reject: ExecReject): void; // exchange said no: order not applied
-  onCreateUnknown(clientOrderId: string, code: ExecErrorCode): void; // fate unknown: OMS must reconcile
+  onCreateAck(key: CreateKey, orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void;
+  onCreateReject(key: CreateKey, reject: ExecReject): void; // exchange said no: order not applied
+  onCreateUnknown(key: CreateKey, code: ExecErrorCode): void; // fate unknown: OMS must reconcile
   onCancelAck(orderId: string, reducedBy: Count, tsMs: number): void;
   onCancelReject(orderId: string, reject: ExecReject): void; // 404 not_found = already gone
   onCancelUnknown(orderId: string, code: ExecErrorCode): void;

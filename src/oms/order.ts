@@ -19,11 +19,19 @@
 import type { BookSide, Count, Exchange, Price, TimeInForce } from '../core/index.ts';
 import { OrderState } from './order-state.ts';
 import type { SelfTradePrevention } from './order-route.ts';
+import type { ClientOrderIds } from './client-order-ids.ts';
 
 export class Order {
   /** Dense number among the orders the OMS tracks (reused once one is forgotten); the gate books by it. */
   readonly slot: number;
-  clientOrderId = '';
+  /** The id as text: given (an order of an earlier session, adopted, reserved), or made from `ids` and `counter` when first asked for. */
+  #clientOrderId = '';
+  /**
+   * The session's id maker when the id is this session's `<head><counter>` and its string need not
+   * exist: requests and the journal write its bytes (writeClientOrderId), the OMS finds the order
+   * by its counter, and `clientOrderId` makes the string only when something reads it.
+   */
+  ids: ClientOrderIds | null = null;
   counter = 0;
   orderId = '';
   ticker = '';
@@ -109,8 +117,10 @@ export class Order {
     groupHandle: number,
     strategyId: number,
     nowMs: number,
+    ids: ClientOrderIds | null = null,
   ): this {
-    this.clientOrderId = clientOrderId;
+    this.#clientOrderId = clientOrderId;
+    this.ids = clientOrderId === '' ? ids : null;
     this.counter = counter;
     this.orderId = '';
     this.ticker = ticker;
@@ -178,6 +188,26 @@ export class Order {
     this.remainingCount = left > 0 ? left : 0;
     if (this.filledCount > this.totalCount) this.totalCount = this.filledCount;
     return added;
+  }
+
+  /** The client order id as text, made here the first time it is asked for (one string per order at most; none on the order path). */
+  get clientOrderId(): string {
+    if (this.#clientOrderId === '' && this.ids !== null) this.#clientOrderId = this.ids.format(this.counter);
+    return this.#clientOrderId;
+  }
+
+  /**
+   * NewOrder's byte writer: this session's id written at `at` from the head and the counter (the
+   * characters need no JSON escape), the offset after them; -1 when the id is text of elsewhere
+   * (the caller writes `clientOrderId` as a JSON string).
+   */
+  writeClientOrderId(out: Buffer, at: number): number {
+    return this.ids === null ? -1 : this.ids.writeInto(out, at, this.counter);
+  }
+
+  /** The handle a strategy may keep instead of the id's text: the counter of an order this session placed, 0 for any other. */
+  get handle(): number {
+    return this.ids === null ? 0 : this.counter;
   }
 
   /** The count a create sends (the port's NewOrder.count): the total, which is the initial count until an answer arrives. */

@@ -8,7 +8,7 @@
  */
 
 import type { BookSide, Count, Price } from '../core/index.ts';
-import type { ExecErrorCode, ExecListener, ExecReject, NewOrder, OrderEntry } from '../oms/index.ts';
+import type { CreateKey, ExecErrorCode, ExecListener, ExecReject, NewOrder, OrderEntry } from '../oms/index.ts';
 import { RecordKind } from './format.ts';
 import type { Recorder } from './recorder.ts';
 
@@ -28,9 +28,20 @@ export function createOrderText(order: Readonly<NewOrder>): string {
 class RecordingListener implements ExecListener {
   readonly #recorder: Recorder;
   readonly #next: ExecListener;
-  constructor(recorder: Recorder, next: ExecListener) {
+  /** The ids of creates in flight whose route answers by handle, by handle (the recording keeps text). */
+  readonly #createIds: Map<number, string>;
+  constructor(recorder: Recorder, next: ExecListener, createIds: Map<number, string>) {
     this.#recorder = recorder;
     this.#next = next;
+    this.#createIds = createIds;
+  }
+
+  /** A create answer's id as text; a handle's text is forgotten with its answer. */
+  #idText(key: CreateKey): string {
+    if (typeof key === 'string') return key;
+    const text = this.#createIds.get(key) ?? String(key);
+    this.#createIds.delete(key);
+    return text;
   }
   answersBegin(): void {
     this.#next.answersBegin?.();
@@ -38,17 +49,17 @@ class RecordingListener implements ExecListener {
   answersEnd(): void {
     this.#next.answersEnd?.();
   }
-  onCreateAck(clientOrderId: string, orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void {
-    this.#recorder.text(RecordKind.ANSWER, `create_ack|${clientOrderId}|${orderId}|${fillCount}|${remainingCount}|${tsMs}`);
-    this.#next.onCreateAck(clientOrderId, orderId, fillCount, remainingCount, tsMs);
+  onCreateAck(key: CreateKey, orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void {
+    this.#recorder.text(RecordKind.ANSWER, `create_ack|${this.#idText(key)}|${orderId}|${fillCount}|${remainingCount}|${tsMs}`);
+    this.#next.onCreateAck(key, orderId, fillCount, remainingCount, tsMs);
   }
-  onCreateReject(clientOrderId: string, reject: ExecReject): void {
-    this.#recorder.text(RecordKind.ANSWER, `create_reject|${clientOrderId}|${rejectText(reject)}`);
-    this.#next.onCreateReject(clientOrderId, reject);
+  onCreateReject(key: CreateKey, reject: ExecReject): void {
+    this.#recorder.text(RecordKind.ANSWER, `create_reject|${this.#idText(key)}|${rejectText(reject)}`);
+    this.#next.onCreateReject(key, reject);
   }
-  onCreateUnknown(clientOrderId: string, code: ExecErrorCode): void {
-    this.#recorder.text(RecordKind.ANSWER, `create_unknown|${clientOrderId}|${code}`);
-    this.#next.onCreateUnknown(clientOrderId, code);
+  onCreateUnknown(key: CreateKey, code: ExecErrorCode): void {
+    this.#recorder.text(RecordKind.ANSWER, `create_unknown|${this.#idText(key)}|${code}`);
+    this.#next.onCreateUnknown(key, code);
   }
   onCancelAck(orderId: string, reducedBy: Count, tsMs: number): void {
     this.#recorder.text(RecordKind.ANSWER, `cancel_ack|${orderId}|${reducedBy}|${tsMs}`);
@@ -96,6 +107,8 @@ export class RecordingOrderEntry implements OrderEntry {
   readonly #recorder: Recorder;
   readonly #route: OrderEntry;
   readonly #routeName: string;
+  /** Shared with the listener: creates sent by handle, their id's text (made here: the recording needs it). */
+  readonly #createIds = new Map<number, string>();
 
   constructor(recorder: Recorder, route: OrderEntry, routeName: string) {
     this.#recorder = recorder;
@@ -104,11 +117,18 @@ export class RecordingOrderEntry implements OrderEntry {
   }
 
   setListener(listener: ExecListener): void {
-    this.#route.setListener(new RecordingListener(this.#recorder, listener));
+    this.#route.setListener(new RecordingListener(this.#recorder, listener, this.#createIds));
   }
 
   create(order: Readonly<NewOrder>): void {
-    this.#route.create(order);
+    const handle = order.handle ?? 0;
+    if (handle > 0) this.#createIds.set(handle, order.clientOrderId); // before the route: it may answer inside create()
+    try {
+      this.#route.create(order);
+    } catch (error) {
+      this.#createIds.delete(handle); // no answer follows a throw (the OMS reconciles the order)
+      throw error;
+    }
     this.#recorder.text(RecordKind.ORDER, createOrderText(order));
   }
 

@@ -51,6 +51,8 @@ export class HeldIntent {
   /** OrderView: a held create has filled nothing, and its view is no OMS record (never reused). */
   readonly filledCount = 0;
   readonly generation = 0;
+  /** OrderView: a held create is found by its id's text (it has no OMS handle until sent). */
+  readonly handle = 0;
 
   get remainingCount(): number {
     return this.count;

@@ -166,7 +166,8 @@ export class Router implements OrderPort, OmsSender {
   // ---- the strategy's port ---------------------------------------------------------------------
 
   /**
-   * Runs one intent of any kind. NEW: the gate's code (NONE: sent, `intent.clientOrderId` set).
+   * Runs one intent of any kind. NEW: the gate's code (NONE: sent; `intent.orderHandle` set, and
+   * `intent.clientOrderId` when the id is text already: a held create).
    * CANCEL / AMEND / DECREASE: NONE when sent or queued, else the gate's code or ORDER_UNKNOWN /
    * ORDER_NOT_LIVE / ORDER_BUSY (the OMS's result kept in lastOmsResult).
    */
@@ -175,6 +176,8 @@ export class Router implements OrderPort, OmsSender {
     // Held intents were first: they take the tokens the bucket regained before this one may. While
     // the route has no presigned signature the end of the turn releases them instead, in batches.
     if (this.held.size !== 0 && !this.#draining && (!this.#batchUnsigned || this.route.createReady?.() !== false)) this.#drainHeld();
+    // Held intents are kept by id text: a target named by its handle is looked for there by its text.
+    if (this.held.size !== 0 && intent.kind !== IntentKind.NEW && intent.orderHandle > 0 && intent.clientOrderId === '') intent.clientOrderId = this.oms.orderByHandle(intent.orderHandle)?.clientOrderId ?? '';
     switch (intent.kind) {
       case IntentKind.NEW:
         return this.#create(intent, true);
@@ -191,6 +194,16 @@ export class Router implements OrderPort, OmsSender {
         // CANCEL_ALL and GROUP_CREATE are the runtime's, never a strategy's.
         return Deny.INTENT_INVALID;
     }
+  }
+
+  /** The OMS's order of this session with `handle` (OrderView.handle), or null. */
+  orderByHandle(handle: number): OrderView | null {
+    return this.oms.orderByHandle(handle) ?? null;
+  }
+
+  /** The text of this session's client order id with `handle` (made now). */
+  clientOrderIdOf(handle: number): string {
+    return handle > 0 ? this.oms.clientOrderIds.format(handle) : '';
   }
 
   order(clientOrderId: string): OrderView | null {
@@ -270,7 +283,7 @@ export class Router implements OrderPort, OmsSender {
   // ---- the OMS's sender ------------------------------------------------------------------------
 
   sendCancel(order: Readonly<Order>): void {
-    this.#sendCancel(this.#ownIntent(IntentKind.CANCEL, order.clientOrderId), order as Order);
+    this.#sendCancel(this.#intentFor(IntentKind.CANCEL, order), order as Order);
   }
 
   async cancelAll(subaccount: number): Promise<void> {
@@ -393,7 +406,7 @@ export class Router implements OrderPort, OmsSender {
     // A held create goes out under the id its strategy was given when it was held.
     const held = this.#heldCounter !== 0;
     const order = this.oms.accept(intent, market.ticker, group === undefined ? null : group.id, held ? intent.clientOrderId : '', this.#heldCounter);
-    intent.clientOrderId = order.clientOrderId;
+    intent.orderHandle = order.handle; // the id's text is not made here: the strategy asks for it if it wants it
     if (this.#draining && route.createBatch !== undefined) {
       this.#collectCreate(route, order);
     } else {
@@ -411,7 +424,7 @@ export class Router implements OrderPort, OmsSender {
 
   #cancel(intent: OrderIntent): OmsResult {
     const oms = this.oms;
-    const ready = oms.readyToCancel(intent.clientOrderId);
+    const ready = oms.readyToCancel(intent.clientOrderId, intent.orderHandle);
     if (ready !== OmsResult.READY) return ready;
     return this.#sendCancel(intent, oms.target!);
   }
@@ -438,11 +451,10 @@ export class Router implements OrderPort, OmsSender {
 
   #amend(intent: OrderIntent, price: Price, restingCount: Count, mayHold: boolean): OmsResult {
     const oms = this.oms;
-    const ready = oms.readyToChange(intent.clientOrderId);
+    const ready = oms.readyToChange(intent.clientOrderId, intent.orderHandle);
     if (ready !== OmsResult.READY) return ready;
     const order = oms.target!;
     completeFrom(intent, order, IntentKind.AMEND);
-    intent.clientOrderId = order.clientOrderId;
     intent.price = price;
     intent.count = restingCount;
     const mayHoldHere = mayHold && this.#noHold[order.strategyId] !== true && !this.held.full;
@@ -451,6 +463,7 @@ export class Router implements OrderPort, OmsSender {
     const deny = saturated ? this.gate.checkWithoutBudget(intent) : this.gate.check(intent);
     if (saturated || deny !== Deny.NONE) {
       if ((deny !== Deny.NONE && deny !== Deny.RATE_LIMITED) || !mayHoldHere) return OmsResult.RISK_DENIED;
+      intent.clientOrderId = order.clientOrderId; // held intents are kept by the id's text
       this.held.holdAmend(intent, order.ticker, order.orderId, this.#clock.nowMs());
       this.holdStats.held = this.held.size;
       return OmsResult.QUEUED;
@@ -464,7 +477,7 @@ export class Router implements OrderPort, OmsSender {
 
   #decrease(intent: OrderIntent, reduceBy: Count): OmsResult {
     const oms = this.oms;
-    const ready = oms.readyToChange(intent.clientOrderId);
+    const ready = oms.readyToChange(intent.clientOrderId, intent.orderHandle);
     if (ready !== OmsResult.READY) return ready;
     const order = oms.target!;
     completeFrom(intent, order, IntentKind.DECREASE);
@@ -685,6 +698,14 @@ export class Router implements OrderPort, OmsSender {
   #routeOf(order: Readonly<Order>): OrderEntry {
     const route = this.routes[order.route];
     return route === undefined ? this.route : route;
+  }
+
+  /** The router's own intent for `order`: by its handle when it has one (no id string made), else its text. */
+  #intentFor(kind: IntentKind, order: Readonly<Order>): OrderIntent {
+    const handle = order.handle;
+    const intent = this.#ownIntent(kind, handle > 0 ? '' : order.clientOrderId);
+    intent.orderHandle = handle;
+    return intent;
   }
 
   #ownIntent(kind: IntentKind, clientOrderId: string): OrderIntent {

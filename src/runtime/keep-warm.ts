@@ -243,7 +243,7 @@ export class KeepWarm {
     intent.route = 0;
     const before = this.#route.bytes;
     if (this.#router.submit(intent) === 0) {
-      this.#oms.onCreateReject(intent.clientOrderId, REJECT);
+      this.#oms.onCreateReject(intent.orderHandle > 0 ? intent.orderHandle : intent.clientOrderId, REJECT);
       this.stats.sentBytes += this.#route.bytes - before;
     } else {
       this.stats.denied++;
@@ -273,7 +273,7 @@ export class KeepWarm {
     intent.route = 0; // the router picks the market's (Margin) route
     const before = this.#marginRoute.bytes;
     if (this.#router.submit(intent) === 0) {
-      this.#oms.onCreateReject(intent.clientOrderId, REJECT);
+      this.#oms.onCreateReject(intent.orderHandle > 0 ? intent.orderHandle : intent.clientOrderId, REJECT);
       this.stats.sentBytes += this.#marginRoute.bytes - before;
     } else {
       this.stats.denied++;

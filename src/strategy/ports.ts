@@ -16,13 +16,18 @@ export interface OrderPort {
   /**
    * Runs the intent through the risk gate and, when allowed, hands it to the OMS, which writes the
    * request before returning. Returns the gate's Deny code (NONE on accept). On NONE for a NEW
-   * intent, `intent.clientOrderId` holds the id the OMS assigned. Synchronous; keeps nothing of
+   * intent, `intent.orderHandle` holds the new order's handle (and `intent.clientOrderId` its id
+   * when it was made as text: a held create). Synchronous; keeps nothing of
    * `intent`. For CANCEL / AMEND / DECREASE the strategy context has already filled market, side,
    * prevPrice and prevCount from order().
    */
   submit(intent: OrderIntent): Deny;
   /** The OMS's record of one of our orders, or null when unknown. */
   order(clientOrderId: string): OrderView | null;
+  /** The OMS's record of this session's order with `handle` (OrderView.handle), or null. Absent: handles find nothing. */
+  orderByHandle?(handle: number): OrderView | null;
+  /** The text of this session's client order id with `handle`, made now. Absent: ''. */
+  clientOrderIdOf?(handle: number): string;
   /** Writes the live orders of one strategy (of one market, or all when ticker is null) into `out`; returns how many. */
   openOrders(strategyId: number, ticker: string | null, out: OrderView[]): number;
   /** The index of an order-entry route by its config name ('rest', 'fix'); -1 when the runtime has none. */

@@ -31,8 +31,10 @@ export interface StrategyContext {
   readonly params: Readonly<Record<string, unknown>>;
   /** Child logger bound to the strategy id. Never log per message on the hot path. */
   readonly log: Logger;
-  /** Client order id of the last accepted place(); '' before the first. */
+  /** Client order id of the last accepted place(); '' before the first (made when read: prefer lastOrderHandle). */
   readonly lastClientOrderId: string;
+  /** Handle (OrderView.handle) of the last accepted place(); 0 before the first, or when that order has none (held). */
+  readonly lastOrderHandle: number;
   /** Wall clock (injected), Unix ms. */
   nowMs(): number;
   /** Local book of one of this strategy's markets; undefined for other tickers. */
@@ -47,14 +49,15 @@ export interface StrategyContext {
   position(ticker: string): Count;
   /** Writes this strategy's live orders (of one market, or all with null) into `out`; returns how many. */
   openOrders(ticker: string | null, out: OrderView[]): number;
-  /** One of this strategy's orders by client order id; null when unknown or another strategy's. */
-  order(clientOrderId: string): OrderView | null;
+  /** One of this strategy's orders by client order id or handle; null when unknown or another strategy's. */
+  order(order: string | number): OrderView | null;
   /** New limit order; flags from OrderFlags (POST_ONLY, REDUCE_ONLY, IOC, FOK). */
   place(ticker: string, side: BookSide, price: Price, count: Count, flags?: number): Deny;
-  cancel(clientOrderId: string): Deny;
+  /** `order`: the client order id, or the order's handle (OrderView.handle, lastOrderHandle). */
+  cancel(order: string | number): Deny;
   /** New price and new resting count (the OMS adds the filled count for the wire's total). */
-  amend(clientOrderId: string, price: Price, restingCount: Count): Deny;
-  decrease(clientOrderId: string, reduceBy: Count): Deny;
+  amend(order: string | number, price: Price, restingCount: Count): Deny;
+  decrease(order: string | number, reduceBy: Count): Deny;
   /** Cancels every live order of this strategy (one market, or all with null); returns how many cancels were accepted. */
   cancelAll(ticker: string | null): number;
   /** Handle of the last accepted quote(); -1 before the first. */
@@ -118,7 +121,9 @@ export class BoundStrategyContext implements StrategyContext {
   readonly markets: readonly string[];
   readonly params: Readonly<Record<string, unknown>>;
   readonly log: Logger;
-  lastClientOrderId = '';
+  /** The last accepted place(): its id's text when it had one (held), else its handle. */
+  #lastIdText = '';
+  lastOrderHandle = 0;
   /** Markets whose next book change the strategy asked for (wantNextBook); the host takes each once. */
   readonly nextBookWanted = new Set<string>();
   /** Deny counts by code for this deployment (index = Deny code). */
@@ -201,9 +206,20 @@ export class BoundStrategyContext implements StrategyContext {
     return this.#orders.openOrders(this.strategyId, ticker, out);
   }
 
-  order(clientOrderId: string): OrderView | null {
-    const order = this.#orders.order(clientOrderId);
-    return order !== null && order.strategyId === this.strategyId ? order : null;
+  get lastClientOrderId(): string {
+    if (this.#lastIdText !== '' || this.lastOrderHandle <= 0) return this.#lastIdText;
+    return this.#orders.clientOrderIdOf?.(this.lastOrderHandle) ?? '';
+  }
+
+  order(order: string | number): OrderView | null {
+    const found = this.#find(order);
+    return found !== null && found.strategyId === this.strategyId ? found : null;
+  }
+
+  /** An order by id text or handle, any strategy's. */
+  #find(order: string | number): OrderView | null {
+    if (typeof order === 'string') return this.#orders.order(order);
+    return this.#orders.orderByHandle?.(order) ?? null;
   }
 
   wantNextBook(ticker: string): void {
@@ -238,23 +254,24 @@ export class BoundStrategyContext implements StrategyContext {
     intent.route = this.#route;
     const deny = this.#orders.submit(intent);
     if (deny === Deny.NONE) {
-      this.lastClientOrderId = intent.clientOrderId;
+      this.#lastIdText = intent.clientOrderId;
+      this.lastOrderHandle = intent.orderHandle;
       this.accepted[IntentKind.NEW]++;
       return deny;
     }
     return this.#count(deny);
   }
 
-  cancel(clientOrderId: string): Deny {
-    return this.#modify(IntentKind.CANCEL, clientOrderId, PRICE_INVALID, COUNT_ZERO);
+  cancel(order: string | number): Deny {
+    return this.#modify(IntentKind.CANCEL, order, PRICE_INVALID, COUNT_ZERO);
   }
 
-  amend(clientOrderId: string, price: Price, restingCount: Count): Deny {
-    return this.#modify(IntentKind.AMEND, clientOrderId, price, restingCount);
+  amend(order: string | number, price: Price, restingCount: Count): Deny {
+    return this.#modify(IntentKind.AMEND, order, price, restingCount);
   }
 
-  decrease(clientOrderId: string, reduceBy: Count): Deny {
-    return this.#modify(IntentKind.DECREASE, clientOrderId, PRICE_INVALID, reduceBy);
+  decrease(order: string | number, reduceBy: Count): Deny {
+    return this.#modify(IntentKind.DECREASE, order, PRICE_INVALID, reduceBy);
   }
 
   cancelAll(ticker: string | null): number {
@@ -363,9 +380,9 @@ export class BoundStrategyContext implements StrategyContext {
     return this.#submitModify(IntentKind.CANCEL);
   }
 
-  #modify(kind: IntentKind, clientOrderId: string, price: Price, count: Count): Deny {
+  #modify(kind: IntentKind, target: string | number, price: Price, count: Count): Deny {
     if (!this.#active) return this.#count(Deny.TRADING_HALTED);
-    const order = this.#orders.order(clientOrderId);
+    const order = this.#find(target);
     // Another strategy's order, or one the OMS never had: a caller bug, reported as a value.
     if (order === null || order.strategyId !== this.strategyId) return this.#count(Deny.ORDER_UNKNOWN);
     if (!this.#fillModify(kind, order, price, count)) return this.#count(Deny.MARKET_UNKNOWN);
@@ -400,7 +417,10 @@ export class BoundStrategyContext implements StrategyContext {
     intent.subaccount = order.subaccount;
     intent.orderGroup = this.#orderGroup;
     intent.strategyId = this.strategyId;
-    intent.clientOrderId = order.clientOrderId;
+    // By handle when the order has one: its id's string is never made for a cancel or an amend.
+    const orderHandle = order.handle;
+    intent.orderHandle = orderHandle;
+    intent.clientOrderId = orderHandle > 0 ? '' : order.clientOrderId;
     return true;
   }
 

@@ -48,7 +48,15 @@ export interface FillView {
  * keep the clientOrderId, not the view, beyond that, or compare `generation`.
  */
 export interface OrderView {
+  /** The id as text (an OMS order makes it the first time it is read; a handle needs none). */
   readonly clientOrderId: string;
+  /**
+   * This session's handle of the order (its id's counter), 0 when it has none (a create still
+   * held, an order of an earlier session). Kept instead of the id text, it finds, cancels and
+   * amends the order (ctx.order, ctx.cancel, ctx.amend, ctx.decrease take either) with no string
+   * made per order.
+   */
+  readonly handle: number;
   /** '' until the exchange has given one. */
   readonly orderId: string;
   readonly ticker: string;

@@ -1,18 +1,31 @@
 // Goal: the OMS's index of orders by client order id (src/oms/client-id-index.ts) answers as the Map
-// it replaced, for this session's ids (ring by counter), ids that collide in the ring (a
-// long-lived order a ring's length behind), ids of earlier sessions and other tools, and strings
-// that only look like ours (leading zeros, letters, 17 digits): the same order or undefined, the
-// same size, delete reporting the same; and the ring grows past its start. Method: seeded random
-// set/get/delete/has steps from a ring of 8 cells, compared with a Map after every step; then the
-// OMS itself with a ring-sized gap between a resting order and a new one, over its query API.
+// it replaced, for this session's orders (ids left as counters, found by counter and by text: the
+// ring), ones that collide in the ring (a long-lived order a ring's length behind), ids given as
+// text (earlier sessions, other tools, and this session's format given as text), and strings that
+// only look like ours (leading zeros, letters, 17 digits, another epoch): the same order or
+// undefined, the same size, delete reporting the same; and the ring grows past its start. Method:
+// seeded random add/get/delete/has steps from a ring of 8 cells, compared with a Map after every
+// step; then the OMS itself with a ring-sized gap between a resting order and a new one.
 
 import { describe, expect, it } from 'vitest';
 import { seededRandom, type Count, type Price } from '../../src/core/index.ts';
-import { OrderPool, type Order } from '../../src/oms/index.ts';
+import { ClientOrderIds, OrderPool, type Order } from '../../src/oms/index.ts';
 import { ClientIdIndex } from '../../src/oms/client-id-index.ts';
 import { TICKER, world } from './fakes.ts';
 
 const HEAD = 'mm1-mhc0x2ps-';
+const IDS = new ClientOrderIds('mm1', parseInt('mhc0x2ps', 36), 0);
+
+/** This session's order with `counter`: its id left as the counter (Order.ids set), as the OMS's accept makes it. */
+function own(pool: OrderPool, counter: number): Order {
+  return pool.take().reinit('', counter, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0, IDS);
+}
+
+/** The counter of `id` when it is this session's canonical form, else -1 (the test's own reading, by pattern). */
+function ownCounter(id: string): number {
+  const match = /^mm1-mhc0x2ps-([1-9][0-9]{0,15})$/.exec(id);
+  return match === null || !Number.isSafeInteger(Number(match[1])) ? -1 : Number(match[1]);
+}
 
 function idPool(next: () => number): string[] {
   const ids: string[] = [];
@@ -38,8 +51,16 @@ describe('client id index', () => {
         const id = ids[Math.floor(next() * window)]!;
         const roll = next();
         if (roll < 0.45) {
-          const order = pool.take().reinit(id, 0, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0);
-          index.set(id, order);
+          // This session's form: usually an order whose id is left as its counter; sometimes the same id given as text.
+          const counter = ownCounter(id);
+          const asCounter = counter >= 0 && next() < 0.8;
+          const order = asCounter ? own(pool, counter) : pool.take().reinit(id, 0, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0);
+          if (asCounter) expect(order.clientOrderId).toBe(id);
+          // One id, one order, as in the OMS: a new record under an indexed id replaces the old one.
+          const before = reference.get(id);
+          if (before !== undefined) index.remove(before);
+          if (asCounter) index.add(order);
+          else index.set(id, order);
           reference.set(id, order);
         } else if (roll < 0.8) {
           expect(index.delete(id), `delete ${id} at ${step}`).toBe(reference.delete(id));
@@ -61,13 +82,17 @@ describe('client id index', () => {
     const index = new ClientIdIndex(HEAD, 8);
     const orders: Order[] = [];
     for (let c = 1; c <= 5_000; c++) {
-      const order = pool.take().reinit(`${HEAD}${c}`, c, 'T', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0);
+      const order = own(pool, c);
       orders.push(order);
-      index.set(order.clientOrderId, order);
+      index.add(order);
     }
     expect(index.size).toBe(5_000);
     expect(index.overflowCount).toBe(0); // dense counters: each in its own cell as the ring doubled
-    for (const order of orders) expect(index.get(order.clientOrderId)).toBe(order);
+    for (const order of orders) expect(index.own(order.counter)).toBe(order);
+    for (const order of orders) expect(index.get(`${HEAD}${order.counter}`)).toBe(order);
+    for (const order of orders.slice(0, 100)) expect(index.remove(order)).toBe(true);
+    expect(index.size).toBe(4_900);
+    expect(index.own(1)).toBeUndefined();
   });
 
   it('finds, through the OMS, an order resting while thousands after it come and go', () => {

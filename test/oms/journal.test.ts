@@ -65,6 +65,28 @@ describe('Journal', () => {
     expect(lines(path).length).toBe(written.length);
   });
 
+  it('pumps while a write is in flight keep every line in order; flush resolves once all are on the file (fsync on)', async () => {
+    const path = join(dir, 'j.jsonl');
+    const journal = new Journal(path, { capacity: 8, fsync: true });
+    const w = world({ journal });
+    const flushes: Promise<void>[] = [];
+    for (let round = 0; round < 20; round++) {
+      for (let i = 0; i < 5; i++) w.router.submit(w.intent);
+      journal.pump(); // the tick's: starts a write or leaves the bytes for the one after the write in flight
+      if (round % 7 === 3) flushes.push(journal.flush());
+    }
+    const done = journal.flush();
+    let settled = false;
+    void done.then(() => (settled = true));
+    expect(settled).toBe(false); // a write is in flight: not yet on the file
+    await done;
+    expect(lines(path).filter((l) => l.k === 'intent').map((l) => l.n)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    await Promise.all(flushes); // the earlier ones resolved too
+    expect(journal.writeError).toBeNull();
+    await journal.flush(); // idle: resolves at once
+    await w.oms.stop();
+  });
+
   it('recover() of a missing file is empty', () => {
     const recovered = recover(join(dir, 'none.jsonl'));
     expect(recovered).toMatchObject({ lines: 0, counterMax: 0, sessionEpochMsMax: 0, orders: [], fills: [], kill: null });

@@ -72,8 +72,11 @@ describe('Router: the verdicts a strategy sees', () => {
     w.intent.count = c('10');
     expect(port.submit(w.intent)).toBe(Deny.NONE);
     expect(w.entry.creates).toHaveLength(1);
-    expect(w.intent.clientOrderId).toBe(w.oms.lastClientOrderId);
-    expect(w.entry.creates[0].clientOrderId).toBe(w.intent.clientOrderId);
+    // The new order's handle, its id's text left unmade; the route gets the OMS's record itself.
+    expect(w.intent.clientOrderId).toBe('');
+    expect(w.intent.orderHandle).toBe(w.oms.clientOrderIds.counter);
+    expect(w.oms.orderByHandle(w.intent.orderHandle)!.clientOrderId).toBe(w.oms.lastClientOrderId);
+    expect(w.entry.creates[0].clientOrderId).toBe(w.oms.lastClientOrderId);
   });
 
   it('a route that throws on create leaves the order UNKNOWN for reconciliation, never resent', () => {

@@ -58,7 +58,12 @@ function newBid(market: number, price: string, count = '1', strategyId = 0): Ord
 function place(w: World, price: string, strategyId = 0, market = w.market): { deny: Deny; id: string } {
   const intent = newBid(market, price, '1', strategyId);
   const deny = w.router.submit(intent);
-  return { deny, id: intent.clientOrderId };
+  return { deny, id: idOf(w.router, intent) };
+}
+
+/** A sent NEW intent's id as text: made from its handle (the router leaves it unmade), or the held create's text. */
+function idOf(router: Router, intent: OrderIntent): string {
+  return intent.clientOrderId !== '' ? intent.clientOrderId : router.clientOrderIdOf(intent.orderHandle);
 }
 
 function modify(w: World, kind: IntentKind, id: string, price = '0', count = '0'): Deny {
@@ -231,7 +236,7 @@ describe('router: holding intents for the write budget', () => {
     for (let i = 0; i < 41; i++) {
       const intent = newBid(b.market, '0.10');
       expect(router.submit(intent)).toBe(Deny.NONE);
-      ids.push(intent.clientOrderId);
+      ids.push(idOf(router, intent));
     }
     expect(entry.creates).toEqual([]); // nothing signed on the loop inside the turn
     await new Promise((resolve) => setImmediate(resolve));
@@ -243,7 +248,7 @@ describe('router: holding intents for the write budget', () => {
     expect(router.submit(lone)).toBe(Deny.NONE);
     await new Promise((resolve) => setImmediate(resolve));
     expect(entry.batches.length).toBe(2);
-    expect(entry.creates.at(-1)!.clientOrderId).toBe(lone.clientOrderId);
+    expect(entry.creates.at(-1)!.clientOrderId).toBe(idOf(router, lone));
   });
 
   it('cancels the route could only sign on the loop are collected into batch cancels at the end of the turn; a ready one goes at once', async () => {
@@ -255,8 +260,8 @@ describe('router: holding intents for the write budget', () => {
     for (let i = 0; i < 25; i++) {
       const intent = newBid(b.market, '0.10');
       expect(router.submit(intent)).toBe(Deny.NONE);
-      entry.listener!.onCreateAck(intent.clientOrderId, `o-${i}`, c('0'), c('1'), 0);
-      ids.push(intent.clientOrderId);
+      entry.listener!.onCreateAck(idOf(router, intent), `o-${i}`, c('0'), c('1'), 0);
+      ids.push(idOf(router, intent));
     }
     for (const id of ids) expect(router.cancel(id)).toBe(0);
     expect(entry.cancels.map((cancel) => cancel.orderId)).toEqual(['o-0']); // presigned: straight to the wire
@@ -326,7 +331,7 @@ describe('router: holding intents for the write budget', () => {
     for (let i = 0; i < 70; i++) {
       const intent = newBid(b.market, '0.10');
       expect(router.submit(intent)).toBe(Deny.NONE);
-      ids.push(intent.clientOrderId);
+      ids.push(idOf(router, intent));
     }
     // 45 creates fit the first 450 tokens (50 are the reserve), one by one; 25 are held.
     expect(entry.creates.length).toBe(45);

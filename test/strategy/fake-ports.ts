@@ -18,6 +18,8 @@ export class FakeOrder implements OrderView {
   state: number = OrderState.PENDING_NEW;
   filledCount = 0;
   generation = 0;
+  /** Fake orders are found by their id text only. */
+  readonly handle = 0;
   constructor(
     readonly clientOrderId: string,
     readonly ticker: string,

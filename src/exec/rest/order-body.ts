@@ -15,6 +15,7 @@
 
 import { assert, formatCount, formatPrice, jsonStringBytesMax, writeAscii, writeFixed, writeInteger, writeJsonString, type BookSide, type Count, type Price } from '../../core/index.ts';
 import type { BodyWriter } from '../../net/index.ts';
+import { CLIENT_ORDER_ID_BYTES_MAX } from '../../oms/index.ts';
 import type { NewOrder, SelfTradePrevention, TimeInForce } from '../../oms/index.ts';
 
 const SUBACCOUNT_MAX = 63;
@@ -97,12 +98,14 @@ const CREATE_BODY_FIXED_MAX = 400;
  */
 export function writeCreateBodyInto(out: Buffer, at: number, order: Readonly<NewOrder>): number {
   const groupId = order.orderGroupId;
-  const room = CREATE_BODY_FIXED_MAX + jsonStringBytesMax(order.ticker) + jsonStringBytesMax(order.clientOrderId) + (groupId === null ? 0 : jsonStringBytesMax(groupId));
+  // An OMS order writes its id's bytes itself (no id string made); any other NewOrder gives the text.
+  const ownBytes = (order.handle ?? 0) > 0 && order.writeClientOrderId !== undefined;
+  const room = CREATE_BODY_FIXED_MAX + jsonStringBytesMax(order.ticker) + (ownBytes ? CLIENT_ORDER_ID_BYTES_MAX + 2 : jsonStringBytesMax(order.clientOrderId)) + (groupId === null ? 0 : jsonStringBytesMax(groupId));
   if (at + room > out.length) return -1;
   at = writeAscii(out, at, '{"ticker":');
   at = writeJsonString(out, at, order.ticker);
   at = writeAscii(out, at, ',"client_order_id":');
-  at = writeJsonString(out, at, order.clientOrderId);
+  at = ownBytes ? writeOwnClientOrderId(out, at, order) : writeJsonString(out, at, order.clientOrderId);
   at = writeAscii(out, at, order.side === 'bid' ? ',"side":"bid","count":"' : ',"side":"ask","count":"');
   at = writeFixed(out, at, order.count, 2);
   at = writeAscii(out, at, '","price":"');
@@ -285,4 +288,13 @@ export function encodeOrderGroupLimit(contractsLimit: Count): string {
 function contractsLimitFields(contractsLimit: Count): string {
   const fp = `"contracts_limit_fp":"${formatCount(contractsLimit)}"`;
   return contractsLimit % 100 === 0 ? `"contracts_limit":${contractsLimit / 100},${fp}` : fp;
+}
+
+/** An OMS order's client_order_id as a JSON string at `at`, from its own bytes (its characters need no escape). */
+function writeOwnClientOrderId(out: Buffer, at: number, order: Readonly<NewOrder>): number {
+  out[at] = 0x22;
+  const end = order.writeClientOrderId!(out, at + 1);
+  if (end < 0) return writeJsonString(out, at, order.clientOrderId); // not one of this session's after all: its text
+  out[end] = 0x22;
+  return end + 1;
 }

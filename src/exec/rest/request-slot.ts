@@ -8,7 +8,7 @@
  * interprets a response (the owner's `finish` does) and never calls a listener itself.
  */
 
-import type { ExecErrorCode } from '../../oms/index.ts';
+import type { CreateKey, ExecErrorCode } from '../../oms/index.ts';
 import type { NetFailure, RawExchangeHandler } from '../../net/index.ts';
 import { netFailureCode } from './transport-error.ts';
 
@@ -34,6 +34,7 @@ const NO_KEYS: readonly string[] = Object.freeze([]);
 export class RequestSlot implements RawExchangeHandler {
   kind: RequestKind = RequestKind.CREATE;
   key = ''; // clientOrderId (create) or orderId (cancel, amend, decrease)
+  orderHandle = 0; // create: the order's handle (NewOrder.handle) when > 0, its answer's key instead of `key` (no id string made)
   keys: readonly string[] = NO_KEYS; // batch: clientOrderIds or orderIds, in request order
   status = 0;
   writeTokens = 0; // what the venue's write bucket charges for this request (counted in flight until it ends)
@@ -52,8 +53,14 @@ export class RequestSlot implements RawExchangeHandler {
     return this.rawBody.toString('utf8', 0, this.rawBodyLength);
   }
 
+  /** Which order a create's answer is for (ExecListener's CreateKey). */
+  createKey(): CreateKey {
+    return this.orderHandle > 0 ? this.orderHandle : this.key;
+  }
+
   /** Clears per-request state before reuse. */
   reset(): void {
+    this.orderHandle = 0;
     this.status = 0;
     this.rawBody = null;
     this.rawBodyLength = 0;

@@ -554,7 +554,9 @@ export class RestOrderEntry implements OrderEntry {
   create(order: Readonly<NewOrder>): void {
     this.#venue.checkCreate(order);
     const slot = this.#acquire(RequestKind.CREATE);
-    slot.key = order.clientOrderId;
+    const handle = order.handle ?? 0;
+    slot.orderHandle = handle;
+    slot.key = handle > 0 ? '' : order.clientOrderId; // an OMS order's id is answered by its handle: its string never made
     slot.writeTokens = CREATE_TOKENS;
     const body = this.#createBody;
     body.order = order;
@@ -770,7 +772,7 @@ export class RestOrderEntry implements OrderEntry {
         if (!this.#venue.readCreateAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
         if (ack.remainingCount > 0) this.#orderPaths?.track(ack.orderId); // resting: sign its cancel/amend/decrease paths ahead
-        return listener.onCreateAck(slot.key, ack.orderId, ack.fillCount, ack.remainingCount, ack.tsMs);
+        return listener.onCreateAck(slot.createKey(), ack.orderId, ack.fillCount, ack.remainingCount, ack.tsMs);
       case RequestKind.CANCEL:
         if (!this.#venue.readCancelAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
@@ -867,7 +869,7 @@ export class RestOrderEntry implements OrderEntry {
     switch (slot.kind) {
       case RequestKind.CREATE:
         this.stats.rejects++;
-        return listener.onCreateReject(slot.key, reject);
+        return listener.onCreateReject(slot.createKey(), reject);
       case RequestKind.CANCEL:
       case RequestKind.CANCEL_VIA_BATCH:
         this.stats.rejects++;
@@ -899,7 +901,7 @@ export class RestOrderEntry implements OrderEntry {
     switch (slot.kind) {
       case RequestKind.CREATE:
         this.stats.unknowns++;
-        return listener.onCreateUnknown(slot.key, code);
+        return listener.onCreateUnknown(slot.createKey(), code);
       case RequestKind.CANCEL:
       case RequestKind.CANCEL_VIA_BATCH:
         this.stats.unknowns++;
