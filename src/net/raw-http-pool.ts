@@ -95,6 +95,8 @@ export class RawRequestHead {
 
 /** Everything of a request head after the request target, up to the timestamp value. */
 function headTail(host: string, keyId: string, hasBody: boolean): string {
+  // Header values are visible ASCII (the key id is checked with the options): assembleInto writes the head one byte a character.
+  assert(/^[\x21-\x7e]+$/.test(host), 'RawHttpPool: the host must be visible ASCII');
   return ` HTTP/1.1\r\nHost: ${host}\r\nKALSHI-ACCESS-KEY: ${keyId}\r\n` +
     `${hasBody ? 'Content-Type: application/json\r\n' : ''}KALSHI-ACCESS-TIMESTAMP: `;
 }

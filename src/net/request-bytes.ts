@@ -44,17 +44,21 @@ export function assemble(prefix: string, timestampText: string, signature: strin
 
 /**
  * The request's UTF-8 bytes written at the start of `out`: their count, or -1 when `out` is too
- * small (nothing written for a text body; a writer's partial bytes may be left).
+ * small (nothing written for a text body; a writer's partial bytes may be left). The head's parts
+ * are ASCII (`prefix` from RawRequestHead / RawHttpPool, which check the path, host and key id;
+ * the timestamp's digits; a base64 signature), so they are written as Latin-1, one byte a
+ * character, and measured by their length: about 40% of the head's time against UTF-8 writes
+ * and byteLength calls (bench/hot-path's exec hop).
  */
 export function assembleInto(out: Buffer, prefix: string, timestampText: string, signature: string, body: RequestBody): number {
-  const headBytes = Buffer.byteLength(prefix, 'utf8') + Buffer.byteLength(timestampText, 'utf8') + SIGNATURE_FIELD.length + Buffer.byteLength(signature, 'utf8');
+  const headBytes = prefix.length + timestampText.length + SIGNATURE_FIELD.length + signature.length;
   // A text body's size is known: too large, nothing is written. A writer's is known once it wrote.
   const textBytes = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : 0;
   if (headBytes + LENGTH_FIELD.length + LENGTH_DIGITS_MAX + HEAD_END.length + textBytes > out.length) return -1;
-  let at = out.write(prefix, 0, 'utf8');
-  at += out.write(timestampText, at, 'utf8');
+  let at = out.write(prefix, 0, 'latin1');
+  at += out.write(timestampText, at, 'latin1');
   at += out.write(SIGNATURE_FIELD, at, 'latin1');
-  at += out.write(signature, at, 'utf8');
+  at += out.write(signature, at, 'latin1');
   if (body === null) return at + out.write(HEAD_END, at, 'latin1');
   at += out.write(LENGTH_FIELD, at, 'latin1');
   // The body goes where the longest Content-Length would leave it, then moves back to follow the
