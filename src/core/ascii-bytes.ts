@@ -35,6 +35,22 @@ export function writeAscii(out: Buffer, at: number, text: string): number {
   return at;
 }
 
+/**
+ * Constant ASCII text as bytes, made once (module load): writeBytes copies them with one
+ * TypedArray set, about half the time of writeAscii's character loop for the JSON keys of an order
+ * body (bench/hot-path's exec hop).
+ */
+export function asciiConst(text: string): Uint8Array {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) throw new RangeError(`asciiConst: not ASCII: ${JSON.stringify(text)}`);
+  return new Uint8Array(Buffer.from(text, 'latin1'));
+}
+
+/** `bytes` (an asciiConst) at `at`: the offset after them. The caller has the room. */
+export function writeBytes(out: Buffer, at: number, bytes: Uint8Array): number {
+  out.set(bytes, at);
+  return at + bytes.length;
+}
+
 /** A safe integer in decimal, '-' when negative: the text `${value}` gives (17 bytes at most). */
 export function writeInteger(out: Buffer, at: number, value: number): number {
   if (value < 0) {
@@ -71,12 +87,15 @@ export function jsonStringBytesMax(text: string): number {
  * controls and lone surrogates (rare: it allocates).
  */
 export function writeJsonString(out: Buffer, at: number, text: string): number {
+  // One pass: each character checked and written; at the first that needs escaping, the whole
+  // literal is written again from the start by JSON.stringify.
+  const start = at;
+  out[at++] = QUOTE;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code < 0x20 || code > 0x7e || code === QUOTE || code === 0x5c) return at + out.write(JSON.stringify(text), at, 'utf8');
+    if (code < 0x20 || code > 0x7e || code === QUOTE || code === 0x5c) return start + out.write(JSON.stringify(text), start, 'utf8');
+    out[at++] = code;
   }
-  out[at++] = QUOTE;
-  at = writeAscii(out, at, text);
   out[at++] = QUOTE;
   return at;
 }

@@ -13,7 +13,7 @@
  * outside 0..63) is a caller bug past the risk gate: it throws InvariantError (STYLE §4.3).
  */
 
-import { assert, formatCount, formatPrice, jsonStringBytesMax, writeAscii, writeFixed, writeInteger, writeJsonString, type BookSide, type Count, type Price } from '../../core/index.ts';
+import { asciiConst, assert, formatCount, formatPrice, jsonStringBytesMax, writeAscii, writeBytes, writeFixed, writeInteger, writeJsonString, type BookSide, type Count, type Price } from '../../core/index.ts';
 import type { BodyWriter } from '../../net/index.ts';
 import { CLIENT_ORDER_ID_BYTES_MAX } from '../../oms/index.ts';
 import type { NewOrder, SelfTradePrevention, TimeInForce } from '../../oms/index.ts';
@@ -91,6 +91,28 @@ export function encodeCreateOrder(order: Readonly<NewOrder>): string {
 /** The create body's fixed keys and punctuation, and the digits its numbers can take, at most (bytes). */
 const CREATE_BODY_FIXED_MAX = 400;
 
+// The bodies' constant pieces as bytes, made once.
+const K_TICKER = asciiConst('{"ticker":');
+const K_CLIENT_ORDER_ID = asciiConst(',"client_order_id":');
+const K_SIDE_BID_COUNT = asciiConst(',"side":"bid","count":"');
+const K_SIDE_ASK_COUNT = asciiConst(',"side":"ask","count":"');
+const K_PRICE = asciiConst('","price":"');
+const K_TIME_IN_FORCE = asciiConst('","time_in_force":"');
+const K_STP = asciiConst('","self_trade_prevention_type":"');
+const K_POST_ONLY = asciiConst(',"post_only":true');
+const K_REDUCE_ONLY = asciiConst(',"reduce_only":true');
+const K_SIDE_BID_PRICE = asciiConst(',"side":"bid","price":"');
+const K_SIDE_ASK_PRICE = asciiConst(',"side":"ask","price":"');
+const K_COUNT = asciiConst('","count":"');
+const K_END_STRING_OBJECT = asciiConst('"}');
+const K_ORDERS_ORDER_ID = asciiConst('{"orders":[{"order_id":');
+const K_ORDERS_END = asciiConst('}]}');
+const K_GTC = asciiConst('good_till_canceled');
+const K_IOC = asciiConst('immediate_or_cancel');
+const K_FOK = asciiConst('fill_or_kill');
+const K_TAKER_AT_CROSS = asciiConst('taker_at_cross');
+const K_MAKER = asciiConst('maker');
+
 /**
  * The create body both exchanges take (Predictions CreateOrderV2Request, Margin
  * CreateMarginOrderRequest), after the caller's own checks, as UTF-8 bytes at `at`: the offset
@@ -102,21 +124,23 @@ export function writeCreateBodyInto(out: Buffer, at: number, order: Readonly<New
   const ownBytes = (order.handle ?? 0) > 0 && order.writeClientOrderId !== undefined;
   const room = CREATE_BODY_FIXED_MAX + jsonStringBytesMax(order.ticker) + (ownBytes ? CLIENT_ORDER_ID_BYTES_MAX + 2 : jsonStringBytesMax(order.clientOrderId)) + (groupId === null ? 0 : jsonStringBytesMax(groupId));
   if (at + room > out.length) return -1;
-  at = writeAscii(out, at, '{"ticker":');
+  at = writeBytes(out, at, K_TICKER);
   at = writeJsonString(out, at, order.ticker);
-  at = writeAscii(out, at, ',"client_order_id":');
+  at = writeBytes(out, at, K_CLIENT_ORDER_ID);
   at = ownBytes ? writeOwnClientOrderId(out, at, order) : writeJsonString(out, at, order.clientOrderId);
-  at = writeAscii(out, at, order.side === 'bid' ? ',"side":"bid","count":"' : ',"side":"ask","count":"');
+  at = writeBytes(out, at, order.side === 'bid' ? K_SIDE_BID_COUNT : K_SIDE_ASK_COUNT);
   at = writeFixed(out, at, order.count, 2);
-  at = writeAscii(out, at, '","price":"');
+  at = writeBytes(out, at, K_PRICE);
   at = writeFixed(out, at, order.price, 4);
-  at = writeAscii(out, at, '","time_in_force":"');
-  at = writeAscii(out, at, order.timeInForce);
-  at = writeAscii(out, at, '","self_trade_prevention_type":"');
-  at = writeAscii(out, at, order.selfTradePrevention);
+  at = writeBytes(out, at, K_TIME_IN_FORCE);
+  const tif = order.timeInForce;
+  at = tif === 'good_till_canceled' ? writeBytes(out, at, K_GTC) : tif === 'immediate_or_cancel' ? writeBytes(out, at, K_IOC) : tif === 'fill_or_kill' ? writeBytes(out, at, K_FOK) : writeAscii(out, at, tif);
+  at = writeBytes(out, at, K_STP);
+  const stp = order.selfTradePrevention;
+  at = stp === 'taker_at_cross' ? writeBytes(out, at, K_TAKER_AT_CROSS) : stp === 'maker' ? writeBytes(out, at, K_MAKER) : writeAscii(out, at, stp);
   out[at++] = 0x22; // "
-  if (order.postOnly) at = writeAscii(out, at, ',"post_only":true');
-  if (order.reduceOnly) at = writeAscii(out, at, ',"reduce_only":true');
+  if (order.postOnly) at = writeBytes(out, at, K_POST_ONLY);
+  if (order.reduceOnly) at = writeBytes(out, at, K_REDUCE_ONLY);
   if (order.subaccount !== 0) {
     at = writeAscii(out, at, ',"subaccount":');
     at = writeInteger(out, at, order.subaccount);
@@ -194,13 +218,13 @@ export function encodeAmend(ticker: string, side: BookSide, price: Price, count:
 /** The amend body both exchanges take (AmendOrderV2Request, AmendMarginOrderRequest) as bytes at `at`, after the caller's checks; -1 without the room. */
 export function writeAmendBodyInto(out: Buffer, at: number, ticker: string, side: BookSide, price: Price, count: Count): number {
   if (at + 100 + jsonStringBytesMax(ticker) > out.length) return -1;
-  at = writeAscii(out, at, '{"ticker":');
+  at = writeBytes(out, at, K_TICKER);
   at = writeJsonString(out, at, ticker);
-  at = writeAscii(out, at, side === 'bid' ? ',"side":"bid","price":"' : ',"side":"ask","price":"');
+  at = writeBytes(out, at, side === 'bid' ? K_SIDE_BID_PRICE : K_SIDE_ASK_PRICE);
   at = writeFixed(out, at, price, 4);
-  at = writeAscii(out, at, '","count":"');
+  at = writeBytes(out, at, K_COUNT);
   at = writeFixed(out, at, count, 2);
-  return writeAscii(out, at, '"}');
+  return writeBytes(out, at, K_END_STRING_OBJECT);
 }
 
 /** As writeAmendBodyInto, as a string. */
@@ -246,13 +270,13 @@ export function encodeBatchCancel(orderIds: readonly string[], subaccount: numbe
 /** The batched DELETE's body for one order (what a single cancel sends there) as bytes at `at`; -1 without the room. */
 export function writeOneCancelBodyInto(out: Buffer, at: number, orderId: string, subaccount: number): number {
   if (at + 60 + jsonStringBytesMax(orderId) > out.length) return -1;
-  at = writeAscii(out, at, '{"orders":[{"order_id":');
+  at = writeBytes(out, at, K_ORDERS_ORDER_ID);
   at = writeJsonString(out, at, orderId);
   if (subaccount !== 0) {
     at = writeAscii(out, at, ',"subaccount":');
     at = writeInteger(out, at, subaccount);
   }
-  return writeAscii(out, at, '}]}');
+  return writeBytes(out, at, K_ORDERS_END);
 }
 
 /** A single cancel's batched-DELETE body as a BodyWriter (see CreateBodyWriter); the route checked the subaccount. */
