@@ -69,9 +69,18 @@ const TIMER_REQUOTES_MAX = 64;
 /** Markets re-checked in turn per timer call, whatever their quotes. */
 const TIMER_SWEEP = 64;
 
+/** An order this maker keeps: its handle (no id string made per order), or its id's text when it has none (a create the router held); 0: none. */
+type OrderRef = string | number;
+const NONE: OrderRef = 0;
+
+/** Whether `order` is the one `ref` names. */
+function isRef(order: OrderView, ref: OrderRef): boolean {
+  return typeof ref === 'number' ? ref > 0 && order.handle === ref : order.clientOrderId === ref;
+}
+
 class Quotes {
-  bidId = '';
-  askId = '';
+  bidId: OrderRef = NONE;
+  askId: OrderRef = NONE;
   /** Re-entrancy guard: an order callback inside ctx.place must not re-quote the same market. */
   busy = false;
   /** No new quote before this time (Unix ms): the venue rejected one, so re-placing at once would loop. */
@@ -146,8 +155,8 @@ export class MarketMaker implements Strategy {
     const quotes = this.#quotes.get(order.ticker);
     if (quotes === undefined || isLiveOrder(order.state)) return;
     // A quote closed (filled, cancelled by the venue, rejected): forget it and quote again.
-    if (order.clientOrderId === quotes.bidId) quotes.bidId = '';
-    else if (order.clientOrderId === quotes.askId) quotes.askId = '';
+    if (isRef(order, quotes.bidId)) quotes.bidId = NONE;
+    else if (isRef(order, quotes.askId)) quotes.askId = NONE;
     else return;
     if (order.state === OrderState.REJECTED) {
       quotes.quietUntilMs = ctx.nowMs() + this.#rejectBackoffMs; // the timer re-quotes after the pause
@@ -174,7 +183,7 @@ export class MarketMaker implements Strategy {
     let requotes = 0;
     for (let seen = 0; seen < all.length && requotes < TIMER_REQUOTES_MAX; seen++) {
       const quotes = all[this.#missingCursor++ % all.length]!;
-      if ((quotes.bidId !== '' && quotes.askId !== '' && !quotes.behind) || nowMs < quotes.quietUntilMs) continue;
+      if ((quotes.bidId !== NONE && quotes.askId !== NONE && !quotes.behind) || nowMs < quotes.quietUntilMs) continue;
       requotes++;
       this.#recheck(quotes.ticker, ctx);
     }
@@ -228,11 +237,11 @@ export class MarketMaker implements Strategy {
   /** Brings one side to `level` (-1: no quote on that side). */
   #quote(ctx: StrategyContext, quotes: Quotes, book: StrategyBook, side: BookSide, level: number): void {
     const id = side === 'bid' ? quotes.bidId : quotes.askId;
-    let order: OrderView | null = id === '' ? null : ctx.order(id);
+    let order: OrderView | null = id === NONE ? null : ctx.order(id);
     if (order !== null && !isLiveOrder(order.state)) order = null;
-    if (order === null && id !== '') this.#setId(quotes, side, '');
+    if (order === null && id !== NONE) this.#setId(quotes, side, NONE);
     if (level < 0) {
-      if (order !== null && order.state !== OrderState.PENDING_CANCEL) ctx.cancel(order.clientOrderId);
+      if (order !== null && order.state !== OrderState.PENDING_CANCEL) ctx.cancel(id);
       return;
     }
     const grid = book.grid;
@@ -242,7 +251,7 @@ export class MarketMaker implements Strategy {
         ctx.wantNextBook(quotes.ticker); // re-placed at the first change after the pause
         return;
       }
-      if (ctx.place(quotes.ticker, side, price, this.#size, OrderFlags.POST_ONLY) === Deny.NONE) this.#setId(quotes, side, ctx.lastClientOrderId);
+      if (ctx.place(quotes.ticker, side, price, this.#size, OrderFlags.POST_ONLY) === Deny.NONE) this.#setId(quotes, side, ctx.lastOrderHandle > 0 ? ctx.lastOrderHandle : ctx.lastClientOrderId);
       return;
     }
     const current = grid.levelOf(order.price);
@@ -255,22 +264,22 @@ export class MarketMaker implements Strategy {
       ctx.wantNextBook(quotes.ticker);
       return;
     }
-    ctx.amend(order.clientOrderId, price, this.#size);
+    ctx.amend(id, price, this.#size);
   }
 
   #pull(ctx: StrategyContext, quotes: Quotes, side: BookSide): void {
     const id = side === 'bid' ? quotes.bidId : quotes.askId;
-    if (id === '') return;
+    if (id === NONE) return;
     const order = ctx.order(id);
     if (order === null || !isLiveOrder(order.state)) {
-      this.#setId(quotes, side, '');
+      this.#setId(quotes, side, NONE);
       return;
     }
     // The OMS holds a cancel for an order it cannot cancel yet (no order id, request in flight).
     if (order.state !== OrderState.PENDING_CANCEL) ctx.cancel(id);
   }
 
-  #setId(quotes: Quotes, side: BookSide, id: string): void {
+  #setId(quotes: Quotes, side: BookSide, id: OrderRef): void {
     if (side === 'bid') quotes.bidId = id;
     else quotes.askId = id;
   }
@@ -286,10 +295,10 @@ export class MarketMaker implements Strategy {
     return quotes;
   }
 
-  /** Test and status helper: the client order ids of the current quotes of a market. */
-  quoteIds(ticker: string): { bid: string; ask: string } {
+  /** Test and status helper: the current quotes of a market, each its handle or its id's text (0: none). */
+  quoteIds(ticker: string): { bid: string | number; ask: string | number } {
     const quotes = this.#quotes.get(ticker);
-    return { bid: quotes?.bidId ?? '', ask: quotes?.askId ?? '' };
+    return { bid: quotes?.bidId ?? NONE, ask: quotes?.askId ?? NONE };
   }
 }
 
