@@ -20,7 +20,7 @@ import type { BookSide, Count, Price } from '../../src/core/index.ts';
 import { AmendBodyWriter, CreateBodyWriter, writeCreateBody, MARGIN_ORDER_VENUE, OneCancelBodyWriter, PREDICTIONS_ORDER_VENUE, marginOrderProblem } from '../../src/exec/index.ts';
 import type { ExecListener, NewOrder, OrderEntry, OrderReads, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
 import { assembleInto } from '../../src/net/index.ts';
-import type { RequestBody } from '../../src/net/index.ts';
+import type { RequestBody, RequestPrefix } from '../../src/net/index.ts';
 
 const PREFIX = '/trade-api/v2';
 
@@ -58,9 +58,12 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
   lastCreatePath = '';
   readonly venue: SinkVenue;
   readonly #createPath: string;
-  readonly #createHead: string;
+  /** The create's head as bytes made once, as the pool's RawRequestHead keeps a constant path's. */
+  readonly #createHead: Uint8Array;
   /** Batched: the whole request head; per order: the line up to the order id. */
   readonly #cancelHead: string;
+  /** Batched: the head as bytes made once (a constant path, as the pool sends it). */
+  readonly #cancelHeadBytes: Uint8Array;
   readonly #buffer = Buffer.allocUnsafe(16 * 1024);
   /** The last create's order, for lastCreateBody (tests, read right after the create). */
   #lastCreate: Readonly<NewOrder> | null = null;
@@ -84,8 +87,9 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
   constructor(venue: SinkVenue = PREDICTIONS_SINK) {
     this.venue = venue;
     this.#createPath = `${PREFIX}${venue.ordersPath}`;
-    this.#createHead = head('POST', this.#createPath, true);
+    this.#createHead = new Uint8Array(Buffer.from(head('POST', this.#createPath, true), 'latin1'));
     this.#cancelHead = venue.batched ? head('DELETE', `${this.#createPath}/batched`, true) : `DELETE ${this.#createPath}/`;
+    this.#cancelHeadBytes = new Uint8Array(Buffer.from(this.#cancelHead, 'latin1'));
     // RSA-2048 PKCS#1 PSS signatures are 344 base64 characters.
     for (let i = 0; i < SIGNATURES; i++) {
       this.#timestamps.push(String(1_798_761_600_000 + i));
@@ -126,7 +130,7 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
       const body = this.#cancelBody;
       body.orderId = orderId;
       body.subaccount = subaccount;
-      this.#write(this.#cancelHead, body);
+      this.#write(this.#cancelHeadBytes, body);
     } else {
       // DELETE {ordersPath}/{id}?subaccount=N, no body (the Margin exchange has no batched cancel).
       const query = subaccount === 0 ? '' : `?subaccount=${subaccount}`;
@@ -189,7 +193,7 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     return Promise.resolve([]);
   }
 
-  #write(prefix: string, body: RequestBody): number {
+  #write(prefix: RequestPrefix, body: RequestBody): number {
     const k = this.#next;
     this.#next = k + 1 === SIGNATURES ? 0 : k + 1;
     const bytes = assembleInto(this.#buffer, prefix, this.#timestamps[k]!, this.#signatures[k]!, body);

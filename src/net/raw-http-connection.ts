@@ -28,7 +28,7 @@ import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { NetFailure } from './net-error.ts';
 import { HttpResponseParser, ParseState } from './http-response-parser.ts';
 import { assemble, assembleInto } from './request-bytes.ts';
-import type { RequestBody } from './request-bytes.ts';
+import type { RequestBody, RequestPrefix } from './request-bytes.ts';
 
 /** What one exchange reports; exactly one call per request handed to a connection or pool. */
 export interface RawExchangeHandler {
@@ -178,7 +178,7 @@ export class RawHttpConnection {
    * Hot path: writes one request (state must be IDLE) with a single socket.write. The request is
    * in flight from here; its outcome arrives through `handler`.
    */
-  writeRequest(handler: RawExchangeHandler, prefix: string, timestampText: string, signature: string, body: RequestBody): void {
+  writeRequest(handler: RawExchangeHandler, prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody): void {
     const socket = this.socket!;
     // A request larger than the buffer, or bytes of the last one still queued in the socket (a
     // write the kernel did not take at once): this one goes as a string of its own.

@@ -37,7 +37,7 @@ import { performance } from 'node:perf_hooks';
 import { InvariantError, assert } from '../core/index.ts';
 import { NetError } from './net-error.ts';
 import { assemble } from './request-bytes.ts';
-import type { RequestBody } from './request-bytes.ts';
+import type { RequestBody, RequestPrefix } from './request-bytes.ts';
 import {
   ConnectionState,
   DownReason,
@@ -83,6 +83,8 @@ export class RawRequestHead {
   readonly path: string;
   readonly hasBody: boolean;
   readonly prefix: string;
+  /** The prefix's bytes, made once: a request copies them instead of writing the text. */
+  readonly prefixBytes: Uint8Array;
   constructor(method: string, path: string, hasBody: boolean, host: string, keyId: string) {
     assert(/^[A-Z]+$/.test(method), 'RawRequestHead: method must be an upper-case token');
     assert(/^\/[\x21-\x7e]*$/.test(path), 'RawRequestHead: path must be visible ASCII starting with /');
@@ -90,6 +92,7 @@ export class RawRequestHead {
     this.path = path;
     this.hasBody = hasBody;
     this.prefix = `${method} ${path}${headTail(host, keyId, hasBody)}`;
+    this.prefixBytes = new Uint8Array(Buffer.from(this.prefix, 'latin1'));
   }
 }
 
@@ -202,7 +205,7 @@ export class RawHttpPool implements ConnectionOwner {
       handler.onRawFailure('NET_DISCONNECTED', false);
       return SendResult.REFUSED;
     }
-    return this.#dispatch(handler, head.prefix, timestampText, signature, body);
+    return this.#dispatch(handler, head.prefixBytes, timestampText, signature, body);
   }
 
   /**
@@ -225,7 +228,7 @@ export class RawHttpPool implements ConnectionOwner {
   }
 
   /** Writes the request on an idle connection now, else queues it (bounded), else refuses it. */
-  #dispatch(handler: RawExchangeHandler, prefix: string, timestampText: string, signature: string, body: RequestBody): SendResult {
+  #dispatch(handler: RawExchangeHandler, prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody): SendResult {
     const connection = this.#pickIdle();
     if (connection !== null) {
       this.stats.written++;
@@ -267,7 +270,7 @@ export class RawHttpPool implements ConnectionOwner {
       if (connection.state !== ConnectionState.IDLE || nowMs - connection.idleSinceMs < minIdleMs) continue;
       this.stats.requests++;
       this.stats.written++;
-      connection.writeRequest(handler, head.prefix, timestampText, signature, body);
+      connection.writeRequest(handler, head.prefixBytes, timestampText, signature, body);
       return true;
     }
     return false;

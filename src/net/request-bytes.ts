@@ -23,9 +23,20 @@ export interface BodyWriter {
 /** A request's body: text, a writer, or none. */
 export type RequestBody = string | BodyWriter | null;
 
+/**
+ * A request head up to the timestamp value: text, or its bytes made once (RawRequestHead's, for
+ * a constant path: one copy instead of a text write per request). ASCII either way.
+ */
+export type RequestPrefix = string | Uint8Array;
+
 const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
 const LENGTH_FIELD = '\r\nContent-Length: ';
 const HEAD_END = '\r\n\r\n';
+// The same as bytes, copied with one TypedArray set each (a text write is a native call with its
+// argument checks: about twice the time for these, bench/hot-path's exec hop).
+const SIGNATURE_FIELD_BYTES = new Uint8Array(Buffer.from(SIGNATURE_FIELD, 'latin1'));
+const LENGTH_FIELD_BYTES = new Uint8Array(Buffer.from(LENGTH_FIELD, 'latin1'));
+const HEAD_END_BYTES = new Uint8Array(Buffer.from(HEAD_END, 'latin1'));
 /** Content-Length's decimal digits at most (a safe integer). */
 const LENGTH_DIGITS_MAX = 16;
 
@@ -34,8 +45,14 @@ export function bodyText(body: RequestBody): string | null {
   return body === null || typeof body === 'string' ? body : body.text();
 }
 
+/** The head's text (a queued request's string; off the hot path). */
+export function prefixText(prefix: RequestPrefix): string {
+  return typeof prefix === 'string' ? prefix : Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength).toString('latin1');
+}
+
 /** The whole request as one string (a queued request waits as this). */
-export function assemble(prefix: string, timestampText: string, signature: string, body: RequestBody): string {
+export function assemble(requestPrefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody): string {
+  const prefix = prefixText(requestPrefix);
   const text = bodyText(body);
   return text === null
     ? prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
@@ -50,17 +67,28 @@ export function assemble(prefix: string, timestampText: string, signature: strin
  * character, and measured by their length: about 40% of the head's time against UTF-8 writes
  * and byteLength calls (bench/hot-path's exec hop).
  */
-export function assembleInto(out: Buffer, prefix: string, timestampText: string, signature: string, body: RequestBody): number {
+export function assembleInto(out: Buffer, prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody): number {
   const headBytes = prefix.length + timestampText.length + SIGNATURE_FIELD.length + signature.length;
   // A text body's size is known: too large, nothing is written. A writer's is known once it wrote.
   const textBytes = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : 0;
   if (headBytes + LENGTH_FIELD.length + LENGTH_DIGITS_MAX + HEAD_END.length + textBytes > out.length) return -1;
-  let at = out.write(prefix, 0, 'latin1');
+  let at: number;
+  if (typeof prefix === 'string') {
+    at = out.write(prefix, 0, 'latin1');
+  } else {
+    out.set(prefix, 0);
+    at = prefix.length;
+  }
   at += out.write(timestampText, at, 'latin1');
-  at += out.write(SIGNATURE_FIELD, at, 'latin1');
+  out.set(SIGNATURE_FIELD_BYTES, at);
+  at += SIGNATURE_FIELD_BYTES.length;
   at += out.write(signature, at, 'latin1');
-  if (body === null) return at + out.write(HEAD_END, at, 'latin1');
-  at += out.write(LENGTH_FIELD, at, 'latin1');
+  if (body === null) {
+    out.set(HEAD_END_BYTES, at);
+    return at + HEAD_END_BYTES.length;
+  }
+  out.set(LENGTH_FIELD_BYTES, at);
+  at += LENGTH_FIELD_BYTES.length;
   // The body goes where the longest Content-Length would leave it, then moves back to follow the
   // length's actual digits: a writer's byte count is known only once it has written.
   const parked = at + LENGTH_DIGITS_MAX + HEAD_END.length;
@@ -68,7 +96,8 @@ export function assembleInto(out: Buffer, prefix: string, timestampText: string,
   if (end < 0) return -1;
   const bodyBytes = end - parked;
   at = writeDecimal(out, at, bodyBytes);
-  at += out.write(HEAD_END, at, 'latin1');
+  out.set(HEAD_END_BYTES, at);
+  at += HEAD_END_BYTES.length;
   if (at !== parked) out.copyWithin(at, parked, end);
   return at + bodyBytes;
 }

@@ -23,9 +23,15 @@ describe('request bytes', () => {
   it('writes into a buffer exactly the bytes of the one-string request', () => {
     const out = Buffer.alloc(64 * 1024, 0x7e);
     const bodies: (string | null)[] = [null, '', '1', 'é', '{"client_order_id":"ü-1"}', '🙂'.repeat(3), 'x'.repeat(9), 'x'.repeat(10), 'x'.repeat(99), 'x'.repeat(100), 'x'.repeat(12_345)];
+    // The head as text (a per-order path) and as bytes made once (RawRequestHead's prefixBytes).
+    const prefixBytes = new Uint8Array(Buffer.from(PREFIX, 'latin1'));
     for (const body of bodies) {
-      const length = assembleInto(out, PREFIX, '1781821370267', 'c2lnbmF0dXJl', body);
-      expect(out.subarray(0, length).equals(Buffer.from(assemble(PREFIX, '1781821370267', 'c2lnbmF0dXJl', body), 'utf8'))).toBe(true);
+      for (const prefix of [PREFIX, prefixBytes]) {
+        out.fill(0x7e);
+        const length = assembleInto(out, prefix, '1781821370267', 'c2lnbmF0dXJl', body);
+        expect(out.subarray(0, length).equals(Buffer.from(assemble(PREFIX, '1781821370267', 'c2lnbmF0dXJl', body), 'utf8'))).toBe(true);
+        expect(assemble(prefix, '1781821370267', 'c2lnbmF0dXJl', body)).toBe(assemble(PREFIX, '1781821370267', 'c2lnbmF0dXJl', body));
+      }
     }
   });
 
