@@ -1,0 +1,75 @@
+/**
+ * Where the hot path's garbage comes from: V8's sampling heap profiler (objects collected by
+ * either collector included) over the probe-off lane in steady state, as bench/hot-path/suite.ts
+ * drives it (1,024 frames per synchronous call), printed as bytes per order by allocating
+ * function and its two callers. Not a suite (no rows): a tool for finding what the allocation
+ * rows count. `npx tsx bench/hot-path/heap-profile.ts [frames]` (default 200,000; bounded).
+ */
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { makeFeedStream } from '../feed/delta-frames.ts';
+import { PathLane } from './lanes.ts';
+import { SinkOrderEntry } from './sink-order-entry.ts';
+import { buildHotPath } from './wiring.ts';
+
+interface ProfileNode {
+  callFrame: { functionName: string; url: string };
+  selfSize: number;
+  children: ProfileNode[];
+}
+
+const WARMUP = 50_000;
+const frames = Math.min(Math.max(Number(process.argv[2] ?? 200_000) || 200_000, 10_000), 2_000_000);
+const stream = makeFeedStream(1, WARMUP + frames, 20261122);
+const work = mkdtempSync(path.join(tmpdir(), 'heap-profile-'));
+const sink = new SinkOrderEntry();
+const hp = await buildHotPath({ ticker: stream.tickers[0]!, grid: stream.grid, snapshotFrame: stream.snapshots[0]!, entry: sink, journalPath: path.join(work, 'journal.jsonl'), mode: 'replace' });
+hp.probe.setEnabled(false);
+const lane = new PathLane('profile', hp, sink);
+const bytes = stream.deltas.map((text) => Buffer.from(text, 'utf8'));
+let next = 0;
+
+async function run(count: number): Promise<void> {
+  for (let left = count; left > 0 && next < bytes.length; ) {
+    const stop = Math.min(bytes.length, next + Math.min(1024, left));
+    left -= stop - next;
+    for (; next < stop; next++) {
+      lane.between(next);
+      lane.step(bytes[next]!, false);
+    }
+    await nextTurn(); // the journal's writes
+  }
+}
+
+try {
+  await run(WARMUP);
+  const session = new Session();
+  session.connect();
+  const ordersBefore = hp.oms.stats.ordersSent;
+  await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
+  await run(frames);
+  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: ProfileNode } };
+  session.disconnect();
+  const orders = Math.max(1, hp.oms.stats.ordersSent - ordersBefore);
+  const bySite = new Map<string, number>();
+  const walk = (node: ProfileNode, callers: string[]): void => {
+    const name = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}`;
+    if (node.selfSize > 0) {
+      const site = [name, ...callers.slice(0, 2)].join(' < ');
+      bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) walk(child, [name, ...callers]);
+  };
+  walk(profile.head, []);
+  let total = 0;
+  for (const size of bySite.values()) total += size;
+  console.log(`${frames} frames, ${orders} orders: ${(total / orders).toFixed(1)} bytes sampled per order`);
+  for (const [site, size] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${(size / orders).toFixed(1).padStart(8)}  ${site}`);
+} finally {
+  await hp.stop();
+  rmSync(work, { recursive: true, force: true });
+}
