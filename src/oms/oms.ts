@@ -8,12 +8,15 @@
  *
  * It emits, never calls into other hops: every change goes to its OmsListener (the gate keeps its
  * exposure ledger from it) from the one place an order changes (#apply), and changes a strategy did
- * not cause itself are queued for the OrderUpdateSink and delivered once the OMS has finished (a
- * microtask later), so a strategy reacting to one never re-enters an update. It knows the route
- * only by its port type (order-route.ts) and the gate not at all (oms-ports.ts).
+ * not cause itself are queued for the OrderUpdateSink and delivered once the OMS has finished (at
+ * the end of the transport's read, answersEnd, or a microtask later), so a strategy reacting to one
+ * never re-enters an update. It knows the route only by its port type (order-route.ts) and the
+ * gate not at all (oms-ports.ts).
  *
- * Hot path (accept, callbacks, WS messages): synchronous, Map lookups by id; an order record and
- * its id string are the only allocations, once per order. Logging happens only for anomalies.
+ * Hot path (accept, callbacks, WS messages): synchronous; orders found by handle (this session's
+ * id counter: a ring), by id text or by venue id (tables that allocate nothing per entry); order
+ * records come from a pool, and an id's string is made only when something reads it. Logging
+ * happens only for anomalies.
  * Slow work (journal writes, reconciliation reads, pruning) runs from tick(), the runtime's coarse
  * timer. It never chooses prices.
  */
