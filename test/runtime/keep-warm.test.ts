@@ -52,6 +52,8 @@ describe('KeepWarm', () => {
     }
     expect(warm.stats.runs).toBe(runs);
     expect(warm.stats.denied).toBe(0);
+    // Each run's frame (written as bytes into a reused buffer) is a delta the shadow feed reads and applies.
+    expect(warm.shadowFeed).toMatchObject({ deltasApplied: runs, malformedFrames: 0, unknownTypes: 0 });
     expect(bytesPerRun).toBeGreaterThan(50); // a create body was encoded
     expect(warm.stats.sentBytes).toBeGreaterThanOrEqual(bytesPerRun * runs); // ids grow a digit now and then
     expect(warm.stats.busyUsTotal).toBeGreaterThan(0);
