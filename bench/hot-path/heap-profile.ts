@@ -11,16 +11,12 @@ import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { heapSites } from '../heap-sites.ts';
+import type { HeapProfile } from '../heap-sites.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { PathLane } from './lanes.ts';
 import { SinkOrderEntry } from './sink-order-entry.ts';
 import { buildHotPath } from './wiring.ts';
-
-interface ProfileNode {
-  callFrame: { functionName: string; url: string };
-  selfSize: number;
-  children: ProfileNode[];
-}
 
 const WARMUP = 50_000;
 const frames = Math.min(Math.max(Number(process.argv[2] ?? 200_000) || 200_000, 10_000), 2_000_000);
@@ -52,23 +48,12 @@ try {
   const ordersBefore = hp.oms.stats.ordersSent;
   await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
   await run(frames);
-  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: ProfileNode } };
+  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: HeapProfile };
   session.disconnect();
   const orders = Math.max(1, hp.oms.stats.ordersSent - ordersBefore);
-  const bySite = new Map<string, number>();
-  const walk = (node: ProfileNode, callers: string[]): void => {
-    const name = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}`;
-    if (node.selfSize > 0) {
-      const site = [name, ...callers.slice(0, 2)].join(' < ');
-      bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-    }
-    for (const child of node.children) walk(child, [name, ...callers]);
-  };
-  walk(profile.head, []);
-  let total = 0;
-  for (const size of bySite.values()) total += size;
+  const { total, sites } = heapSites(profile);
   console.log(`${frames} frames, ${orders} orders: ${(total / orders).toFixed(1)} bytes sampled per order`);
-  for (const [site, size] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${(size / orders).toFixed(1).padStart(8)}  ${site}`);
+  for (const [site, size] of sites.slice(0, 20)) console.log(`${(size / orders).toFixed(1).padStart(8)}  ${site}`);
 } finally {
   await hp.stop();
   rmSync(work, { recursive: true, force: true });

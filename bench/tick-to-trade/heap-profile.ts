@@ -14,6 +14,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { heapSites } from '../heap-sites.ts';
+import type { HeapProfile } from '../heap-sites.ts';
 import { setTimeout as pause } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { loadPrivateKey } from '../../src/core/index.ts';
@@ -22,12 +24,6 @@ import { Runtime } from '../../src/runtime/runtime.ts';
 import { SimChild } from '../../src/runtime/sim-child.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { oneMarketCatalog } from '../loopback.ts';
-
-interface ProfileNode {
-  callFrame: { functionName: string; url: string };
-  selfSize: number;
-  children: ProfileNode[];
-}
 
 const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TICKER = 'KXDEMO-26DEC31-T50';
@@ -63,24 +59,13 @@ try {
   const framesBefore = runtime.feed.counters.framesReceived;
   await session.post('HeapProfiler.startSampling', { samplingInterval: 512, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
   await pause(seconds * 1000);
-  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: ProfileNode } };
+  const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: HeapProfile };
   session.disconnect();
   const orders = Math.max(1, runtime.oms.stats.ordersSent - ordersBefore);
   const frames = Math.max(1, runtime.feed.counters.framesReceived - framesBefore);
-  const bySite = new Map<string, number>();
-  const walk = (node: ProfileNode, callers: string[]): void => {
-    const name = `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.split('/').slice(-2).join('/')}`;
-    if (node.selfSize > 0) {
-      const site = [name, ...callers.slice(0, 2)].join(' < ');
-      bySite.set(site, (bySite.get(site) ?? 0) + node.selfSize);
-    }
-    for (const child of node.children) walk(child, [name, ...callers]);
-  };
-  walk(profile.head, []);
-  let total = 0;
-  for (const size of bySite.values()) total += size;
+  const { total, sites } = heapSites(profile);
   console.log(`keep-warm ${keepWarmMs === null ? 'as configured' : `${keepWarmMs} ms`}; ${seconds} s: ${orders} orders, ${frames} frames received; ${Math.round(total / orders)} bytes sampled per order, ${Math.round(total / frames)} per frame`);
-  for (const [site, size] of [...bySite].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${Math.round(size / orders).toString().padStart(8)} B/order  ${site}`);
+  for (const [site, size] of sites.slice(0, 25)) console.log(`${Math.round(size / orders).toString().padStart(8)} B/order  ${site}`);
 } finally {
   await runtime?.stop();
   await sim?.stop();

@@ -11,11 +11,11 @@
  * indexed.
  */
 
+import { counterOfId } from './client-order-ids.ts';
 import type { Order } from './order.ts';
 
 const RING_START = 4096;
 const DASH = 45;
-const COUNTER_DIGITS_MAX = 16;
 
 export class ClientIdIndex {
   /** "<prefix>-<epoch>-": an id that is it followed by a canonical counter is this session's. */
@@ -125,20 +125,11 @@ export class ClientIdIndex {
     return out;
   }
 
-  /** The counter of `id` when it is this session's head followed by a canonical counter (no leading zero, at most 16 digits); -1 otherwise. */
+  /** The counter of `id` when it is this session's head followed by a canonical counter (client-order-ids.ts's reading); -1 otherwise. */
   #ownCounter(id: string): number {
     const head = this.#head;
-    const start = head.length;
-    const digits = id.length - start;
-    if (digits <= 0 || digits > COUNTER_DIGITS_MAX || !id.startsWith(head)) return -1;
-    if (id.charCodeAt(start) === 48 && digits > 1) return -1;
-    let counter = 0;
-    for (let k = start; k < id.length; k++) {
-      const code = id.charCodeAt(k);
-      if (code < 48 || code > 57) return -1;
-      counter = counter * 10 + (code - 48);
-    }
-    return counter <= Number.MAX_SAFE_INTEGER ? counter : -1;
+    // No '-' after the head: the counter counterOfId reads is the one right after it.
+    return id.length > head.length && id.startsWith(head) && id.indexOf('-', head.length) === -1 ? counterOfId(id) : -1;
   }
 
   /** Twice the cells; an entry that now collides moves to the counter Map (rare: the ring is half empty). */
