@@ -21,8 +21,8 @@ export class RecordingListener implements ExecListener {
   onDecreaseAck(...args: unknown[]): void { this.events.push(['decreaseAck', ...args]); }
   onDecreaseReject(...args: unknown[]): void { this.events.push(['decreaseReject', ...args]); }
 
-  /** Waits (bounded) for the first outcome (ack, reject or unknown) of `operation` about `id`. */
-  async outcome(operation: 'create' | 'cancel' | 'amend' | 'decrease', id: string): Promise<Event> {
+  /** Waits (bounded) for the first outcome (ack, reject or unknown) of `operation` about `id` (a create's: its id text or handle). */
+  async outcome(operation: 'create' | 'cancel' | 'amend' | 'decrease', id: string | number): Promise<Event> {
     for (let i = 0; i < 2_000; i++) { // up to ~10 s: generous for a loaded CI machine
       const found = this.events.find((event) => event[1] === id && event[0].startsWith(operation));
       if (found !== undefined) return found;

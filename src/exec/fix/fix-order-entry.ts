@@ -8,7 +8,8 @@
  *
  * Hot path: create/cancel/amend/decrease encode into the session's reused buffer and write to the
  * socket before they return; each request takes a pooled record keyed by its ClOrdID (a cancel or
- * replace gets a fresh ClOrdID of ours; a create uses the OMS's client order id).
+ * replace gets a fresh ClOrdID of ours; a create uses the OMS's client order id, written from the
+ * order's handle as bytes, its string never made: fix-requests.ts).
  *
  * Outcomes, by the port's rules:
  * - ExecutionReport for the request's ClOrdID -> ack. Reports of one read chunk are folded first, so
@@ -45,7 +46,8 @@ import {
   FileSequenceStore, FixLink, FixLinkError, INT_INVALID, MemorySequenceStore, MsgType, Tag, type FixMessage, type FixSession,
   type FixSessionEvent, type SequenceStore,
 } from '../../fix/index.ts';
-import { ExecError, type ExecErrorCode, type ExecListener, type ExecReject, type NewOrder, type OrderEntry } from '../../oms/index.ts';
+import { ExecError, type ExecErrorCode, type ExecListener, type ExecReject, type NewOrder, type OrderEntry, type CreateKey } from '../../oms/index.ts';
+import { FixRequests, Kind, type Pending } from './fix-requests.ts';
 
 export interface FixOrderEntryOptions {
   host: string;
@@ -105,38 +107,6 @@ export class FixOrderEntryConfigError extends Error {
   }
 }
 
-const enum Kind { CREATE, CANCEL, AMEND, DECREASE, MASS_CANCEL }
-
-/** One request in flight, pooled. */
-class Pending {
-  kind: Kind = Kind.CREATE;
-  clOrdId = ''; // ClOrdID(11) of the request
-  key = ''; // client order id (create) or order id (others)
-  seq = 0;
-  sentMs = 0;
-  answered = false; // an ack is folded until the end of the read chunk
-  orderId = '';
-  cumQty = 0;
-  leavesQty = 0;
-  reducedBy = 0;
-  tsMs = 0;
-  resolve: (() => void) | null = null;
-  reject: ((error: ExecError) => void) | null = null;
-  reset(): void {
-    this.clOrdId = '';
-    this.key = '';
-    this.seq = 0;
-    this.answered = false;
-    this.orderId = '';
-    this.cumQty = 0;
-    this.leavesQty = 0;
-    this.reducedBy = 0;
-    this.tsMs = 0;
-    this.resolve = null;
-    this.reject = null;
-  }
-}
-
 /** What FIX addressing needs about a live order. */
 interface OrderRef {
   clOrdId: string;
@@ -165,13 +135,10 @@ export class FixOrderEntry implements OrderEntry {
   readonly #link: FixLink;
   readonly #session: FixSession;
   readonly #store: SequenceStore;
-  readonly #pending = new Map<string, Pending>();
-  readonly #bySeq = new Map<number, Pending>();
-  readonly #free: Pending[] = [];
+  /** Requests in flight by ClOrdID and MsgSeqNum (fix-requests.ts: no id string on the way out). */
+  readonly #requests: FixRequests;
   readonly #answered: Pending[] = [];
   readonly #orders: FifoMap<string, OrderRef>;
-  readonly #idPrefix: string;
-  #idCounter = 0;
   #listener: ExecListener = NO_LISTENER;
   #closed = false;
   #inChunk = false;
@@ -207,8 +174,8 @@ export class FixOrderEntry implements OrderEntry {
       onTick: (nowMs) => this.#expire(nowMs),
     });
     this.#session = this.#link.session;
-    // ClOrdIDs of our cancels and replaces: unique per process start (random prefix) and per request.
-    this.#idPrefix = `fx${options.clock.nowMs().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}-`;
+    // ClOrdIDs of our cancels and replaces: unique per process start (random prefix) and per request (a counter).
+    this.#requests = new FixRequests(`fx${options.clock.nowMs().toString(36)}${Math.floor(Math.random() * 36 ** 4).toString(36)}-`);
   }
 
   get sessionState(): string {
@@ -242,9 +209,15 @@ export class FixOrderEntry implements OrderEntry {
   // ---- hot path ----
 
   create(order: Readonly<NewOrder>): void {
-    if (!this.#ready()) return this.#notSent(Kind.CREATE, order.clientOrderId);
-    const encoder = this.#session.begin(MsgType.NewOrderSingle)
-      .string(Tag.ClOrdID, order.clientOrderId).string(Tag.Symbol, order.ticker).string(Tag.Side, order.side === 'bid' ? '1' : '2')
+    if (!this.#ready()) return this.#notSent(Kind.CREATE, (order.handle ?? 0) > 0 ? '' : order.clientOrderId, order.handle ?? 0);
+    const requests = this.#requests;
+    const pending = requests.take(Kind.CREATE);
+    const idEnd = requests.createId(pending, order);
+    const encoder = this.#session.begin(MsgType.NewOrderSingle);
+    // By handle: the id's bytes, its string never made; otherwise the text the record kept.
+    if (idEnd > 0) encoder.bytes(Tag.ClOrdID, requests.scratch, 0, idEnd);
+    else encoder.string(Tag.ClOrdID, pending.clOrdIdText);
+    encoder.string(Tag.Symbol, order.ticker).string(Tag.Side, order.side === 'bid' ? '1' : '2')
       .count(Tag.OrderQty, order.count, 2).string(Tag.OrdType, '2').price(Tag.Price, order.price);
     if (order.timeInForce === 'good_till_canceled') {
       if (order.expirationTs > 0) encoder.string(Tag.TimeInForce, '6').timestamp(Tag.ExpireTime, order.expirationTs * 1000);
@@ -258,7 +231,7 @@ export class FixOrderEntry implements OrderEntry {
     if (order.subaccount !== 0) encoder.int(Tag.AllocAccount, order.subaccount);
     if (order.orderGroupId !== null) encoder.string(Tag.SecondaryClOrdID, order.orderGroupId);
     encoder.string(Tag.SelfTradePreventionType, order.selfTradePrevention === 'maker' ? '2' : '1');
-    this.#track(Kind.CREATE, order.clientOrderId, order.clientOrderId, this.#session.send());
+    this.#track(pending, this.#session.send());
   }
 
   cancel(orderId: string, subaccount: number): void {
@@ -274,7 +247,7 @@ export class FixOrderEntry implements OrderEntry {
   decrease(orderId: string, reduceBy: Count, subaccount: number): void {
     if (!this.#ready()) return this.#notSent(Kind.DECREASE, orderId);
     const ref = this.#orders.get(orderId);
-    if (ref === undefined) return this.#notSent(Kind.DECREASE, orderId, 'not sent: order unknown to this FIX session (35=G needs its total)');
+    if (ref === undefined) return this.#notSent(Kind.DECREASE, orderId, 0, 'not sent: order unknown to this FIX session (35=G needs its total)');
     // OrderQty on 35=G is the new total (CumQty + LeavesQty), which fills never change.
     const total = ref.cumQty + ref.leavesQty - reduceBy;
     if (total <= ref.cumQty) return this.#sendCancel(Kind.DECREASE, orderId, subaccount);
@@ -287,10 +260,11 @@ export class FixOrderEntry implements OrderEntry {
       return Promise.reject(new ExecError('EXEC_REJECTED', 'cancelAll: OrderMassCancelRequest (35=q) exists on KalshiNR only'));
     }
     if (!this.#ready()) return Promise.reject(new ExecError('EXEC_DISCONNECTED', 'cancelAll: not sent, FIX session not logged on'));
-    const clOrdId = this.#nextClOrdId();
-    const encoder = this.#session.begin(MsgType.OrderMassCancelRequest).string(Tag.ClOrdID, clOrdId).string(Tag.MassCancelRequestType, '6');
+    const pending = this.#requests.take(Kind.MASS_CANCEL);
+    const encoder = this.#session.begin(MsgType.OrderMassCancelRequest).bytes(Tag.ClOrdID, this.#requests.scratch, 0, this.#requests.ownId(pending))
+      .string(Tag.MassCancelRequestType, '6');
     if (subaccount !== null) encoder.int(Tag.AllocAccount, subaccount);
-    const pending = this.#track(Kind.MASS_CANCEL, clOrdId, '', this.#session.send());
+    this.#track(pending, this.#session.send());
     return new Promise<void>((resolve, reject) => {
       pending.resolve = resolve;
       pending.reject = reject;
@@ -300,22 +274,24 @@ export class FixOrderEntry implements OrderEntry {
   #sendCancel(kind: Kind, orderId: string, subaccount: number): void {
     if (!this.#ready()) return this.#notSent(kind, orderId);
     const ref = this.#orders.get(orderId);
-    if (ref === undefined) return this.#notSent(kind, orderId, 'not sent: order unknown to this FIX session (35=F needs its Symbol and Side)');
-    const clOrdId = this.#nextClOrdId();
-    const encoder = this.#session.begin(MsgType.OrderCancelRequest).string(Tag.ClOrdID, clOrdId).string(Tag.OrigClOrdID, ref.clOrdId)
-      .string(Tag.OrderID, orderId).string(Tag.Side, ref.side).string(Tag.Symbol, ref.symbol);
+    if (ref === undefined) return this.#notSent(kind, orderId, 0, 'not sent: order unknown to this FIX session (35=F needs its Symbol and Side)');
+    const pending = this.#requests.take(kind);
+    pending.key = orderId;
+    const encoder = this.#session.begin(MsgType.OrderCancelRequest).bytes(Tag.ClOrdID, this.#requests.scratch, 0, this.#requests.ownId(pending))
+      .string(Tag.OrigClOrdID, ref.clOrdId).string(Tag.OrderID, orderId).string(Tag.Side, ref.side).string(Tag.Symbol, ref.symbol);
     if (subaccount !== 0) encoder.int(Tag.AllocAccount, subaccount);
-    const pending = this.#track(kind, clOrdId, orderId, this.#session.send());
+    this.#track(pending, this.#session.send());
     pending.reducedBy = ref.leavesQty;
   }
 
   #sendReplace(kind: Kind, orderId: string, origClOrdId: string, symbol: string, side: '1' | '2', price: number, total: number, subaccount: number): void {
-    const clOrdId = this.#nextClOrdId();
-    const encoder = this.#session.begin(MsgType.OrderCancelReplaceRequest).string(Tag.ClOrdID, clOrdId).string(Tag.OrigClOrdID, origClOrdId)
-      .string(Tag.OrderID, orderId).count(Tag.OrderQty, total, 2).string(Tag.OrdType, '2').price(Tag.Price, price)
+    const pending = this.#requests.take(kind);
+    pending.key = orderId;
+    const encoder = this.#session.begin(MsgType.OrderCancelReplaceRequest).bytes(Tag.ClOrdID, this.#requests.scratch, 0, this.#requests.ownId(pending))
+      .string(Tag.OrigClOrdID, origClOrdId).string(Tag.OrderID, orderId).count(Tag.OrderQty, total, 2).string(Tag.OrdType, '2').price(Tag.Price, price)
       .string(Tag.Side, side).string(Tag.Symbol, symbol);
     if (subaccount !== 0) encoder.int(Tag.AllocAccount, subaccount);
-    this.#track(kind, clOrdId, orderId, this.#session.send());
+    this.#track(pending, this.#session.send());
   }
 
   #ready(): boolean {
@@ -323,36 +299,17 @@ export class FixOrderEntry implements OrderEntry {
     return this.#session.state === 'active';
   }
 
-  #nextClOrdId(): string {
-    return this.#idPrefix + (++this.#idCounter).toString(36);
-  }
-
-  #track(kind: Kind, clOrdId: string, key: string, seq: number): Pending {
-    const pending = this.#free.pop() ?? new Pending();
-    pending.kind = kind;
-    pending.clOrdId = clOrdId;
-    pending.key = key;
-    pending.seq = seq;
-    pending.sentMs = this.#session.lastSentMs; // the message's SendingTime, just written
-    this.#pending.set(clOrdId, pending);
-    this.#bySeq.set(seq, pending);
+  #track(pending: Pending, seq: number): void {
+    this.#requests.track(pending, seq, this.#session.lastSentMs); // the message's SendingTime, just written
     this.stats.requests++;
-    return pending;
   }
 
-  #release(pending: Pending): void {
-    if (this.#pending.get(pending.clOrdId) === pending) this.#pending.delete(pending.clOrdId);
-    if (this.#bySeq.get(pending.seq) === pending) this.#bySeq.delete(pending.seq);
-    pending.reset();
-    this.#free.push(pending);
-  }
-
-  #notSent(kind: Kind, key: string, message = 'not sent: FIX session not logged on'): void {
+  #notSent(kind: Kind, key: string, handle = 0, message = 'not sent: FIX session not logged on'): void {
     this.stats.notSent++;
     const reject: ExecReject = { status: 0, code: 'EXEC_DISCONNECTED', message, details: '' };
     const listener = this.#listener;
     switch (kind) {
-      case Kind.CREATE: return listener.onCreateReject(key, reject);
+      case Kind.CREATE: return listener.onCreateReject(handle > 0 ? handle : key, reject);
       case Kind.CANCEL: return listener.onCancelReject(key, reject);
       case Kind.AMEND: return listener.onAmendReject(key, reject);
       case Kind.DECREASE: return listener.onDecreaseReject(key, reject);
@@ -382,7 +339,7 @@ export class FixOrderEntry implements OrderEntry {
     const previousLeaves = this.#orders.get(orderId)?.leavesQty ?? 0;
     if (orderId !== 'NONE' && execType !== '8') this.#noteOrder(orderId, clOrdId, message, cumQty, leavesQty);
     if (execType === 'A' || execType === '6' || execType === 'E') return; // pending reports (21011=Y asks for none)
-    const pending = this.#pending.get(clOrdId);
+    const pending = this.#requests.byClOrdId(message);
     if (pending === undefined || pending.kind === Kind.MASS_CANCEL) {
       this.stats.unsolicitedReports++;
       return;
@@ -420,14 +377,14 @@ export class FixOrderEntry implements OrderEntry {
   }
 
   #onCancelReject(message: FixMessage): void {
-    const pending = this.#pending.get(message.getString(Tag.ClOrdID) ?? '');
+    const pending = this.#requests.byClOrdId(message);
     if (pending === undefined) return;
     this.#rejected(pending, message, true);
   }
 
   #onBusinessReject(message: FixMessage): void {
     const refId = message.getString(Tag.BusinessRejectRefID);
-    const pending = (refId !== null ? this.#pending.get(refId) : undefined) ?? this.#bySeq.get(message.getInt(Tag.RefSeqNum));
+    const pending = (refId !== null ? this.#requests.byClOrdIdText(refId) : undefined) ?? this.#requests.bySeq(message.getInt(Tag.RefSeqNum));
     if (pending === undefined) return;
     const reason = message.getInt(Tag.BusinessRejectReason);
     const text = message.getString(Tag.Text) ?? '';
@@ -438,13 +395,13 @@ export class FixOrderEntry implements OrderEntry {
   }
 
   #onMassCancelReport(message: FixMessage): void {
-    const pending = this.#pending.get(message.getString(Tag.ClOrdID) ?? '');
+    const pending = this.#requests.byClOrdId(message);
     if (pending === undefined || pending.kind !== Kind.MASS_CANCEL) return;
     const resolve = pending.resolve;
     const reject = pending.reject;
     const ok = message.valueEquals(Tag.MassCancelResponse, '6');
     const text = message.getString(Tag.Text) ?? '';
-    this.#release(pending);
+    this.#requests.release(pending);
     if (ok) {
       this.stats.acks++;
       resolve?.();
@@ -477,13 +434,14 @@ export class FixOrderEntry implements OrderEntry {
   #reject(pending: Pending, reject: ExecReject): void {
     const kind = pending.kind;
     const key = pending.key;
+    const createKey: CreateKey = pending.handle > 0 ? pending.handle : key; // a create by handle is answered by it
     const promiseReject = pending.reject;
     this.#dropAnswered(pending);
-    this.#release(pending);
+    this.#requests.release(pending);
     this.stats.rejects++;
     const listener = this.#listener;
     switch (kind) {
-      case Kind.CREATE: return listener.onCreateReject(key, reject);
+      case Kind.CREATE: return listener.onCreateReject(createKey, reject);
       case Kind.CANCEL: return listener.onCancelReject(key, reject);
       case Kind.AMEND: return listener.onAmendReject(key, reject);
       case Kind.DECREASE: return listener.onDecreaseReject(key, reject);
@@ -496,13 +454,14 @@ export class FixOrderEntry implements OrderEntry {
   #unknown(pending: Pending, code: ExecErrorCode): void {
     const kind = pending.kind;
     const key = pending.key;
+    const createKey: CreateKey = pending.handle > 0 ? pending.handle : key; // a create by handle is answered by it
     const promiseReject = pending.reject;
     this.#dropAnswered(pending);
-    this.#release(pending);
+    this.#requests.release(pending);
     this.stats.unknowns++;
     const listener = this.#listener;
     switch (kind) {
-      case Kind.CREATE: return listener.onCreateUnknown(key, code);
+      case Kind.CREATE: return listener.onCreateUnknown(createKey, code);
       case Kind.CANCEL: return listener.onCancelUnknown(key, code);
       case Kind.AMEND:
         if (listener.onAmendUnknown !== undefined) return listener.onAmendUnknown(key, code);
@@ -530,11 +489,11 @@ export class FixOrderEntry implements OrderEntry {
     try {
       while (answered.length > 0) {
         const pending = answered.shift() as Pending;
-        const { kind, key, orderId, cumQty, leavesQty, reducedBy, tsMs } = pending;
-        this.#release(pending);
+        const { kind, key, handle, orderId, cumQty, leavesQty, reducedBy, tsMs } = pending;
+        this.#requests.release(pending);
         this.stats.acks++;
         switch (kind) {
-          case Kind.CREATE: listener.onCreateAck(key, orderId, cumQty as Count, leavesQty as Count, tsMs); break;
+          case Kind.CREATE: listener.onCreateAck(handle > 0 ? handle : key, orderId, cumQty as Count, leavesQty as Count, tsMs); break;
           case Kind.CANCEL: listener.onCancelAck(key, reducedBy as Count, tsMs); break;
           case Kind.AMEND: listener.onAmendAck(key, cumQty as Count, leavesQty as Count, tsMs); break;
           case Kind.DECREASE: listener.onDecreaseAck(key, (leavesQty === INT_INVALID ? COUNT_INVALID : leavesQty) as Count, tsMs); break;
@@ -552,7 +511,7 @@ export class FixOrderEntry implements OrderEntry {
         this.stats.connects++; // FixLink resolves connect() and resets its backoff
         return;
       case 'reject-received': {
-        const pending = this.#bySeq.get(event.seq);
+        const pending = this.#requests.bySeq(event.seq);
         if (pending !== undefined) this.#reject(pending, { status: 400, code: 'EXEC_REJECTED', message: event.text, details: '35=3' });
         return;
       }
@@ -571,13 +530,14 @@ export class FixOrderEntry implements OrderEntry {
   /** Every request in flight: fate unknown (the connection went away with them). */
   #failAll(code: ExecErrorCode): void {
     this.#flushAnswered(); // answers already read are acks, not unknowns
-    for (const pending of [...this.#pending.values()]) this.#unknown(pending, code);
+    for (const pending of this.#requests.all()) this.#unknown(pending, code);
   }
 
   /** Requests with no answer within requestTimeoutMs: fate unknown (FixLink's tick calls this). */
   #expire(now: number): void {
     const limit = this.#options.requestTimeoutMs;
-    for (const pending of this.#pending.values()) {
+    if (this.#requests.inFlight === 0) return;
+    for (const pending of this.#requests.all()) {
       if (now - pending.sentMs < limit || pending.answered) continue;
       this.stats.timeouts++;
       this.#unknown(pending, 'EXEC_TIMEOUT');
