@@ -3,7 +3,7 @@
  * RestOrderEntry (or MarginOrderEntry, with MARGIN_SINK) does inside the call up to the socket -
  * the route's pre-send rules and body checks, the route's own body writers (exec's, the bytes
  * written straight into the request), a ready signature from a ring (the presigner's take is a
- * ring read), request line, headers and body assembled into a reused byte buffer with the pool's
+ * ring read; its timestamp and signature as head bytes, as the presigner makes them), request line, headers and body assembled into a reused byte buffer with the pool's
  * own assembleInto (src/net/request-bytes.ts, what RawHttpPool.send does on an idle connection) -
  * then count the bytes instead of writing them to a socket. Answers are queued and delivered only
  * when the driver calls deliverAnswers() between frames, so they never run inside a timed frame.
@@ -19,7 +19,7 @@ import { COUNT_INVALID, writeAscii, writeInteger } from '../../src/core/index.ts
 import type { BookSide, Count, Price } from '../../src/core/index.ts';
 import { AmendBodyWriter, CreateBodyWriter, writeCreateBody, MARGIN_ORDER_VENUE, OneCancelBodyWriter, PREDICTIONS_ORDER_VENUE, marginOrderProblem } from '../../src/exec/index.ts';
 import type { ExecListener, NewOrder, OrderEntry, OrderReads, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
-import { assembleInto } from '../../src/net/index.ts';
+import { assembleInto, signedFieldsBytes } from '../../src/net/index.ts';
 import type { RequestBody, RequestPrefix } from '../../src/net/index.ts';
 
 const PREFIX = '/trade-api/v2';
@@ -72,6 +72,8 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
   readonly #amendBody = new AmendBodyWriter();
   readonly #timestamps: string[] = [];
   readonly #signatures: string[] = [];
+  /** Each signature's timestamp and signature as head bytes, as the presigner makes them when a signature arrives. */
+  readonly #signedBytes: Uint8Array[] = [];
   #next = 0;
   #listener: ExecListener | null = null;
   // Answers waiting for deliverAnswers(): kind 0 create (the order's handle, else key = client order id), 1 cancel (key = order id).
@@ -94,6 +96,7 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     for (let i = 0; i < SIGNATURES; i++) {
       this.#timestamps.push(String(1_798_761_600_000 + i));
       this.#signatures.push(Buffer.alloc(256, i + 1).toString('base64'));
+      this.#signedBytes.push(signedFieldsBytes(this.#timestamps[i]!, this.#signatures[i]!));
     }
   }
 
@@ -196,7 +199,7 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
   #write(prefix: RequestPrefix, body: RequestBody): number {
     const k = this.#next;
     this.#next = k + 1 === SIGNATURES ? 0 : k + 1;
-    const bytes = assembleInto(this.#buffer, prefix, this.#timestamps[k]!, this.#signatures[k]!, body);
+    const bytes = assembleInto(this.#buffer, prefix, this.#timestamps[k]!, this.#signatures[k]!, body, this.#signedBytes[k]!);
     this.bytes += bytes;
     this.requests++;
     return bytes;

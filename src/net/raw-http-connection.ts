@@ -178,11 +178,11 @@ export class RawHttpConnection {
    * Hot path: writes one request (state must be IDLE) with a single socket.write. The request is
    * in flight from here; its outcome arrives through `handler`.
    */
-  writeRequest(handler: RawExchangeHandler, prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody): void {
+  writeRequest(handler: RawExchangeHandler, prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null = null): void {
     const socket = this.socket!;
     // A request larger than the buffer, or bytes of the last one still queued in the socket (a
     // write the kernel did not take at once): this one goes as a string of its own.
-    const length = socket.writableLength === 0 ? assembleInto(this.#out, prefix, timestampText, signature, body) : -1;
+    const length = socket.writableLength === 0 ? assembleInto(this.#out, prefix, timestampText, signature, body, signedBytes) : -1;
     if (length < 0) {
       this.write(handler, assemble(prefix, timestampText, signature, body));
       return;

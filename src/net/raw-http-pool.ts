@@ -197,15 +197,16 @@ export class RawHttpPool implements ConnectionOwner {
 
   /**
    * Hot path: writes the request on an idle connection before returning, assembled into that
-   * connection's reused buffer (no request string), else queues it as one string.
+   * connection's reused buffer (no request string), else queues it as one string. `signedBytes`:
+   * signedFieldsBytes(timestampText, signature) when the caller has it (a presigned signature).
    */
-  send(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: RequestBody): SendResult {
+  send(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null = null): SendResult {
     this.stats.requests++;
     if (this.#closed) {
       handler.onRawFailure('NET_DISCONNECTED', false);
       return SendResult.REFUSED;
     }
-    return this.#dispatch(handler, head.prefixBytes, timestampText, signature, body);
+    return this.#dispatch(handler, head.prefixBytes, timestampText, signature, body, signedBytes);
   }
 
   /**
@@ -215,7 +216,7 @@ export class RawHttpPool implements ConnectionOwner {
    * ASCII starting with '/' (percent-encode ids first): it is checked, since a space, CR or LF
    * would split the request line. A body sets Content-Type; null sends none.
    */
-  sendTo(handler: RawExchangeHandler, method: string, target: string, timestampText: string, signature: string, body: RequestBody): SendResult {
+  sendTo(handler: RawExchangeHandler, method: string, target: string, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null = null): SendResult {
     assert(method === 'POST' || method === 'DELETE' || method === 'PUT' || method === 'GET', 'RawHttpPool.sendTo: method must be GET, POST, PUT or DELETE');
     assert(isRequestTarget(target), 'RawHttpPool.sendTo: target must be visible ASCII starting with /');
     this.stats.requests++;
@@ -224,15 +225,15 @@ export class RawHttpPool implements ConnectionOwner {
       return SendResult.REFUSED;
     }
     const prefix = method + ' ' + target + (body === null ? this.#tailNoBody : this.#tailWithBody);
-    return this.#dispatch(handler, prefix, timestampText, signature, body);
+    return this.#dispatch(handler, prefix, timestampText, signature, body, signedBytes);
   }
 
   /** Writes the request on an idle connection now, else queues it (bounded), else refuses it. */
-  #dispatch(handler: RawExchangeHandler, prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody): SendResult {
+  #dispatch(handler: RawExchangeHandler, prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): SendResult {
     const connection = this.#pickIdle();
     if (connection !== null) {
       this.stats.written++;
-      connection.writeRequest(handler, prefix, timestampText, signature, body);
+      connection.writeRequest(handler, prefix, timestampText, signature, body, signedBytes);
       return SendResult.WRITTEN;
     }
     if (this.#queueCount === this.#options.queueMax) {
@@ -263,14 +264,14 @@ export class RawHttpPool implements ConnectionOwner {
    * Writes the request only on a connection idle for at least `minIdleMs` (keep-warm requests:
    * they never queue and never take a connection that was just used). False when there is none.
    */
-  sendIfIdle(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: RequestBody, minIdleMs = 0): boolean {
+  sendIfIdle(handler: RawExchangeHandler, head: RawRequestHead, timestampText: string, signature: string, body: RequestBody, minIdleMs = 0, signedBytes: Uint8Array | null = null): boolean {
     if (this.#closed || this.#queueCount > 0) return false;
     const nowMs = performance.now();
     for (const connection of this.#connections) {
       if (connection.state !== ConnectionState.IDLE || nowMs - connection.idleSinceMs < minIdleMs) continue;
       this.stats.requests++;
       this.stats.written++;
-      connection.writeRequest(handler, head.prefixBytes, timestampText, signature, body);
+      connection.writeRequest(handler, head.prefixBytes, timestampText, signature, body, signedBytes);
       return true;
     }
     return false;

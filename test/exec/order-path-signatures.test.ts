@@ -65,6 +65,7 @@ describe('OrderPathSignatures', () => {
     expect(verifies('POST', `${ORDERS}/ord%2F1/decrease`)).toBe(true);
     expect(paths.take('ord/1', OrderPathKind.CANCEL, out)).toBe(true);
     expect(verifies('DELETE', `${ORDERS}/ord%2F1`)).toBe(true);
+    expect(Buffer.from(out.signedBytes!).toString('latin1')).toBe(`${out.timestampText}\r\nKALSHI-ACCESS-SIGNATURE: ${out.signature}`);
     // Used: the next take misses until a replacement is made.
     expect(paths.take('ord/1', OrderPathKind.AMEND, out)).toBe(false);
     expect(paths.stats.missed).toBe(1);

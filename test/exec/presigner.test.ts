@@ -68,6 +68,8 @@ describe('Presigner', () => {
     expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, out.signature)).toBe(false);
     expect(presigner.take(cancel, out)).toBe(true);
     expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, out.signature)).toBe(true);
+    // The head bytes a request copies are this signature's, made when it arrived.
+    expect(Buffer.from(out.signedBytes!).toString('latin1')).toBe(`${out.timestampText}\r\nKALSHI-ACCESS-SIGNATURE: ${out.signature}`);
   });
 
   it('starts short instead of failing when the rings do not fill in time, and fills them afterwards', async () => {

@@ -24,6 +24,7 @@
 
 import { FifoMap } from '../../core/index.ts';
 import type { Clock } from '../../core/index.ts';
+import { signedFieldsBytes } from '../../net/index.ts';
 import type { Presigner, PresignedSignature } from './presigner.ts';
 
 export const OrderPathKind = { CANCEL: 0, AMEND: 1, DECREASE: 2 } as const;
@@ -64,6 +65,8 @@ class OrderRecord {
   readonly timestampsMs = new Float64Array(SLOT_COUNT);
   readonly timestampTexts: string[] = new Array<string>(SLOT_COUNT).fill('');
   readonly signatures: string[] = new Array<string>(SLOT_COUNT).fill('');
+  /** Each slot's timestamp and signature as the request head's bytes (net's signedFieldsBytes). */
+  readonly signedBytes: (Uint8Array | null)[] = new Array<Uint8Array | null>(SLOT_COUNT).fill(null);
 
   clear(): void {
     this.orderId = '';
@@ -75,6 +78,7 @@ class OrderRecord {
       this.timestampsMs[slot] = 0;
       this.timestampTexts[slot] = '';
       this.signatures[slot] = '';
+      this.signedBytes[slot] = null;
     }
   }
 }
@@ -158,6 +162,7 @@ export class OrderPathSignatures {
       if (record.timestampsMs[slot]! < oldestMs) {
         record.signatures[slot] = '';
         record.timestampTexts[slot] = '';
+        record.signedBytes[slot] = null;
         continue;
       }
       if (chosen < 0 || record.timestampsMs[slot]! < record.timestampsMs[chosen]!) chosen = slot;
@@ -168,8 +173,10 @@ export class OrderPathSignatures {
     }
     out.timestampText = record.timestampTexts[chosen]!;
     out.signature = record.signatures[chosen]!;
+    out.signedBytes = record.signedBytes[chosen]!;
     record.signatures[chosen] = '';
     record.timestampTexts[chosen] = '';
+    record.signedBytes[chosen] = null;
     this.stats.taken++;
     return true;
   }
@@ -234,6 +241,7 @@ export class OrderPathSignatures {
         record.timestampsMs[slot] = timestampMs;
         record.timestampTexts[slot] = timestampText;
         record.signatures[slot] = signatures[i]!;
+        record.signedBytes[slot] = signedFieldsBytes(timestampText, signatures[i]!);
         this.stats.signed++;
       }
     });

@@ -28,6 +28,7 @@
 import type { KeyObject } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { Clock } from '../../core/index.ts';
+import { signedFieldsBytes } from '../../net/index.ts';
 
 /** Hard limit for maxAgeMs: beyond it a past-skewed clock risks header_timestamp_expired. */
 export const PRESIGN_MAX_AGE_LIMIT_MS = 5_000;
@@ -71,6 +72,8 @@ export class PresignerError extends Error {
 export interface PresignedSignature {
   timestampText: string; // KALSHI-ACCESS-TIMESTAMP value
   signature: string; // KALSHI-ACCESS-SIGNATURE value
+  /** signedFieldsBytes(timestampText, signature), made when the signature arrived (take() sets it; null or absent: the request writes the two strings). */
+  signedBytes?: Uint8Array | null;
 }
 
 export interface PresignerStats {
@@ -107,6 +110,8 @@ class Ring {
   readonly timestampsMs: Float64Array;
   readonly timestampTexts: string[];
   readonly signatures: string[];
+  /** Each entry's timestamp and signature as the request head's bytes (net's signedFieldsBytes). */
+  readonly signedBytes: (Uint8Array | null)[];
   head = 0;
   count = 0;
   inflight = 0; // signatures requested and not yet received
@@ -119,12 +124,14 @@ class Ring {
     this.timestampsMs = new Float64Array(this.size);
     this.timestampTexts = new Array<string>(this.size).fill('');
     this.signatures = new Array<string>(this.size).fill('');
+    this.signedBytes = new Array<Uint8Array | null>(this.size).fill(null);
   }
 
   /** Removes the head entry and clears its strings so a consumed signature cannot come back. */
   dropHead(): void {
     this.timestampTexts[this.head] = '';
     this.signatures[this.head] = '';
+    this.signedBytes[this.head] = null;
     this.head = this.head + 1 === this.size ? 0 : this.head + 1;
     this.count--;
   }
@@ -220,6 +227,7 @@ export class Presigner {
       if (ring.timestampsMs[head]! >= oldestMs) {
         out.timestampText = ring.timestampTexts[head]!;
         out.signature = ring.signatures[head]!;
+        out.signedBytes = ring.signedBytes[head]!;
         ring.dropHead();
         this.stats.taken++;
         this.#scheduleRefill();
@@ -349,6 +357,7 @@ export class Presigner {
       ring.timestampsMs[tail] = reply.timestampMs;
       ring.timestampTexts[tail] = timestampText;
       ring.signatures[tail] = signatures[i]!;
+      ring.signedBytes[tail] = signedFieldsBytes(timestampText, signatures[i]!);
       ring.count++;
     }
     this.#onChange?.();

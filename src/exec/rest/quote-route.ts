@@ -131,7 +131,7 @@ export class RestQuoteRoute implements QuoteEntry {
   readonly #rawWarm: RawRequestHead;
   readonly #free: QuoteSlot[] = [];
   readonly #slotOwner: SlotOwner;
-  readonly #signed: PresignedSignature = { timestampText: '', signature: '' }; // scratch: the signature of the create being sent
+  readonly #signed: PresignedSignature = { timestampText: '', signature: '', signedBytes: null }; // scratch: the signature of the create being sent
   readonly #tickBound: () => void;
   #listener: QuoteListener = NO_LISTENER;
   #presigner: Presigner | null = null;
@@ -256,13 +256,14 @@ export class RestQuoteRoute implements QuoteEntry {
       const timestampMs = this.#options.clock.nowMs();
       signed.timestampText = String(timestampMs);
       signed.signature = signRequest(this.#options.privateKey, timestampMs, 'POST', this.#createPath);
+      signed.signedBytes = null;
       this.stats.inlineSigned++;
       if (this.#presignerNow() !== null) this.stats.presignFallbacks++;
     }
     slot.active = true;
     this.#inflight++;
     this.#sending = true;
-    const sent = this.#raw.send(slot, this.#rawCreate, signed.timestampText, signed.signature, body);
+    const sent = this.#raw.send(slot, this.#rawCreate, signed.timestampText, signed.signature, body, signed.signedBytes ?? null);
     this.#sending = false;
     if (sent === SendResult.QUEUED) this.stats.queued++;
   }

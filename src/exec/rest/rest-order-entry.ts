@@ -297,7 +297,7 @@ export class RestOrderEntry implements OrderEntry {
   readonly #free: RequestSlot[] = [];
   readonly #slotOwner: SlotOwner; // bound once; keeps finish/fail off the public surface
   readonly #ack: AckRecord = newAckRecord();
-  readonly #signed: PresignedSignature = { timestampText: '', signature: '' }; // scratch: the signature of the request being sent
+  readonly #signed: PresignedSignature = { timestampText: '', signature: '', signedBytes: null }; // scratch: the signature of the request being sent
   // The hot path's bodies, written as bytes into the connection's buffer (one request at a time: set, sent, cleared).
   readonly #createBody = new CreateBodyWriter();
   readonly #amendBody = new AmendBodyWriter();
@@ -666,6 +666,7 @@ export class RestOrderEntry implements OrderEntry {
       const timestampMs = this.#options.clock.nowMs();
       signed.timestampText = String(timestampMs);
       signed.signature = signRequest(this.#options.privateKey, timestampMs, method, signedPath);
+      signed.signedBytes = null;
       this.stats.inlineSigned++;
       if (endpoint >= 0 || (orderPath >= 0 && this.#orderPaths !== null)) this.stats.presignFallbacks++;
       if (orderPath >= 0) this.#scheduleOrderPathsFlush();
@@ -676,8 +677,8 @@ export class RestOrderEntry implements OrderEntry {
     // Before the send: a refusal inside it ends the slot at once, and #release takes them back.
     this.#writeTokensInFlight += slot.writeTokens;
     const sent = rawHead !== null
-      ? this.#raw.send(slot, rawHead, signed.timestampText, signed.signature, body)
-      : this.#raw.sendTo(slot, method, path, signed.timestampText, signed.signature, body);
+      ? this.#raw.send(slot, rawHead, signed.timestampText, signed.signature, body, signed.signedBytes ?? null)
+      : this.#raw.sendTo(slot, method, path, signed.timestampText, signed.signature, body, signed.signedBytes ?? null);
     if (sent === SendResult.QUEUED) this.stats.queued++;
   }
 
