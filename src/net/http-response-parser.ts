@@ -131,13 +131,12 @@ export class HttpResponseParser {
   }
 
   /**
-   * Parses `chunk` from `start`. Returns COMPLETE when a full (non-1xx) response ended, with
+   * Parses chunk[start, end). Returns COMPLETE when a full (non-1xx) response ended, with
    * `consumed` the index after its last byte (bytes beyond it belong to nobody: the client never
    * pipelines); NEED_MORE when every byte was used; ERROR when the response cannot be framed.
    */
-  execute(chunk: Buffer, start: number): ParseState {
+  execute(chunk: Buffer, start: number, end = chunk.length): ParseState {
     let i = start;
-    const end = chunk.length;
     while (i < end) {
       switch (this.#phase) {
         case HEAD_STATUS:

@@ -52,6 +52,8 @@ export const RAW_HTTP_WRITE_CHANNEL = 'exec:raw-http:write';
 const writeStartChannel = channel(RAW_HTTP_WRITE_START_CHANNEL);
 /** A connection's reused request buffer: a V2 batch of 20 creates and its head fit several times over. */
 const REQUEST_BUFFER_BYTES = 32 * 1024;
+/** A plain-TCP socket's reused read buffer: one read takes at most this much. */
+const READ_BUFFER_BYTES = 64 * 1024;
 const writeChannel = channel(RAW_HTTP_WRITE_CHANNEL);
 
 export const ConnectionState = {
@@ -120,6 +122,8 @@ export class RawHttpConnection {
    * next one is written only after the last one's answer, once the socket holds none of it.
    */
   readonly #out = Buffer.allocUnsafe(REQUEST_BUFFER_BYTES);
+  /** Where a plain-TCP socket's reads land (onread), reused by every read and socket of this connection. */
+  readonly #readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
 
   constructor(index: number, target: RawConnectionTarget, owner: ConnectionOwner, counters: RawConnectionCounters, idleLifetimeMs: number, keepAliveMarginMs: number) {
     this.index = index;
@@ -142,7 +146,16 @@ export class RawHttpConnection {
     const target = this.#target;
     let socket: Socket;
     if (target.tls === null) {
-      socket = netConnect({ host: target.host, port: target.port });
+      // Reads into the connection's reused buffer (net's onread): no Buffer, stream bookkeeping and
+      // nextTick per read. The parser copies what it keeps, within the call. TLS keeps 'data'.
+      const readBuffer = this.#readBuffer;
+      socket = netConnect({
+        host: target.host, port: target.port,
+        onread: { buffer: readBuffer, callback: (bytes: number) => {
+          if (this.socket === socket) this.#onData(readBuffer, bytes);
+          return true;
+        } },
+      });
     } else {
       const options: ConnectionOptions = { ALPNProtocols: ['http/1.1'], ...target.tls, host: target.host, port: target.port };
       if (!isIP(target.host) && options.servername === undefined) options.servername = target.host; // SNI never carries an IP
@@ -158,9 +171,11 @@ export class RawHttpConnection {
       this.#counters.connects++;
       this.#owner.onConnectionIdle(this);
     });
-    socket.on('data', (chunk: Buffer) => {
-      if (this.socket === socket) this.#onData(chunk);
-    });
+    if (target.tls !== null) {
+      socket.on('data', (chunk: Buffer) => {
+        if (this.socket === socket) this.#onData(chunk, chunk.length);
+      });
+    }
     socket.on('end', () => {
       if (this.socket === socket) this.#onEnd();
     });
@@ -226,7 +241,8 @@ export class RawHttpConnection {
     return this.#parser.status !== 0;
   }
 
-  #onData(chunk: Buffer): void {
+  /** chunk[0, length): the bytes of one read. */
+  #onData(chunk: Buffer, length: number): void {
     if (this.state !== ConnectionState.BUSY) {
       // Bytes with no request in flight (a 408 before an idle close, or garbage): never read them
       // as the answer to the next request.
@@ -235,7 +251,7 @@ export class RawHttpConnection {
     }
     this.lastDataMs = performance.now();
     const parser = this.#parser;
-    const state = parser.execute(chunk, 0);
+    const state = parser.execute(chunk, 0, length);
     if (state === ParseState.NEED_MORE) return;
     if (state === ParseState.ERROR) {
       this.#teardown(DownReason.PROTOCOL, 'NET_BAD_RESPONSE');
@@ -243,7 +259,7 @@ export class RawHttpConnection {
     }
     // Bytes after a complete response: the server answered something we did not ask; the response
     // itself is whole, but the connection cannot be trusted for the next one.
-    const reusable = parser.keepAlive && parser.consumed === chunk.length;
+    const reusable = parser.keepAlive && parser.consumed === length;
     this.#deliver(reusable);
   }
 

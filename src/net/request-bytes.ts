@@ -68,7 +68,14 @@ export function assemble(requestPrefix: RequestPrefix, timestampText: string, si
  * VM for the 13-digit timestamp and the 344-character signature, against ~60 ns for one copy).
  */
 export function signedFieldsBytes(timestampText: string, signature: string): Uint8Array {
-  return new Uint8Array(Buffer.from(timestampText + SIGNATURE_FIELD + signature, 'latin1'));
+  // One allocation of the exact size, written in place (a concatenated string made bytes and then
+  // copied out of Buffer's pool left three times its size behind, per signature made).
+  const bytes = Buffer.allocUnsafeSlow(timestampText.length + SIGNATURE_FIELD_BYTES.length + signature.length);
+  let at = bytes.write(timestampText, 0, 'latin1');
+  bytes.set(SIGNATURE_FIELD_BYTES, at);
+  at += SIGNATURE_FIELD_BYTES.length;
+  bytes.write(signature, at, 'latin1');
+  return bytes;
 }
 
 /**

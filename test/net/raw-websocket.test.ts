@@ -369,10 +369,13 @@ describe('RawWebSocket', () => {
     };
     await until(() => server.peers.length === 1 && seen.opened);
     const count = 2_000;
-    // One write: the client reads it in one or a few chunks, each far above the budget.
-    server.peers[0]!.socket.write(Buffer.concat(Array.from({ length: count }, (_, i) => frame(1, `m${i}`))));
+    // One write of ~88 KB: more than one read of the client's reused read buffer (64 KiB), so a
+    // read after the socket resumes lands where the rest of the previous one was; each far above
+    // the budget. Every message distinct: a rest overwritten before it was handed over would show.
+    const text = (i: number): string => `m${i}`.padEnd(40, '.');
+    server.peers[0]!.socket.write(Buffer.concat(Array.from({ length: count }, (_, i) => frame(1, text(i)))));
     await until(() => seen.messages.length === count);
-    expect(seen.messages).toEqual(Array.from({ length: count }, (_, i) => `m${i}`));
+    expect(seen.messages).toEqual(Array.from({ length: count }, (_, i) => text(i)));
     // Without the budget the whole first read is handed over before the immediate can run.
     expect(immediateAt).toBeGreaterThan(0);
     expect(immediateAt).toBeLessThanOrEqual(32);
