@@ -56,6 +56,33 @@ export function runMain(args: readonly string[], options: MainOptions): Promise<
   });
 }
 
+/**
+ * A runner for runs a test file starts concurrently: each is spawned once the one before it has
+ * named its log file ("logs: " on stderr) or exited. main.ts names a run's log file and (embedded
+ * venue) its journal by the millisecond it reads the clock just before that line, so two runs
+ * reading it in the same millisecond would share files; in turn, they never do.
+ */
+export function runMainInTurn(): (args: readonly string[], options: MainOptions) => Promise<MainRun> {
+  let previous: Promise<void> = Promise.resolve();
+  return async (args, options) => {
+    const before = previous;
+    let named!: () => void;
+    previous = new Promise<void>((resolve) => {
+      named = resolve;
+    });
+    await before;
+    const run = runMain(args, {
+      ...options,
+      onStderr: (stderr, child) => {
+        if (stderr.includes('logs: ')) named();
+        options.onStderr?.(stderr, child);
+      },
+    });
+    void run.finally(named);
+    return run;
+  };
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
