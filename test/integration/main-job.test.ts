@@ -5,6 +5,8 @@
  * simulator and exits 0; an invalid configuration exits 2 with the problem named.
  * Method: the main job in a child process (node --import tsx) with a temporary config file; the
  * test reads its stdout lines and exit code, and checks the simulator child is gone afterwards.
+ * The tests run concurrently (each run has its own simulator child and files; runMainInTurn spawns
+ * each trading run once the one before it has named its files).
  */
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,14 +14,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MARKET } from './helpers.ts';
-import { isAlive, runMain } from './main-process.ts';
+import { isAlive, runMain, runMainInTurn } from './main-process.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'main-job-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+const runTrading = runMainInTurn();
 
 // Each run bounds its child at 60-90 s (runMain's timeoutMs): the test waits as long, not the suite's
 // default 20 s (the SIGHUP case took over 20 s once in a full local run on 2 busy cores).
-describe('main job', { timeout: 95_000 }, () => {
+describe.concurrent('main job', { timeout: 95_000 }, () => {
   it('trades against its simulator child, prints status lines, and on SIGINT cancels, summarises and exits 0', async () => {
     const config = join(work, 'runtime.json');
     writeFileSync(config, JSON.stringify({
@@ -28,7 +31,7 @@ describe('main job', { timeout: 95_000 }, () => {
       strategies: [{ id: 'mm', plugin: 'strategies/market-maker.ts', subaccount: 1, markets: [MARKET], params: { halfSpreadTicks: 2, fairValue: '0.5000' } }],
     }));
     let signalled = false;
-    const run = await runMain(['--config', config], { timeoutMs: 90_000, onLine: (line, child) => {
+    const run = await runTrading(['--config', config], { timeoutMs: 90_000, onLine: (line, child) => {
       if (signalled || !line.startsWith('{"event":"status"')) return;
       const status = JSON.parse(line) as { openOrders: number };
       if (status.openOrders >= 2) {
@@ -60,7 +63,7 @@ describe('main job', { timeout: 95_000 }, () => {
     // Stopped once a status line shows a position on both exchanges (a fixed duration raced the
     // two immediate-or-cancel buys on a loaded machine), bounded by runMain's timeout.
     let stopping = false;
-    const run = await runMain(['--config', config], { timeoutMs: 90_000, onLine: (line, child) => {
+    const run = await runTrading(['--config', config], { timeoutMs: 90_000, onLine: (line, child) => {
       if (stopping || !line.startsWith('{"event":"status"')) return;
       const positions = (JSON.parse(line) as { positions?: { ticker: string }[] }).positions ?? [];
       if (positions.some((p) => p.ticker === MARKET) && positions.some((p) => p.ticker === 'KXBTCPERP')) {
@@ -85,7 +88,7 @@ describe('main job', { timeout: 95_000 }, () => {
     write(2);
     let phase = 0;
     let statusesAfterHangup = 0;
-    const run = await runMain(['--config', config], { timeoutMs: 90_000, onLine: (line, child) => {
+    const run = await runTrading(['--config', config], { timeoutMs: 90_000, onLine: (line, child) => {
       if (!line.startsWith('{"event":"status"')) return;
       if (phase === 0 && (JSON.parse(line) as { openOrders: number }).openOrders >= 2) {
         phase = 1;
