@@ -9,7 +9,8 @@
  * embedded simulator; the simulator's pid from the "simulator ready" line on stderr, killed with
  * SIGKILL once trading; a taker that crosses on every book update of a busy simulator collects
  * denies for a `--duration 4` run whose JSON status lines and summary are compared. Each run is
- * bounded (SIGKILL at the bound); the logs and journals the runs wrote are removed.
+ * bounded (SIGKILL at the bound); the logs and journals the runs wrote are removed. The two runs
+ * go concurrently (each with its own simulator child; runMainInTurn keeps their files apart).
  */
 
 import { rmSync, writeFileSync, mkdtempSync } from 'node:fs';
@@ -17,12 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT_DIR, MARKET } from '../integration/helpers.ts';
-import { isAlive, runMain, statusLines, summaryOf } from '../integration/main-process.ts';
+import { isAlive, runMainInTurn, statusLines, summaryOf } from '../integration/main-process.ts';
 import type { MainRun } from '../integration/main-process.ts';
 
 const RUN_BOUND_MS = 120_000;
 const work = mkdtempSync(join(tmpdir(), 'main-job-exit-'));
 const created: string[] = [];
+const runMain = runMainInTurn();
 
 afterAll(() => {
   for (const file of created) rmSync(join(ROOT_DIR, file), { force: true });
@@ -37,7 +39,7 @@ function collect(run: MainRun): void {
   if (typeof journal === 'string') created.push(journal);
 }
 
-describe('the main job', () => {
+describe.concurrent('the main job', () => {
   it('stops with exit 1, naming the signal, when its embedded simulator is killed', async () => {
     let simPid = -1;
     const run = await runMain(['--config', 'config/runtime.json', '--json'], {
