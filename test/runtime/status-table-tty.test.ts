@@ -6,7 +6,9 @@
  * --duration; the test reads the terminal's output bytes: the table's header line, the cursor-up
  * sequence that moves back over the last drawing, and the elapsed seconds advancing between
  * drawings; with --json and telemetry.metrics on, JSON lines and a scrape of the URL it prints.
- * Skipped where `script` is missing. Bounded: SIGKILL after 60 s.
+ * Skipped where `script` is missing. Bounded: SIGKILL after 60 s. The two runs go concurrently, each
+ * with its own simulator child; the second is spawned once the first has named its log file, as
+ * main.ts names a run's files by the millisecond it reads the clock just before that line.
  */
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -23,8 +25,17 @@ const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status
 const work = mkdtempSync(join(tmpdir(), 'status-tty-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Runs the main job under a pseudo-terminal; resolves with everything the terminal received. */
-function runOnTerminal(args: readonly string[], onOutput?: (output: string) => void): Promise<{ code: number | null; output: string }> {
+/** Settles once the last run spawned has named its log file or exited: the next one may start. */
+let previousNamed: Promise<void> = Promise.resolve();
+
+/** Runs the main job under a pseudo-terminal, once the run before it named its files; resolves with everything the terminal received. */
+async function runOnTerminal(args: readonly string[], onOutput?: (output: string) => void): Promise<{ code: number | null; output: string }> {
+  const before = previousNamed;
+  let named!: () => void;
+  previousNamed = new Promise<void>((resolve) => {
+    named = resolve;
+  });
+  await before;
   const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
   const command = `stty cols 120 rows 50; exec ${[process.execPath, '--import', 'tsx', 'src/runtime/main.ts', ...args].map(quote).join(' ')}`;
   // stdin stays an open pipe: script ends the session when its input reaches end of file.
@@ -32,6 +43,7 @@ function runOnTerminal(args: readonly string[], onOutput?: (output: string) => v
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     output += chunk;
+    if (output.includes('logs: ')) named();
     onOutput?.(output);
   });
   child.stderr.resume();
@@ -39,6 +51,7 @@ function runOnTerminal(args: readonly string[], onOutput?: (output: string) => v
     const timer = setTimeout(() => child.kill('SIGKILL'), RUN_BOUND_MS);
     child.once('exit', (code) => {
       clearTimeout(timer);
+      named();
       child.stdin.destroy();
       done({ code, output });
     });
@@ -56,7 +69,7 @@ function writeConfig(name: string, more: Record<string, unknown> = {}): string {
   return path;
 }
 
-describe.skipIf(!hasScript)('status on a terminal', () => {
+describe.skipIf(!hasScript).concurrent('status on a terminal', () => {
   it('draws the table and redraws it in place every second', async () => {
     const run = await runOnTerminal(['--config', writeConfig('table'), '--duration', '4']);
     expect(run.code).toBe(0);
