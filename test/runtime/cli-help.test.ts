@@ -3,22 +3,21 @@
  * --help with its options, one line each, and exit 0, without starting anything; an unknown
  * argument exits 2 and names the nearest valid one. The shared option table
  * (src/core/cli-options.ts) parses values, flags and positionals, and suggests only near names.
- * Method: table-driven calls of the helper; each script spawned with node_modules/.bin/tsx the way
- * its npm script runs it, each spawn bounded (SIGKILL at the bound).
+ * Method: table-driven calls of the helper; each script spawned as `node --import tsx <script>`,
+ * tsx's loader in the script's own process, as its npm script's `tsx <script>` runs it, without the
+ * tsx command's extra parent process; the spawns run concurrently, each bounded (SIGKILL at the bound).
  */
 
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CliUsageError, editDistance, helpText, nearestName, parseCli } from '../../src/core/index.ts';
 import type { CliCommand } from '../../src/core/index.ts';
 import { ROOT_DIR } from '../integration/helpers.ts';
 
-const TSX = join(ROOT_DIR, 'node_modules', '.bin', 'tsx');
 const SPAWN_BOUND_MS = 60_000;
 
 function run(script: string, args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(TSX, [script, ...args], { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -41,7 +40,7 @@ const SCRIPTS: { name: string; script: string; options: string[]; typo: string; 
   { name: 'soak', script: 'bench/soak/soak.ts', options: ['--minutes', '--cycle-sec', '--rate', '--seed'], typo: '--minuts', nearest: '--minutes' },
 ];
 
-describe.each(SCRIPTS)('npm run $name', ({ script, options, typo, nearest }) => {
+describe.concurrent.each(SCRIPTS)('npm run $name', ({ script, options, typo, nearest }) => {
   it('--help lists every option, one line each, and exits 0', async () => {
     const { code, stdout, stderr } = await run(script, ['--help']);
     expect(code, stderr).toBe(0);
