@@ -20,6 +20,8 @@ export interface SocketLinkOptions {
 
 /** A transport's reused output buffer: a NewOrderSingle is about 250 bytes, a resend batch more. */
 const OUT_BUFFER_BYTES = 16 * 1024;
+/** A plain-TCP socket's reused read buffer (onread): one read takes at most this much. */
+const READ_BUFFER_BYTES = 64 * 1024;
 
 /**
  * The session's transport over `socket`; end() then destroys after `closeGraceMs`. The session's
@@ -82,9 +84,20 @@ export interface DialHooks {
 
 /** Opens a connection for `session` and connects the session once it is up (an initiator logs on then). */
 export function dialSession(session: FixSession, options: DialOptions, hooks: DialHooks): Socket {
-  const socket = options.tls === null
-    ? netConnect({ host: options.host, port: options.port })
-    : tlsConnect({ host: options.host, port: options.port, minVersion: 'TLSv1.2', ...options.tls });
+  const receive = hooks.receive ?? ((chunk: Buffer): void => session.receive(chunk));
+  let socket: Socket;
+  if (options.tls === null) {
+    // Plain TCP reads into one reused buffer (net's onread): no Buffer, stream bookkeeping and
+    // nextTick per read. The session's framer copies what it keeps before the call returns.
+    const readBuffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+    socket = netConnect({ host: options.host, port: options.port, onread: { buffer: readBuffer, callback: (bytes: number) => {
+      receive(readBuffer.subarray(0, bytes));
+      return true;
+    } } });
+  } else {
+    socket = tlsConnect({ host: options.host, port: options.port, minVersion: 'TLSv1.2', ...options.tls });
+    socket.on('data', receive);
+  }
   socket.setNoDelay(true);
   const connectTimer = setTimeout(() => socket.destroy(), options.connectTimeoutMs);
   connectTimer.unref();
@@ -94,8 +107,6 @@ export function dialSession(session: FixSession, options: DialOptions, hooks: Di
     linked = true;
     session.connect(socketTransport(socket, options.closeGraceMs ?? 1_000));
   });
-  const receive = hooks.receive ?? ((chunk: Buffer): void => session.receive(chunk));
-  socket.on('data', receive);
   socket.on('error', () => { /* 'close' follows */ });
   socket.on('close', () => {
     clearTimeout(connectTimer);
