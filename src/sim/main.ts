@@ -148,9 +148,6 @@ async function main(): Promise<void> {
   const serverNote = uwsFallbackNotice();
   if (serverNote !== null) logger.warn({ server: 'node-http-fallback' }, serverNote);
   logger.info({ http: sim.httpUrl, ws: sim.wsUrl, faults: args.faults, activityRate: args.activityRate, probe: args.probe, keyId: sim.demoKey.keyId }, 'simulator listening');
-  process.stdout.write(
-    `${JSON.stringify({ event: 'ready', http: sim.httpUrl, ws: sim.wsUrl, keyId: sim.demoKey.keyId, privateKeyPath: sim.demoKey.privateKeyPath, pid: process.pid, fix: sim.fix, clearing: { url: sim.demoClearing.url, credentialPath: sim.demoClearing.credentialPath }, ...serverFields() })}\n`,
-  );
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -163,8 +160,13 @@ async function main(): Promise<void> {
       process.exit(0);
     });
   };
+  // Before the ready line: a parent may signal as soon as it reads it, and until a listener
+  // exists Node leaves SIGTERM/SIGINT to their default action (the process dies, exit by signal).
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  process.stdout.write(
+    `${JSON.stringify({ event: 'ready', http: sim.httpUrl, ws: sim.wsUrl, keyId: sim.demoKey.keyId, privateKeyPath: sim.demoKey.privateKeyPath, pid: process.pid, fix: sim.fix, clearing: { url: sim.demoClearing.url, credentialPath: sim.demoClearing.credentialPath }, ...serverFields() })}\n`,
+  );
   if (args.exitWithStdin) {
     process.stdin.on('end', () => stop('parent gone (stdin ended)'));
     process.stdin.on('error', () => stop('parent gone (stdin error)'));
