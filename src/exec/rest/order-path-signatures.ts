@@ -90,6 +90,12 @@ export class OrderPathSignatures {
   readonly #records: FifoMap<string, OrderRecord>; // insertion order = eviction order
   /** A signBatch not yet answered: flush() sends no other until it is. */
   #batchInFlight = false;
+  /** The batch in flight: what was asked (methods, paths) and for which record, slot and generation. */
+  readonly #batchMethods: string[] = [];
+  readonly #batchPaths: string[] = [];
+  readonly #batchTargets: OrderRecord[] = [];
+  readonly #batchSlots: number[] = [];
+  readonly #batchGenerations: number[] = [];
   readonly #free: OrderRecord[] = [];
 
   readonly #depth: number;
@@ -194,10 +200,18 @@ export class OrderPathSignatures {
     const nowMs = this.#options.clock.nowMs();
     const staleBeforeMs = nowMs - (this.#options.maxAgeMs - this.#options.refreshLeadMs);
     const idleBeforeMs = nowMs - this.#options.idleLifetimeMs;
-    let methods: string[] | null = null;
-    let paths: string[] = [];
-    let targets: OrderRecord[] = [];
-    let targetSlots: number[] = [];
+    // The batch's arrays are the instance's, emptied and refilled: only one batch is ever in
+    // flight, and postMessage copies methods and paths before signBatch returns.
+    const methods = this.#batchMethods;
+    const paths = this.#batchPaths;
+    const targets = this.#batchTargets;
+    const targetSlots = this.#batchSlots;
+    const generations = this.#batchGenerations;
+    methods.length = 0;
+    paths.length = 0;
+    targets.length = 0;
+    targetSlots.length = 0;
+    generations.length = 0;
     let expired: string[] | null = null;
     for (const record of this.#records.values()) {
       if (record.touchedMs < idleBeforeMs) {
@@ -209,17 +223,12 @@ export class OrderPathSignatures {
           const bit = 1 << slot;
           if ((record.pending & bit) !== 0) continue;
           if (record.signatures[slot] !== '' && record.timestampsMs[slot]! >= staleBeforeMs) continue;
-          if (methods === null) {
-            methods = [];
-            paths = [];
-            targets = [];
-            targetSlots = [];
-          }
           record.pending |= bit;
           methods.push(METHODS[kind]!);
           paths.push(record.paths[kind]!);
           targets.push(record);
           targetSlots.push(slot);
+          generations.push(record.generation);
         }
       }
     }
@@ -227,25 +236,31 @@ export class OrderPathSignatures {
       for (const orderId of expired) this.#drop(orderId);
       this.stats.evicted += expired.length;
     }
-    if (methods === null) return;
-    const generations = targets.map((record) => record.generation);
+    if (methods.length === 0) return;
     this.#batchInFlight = true;
-    presigner.signBatch(methods, paths, (timestampMs, timestampText, signatures) => {
-      this.#batchInFlight = false;
-      for (let i = 0; i < targets.length; i++) {
-        const record = targets[i]!;
-        if (record.generation !== generations[i]) continue; // forgotten (and maybe reused) meanwhile
-        const slot = targetSlots[i]!;
-        record.pending &= ~(1 << slot);
-        if (signatures === null) continue;
-        record.timestampsMs[slot] = timestampMs;
-        record.timestampTexts[slot] = timestampText;
-        record.signatures[slot] = signatures[i]!;
-        record.signedBytes[slot] = signedFieldsBytes(timestampText, signatures[i]!);
-        this.stats.signed++;
-      }
-    });
+    presigner.signBatch(methods, paths, this.#onBatchSigned);
   }
+
+  /** The worker's answer to the batch in flight (bound once: no closure per batch). */
+  readonly #onBatchSigned = (timestampMs: number, timestampText: string, signatures: readonly string[] | null): void => {
+    this.#batchInFlight = false;
+    const targets = this.#batchTargets;
+    const targetSlots = this.#batchSlots;
+    const generations = this.#batchGenerations;
+    for (let i = 0; i < targets.length; i++) {
+      const record = targets[i]!;
+      if (record.generation !== generations[i]) continue; // forgotten (and maybe reused) meanwhile
+      const slot = targetSlots[i]!;
+      record.pending &= ~(1 << slot);
+      if (signatures === null) continue;
+      record.timestampsMs[slot] = timestampMs;
+      record.timestampTexts[slot] = timestampText;
+      record.signatures[slot] = signatures[i]!;
+      record.signedBytes[slot] = signedFieldsBytes(timestampText, signatures[i]!);
+      this.stats.signed++;
+    }
+    targets.length = 0; // no record held past its batch
+  };
 
   /** An evicted record back to the free list. */
   readonly #recycle = (_orderId: string, record: OrderRecord): void => {
