@@ -129,5 +129,11 @@ describe('FixRequests', () => {
     expect(two.key).toBe(second.format(1));
     expect(requests.byClOrdId(report(Buffer.from(first.format(1), 'latin1')))).toBe(one);
     expect(requests.byClOrdId(report(Buffer.from(second.format(1), 'latin1')))).toBe(two);
+
+    // A handle whose written id does not end in it (not the OMS's format) goes as text too.
+    const odd = requests.take(Kind.CREATE);
+    const oddOrder = { ...byText('other-tool-7'), handle: 9, writeClientOrderId: (out: Buffer, at: number) => at + out.write('other-tool-7', at, 'latin1') };
+    expect(requests.createId(odd, oddOrder)).toBe(-1);
+    expect(odd.key).toBe('other-tool-7');
   });
 });

@@ -111,7 +111,9 @@ export class FixRequests {
     if (handle > 0 && order.writeClientOrderId !== undefined) {
       const end = order.writeClientOrderId(this.scratch, 0);
       const headEnd = end - digitCount(handle);
-      if (end > 0 && end <= ID_BYTES_MAX && headEnd > 0 && this.#headIs(headEnd)) {
+      // The id must be <head><handle in decimal>, as the OMS writes it: only then can a report's
+      // ClOrdID be read back to the handle. Anything else goes as text.
+      if (end > 0 && end <= ID_BYTES_MAX && headEnd > 0 && decimalAt(this.scratch, headEnd, end) === handle && this.#headIs(headEnd)) {
         pending.idForm = IdForm.HANDLE;
         pending.idNumber = handle;
         pending.handle = handle;
@@ -236,6 +238,17 @@ function counterAfter(bytes: Uint8Array, start: number, end: number, prefix: Uin
     counter = counter * 10 + (code - 0x30);
   }
   return counter <= Number.MAX_SAFE_INTEGER ? counter : -1;
+}
+
+/** The decimal number in bytes[start, end) (digits only), or -1. */
+function decimalAt(bytes: Uint8Array, start: number, end: number): number {
+  let value = 0;
+  for (let at = start; at < end; at++) {
+    const code = bytes[at]!;
+    if (code < 0x30 || code > 0x39) return -1;
+    value = value * 10 + (code - 0x30);
+  }
+  return value;
 }
 
 function digitCount(value: number): number {
