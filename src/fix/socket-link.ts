@@ -96,8 +96,11 @@ export function dialSession(session: FixSession, options: DialOptions, hooks: Di
     } } });
   } else {
     socket = tlsConnect({ host: options.host, port: options.port, minVersion: 'TLSv1.2', ...options.tls });
-    socket.on('data', receive);
   }
+  // With onread the stream never emits 'data' itself (onStreamRead hands the bytes to the callback
+  // and pushes nothing), so this listener only sees TLS reads and chunks a harness emits on the
+  // socket (bench/fix's sink delivers its answers so).
+  socket.on('data', receive);
   socket.setNoDelay(true);
   const connectTimer = setTimeout(() => socket.destroy(), options.connectTimeoutMs);
   connectTimer.unref();
