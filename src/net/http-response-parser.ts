@@ -143,7 +143,7 @@ export class HttpResponseParser {
       switch (this.#phase) {
         case HEAD_STATUS:
         case HEAD_FIELDS: {
-          const lineEnd = chunk.indexOf(LF, i);
+          const lineEnd = lfAt(chunk, i, end);
           const stop = lineEnd === -1 ? end : lineEnd;
           const bytes = stop - i;
           this.#headBytes += bytes + (lineEnd === -1 ? 0 : 1);
@@ -183,7 +183,7 @@ export class HttpResponseParser {
         }
         case CHUNK_SIZE:
         case CHUNK_TRAILERS: {
-          const lineEnd = chunk.indexOf(LF, i);
+          const lineEnd = lfAt(chunk, i, end);
           const stop = lineEnd === -1 ? end : lineEnd;
           const bytes = stop - i;
           if (this.#lineLength + bytes > this.#limits.lineBytesMax) return this.#fail('HTTP_BAD_CHUNK', stop);
@@ -420,6 +420,16 @@ export class HttpResponseParser {
     this.bodyLength = needed;
     return true;
   }
+}
+
+/**
+ * The first LF in bytes[from, end), or -1. Bounded by `end`, not by the buffer: a socket's reused
+ * read buffer (onread) holds an earlier read's bytes past this one's end, and Buffer.indexOf would
+ * find an LF there (a response framed wrong, NET_BAD_RESPONSE, caught on Node 24 in CI).
+ */
+function lfAt(bytes: Buffer, from: number, end: number): number {
+  for (let i = from; i < end; i++) if (bytes[i] === LF) return i;
+  return -1;
 }
 
 /**

@@ -3,6 +3,8 @@
 // and close signals) identically however TCP splits or coalesces the bytes, and refuses malformed
 // or oversized responses with a stable error.
 // Method: known response byte strings fed whole, byte by byte, and at seeded random split points
+// (half of them, and the byte-by-byte run once more, in a reused buffer with an earlier read's
+// bytes past each piece, as the connections' onread hands them over)
 // (bounded count); results compared with the expected status, body and keep-alive; malformed inputs
 // checked one by one; a seeded random-byte fuzz checks that the parser always ends in a defined
 // state without throwing.
@@ -127,6 +129,35 @@ function feed(parser: HttpResponseParser, pieces: Buffer[], endAtEof: boolean): 
   };
 }
 
+/**
+ * As feed(), each piece handed over as a socket's reused read buffer holds it (onread): copied to
+ * the start of one buffer whose bytes past the piece are an earlier read's (stale lines, LFs
+ * among them), with `end` saying where the piece stops.
+ */
+function feedReused(parser: HttpResponseParser, pieces: Buffer[], endAtEof: boolean): Outcome {
+  const reused = Buffer.alloc(8 * 1024);
+  for (let at = 0; at < reused.length; at += STALE.length) STALE.copy(reused, at);
+  let state: ParseState = ParseState.NEED_MORE;
+  let consumedAll = true;
+  for (let p = 0; p < pieces.length; p++) {
+    const piece = pieces[p]!;
+    if (piece.length > reused.length) throw new Error('feedReused: piece larger than the buffer');
+    piece.copy(reused, 0);
+    state = parser.execute(reused, 0, piece.length);
+    if (state !== ParseState.NEED_MORE) {
+      consumedAll = parser.consumed === piece.length && p === pieces.length - 1;
+      break;
+    }
+  }
+  if (state === ParseState.NEED_MORE && endAtEof) state = parser.end();
+  return {
+    state, status: parser.status, body: parser.bodyText(), keepAlive: parser.keepAlive,
+    keepAliveTimeoutMs: parser.keepAliveTimeoutMs, consumedAll, error: parser.error,
+  };
+}
+/** An earlier read's bytes left in a reused buffer: header-like lines ending in LF. */
+const STALE = Buffer.from('\r\nX-Stale: 1\r\n\r\n0\r\n', 'latin1');
+
 function split(bytes: Buffer, cuts: number[]): Buffer[] {
   const sorted = [...new Set(cuts)].filter((cut) => cut > 0 && cut < bytes.length).sort((a, b) => a - b);
   const pieces: Buffer[] = [];
@@ -163,8 +194,12 @@ describe('HttpResponseParser: known responses', () => {
       for (let round = 0; round < 200; round++) {
         parser.reset();
         const cuts = Array.from({ length: 1 + Math.floor(next() * 6) }, () => Math.floor(next() * bytes.length));
-        expectKnown(feed(parser, split(bytes, cuts), known.untilClose === true), known);
+        // Half the rounds as a socket's reused read buffer hands them over (stale bytes past each piece).
+        const pieces = split(bytes, cuts);
+        expectKnown(round % 2 === 0 ? feed(parser, pieces, known.untilClose === true) : feedReused(parser, pieces, known.untilClose === true), known);
       }
+      parser.reset();
+      expectKnown(feedReused(parser, bytewise, known.untilClose === true), known);
     });
   }
 
