@@ -122,7 +122,9 @@ async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
 
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  // The start time and the pid: two main jobs started in the same millisecond (a fleet's, a test
+  // suite's) never share a log file or an embedded run's journal.
+  const stamp = `${new Date().toISOString().replace(/[:.]/g, '-')}-${process.pid}`;
   const logDir = privateDir(join(ROOT_DIR, 'var', 'log'));
   const logPath = join(logDir, `runtime-${stamp}.log`);
   const logStream = createWriteStream(logPath, { flags: 'a', mode: 0o600 });

@@ -58,9 +58,9 @@ export function runMain(args: readonly string[], options: MainOptions): Promise<
 
 /**
  * A runner for runs a test file starts concurrently: each is spawned once the one before it has
- * named its log file ("logs: " on stderr) or exited. main.ts names a run's log file and (embedded
- * venue) its journal by the millisecond it reads the clock just before that line, so two runs
- * reading it in the same millisecond would share files; in turn, they never do.
+ * named its log file ("logs: " on stderr) or exited, so their start-ups (the heaviest part of a run
+ * on 2 cores) do not pile up. (main.ts names a run's files by the millisecond and its pid, so
+ * runs never share them either way.)
  */
 export function runMainInTurn(): (args: readonly string[], options: MainOptions) => Promise<MainRun> {
   let previous: Promise<void> = Promise.resolve();
