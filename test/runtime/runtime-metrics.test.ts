@@ -117,11 +117,28 @@ describe('runtime metrics', () => {
     expect(sampleOf(families, 'trading_event_loop_stall_seconds', { stat: 'max' }).value).toBeGreaterThan(0);
     expect(sampleOf(families, 'trading_event_loop_stall_seconds', { stat: 'p99' }).value).toBeLessThanOrEqual(sampleOf(families, 'trading_event_loop_stall_seconds', { stat: 'max' }).value);
     expect(sampleOf(families, 'trading_worker_queue_depth').value).toBeGreaterThanOrEqual(0);
-    // Positions and PnL: one series per position line of the status, in contracts and dollars.
-    const positions = families.get('trading_position_contracts')!.samples;
-    expect(positions.length).toBe(status.positions.length);
-    for (const line of status.positions) {
-      expect(sampleOf(families, 'trading_position_contracts', { subaccount: String(line.subaccount), ticker: line.ticker }).value).toBeCloseTo(line.position / 100, 6);
+    // Positions and PnL: one series per position line of the status, in contracts and dollars. A
+    // fill between the scrape and the status changes the positions (the maker trades on), so the
+    // two are compared again on a fresh scrape until they agree: bounded, and they must.
+    const positionsAgree = (scraped: Map<string, Family>, seen: ReturnType<typeof runtime.status>): boolean => {
+      const positions = scraped.get('trading_position_contracts')!.samples;
+      if (positions.length !== seen.positions.length) return false;
+      return seen.positions.every((line) => {
+        const sample = positions.find((s) => s.labels.subaccount === String(line.subaccount) && s.labels.ticker === line.ticker);
+        return sample !== undefined && Math.abs(sample.value - line.position / 100) < 1e-6;
+      });
+    };
+    let scraped = families;
+    let seen = status;
+    for (let attempt = 0; attempt < 20 && !positionsAgree(scraped, seen); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      scraped = await scrape();
+      seen = runtime.status();
+    }
+    const positions = scraped.get('trading_position_contracts')!.samples;
+    expect(positions.length).toBe(seen.positions.length);
+    for (const line of seen.positions) {
+      expect(sampleOf(scraped, 'trading_position_contracts', { subaccount: String(line.subaccount), ticker: line.ticker }).value).toBeCloseTo(line.position / 100, 6);
     }
     expect(Number.isFinite(sampleOf(families, 'trading_pnl_dollars').value)).toBe(true);
   }, 30_000);
