@@ -229,14 +229,8 @@ function counterAfter(bytes: Uint8Array, start: number, end: number, prefix: Uin
   const digits = end - start - prefix.length;
   if (digits <= 0 || digits > 16) return -1;
   for (let i = 0; i < prefix.length; i++) if (bytes[start + i] !== prefix[i]) return -1;
-  let at = start + prefix.length;
-  if (bytes[at] === 0x30) return -1;
-  let counter = 0;
-  for (; at < end; at++) {
-    const code = bytes[at]!;
-    if (code < 0x30 || code > 0x39) return -1;
-    counter = counter * 10 + (code - 0x30);
-  }
+  if (bytes[start + prefix.length] === 0x30) return -1;
+  const counter = decimalAt(bytes, start + prefix.length, end);
   return counter <= Number.MAX_SAFE_INTEGER ? counter : -1;
 }
 
