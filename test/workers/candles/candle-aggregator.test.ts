@@ -243,7 +243,7 @@ describe('CandleAggregator against the reference', () => {
           }
         }
       }
-    });
+    }, 60_000); // 1-minute candles over ten days: ~4 s alone, 21 s once on a CI machine busy with other jobs (the default 20 s bound)
   }
 
   it('empty periods: price fields null with previous carried, tops flat, volume 0, open interest carried', () => {
