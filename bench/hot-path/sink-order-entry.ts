@@ -6,7 +6,10 @@
  * ring read; its timestamp and signature as head bytes, as the presigner makes them), request line, headers and body assembled into a reused byte buffer with the pool's
  * own assembleInto (src/net/request-bytes.ts, what RawHttpPool.send does on an idle connection) -
  * then count the bytes instead of writing them to a socket. Answers are queued and delivered only
- * when the driver calls deliverAnswers() between frames, so they never run inside a timed frame.
+ * when the driver calls deliverAnswers() between frames, so they never run inside a timed frame;
+ * a create's venue id is handed over as bytes (onCreateAckBytes), as it lies in a response's bytes
+ * (RestOrderEntry parses its answers with JSON.parse: that garbage is the response side's, measured
+ * live by bench/tick-to-trade), and cancels go by the order (cancelOrder), as RestOrderEntry's.
  *
  * A model, not exec: the request assembly is the pool's own function, the route's bookkeeping
  * around it is modelled; the syscall and the response side are left out on purpose
@@ -18,7 +21,7 @@
 import { COUNT_INVALID, writeAscii, writeInteger } from '../../src/core/index.ts';
 import type { BookSide, Count, Price } from '../../src/core/index.ts';
 import { AmendBodyWriter, CreateBodyWriter, writeCreateBody, MARGIN_ORDER_VENUE, OneCancelBodyWriter, PREDICTIONS_ORDER_VENUE, marginOrderProblem } from '../../src/exec/index.ts';
-import type { ExecListener, NewOrder, OrderEntry, OrderReads, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
+import type { ExecListener, NewOrder, OrderEntry, OrderReads, VenueOrderRef, WireFill, WireOrder, WirePosition } from '../../src/oms/index.ts';
 import { assembleInto, signedFieldsBytes } from '../../src/net/index.ts';
 import type { RequestBody, RequestPrefix } from '../../src/net/index.ts';
 
@@ -76,14 +79,19 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
   readonly #signedBytes: Uint8Array[] = [];
   #next = 0;
   #listener: ExecListener | null = null;
-  // Answers waiting for deliverAnswers(): kind 0 create (the order's handle, else key = client order id), 1 cancel (key = order id).
+  // Answers waiting for deliverAnswers(): kind 0 create (the order's handle, else key = client order id), 1 cancel (the order's handle, else key = order id).
   readonly #answerKind = new Uint8Array(ANSWERS_MAX);
   readonly #answerHandle = new Float64Array(ANSWERS_MAX);
   readonly #answerKey: string[] = new Array<string>(ANSWERS_MAX).fill('');
   readonly #answerCount = new Float64Array(ANSWERS_MAX);
   #answers = 0;
   #orderIds = 0;
-  /** An answer's venue order id is made here and read out in one piece, a flat string as a parsed response's is (a template literal would leave a rope that the OMS's hashing flattens: garbage a real answer does not make). */
+  /**
+   * An answer's venue order id is written here: handed over as bytes to a listener that takes them
+   * (onCreateAckBytes, as the id lies in a response's bytes), else read out in one piece, a flat
+   * string as a parsed response's is (a template literal would leave a rope: garbage a real answer
+   * does not make).
+   */
   readonly #orderIdScratch = Buffer.alloc(64);
 
   constructor(venue: SinkVenue = PREDICTIONS_SINK) {
@@ -142,6 +150,17 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     this.#queue(1, orderId, 0, 0);
   }
 
+  /** As RestOrderEntry.cancelOrder: on the batched route the order's id bytes go into the body and the answer is keyed by its handle. */
+  cancelOrder(order: Readonly<VenueOrderRef>): void {
+    if (!this.venue.batched || order.handle <= 0) return this.cancel(order.orderId, order.subaccount);
+    const body = this.#cancelBody;
+    body.order = order;
+    body.subaccount = order.subaccount;
+    this.#write(this.#cancelHeadBytes, body);
+    body.order = null;
+    this.#queue(1, '', 0, order.handle);
+  }
+
   amend(_orderId: string, ticker: string, side: BookSide, price: Price, count: Count, _subaccount: number): void {
     const body = this.#amendBody;
     body.ticker = ticker;
@@ -155,12 +174,12 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     this.#write(this.#createHead, `{"order_id":"${orderId}"}`);
   }
 
-  #nextOrderId(): string {
+  /** The next venue id written into the scratch buffer; its length. */
+  #nextOrderId(): number {
     const scratch = this.#orderIdScratch;
     let at = writeAscii(scratch, 0, this.venue.name);
     at = writeAscii(scratch, at, '-sink-');
-    at = writeInteger(scratch, at, ++this.#orderIds);
-    return scratch.toString('latin1', 0, at);
+    return writeInteger(scratch, at, ++this.#orderIds);
   }
 
   /** Acks every request written since the last call (creates resting in full, cancels done). */
@@ -173,8 +192,14 @@ export class SinkOrderEntry implements OrderEntry, OrderReads {
     for (let i = 0; i < n; i++) {
       const key = this.#answerKey[i];
       const handle = this.#answerHandle[i]!;
-      if (this.#answerKind[i] === 0) listener.onCreateAck(handle > 0 ? handle : key, this.#nextOrderId(), 0 as Count, this.#answerCount[i] as Count, tsMs);
-      else listener.onCancelAck(key, COUNT_INVALID, tsMs);
+      const answerKey = handle > 0 ? handle : key;
+      if (this.#answerKind[i] === 0) {
+        const idLength = this.#nextOrderId();
+        if (listener.onCreateAckBytes !== undefined) listener.onCreateAckBytes(answerKey, this.#orderIdScratch, 0, idLength, 0 as Count, this.#answerCount[i] as Count, tsMs);
+        else listener.onCreateAck(answerKey, this.#orderIdScratch.toString('latin1', 0, idLength), 0 as Count, this.#answerCount[i] as Count, tsMs);
+      } else {
+        listener.onCancelAck(answerKey, COUNT_INVALID, tsMs);
+      }
     }
     listener.answersEnd?.(); // as RestOrderEntry ends a response
     return n;

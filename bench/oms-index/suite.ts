@@ -11,19 +11,19 @@
  * rounds) and per-operation latency; the bytes left per order are the hot-path suite's allocation
  * rows. Every loop is bounded in count and time.
  *
- * The venue ids: the OMS's StringTable (src/core/string-table.ts: open addressing, no entry
- * allocated per order, the key's last 16 characters hashed and each cell's hash kept) beside the
- * Map it replaced. A first version that hashed every character on every call and again on each
- * delete's shift was far below the Map and was not kept (session 14). The finds use a copy of the
- * key made apart from the indexed one, as a WebSocket frame's parsed id is, with its hash not yet
- * cached by V8.
+ * The venue ids: the OMS's VenueIdIndex (src/oms/venue-order-ids.ts: open addressing over the
+ * records, keyed by the id bytes each record holds, no key string kept, the id's last 8 characters
+ * hashed and each cell's hash kept) beside the Map it replaced. A first version that hashed every
+ * character on every call and again on each delete's shift was far below the Map and was not kept
+ * (session 14). The finds use a copy of the key made apart from the indexed one, as a WebSocket
+ * frame's parsed id is, with its hash not yet cached by V8.
  */
 
 import { randomUUID } from 'node:crypto';
 import { ClientOrderIds, OrderPool } from '../../src/oms/index.ts';
 import type { Order } from '../../src/oms/index.ts';
 import { ClientIdIndex } from '../../src/oms/client-id-index.ts';
-import { StringTable } from '../../src/core/index.ts';
+import { VenueIdIndex } from '../../src/oms/index.ts';
 import { consume, latencyRow, measureLatency, measureThroughputInterleaved, throughputRow } from '../harness.ts';
 import type { BenchRow, BenchSuite } from '../harness.ts';
 import type { Price } from '../../src/core/index.ts';
@@ -35,7 +35,22 @@ const KEYS = 262_144; // keys cycle; one is reused long after it was forgotten
 interface Index {
   get(id: string): Order | undefined;
   set(id: string, order: Order): void;
-  delete(id: string): boolean;
+  /** Forgets `id`, the id of `order` (a Map needs only the id, the OMS's index only the record). */
+  delete(id: string, order: Order): boolean;
+}
+
+/** The OMS's VenueIdIndex as an Index: the record holds its id (set once per order before the runs). */
+class VenueIds implements Index {
+  readonly #index = new VenueIdIndex<Order>();
+  get(id: string): Order | undefined {
+    return this.#index.get(id);
+  }
+  set(_id: string, order: Order): void {
+    this.#index.add(order);
+  }
+  delete(_id: string, order: Order): boolean {
+    return this.#index.remove(order);
+  }
 }
 
 /** One order's life against `index` over the key ring: index, find twice, forget the oldest. */
@@ -68,7 +83,8 @@ class Lifecycle {
     const find = this.#finds[at]!;
     consume(this.#index.get(this.#firstBySame ? key : find)?.state); // the OMS reads the order it finds: its cache miss is paid either way
     consume(this.#index.get(find)?.state);
-    this.#index.delete(keys[(this.#next - TRACKED) & (KEYS - 1)]!);
+    const gone = (this.#next - TRACKED) & (KEYS - 1);
+    this.#index.delete(keys[gone]!, this.#orders[gone]!);
     this.#next++;
   }
 }
@@ -115,10 +131,11 @@ export default {
     const orders = Array.from({ length: KEYS }, () => pool.take().reinit('', ids.take(), 'KX-BENCH', 0, 'bid', 4000 as Price, 100, 'good_till_canceled', false, false, 'taker_at_cross', 0, null, -1, 0, 0, ids));
     const ownKeys = orders.map((order) => ids.format(order.counter));
     const ownFinds = ownKeys.map(flat);
+    orders.forEach((order, i) => order.setOrderIdText(venueKeys[i]!)); // as an answer's id is kept: bytes in the record
     const cases = [
       { name: 'own client order id: ClientIdIndex (index by counter, find by handle and by a parsed id, forget)', baseline: false, life: new OwnLifecycle(new ClientIdIndex(ids.head), orders, ownFinds) },
       { name: 'baseline: own client order id: Map (index the id string, find by it and by a parsed id, forget)', baseline: true, life: new Lifecycle(new Map<string, Order>(), ownKeys, orders, ownFinds, true) },
-      { name: 'venue order id: StringTable, as the OMS keeps it (index, find twice by a parsed copy, forget)', baseline: false, life: new Lifecycle(new StringTable<Order>(), venueKeys, orders, venueFinds) },
+      { name: 'venue order id: VenueIdIndex, as the OMS keeps it (index, find twice by a parsed copy, forget)', baseline: false, life: new Lifecycle(new VenueIds(), venueKeys, orders, venueFinds) },
       { name: 'baseline: venue order id: Map (index, find twice by a parsed copy, forget)', baseline: true, life: new Lifecycle(new Map<string, Order>(), venueKeys, orders, venueFinds) },
     ];
     const results = measureThroughputInterleaved(

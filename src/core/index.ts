@@ -18,6 +18,5 @@ export * from './intent.ts';
 export * from './exit-trigger.ts';
 export * from './fifo-map.ts';
 export * from './counter-ring.ts';
-export * from './string-table.ts';
 export * from './ascii-bytes.ts';
 export * from './cli-options.ts';

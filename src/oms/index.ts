@@ -12,6 +12,8 @@ export { TRANSITIONS, NO_TRANSITION, nextState } from './transitions.ts';
 export type { TransitionRow } from './transitions.ts';
 export { Order } from './order.ts';
 export { OrderPool } from './order-pool.ts';
+export { VENUE_ID_BYTES_MAX, VenueIdIndex, hashIdBytes, hashIdText, storableBytes, storableText } from './venue-order-ids.ts';
+export type { VenueIdHolder } from './venue-order-ids.ts';
 export { ClientOrderIds, ClientOrderIdError, CLIENT_ORDER_ID_BYTES_MAX, parseClientOrderId, nextSessionEpoch } from './client-order-ids.ts';
 export type { ParsedClientOrderId } from './client-order-ids.ts';
 export { Journal, JournalKind, recover } from './journal.ts';
@@ -36,11 +38,13 @@ export type {
   FillsQuery,
   NewOrder,
   OrderEntry,
+  OrderKey,
   OrderStatus,
   OrdersQuery,
   PositionsQuery,
   SelfTradePrevention,
   TimeInForce,
+  VenueOrderRef,
   WireFill,
   WireOrder,
   WirePosition,

@@ -44,6 +44,17 @@ export class JournalBytes {
     this.length = writeJsonString(this.#buffer, this.length, text);
   }
 
+  /** A JSON string of bytes that need no escape (the caller checked: venue-order-ids.ts), the first `length` of `bytes`. */
+  quotedBytes(bytes: Uint8Array, length: number): void {
+    this.#ensure(length + 2);
+    const out = this.#buffer;
+    let at = this.length;
+    out[at++] = 0x22;
+    for (let i = 0; i < length; i++) out[at++] = bytes[i]!;
+    out[at++] = 0x22;
+    this.length = at;
+  }
+
   /** A JSON number, the text `${value}` gives: safe integers as digits, anything else through String (rare); non-finite is null. */
   num(value: number): void {
     if (!Number.isFinite(value)) {

@@ -25,6 +25,7 @@ import type { BookSide, Exchange, Price, TimeInForce } from '../core/index.ts';
 import { parseClientOrderId } from './client-order-ids.ts';
 import type { ClientOrderIds } from './client-order-ids.ts';
 import { JournalBytes } from './journal-bytes.ts';
+import { VENUE_ID_BYTES_MAX } from './venue-order-ids.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderState } from './order-state.ts';
 import type { Order } from './order.ts';
 import { QUOTE_EVENT_NAMES, QUOTE_STATE_NAMES, type QuoteState } from './quote-state.ts';
@@ -76,6 +77,9 @@ class JournalEntry {
   idWriter: ClientOrderIds | null = null;
   idCounter = 0;
   orderId = '';
+  /** An order event's venue id copied as bytes from the order (its string never made); orderId is then ''. */
+  readonly orderIdBytes = Buffer.alloc(VENUE_ID_BYTES_MAX);
+  orderIdLength = 0;
   state = 0;
   event = -1;
   price = 0;
@@ -183,7 +187,7 @@ export class Journal {
     e.kind = kind;
     e.tsMs = tsMs;
     setOrderId(e, order);
-    e.orderId = order.orderId;
+    setVenueId(e, order);
     e.state = order.state;
     e.event = event;
     e.price = order.price;
@@ -321,7 +325,8 @@ export class Journal {
       this.pump(); // overload: serialise now, keep order, never drop
     }
     const e = this.#ring[this.#size++];
-    e.idWriter = null; // only an order's entries write their id as bytes (setOrderId)
+    e.idWriter = null; // only an order's entries write their ids as bytes (setOrderId, setVenueId)
+    e.orderIdLength = 0;
     return e;
   }
 
@@ -391,6 +396,18 @@ function setOrderId(e: JournalEntry, order: Order): void {
   e.clientOrderId = order.ids === null ? order.clientOrderId : '';
 }
 
+/** The order's venue id into the entry: its bytes copied when it has them (no string made), else its text. */
+function setVenueId(e: JournalEntry, order: Order): void {
+  const n = order.writeOrderId(e.orderIdBytes, 0);
+  e.orderIdLength = n > 0 ? n : 0;
+  e.orderId = n > 0 ? '' : order.orderId;
+}
+
+function writeVenueId(w: JournalBytes, e: JournalEntry): void {
+  if (e.orderIdLength > 0) w.quotedBytes(e.orderIdBytes, e.orderIdLength);
+  else w.str(e.orderId);
+}
+
 function writeClientOrderId(w: JournalBytes, e: JournalEntry): void {
   if (e.idWriter !== null) w.clientOrderId(e.idWriter, e.idCounter);
   else w.str(e.clientOrderId);
@@ -455,7 +472,7 @@ function serializeQuote(w: JournalBytes, e: JournalEntry): void {
 
 function serializeOrderEvent(w: JournalBytes, e: JournalEntry): void {
   w.raw(',"coid":'); writeClientOrderId(w, e);
-  w.raw(',"oid":'); w.str(e.orderId);
+  w.raw(',"oid":'); writeVenueId(w, e);
   const state = ORDER_STATE_NAMES[e.state];
   if (state !== undefined) {
     w.raw(',"st":');

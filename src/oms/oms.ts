@@ -21,7 +21,7 @@
  * timer. It never chooses prices.
  */
 
-import { CENTICENTS_INVALID, COUNT_INVALID, FifoMap, StringTable } from '../core/index.ts';
+import { CENTICENTS_INVALID, COUNT_INVALID, FifoMap } from '../core/index.ts';
 import type { BookSide, Clock, Count, OrderIntent, Price } from '../core/index.ts';
 import { ClientOrderIds, nextSessionEpoch, parseClientOrderId } from './client-order-ids.ts';
 import { ClientIdIndex } from './client-id-index.ts';
@@ -33,8 +33,9 @@ import type { OmsListener, OmsSender, OrderUpdateSink } from './oms-ports.ts';
 import { ORDER_EVENT_NAMES, ORDER_STATE_NAMES, OrderEvent, OrderState, isTerminal } from './order-state.ts';
 import type { Order } from './order.ts';
 import { OrderPool } from './order-pool.ts';
+import { VenueIdIndex } from './venue-order-ids.ts';
 import { LiveOrders } from './live-orders.ts';
-import type { CreateKey, ExecErrorCode, ExecListener, ExecReject, OrderReads, SelfTradePrevention, WireFill, WireOrder } from './order-route.ts';
+import type { CreateKey, ExecErrorCode, ExecListener, ExecReject, OrderKey, OrderReads, SelfTradePrevention, WireFill, WireOrder } from './order-route.ts';
 import { SILENT_LOGGER } from './oms-inputs.ts';
 import type { FillInput, MarketPositionInput, OmsLogger, SystemOrder, UserOrderInput } from './oms-inputs.ts';
 import { PositionBook } from './positions.ts';
@@ -145,8 +146,12 @@ export class Oms implements ExecListener {
   readonly #reconcileIntervalMs: number;
   readonly #terminalRetentionMs: number;
   readonly #byClientId: ClientIdIndex;
-  /** Orders by venue order id: a table that allocates nothing per entry (a Map rebuilt its table as orders came and went: 55 bytes an order). */
-  readonly #byOrderId = new StringTable<Order>();
+  /**
+   * Orders by venue order id, keyed by the ids' bytes in the records (venue-order-ids.ts): it
+   * allocates nothing per entry and no id string (a Map rebuilt its table as orders came and went:
+   * 55 bytes an order; the id's string was 40 more).
+   */
+  readonly #byOrderId = new VenueIdIndex<Order>();
   readonly #live = new LiveOrders();
   /**
    * Terminal orders in the order they closed, in [#terminalHead, #terminalTail) (pruning advances
@@ -344,7 +349,7 @@ export class Oms implements ExecListener {
     if (order === undefined) return OmsResult.ORDER_UNKNOWN;
     if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
     if (order.state === OrderState.PENDING_CANCEL) return OmsResult.OK;
-    if (order.orderId === '' || (order.state !== OrderState.RESTING && order.state !== OrderState.UNKNOWN)) {
+    if (!order.hasOrderId || (order.state !== OrderState.RESTING && order.state !== OrderState.UNKNOWN)) {
       order.cancelWanted = true;
       return OmsResult.QUEUED;
     }
@@ -357,7 +362,7 @@ export class Oms implements ExecListener {
     this.#target = order ?? null;
     if (order === undefined) return OmsResult.ORDER_UNKNOWN;
     if (isTerminal(order.state)) return OmsResult.ORDER_NOT_LIVE;
-    if (order.state !== OrderState.RESTING || order.orderId === '') return OmsResult.ORDER_BUSY;
+    if (order.state !== OrderState.RESTING || !order.hasOrderId) return OmsResult.ORDER_BUSY;
     return OmsResult.READY;
   }
 
@@ -453,7 +458,7 @@ export class Oms implements ExecListener {
       const pending = state === OrderState.PENDING_NEW || state === OrderState.PENDING_CANCEL || state === OrderState.PENDING_AMEND || state === OrderState.PENDING_DECREASE;
       if (pending && nowMs - order.sentAtMs >= this.#pendingTimeoutMs) {
         this.#apply(order, OrderEvent.PENDING_TIMEOUT, JournalKind.STATE, 'PENDING_TIMEOUT', 0, false);
-      } else if (order.cancelWanted && order.orderId !== '' && (state === OrderState.RESTING || state === OrderState.UNKNOWN)) {
+      } else if (order.cancelWanted && order.hasOrderId && (state === OrderState.RESTING || state === OrderState.UNKNOWN)) {
         this.#sender.sendCancel(order);
       }
       order = LiveOrders.successor(order, next);
@@ -544,6 +549,17 @@ export class Oms implements ExecListener {
     const order = this.#createTarget(key);
     if (order === undefined) return this.#late('create ack', String(key));
     this.#setOrderId(order, orderId);
+    this.#createAcked(order, fillCount, remainingCount);
+  }
+
+  onCreateAckBytes(key: CreateKey, bytes: Uint8Array, start: number, end: number, fillCount: Count, remainingCount: Count, _tsMs: number): void {
+    const order = this.#createTarget(key);
+    if (order === undefined) return this.#late('create ack', String(key));
+    this.#setOrderIdBytes(order, bytes, start, end);
+    this.#createAcked(order, fillCount, remainingCount);
+  }
+
+  #createAcked(order: Order, fillCount: Count, remainingCount: Count): void {
     const closed = remainingCount === 0 && fillCount < order.totalCount;
     order.applyAggregate(fillCount, remainingCount, closed);
     const event = remainingCount > 0 ? OrderEvent.CREATE_ACK_OPEN : order.complete ? OrderEvent.CREATE_ACK_FILLED : OrderEvent.CREATE_ACK_DONE;
@@ -576,17 +592,22 @@ export class Oms implements ExecListener {
     return typeof key === 'number' ? this.#byClientId.own(key) : this.#byClientId.get(key);
   }
 
-  onCancelAck(orderId: string, _reducedBy: Count, _tsMs: number): void {
-    const order = this.#byOrderId.get(orderId);
-    if (order === undefined) return this.#late('cancel ack', orderId);
+  /** The order a cancel's answer is for: by its handle (cancelled by cancelOrder) or its venue id's text. */
+  #cancelTarget(key: OrderKey): Order | undefined {
+    return typeof key === 'number' ? this.#byClientId.own(key) : this.#byOrderId.get(key);
+  }
+
+  onCancelAck(key: OrderKey, _reducedBy: Count, _tsMs: number): void {
+    const order = this.#cancelTarget(key);
+    if (order === undefined) return this.#late('cancel ack', String(key));
     order.applyAggregate(order.filledCount, 0, true);
     this.#apply(order, OrderEvent.CANCEL_ACK, JournalKind.ACK, '', 0, false);
   }
 
-  onCancelReject(orderId: string, reject: ExecReject): void {
-    const order = this.#byOrderId.get(orderId);
-    if (order === undefined) return this.#late('cancel reject', orderId);
-    if (reject.status === 0 && !notSent(reject)) return this.onCancelUnknown(orderId, reject.code as ExecErrorCode);
+  onCancelReject(key: OrderKey, reject: ExecReject): void {
+    const order = this.#cancelTarget(key);
+    if (order === undefined) return this.#late('cancel reject', String(key));
+    if (reject.status === 0 && !notSent(reject)) return this.onCancelUnknown(key, reject.code as ExecErrorCode);
     if (reject.status === 404 || reject.code.startsWith('not_found')) {
       this.#apply(order, OrderEvent.CANCEL_GONE, JournalKind.REJECT, reject.code, reject.status, false);
       return;
@@ -598,9 +619,9 @@ export class Oms implements ExecListener {
     this.#apply(order, OrderEvent.CANCEL_REJECT, JournalKind.REJECT, reject.code, reject.status, false);
   }
 
-  onCancelUnknown(orderId: string, code: ExecErrorCode): void {
-    const order = this.#byOrderId.get(orderId);
-    if (order === undefined) return this.#late('cancel unknown', orderId);
+  onCancelUnknown(key: OrderKey, code: ExecErrorCode): void {
+    const order = this.#cancelTarget(key);
+    if (order === undefined) return this.#late('cancel unknown', String(key));
     this.#apply(order, OrderEvent.CANCEL_UNKNOWN, JournalKind.UNKNOWN, code, 0, false);
   }
 
@@ -835,7 +856,7 @@ export class Oms implements ExecListener {
 
   /** After an event that may have given the order an id or ended a pending request: send a queued cancel. */
   #afterEvent(order: Order): void {
-    if (order.cancelWanted && order.orderId !== '' && order.state === OrderState.RESTING) this.#sender.sendCancel(order);
+    if (order.cancelWanted && order.hasOrderId && order.state === OrderState.RESTING) this.#sender.sendCancel(order);
   }
 
   async #cancelAll(subaccount: number): Promise<void> {
@@ -853,17 +874,30 @@ export class Oms implements ExecListener {
   }
 
   #setOrderId(order: Order, orderId: string): void {
-    if (orderId === '' || order.orderId === orderId) return;
-    if (order.orderId !== '') {
+    if (orderId === '' || order.orderIdIs(orderId)) return;
+    if (order.hasOrderId) {
       this.#log.warn({ clientOrderId: order.clientOrderId, known: order.orderId, offered: orderId }, 'oms: second order id for one client order id ignored');
       return;
     }
-    order.orderId = orderId;
-    this.#byOrderId.set(orderId, order);
-    // Fills that came before their order's id are rare: no hash of the new id unless there are any.
-    const orphan = this.#orphanFills.size === 0 ? undefined : this.#orphanFills.get(orderId);
+    order.setOrderIdText(orderId);
+    this.#orderIdSet(order);
+  }
+
+  /** #setOrderId for an id read off the wire as bytes: kept as bytes, its string not made (text when not storable). */
+  #setOrderIdBytes(order: Order, bytes: Uint8Array, start: number, end: number): void {
+    if (end <= start || order.orderIdIsBytes(bytes, start, end)) return;
+    if (order.hasOrderId) return this.#setOrderId(order, Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1'));
+    if (!order.setOrderIdBytes(bytes, start, end)) return this.#setOrderId(order, Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1'));
+    this.#orderIdSet(order);
+  }
+
+  #orderIdSet(order: Order): void {
+    this.#byOrderId.add(order);
+    // Fills that came before their order's id are rare: no id string unless there are any.
+    if (this.#orphanFills.size === 0) return;
+    const orphan = this.#orphanFills.get(order.orderId);
     if (orphan !== undefined) {
-      this.#orphanFills.delete(orderId);
+      this.#orphanFills.delete(order.orderId);
       order.applyFill(orphan);
     }
   }
@@ -964,7 +998,7 @@ export class Oms implements ExecListener {
         if (nowMs - order.terminalAtMs < this.#terminalRetentionMs) break;
         if (order.updateQueued) break;
         if (isTerminal(order.state) && this.#byClientId.remove(order)) {
-          if (order.orderId !== '') this.#byOrderId.delete(order.orderId);
+          if (order.hasOrderId) this.#byOrderId.remove(order);
           this.#pool.release(order);
         }
       }
@@ -1158,7 +1192,7 @@ export class Oms implements ExecListener {
       return;
     }
     const expired = this.#clock.nowMs() - order.unknownSinceMs >= this.#unknownGraceMs;
-    const event = !expired ? OrderEvent.RECONCILE_MISSING : order.orderId === '' ? OrderEvent.RECONCILE_MISSING_EXPIRED : OrderEvent.RECONCILE_GONE_EXPIRED;
+    const event = !expired ? OrderEvent.RECONCILE_MISSING : !order.hasOrderId ? OrderEvent.RECONCILE_MISSING_EXPIRED : OrderEvent.RECONCILE_GONE_EXPIRED;
     if (expired) order.applyAggregate(order.filledCount, 0, true);
     this.#apply(order, event, JournalKind.RECONCILE, 'MISSING', 0, false);
   }

@@ -81,13 +81,42 @@ export interface ExecReject {
  */
 export type CreateKey = string | number;
 
+/**
+ * Which order a cancel's answer is for: its venue order id as text, or the handle of the order a
+ * route cancelled by cancelOrder() (a positive number: no id string made on the way).
+ */
+export type OrderKey = string | number;
+
+/**
+ * An order to cancel as a route reads it without making the venue id's string (the OMS's Order
+ * satisfies it): the id's bytes written by the order, answered by its handle.
+ */
+export interface VenueOrderRef {
+  /** The OMS's handle (NewOrder.handle); 0 when the order has none: answer by `orderId` then. */
+  readonly handle: number;
+  readonly subaccount: number;
+  /** The venue's id as text (made when read: a route on the order path writes it with writeOrderId). */
+  readonly orderId: string;
+  /** Writes the id's characters (no quotes; they need no JSON escape) at `at`, returns the offset after them; -1 when the id is only text (write orderId). Room: VENUE_ID_BYTES_MAX. */
+  writeOrderId(out: Uint8Array, at: number): number;
+  /** Whether the venue's id is `text` (matching an answer's echo without making the id's string). */
+  orderIdIs(text: string): boolean;
+}
+
 export interface ExecListener {
   onCreateAck(key: CreateKey, orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void;
+  /**
+   * onCreateAck with the venue's order id as the bytes bytes[start, end) of the answer (Latin-1),
+   * read during the call only: a listener that has it keeps them without making the string. A
+   * route calls it when the listener has it, else onCreateAck.
+   */
+  onCreateAckBytes?(key: CreateKey, bytes: Uint8Array, start: number, end: number, fillCount: Count, remainingCount: Count, tsMs: number): void;
   onCreateReject(key: CreateKey, reject: ExecReject): void; // exchange said no: order not applied
   onCreateUnknown(key: CreateKey, code: ExecErrorCode): void; // fate unknown: OMS must reconcile
-  onCancelAck(orderId: string, reducedBy: Count, tsMs: number): void;
-  onCancelReject(orderId: string, reject: ExecReject): void; // 404 not_found = already gone
-  onCancelUnknown(orderId: string, code: ExecErrorCode): void;
+  /** `orderId`: the venue id, or the order's handle when it was cancelled by cancelOrder() (OrderKey). */
+  onCancelAck(orderId: OrderKey, reducedBy: Count, tsMs: number): void;
+  onCancelReject(orderId: OrderKey, reject: ExecReject): void; // 404 not_found = already gone
+  onCancelUnknown(orderId: OrderKey, code: ExecErrorCode): void;
   /** fillCount/remainingCount are COUNT_INVALID when the exchange omitted them (the amend did not change them). */
   onAmendAck(orderId: string, fillCount: Count, remainingCount: Count, tsMs: number): void;
   onAmendReject(orderId: string, reject: ExecReject): void;
@@ -181,6 +210,11 @@ export interface OrderEntry {
   setListener(listener: ExecListener): void;
   create(order: Readonly<NewOrder>): void; // synchronous: encoded, signed and queued on the socket before return (REST: written in the same loop turn, see rest-order-entry.ts)
   cancel(orderId: string, subaccount: number): void;
+  /**
+   * cancel() of an order the route reads by VenueOrderRef: its id's bytes written into the request,
+   * its answers keyed by its handle (OrderKey) when it has one. Optional: without it, cancel().
+   */
+  cancelOrder?(order: Readonly<VenueOrderRef>): void;
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void;
   decrease(orderId: string, reduceBy: Count, subaccount: number): void;
   cancelAll(subaccount: number | null): Promise<void>; // kill switch, DELETE /portfolio/events/orders

@@ -444,7 +444,9 @@ export class Router implements OrderPort, OmsSender {
       return OmsResult.OK;
     }
     this.#probe.onExecCall();
-    this.#routeOf(order).cancel(order.orderId, order.subaccount);
+    // By the order where the route can: its venue id written as bytes, answered by its handle.
+    if (route.cancelOrder !== undefined) route.cancelOrder(order);
+    else route.cancel(order.orderId, order.subaccount);
     this.#probe.onExecReturn();
     return OmsResult.OK;
   }

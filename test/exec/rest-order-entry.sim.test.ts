@@ -144,6 +144,52 @@ describe('RestOrderEntry against the simulator', () => {
     expect((single[2] as { status: number }).status).toBe(404);
   });
 
+  it('cancelOrder: the venue id written from the order\'s bytes, answered by its handle, its string never read; not_found and an applied cancel answered 5xx keyed alike', async () => {
+    const create = order({ price: 3300 as Price });
+    entry.create(create);
+    const ack = await listener.outcome('create', create.clientOrderId);
+    const orderId = ack[2] as string;
+    const handle = 424_242;
+    // A VenueOrderRef whose text may not be read: the route writes the bytes and matches the echo by comparison.
+    const bytes = Buffer.from(orderId, 'latin1');
+    const ref = {
+      handle,
+      subaccount: 0,
+      get orderId(): string {
+        throw new Error('the id string was read');
+      },
+      writeOrderId: (out: Uint8Array, at: number): number => {
+        out.set(bytes, at);
+        return at + bytes.length;
+      },
+      orderIdIs: (text: string): boolean => text === orderId,
+    };
+    listener.events.length = 0;
+    entry.cancelOrder(ref);
+    expect((await listener.outcome('cancel', handle)).slice(0, 3)).toEqual(['cancelAck', handle, 1000]);
+    expect((await account.listOrders({ ticker: TICKER, status: 'resting' })).some((o) => o.orderId === orderId)).toBe(false);
+    // Again: the venue's not_found item, keyed by the handle.
+    listener.events.length = 0;
+    entry.cancelOrder(ref);
+    expect(await listener.outcome('cancel', handle)).toMatchObject(['cancelReject', handle, { code: 'not_found' }]);
+    // Applied but answered 5xx: unknown, keyed by the handle; the order is gone at the venue.
+    listener.events.length = 0;
+    const second = order({ price: 3300 as Price });
+    entry.create(second);
+    const secondId = (await listener.outcome('create', second.clientOrderId))[2] as string;
+    const fault = sim.faults.add({ kind: 'ambiguous_order', mode: 'error', target: { times: 1, method: 'DELETE', path: '/portfolio/events/orders/batched' } });
+    try {
+      entry.cancelOrder({ handle: handle + 1, subaccount: 0, orderId: '(not read)', writeOrderId: (out: Uint8Array, at: number) => at + Buffer.from(out.buffer, out.byteOffset, out.length).write(secondId, at, 'latin1'), orderIdIs: (text: string) => text === secondId });
+      expect(await listener.outcome('cancel', handle + 1)).toEqual(['cancelUnknown', handle + 1, 'EXEC_HTTP_5XX']);
+    } finally {
+      sim.faults.remove(fault);
+    }
+    expect(await account.getOrder(secondId)).toMatchObject({ status: 'canceled' });
+    // An order without a handle goes by its text (cancel()): the venue's not_found for the cancelled order, keyed by the id.
+    entry.cancelOrder({ handle: 0, subaccount: 0, orderId: secondId, writeOrderId: () => -1, orderIdIs: (text: string) => text === secondId });
+    expect(await listener.outcome('cancel', secondId)).toMatchObject(['cancelReject', secondId, { code: 'not_found' }]);
+  });
+
   it('reports exchange rejects: duplicate client order id (409) and an off-grid price (400 invalid_price)', async () => {
     const first = order({ price: 2000 as Price });
     entry.create(first);

@@ -14,9 +14,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createIntent, IntentKind } from '../../src/core/index.ts';
 import type { Count, OrderIntent, Price } from '../../src/core/index.ts';
-import { CreateBodyWriter } from '../../src/exec/index.ts';
-import { ClientOrderIds, Journal, OrderPool, OrderState } from '../../src/oms/index.ts';
-import type { ExecListener, NewOrder } from '../../src/oms/index.ts';
+import { CreateBodyWriter, OneCancelBodyWriter } from '../../src/exec/index.ts';
+import { ClientOrderIds, Journal, Order, OrderPool, OrderState, recover } from '../../src/oms/index.ts';
+import type { ExecListener, NewOrder, VenueOrderRef } from '../../src/oms/index.ts';
 import { Deny } from '../../src/risk/index.ts';
 import { Router } from '../../src/router/index.ts';
 import { c, FakeEntry, p, world } from './fakes.ts';
@@ -43,19 +43,35 @@ class BytesEntry extends FakeEntry {
   }
 }
 
+/** BytesEntry with cancels by the order, as RestOrderEntry's batched route sends them: the id's bytes in the body, answered by handle. */
+class ByOrderEntry extends BytesEntry {
+  readonly cancelBodies: string[] = [];
+  readonly cancelHandles: number[] = [];
+  readonly #cancelWriter = new OneCancelBodyWriter();
+  readonly #cancelOut = Buffer.alloc(4096);
+
+  cancelOrder(order: Readonly<VenueOrderRef>): void {
+    this.#cancelWriter.order = order;
+    this.#cancelWriter.subaccount = order.subaccount;
+    const end = this.#cancelWriter.writeInto(this.#cancelOut, 0);
+    this.#cancelWriter.order = null;
+    this.cancelBodies.push(this.#cancelOut.toString('latin1', 0, end));
+    this.cancelHandles.push(order.handle);
+  }
+}
+
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   vi.restoreAllMocks();
 });
 
-function setup(limits = {}) {
+function setup(limits = {}, entry: BytesEntry = new BytesEntry()) {
   const dir = mkdtempSync(path.join(tmpdir(), 'client-id-handles-'));
   dirs.push(dir);
   const journalPath = path.join(dir, 'journal.jsonl');
   const journal = new Journal(journalPath);
   const w = world({ journal, limits });
-  const entry = new BytesEntry();
   const router = new Router({ gate: w.gate, oms: w.oms, route: entry, clock: w.clock });
   const made = vi.spyOn(w.oms.clientOrderIds, 'format');
   return { w, entry, router, journal, journalPath, made };
@@ -116,6 +132,50 @@ describe('orders by handle: no client order id string on the order path', () => 
       expect(order.clientOrderId).toBe(ids[i]);
       expect(w.oms.order(ids[i]!)).toBe(order); // and by its text
     }
+  });
+
+  it('venue ids as bytes: acked from an answer\'s bytes, cancelled by the order and answered by handle, journaled; no venue id string made until read', async () => {
+    const entry = new ByOrderEntry();
+    const { w, router, journal, journalPath } = setup({}, entry);
+    const venueIdRead = vi.spyOn(Order.prototype, 'orderId', 'get');
+    const answer = Buffer.alloc(256);
+    const venueIds: string[] = [];
+    const handles: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const intent = bid(w.market, '0.40');
+      expect(router.submit(intent)).toBe(Deny.NONE);
+      handles.push(intent.orderHandle);
+      // The id inside a response's bytes, among other bytes (a UUID, as the venue's are).
+      const id = `9b8e0d3f-2c1a-4e01-a5e1-${String(i).padStart(12, '0')}`;
+      venueIds.push(id);
+      answer.fill(0x20);
+      const start = 17 + (i % 5);
+      answer.write(id, start, 'latin1');
+      entry.execListener!.onCreateAckBytes!(intent.orderHandle, answer, start, start + id.length, 0 as Count, c('1'), 0);
+    }
+    answer.fill(0x7a); // the answer's buffer is reused: the OMS kept its own copy
+    for (const handle of handles) expect(router.submit(byHandle(IntentKind.CANCEL, w.market, handle))).toBe(Deny.NONE);
+    expect(entry.cancelHandles).toEqual(handles);
+    expect(entry.cancels).toHaveLength(0); // none went by text
+    for (const handle of handles.slice(0, 30)) entry.execListener!.onCancelAck(handle, c('1'), 0);
+    entry.execListener!.onCancelReject(handles[30]!, { status: 200, code: 'not_found', message: 'gone', details: '' });
+    for (const handle of handles.slice(31)) entry.execListener!.onCancelUnknown(handle, 'EXEC_TIMEOUT');
+    await journal.flush();
+    expect(venueIdRead).not.toHaveBeenCalled(); // on the way: bytes only
+
+    expect(entry.cancelBodies.map((body) => (JSON.parse(body) as { orders: { order_id: string }[] }).orders[0]!.order_id)).toEqual(venueIds);
+    for (const [i, handle] of handles.entries()) {
+      const order = w.oms.orderByHandle(handle)!;
+      expect(order.state).toBe(i < 30 ? OrderState.CANCELED : OrderState.UNKNOWN); // not_found and a timeout: reconciliation decides
+      expect(order.orderId).toBe(venueIds[i]); // made now, from the bytes
+      expect(w.oms.orderByOrderId(venueIds[i]!)).toBe(order);
+    }
+    // The journal wrote the ids from the bytes; a restart reads them back.
+    await journal.close();
+    const lines = readFileSync(journalPath, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { k: string; oid?: string; n?: number });
+    expect(new Set(lines.filter((line) => line.oid !== undefined && line.oid !== '').map((line) => line.oid))).toEqual(new Set(venueIds));
+    const recovered = recover(journalPath);
+    expect(recovered.orders.map((order) => order.orderId)).toEqual(venueIds);
   });
 
   it('reads a handle back from a journal it wrote: the restart finds the order by its id text', async () => {

@@ -15,8 +15,8 @@
 
 import { asciiConst, assert, formatCount, formatPrice, jsonStringBytesMax, writeAscii, writeBytes, writeFixed, writeInteger, writeJsonString, type BookSide, type Count, type Price } from '../../core/index.ts';
 import type { BodyWriter } from '../../net/index.ts';
-import { CLIENT_ORDER_ID_BYTES_MAX } from '../../oms/index.ts';
-import type { NewOrder, SelfTradePrevention, TimeInForce } from '../../oms/index.ts';
+import { CLIENT_ORDER_ID_BYTES_MAX, VENUE_ID_BYTES_MAX } from '../../oms/index.ts';
+import type { NewOrder, SelfTradePrevention, TimeInForce, VenueOrderRef } from '../../oms/index.ts';
 
 const SUBACCOUNT_MAX = 63;
 
@@ -267,11 +267,24 @@ export function encodeBatchCancel(orderIds: readonly string[], subaccount: numbe
   return `${body}]}`;
 }
 
-/** The batched DELETE's body for one order (what a single cancel sends there) as bytes at `at`; -1 without the room. */
-export function writeOneCancelBodyInto(out: Buffer, at: number, orderId: string, subaccount: number): number {
-  if (at + 60 + jsonStringBytesMax(orderId) > out.length) return -1;
+/**
+ * The batched DELETE's body for one order (what a single cancel sends there) as bytes at `at`; -1
+ * without the room. The id is `order`'s bytes when given and it has them (its string never made),
+ * else the text `orderId` (or `order.orderId`).
+ */
+export function writeOneCancelBodyInto(out: Buffer, at: number, orderId: string, subaccount: number, order: Readonly<VenueOrderRef> | null = null): number {
+  if (at + 60 + (order !== null ? VENUE_ID_BYTES_MAX : jsonStringBytesMax(orderId)) > out.length) return -1;
   at = writeBytes(out, at, K_ORDERS_ORDER_ID);
-  at = writeJsonString(out, at, orderId);
+  const idEnd = order === null ? -1 : order.writeOrderId(out, at + 1);
+  if (idEnd > 0) {
+    out[at] = 0x22;
+    out[idEnd] = 0x22;
+    at = idEnd + 1;
+  } else {
+    const text = order === null ? orderId : order.orderId;
+    if (at + 60 + jsonStringBytesMax(text) > out.length) return -1;
+    at = writeJsonString(out, at, text);
+  }
   if (subaccount !== 0) {
     at = writeAscii(out, at, ',"subaccount":');
     at = writeInteger(out, at, subaccount);
@@ -282,14 +295,16 @@ export function writeOneCancelBodyInto(out: Buffer, at: number, orderId: string,
 /** A single cancel's batched-DELETE body as a BodyWriter (see CreateBodyWriter); the route checked the subaccount. */
 export class OneCancelBodyWriter implements BodyWriter {
   orderId = '';
+  /** The order whose id's bytes are written instead of `orderId` (cancelOrder), or null. */
+  order: Readonly<VenueOrderRef> | null = null;
   subaccount = 0;
 
   writeInto(out: Buffer, at: number): number {
-    return writeOneCancelBodyInto(out, at, this.orderId, this.subaccount);
+    return writeOneCancelBodyInto(out, at, this.orderId, this.subaccount, this.order);
   }
 
   text(): string {
-    return scratchText((out) => writeOneCancelBodyInto(out, 0, this.orderId, this.subaccount));
+    return scratchText((out) => writeOneCancelBodyInto(out, 0, this.orderId, this.subaccount, this.order));
   }
 }
 

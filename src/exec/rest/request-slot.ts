@@ -8,7 +8,7 @@
  * interprets a response (the owner's `finish` does) and never calls a listener itself.
  */
 
-import type { CreateKey, ExecErrorCode } from '../../oms/index.ts';
+import type { CreateKey, ExecErrorCode, OrderKey, VenueOrderRef } from '../../oms/index.ts';
 import type { NetFailure, RawExchangeHandler } from '../../net/index.ts';
 import { netFailureCode } from './transport-error.ts';
 
@@ -34,7 +34,8 @@ const NO_KEYS: readonly string[] = Object.freeze([]);
 export class RequestSlot implements RawExchangeHandler {
   kind: RequestKind = RequestKind.CREATE;
   key = ''; // clientOrderId (create) or orderId (cancel, amend, decrease)
-  orderHandle = 0; // create: the order's handle (NewOrder.handle) when > 0, its answer's key instead of `key` (no id string made)
+  orderHandle = 0; // create, cancelOrder: the order's handle when > 0, its answer's key instead of `key` (no id string made)
+  order: Readonly<VenueOrderRef> | null = null; // cancelOrder: the order, to match the answer's echoed id without making its own
   keys: readonly string[] = NO_KEYS; // batch: clientOrderIds or orderIds, in request order
   status = 0;
   writeTokens = 0; // what the venue's write bucket charges for this request (counted in flight until it ends)
@@ -58,9 +59,15 @@ export class RequestSlot implements RawExchangeHandler {
     return this.orderHandle > 0 ? this.orderHandle : this.key;
   }
 
+  /** Which order a cancel's answer is for (ExecListener's OrderKey). */
+  orderKey(): OrderKey {
+    return this.orderHandle > 0 ? this.orderHandle : this.key;
+  }
+
   /** Clears per-request state before reuse. */
   reset(): void {
     this.orderHandle = 0;
+    this.order = null;
     this.status = 0;
     this.rawBody = null;
     this.rawBodyLength = 0;

@@ -72,6 +72,7 @@ import {
   type ExecReject,
   type NewOrder,
   type OrderEntry,
+  type VenueOrderRef,
 } from '../../oms/index.ts';
 import {
   AmendBodyWriter,
@@ -585,6 +586,25 @@ export class RestOrderEntry implements OrderEntry {
     this.#send(slot, 'DELETE', subaccountQuery(path, subaccount), path, -1, OrderPathKind.CANCEL, orderId, null, null);
   }
 
+  /**
+   * cancel() by the order: on the batched route its id's bytes go into the body and the answer is
+   * keyed by its handle (no id string made); an order without a handle or bytes, or the single
+   * route (its path holds the id's text), goes through cancel().
+   */
+  cancelOrder(order: Readonly<VenueOrderRef>): void {
+    if (this.#options.cancelRoute !== 'batched' || order.handle <= 0) return this.cancel(order.orderId, order.subaccount);
+    checkSubaccount(order.subaccount);
+    const slot = this.#acquire(RequestKind.CANCEL_VIA_BATCH);
+    slot.orderHandle = order.handle;
+    slot.order = order;
+    slot.writeTokens = CANCEL_TOKENS;
+    const body = this.#cancelBody;
+    body.order = order;
+    body.subaccount = order.subaccount;
+    this.#send(slot, 'DELETE', this.#batchPath, this.#batchPath, this.#batchCancelEndpoint, -1, '', body, this.#rawBatchCancel);
+    body.order = null;
+  }
+
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
     checkSubaccount(subaccount);
     this.#venue.checkAmend(side, price, count);
@@ -790,6 +810,7 @@ export class RestOrderEntry implements OrderEntry {
         if (ack.remainingCount === 0) this.#orderPaths?.forget(slot.key);
         return listener.onDecreaseAck(slot.key, ack.remainingCount, ack.tsMs);
       case RequestKind.CANCEL_VIA_BATCH:
+        if (slot.order !== null) return this.#finishOrderCancel(status, body, slot.order, slot.orderHandle);
         return this.#finishCancelItems(status, body, [slot.key]);
       case RequestKind.BATCH_CANCEL:
         return this.#finishCancelItems(status, body, slot.keys);
@@ -834,6 +855,32 @@ export class RestOrderEntry implements OrderEntry {
     }
   }
 
+  /** A cancelOrder's answer (one item): matched by comparing its echoed order_id with the order's, answered by the handle. */
+  #finishOrderCancel(status: number, body: Record<string, unknown>, order: Readonly<VenueOrderRef>, handle: number): void {
+    const items = Array.isArray(body['orders']) ? (body['orders'] as unknown[]) : [];
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i];
+      if (typeof item !== 'object' || item === null) continue;
+      const object = item as Record<string, unknown>;
+      const echoed = typeof object['order_id'] === 'string' ? (object['order_id'] as string) : '';
+      if (echoed !== '' ? !order.orderIdIs(echoed) : i !== 0) continue;
+      const reject = parseItemError(status, object);
+      if (reject !== null) {
+        this.stats.rejects++;
+        // The echo is the id's text already (the parse made it): the order's own is not made for this.
+        if (reject.code.startsWith('not_found')) this.#orderPaths?.forget(echoed !== '' ? echoed : order.orderId);
+        return this.#listener.onCancelReject(handle, reject);
+      }
+      if (this.#venue.readCancelAck(object, this.#ack)) {
+        this.stats.acks++;
+        this.#orderPaths?.forget(echoed !== '' ? echoed : order.orderId);
+        return this.#listener.onCancelAck(handle, this.#ack.reducedBy, this.#ack.tsMs);
+      }
+    }
+    this.stats.unknowns++;
+    this.#listener.onCancelUnknown(handle, 'EXEC_BAD_RESPONSE');
+  }
+
   /** Batch cancel items: matched by order_id; item errors are rejects, missing items unknown. */
   #finishCancelItems(status: number, body: Record<string, unknown>, ids: readonly string[]): void {
     const items = Array.isArray(body['orders']) ? (body['orders'] as unknown[]) : [];
@@ -874,8 +921,8 @@ export class RestOrderEntry implements OrderEntry {
       case RequestKind.CANCEL:
       case RequestKind.CANCEL_VIA_BATCH:
         this.stats.rejects++;
-        if (reject.status === 404) this.#orderPaths?.forget(slot.key); // already gone
-        return listener.onCancelReject(slot.key, reject);
+        if (reject.status === 404) this.#orderPaths?.forget(slot.order !== null ? slot.order.orderId : slot.key); // already gone
+        return listener.onCancelReject(slot.orderKey(), reject);
       case RequestKind.AMEND:
         this.stats.rejects++;
         return listener.onAmendReject(slot.key, reject);
@@ -906,7 +953,7 @@ export class RestOrderEntry implements OrderEntry {
       case RequestKind.CANCEL:
       case RequestKind.CANCEL_VIA_BATCH:
         this.stats.unknowns++;
-        return listener.onCancelUnknown(slot.key, code);
+        return listener.onCancelUnknown(slot.orderKey(), code);
       case RequestKind.AMEND:
         this.stats.unknowns++;
         if (listener.onAmendUnknown !== undefined) return listener.onAmendUnknown(slot.key, code);
