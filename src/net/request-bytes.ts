@@ -8,6 +8,8 @@
  * only; never knows sockets.
  */
 
+import { decimalDigits } from '../core/index.ts';
+
 /**
  * A body that writes itself: the hot path's order bodies, so no body string is made for a request
  * written at once. A writer may be reused for the next request once the call that took it
@@ -135,12 +137,6 @@ function writeHeadEnd(out: Buffer, at: number): number {
   out[at + 2] = 13;
   out[at + 3] = 10;
   return at + 4;
-}
-
-function decimalDigits(value: number): number {
-  let digits = 1;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-  return digits;
 }
 
 /** `value` (a non-negative safe integer) in decimal ASCII at `at`; returns the offset after it. */

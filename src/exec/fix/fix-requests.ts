@@ -12,7 +12,7 @@
  * allocation per request. Owns the pooled records and the indexes; never sends or answers.
  */
 
-import { CounterRing, writeInteger } from '../../core/index.ts';
+import { CounterRing, decimalDigits, writeInteger } from '../../core/index.ts';
 import { Tag, type FixMessage } from '../../fix/index.ts';
 import type { NewOrder } from '../../oms/index.ts';
 
@@ -110,7 +110,7 @@ export class FixRequests {
     const handle = order.handle ?? 0;
     if (handle > 0 && order.writeClientOrderId !== undefined) {
       const end = order.writeClientOrderId(this.scratch, 0);
-      const headEnd = end - digitCount(handle);
+      const headEnd = end - decimalDigits(handle);
       // The id must be <head><handle in decimal>, as the OMS writes it: only then can a report's
       // ClOrdID be read back to the handle. Anything else goes as text.
       if (end > 0 && end <= ID_BYTES_MAX && headEnd > 0 && decimalAt(this.scratch, headEnd, end) === handle && this.#headIs(headEnd)) {
@@ -245,8 +245,3 @@ function decimalAt(bytes: Uint8Array, start: number, end: number): number {
   return value;
 }
 
-function digitCount(value: number): number {
-  let digits = 1;
-  for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
-  return digits;
-}
