@@ -191,7 +191,10 @@ export class MarginExposure {
   }
 
   #rework(slot: MarginSlot, subaccount: number): void {
-    this.#version++;
+    // Wrapped below 2^30: a count past V8's small-integer range would change the field's
+    // representation and deprecate this class's map mid-run (see #addedMicroTotal in exposure-ledger.ts);
+    // readers only compare versions for equality.
+    this.#version = (this.#version + 1) & 0x3fffffff;
     const worst = worstOf(slot.position, slot.restingBid, slot.restingAsk);
     this.#worstSum[subaccount] += worst - slot.worst;
     slot.worst = worst;

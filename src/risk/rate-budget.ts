@@ -44,8 +44,12 @@ export class RateBudget {
   #write: TokenBucket;
   #read: TokenBucket;
   #readSource: ReadTokenSource | null = null;
-  /** Write tokens taken since start (the status's "spent per second" diffs it). */
-  writeSpent = 0;
+  /**
+   * [0]: write tokens taken since start (the status's "spent per second" diffs it). A typed array:
+   * a number field passes 2^30 after days of trading and its change of representation would
+   * deprecate the budget's map under the gate's optimized checks (as exposure-ledger.ts's total did).
+   */
+  readonly #writeSpent = new Float64Array(1);
   /** Whole tokens of the write bucket only cancels and cancel-all may spend. */
   #writeReserve: number;
   /** Tokens under everything in each bucket (arrival skew at the venue). */
@@ -90,6 +94,11 @@ export class RateBudget {
     this.#readHeadroom = mirrorHeadroom(readPerSecond, readCapacity, this.#arrivalSkewMs);
   }
 
+  /** Write tokens taken since start. */
+  get writeSpent(): number {
+    return this.#writeSpent[0]!;
+  }
+
   /**
    * Takes `cost` write tokens if available. `reserveAllowed` (cancels, cancel-all) may drain the
    * bucket to zero; anything else must leave the reserve untouched. Returns whether it took.
@@ -97,7 +106,7 @@ export class RateBudget {
   tryTakeWrite(cost: number, reserveAllowed: boolean, nowMs: number): boolean {
     if (this.#writesInFlight !== null) this.#capWrite(nowMs);
     if (!this.#write.tryTake(cost, nowMs, this.#writeFloor(reserveAllowed))) return false;
-    this.writeSpent += cost;
+    this.#writeSpent[0] += cost;
     return true;
   }
 
