@@ -11,9 +11,9 @@
  * rounds) and per-operation latency; the bytes left per order are the hot-path suite's allocation
  * rows. Every loop is bounded in count and time.
  *
- * The venue ids: the OMS's VenueIdIndex (src/oms/venue-order-ids.ts: open addressing over the
- * records, keyed by the id bytes each record holds, no key string kept, the id's last 8 characters
- * hashed and each cell's hash kept) beside the Map it replaced. A first version that hashed every
+ * The venue ids: the OMS's VenueIdIndex (src/oms/venue-order-ids.ts: open addressing, keyed by
+ * the ids' bytes in the pool's flat store, no key string kept, the id's last 8 characters hashed,
+ * each cell's slot and hash kept) beside the Map it replaced. A first version that hashed every
  * character on every call and again on each delete's shift was far below the Map and was not kept
  * (session 14). The finds use a copy of the key made apart from the indexed one, as a WebSocket
  * frame's parsed id is, with its hash not yet cached by V8.
@@ -41,7 +41,10 @@ interface Index {
 
 /** The OMS's VenueIdIndex as an Index: the record holds its id (set once per order before the runs). */
 class VenueIds implements Index {
-  readonly #index = new VenueIdIndex<Order>();
+  readonly #index: VenueIdIndex<Order>;
+  constructor(pool: OrderPool) {
+    this.#index = new VenueIdIndex<Order>(pool.venueIds);
+  }
   get(id: string): Order | undefined {
     return this.#index.get(id);
   }
@@ -79,12 +82,18 @@ class Lifecycle {
     const keys = this.#keys;
     const at = this.#next & (KEYS - 1);
     const key = keys[at]!;
-    this.#index.set(key, this.#orders[at]!);
+    // The OMS indexes an order while handling its answer and forgets it while pruning it: the
+    // record is in hand both times (read here for every index alike).
+    const order = this.#orders[at]!;
+    consume(order.state);
+    this.#index.set(key, order);
     const find = this.#finds[at]!;
     consume(this.#index.get(this.#firstBySame ? key : find)?.state); // the OMS reads the order it finds: its cache miss is paid either way
     consume(this.#index.get(find)?.state);
     const gone = (this.#next - TRACKED) & (KEYS - 1);
-    this.#index.delete(keys[gone]!, this.#orders[gone]!);
+    const goneOrder = this.#orders[gone]!;
+    consume(goneOrder.generation);
+    this.#index.delete(keys[gone]!, goneOrder);
     this.#next++;
   }
 }
@@ -135,7 +144,7 @@ export default {
     const cases = [
       { name: 'own client order id: ClientIdIndex (index by counter, find by handle and by a parsed id, forget)', baseline: false, life: new OwnLifecycle(new ClientIdIndex(ids.head), orders, ownFinds) },
       { name: 'baseline: own client order id: Map (index the id string, find by it and by a parsed id, forget)', baseline: true, life: new Lifecycle(new Map<string, Order>(), ownKeys, orders, ownFinds, true) },
-      { name: 'venue order id: VenueIdIndex, as the OMS keeps it (index, find twice by a parsed copy, forget)', baseline: false, life: new Lifecycle(new VenueIds(), venueKeys, orders, venueFinds) },
+      { name: 'venue order id: VenueIdIndex, as the OMS keeps it (index, find twice by a parsed copy, forget)', baseline: false, life: new Lifecycle(new VenueIds(pool), venueKeys, orders, venueFinds) },
       { name: 'baseline: venue order id: Map (index, find twice by a parsed copy, forget)', baseline: true, life: new Lifecycle(new Map<string, Order>(), venueKeys, orders, venueFinds) },
     ];
     const results = measureThroughputInterleaved(

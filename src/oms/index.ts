@@ -12,7 +12,7 @@ export { TRANSITIONS, NO_TRANSITION, nextState } from './transitions.ts';
 export type { TransitionRow } from './transitions.ts';
 export { Order } from './order.ts';
 export { OrderPool } from './order-pool.ts';
-export { VENUE_ID_BYTES_MAX, VenueIdIndex, hashIdBytes, hashIdText, storableBytes, storableText } from './venue-order-ids.ts';
+export { VENUE_ID_BYTES_MAX, VenueIdIndex, VenueIdStore, hashIdBytes, hashIdText, storableBytes, storableText } from './venue-order-ids.ts';
 export type { VenueIdHolder } from './venue-order-ids.ts';
 export { ClientOrderIds, ClientOrderIdError, CLIENT_ORDER_ID_BYTES_MAX, parseClientOrderId, nextSessionEpoch } from './client-order-ids.ts';
 export type { ParsedClientOrderId } from './client-order-ids.ts';

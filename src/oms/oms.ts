@@ -151,7 +151,7 @@ export class Oms implements ExecListener {
    * allocates nothing per entry and no id string (a Map rebuilt its table as orders came and went:
    * 55 bytes an order; the id's string was 40 more).
    */
-  readonly #byOrderId = new VenueIdIndex<Order>();
+  readonly #byOrderId: VenueIdIndex<Order>; // over #pool's store of venue ids (set in the constructor)
   readonly #live = new LiveOrders();
   /**
    * Terminal orders in the order they closed, in [#terminalHead, #terminalTail) (pruning advances
@@ -205,6 +205,7 @@ export class Oms implements ExecListener {
   readonly #restFillMarginSubaccounts = new Set<number>();
 
   constructor(options: OmsOptions) {
+    this.#byOrderId = new VenueIdIndex<Order>(this.#pool.venueIds);
     this.reads = options.reads;
     this.#margin = options.margin ?? null;
     this.#listener = options.listener ?? NO_LISTENER;

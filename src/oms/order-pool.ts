@@ -10,6 +10,7 @@
 
 import { assert } from '../core/index.ts';
 import { Order } from './order.ts';
+import { VenueIdStore } from './venue-order-ids.ts';
 
 export class OrderPool {
   /** Every record made, by slot. */
@@ -17,12 +18,14 @@ export class OrderPool {
   /** Slots whose records are free, the last released on top (its record is the warmest). */
   readonly #free: number[] = [];
   readonly stats = { created: 0, reused: 0, released: 0 };
+  /** The venue ids of every record, by slot (the OMS's VenueIdIndex reads them there). */
+  readonly venueIds = new VenueIdStore();
 
   /** A record for a new order: a free one (its generation moved on), else a new one with the next slot. The caller reinit()s it. */
   take(): Order {
     const slot = this.#free.pop();
     if (slot === undefined) {
-      const order = new Order(this.#records.length);
+      const order = new Order(this.#records.length, this.venueIds);
       this.#records.push(order);
       this.stats.created++;
       return order;

@@ -20,10 +20,7 @@ import type { BookSide, Count, Exchange, Price, TimeInForce } from '../core/inde
 import { OrderState } from './order-state.ts';
 import type { SelfTradePrevention } from './order-route.ts';
 import type { ClientOrderIds } from './client-order-ids.ts';
-import { VENUE_ID_BYTES_MAX, hashIdBytes, hashIdText, storableBytes, storableText } from './venue-order-ids.ts';
-
-/** orderIdLength of an id kept as text only (too long, or characters JSON would escape). */
-const TEXT_ONLY = -1;
+import { VenueIdStore } from './venue-order-ids.ts';
 
 export class Order {
   /** Dense number among the orders the OMS tracks (reused once one is forgotten); the gate books by it. */
@@ -38,13 +35,12 @@ export class Order {
   ids: ClientOrderIds | null = null;
   counter = 0;
   /**
-   * The venue's order id: its characters in `orderIdBytes` (the record's own, reused with it) when
-   * storable (venue-order-ids.ts), `orderIdLength` of them; 0 before the venue named the order,
-   * TEXT_ONLY when only #orderIdText holds it. The text is made from the bytes when first read.
+   * Where the venue's order id is kept: the pool's store (one flat byte array for every record's
+   * id, venue-order-ids.ts) at `venueIdSlot`, as bytes when storable; the text is made from the
+   * bytes when first read. A record made outside a pool has a store of its own.
    */
-  readonly orderIdBytes = Buffer.alloc(VENUE_ID_BYTES_MAX);
-  orderIdLength = 0;
-  #orderIdText = '';
+  readonly #venueIds: VenueIdStore;
+  readonly venueIdSlot: number;
   ticker = '';
   /** Market index; -1 for an order recovered from the journal (the gate finds it by ticker). */
   market = -1;
@@ -101,9 +97,12 @@ export class Order {
   livePrev: Order | null = null;
   liveNext: Order | null = null;
 
-  /** A blank record for `slot` (order-pool.ts); reinit makes it an order. */
-  constructor(slot: number) {
+  /** A blank record for `slot` (order-pool.ts, which passes its store of venue ids); reinit makes it an order. */
+  constructor(slot: number, venueIds: VenueIdStore | null = null) {
     this.slot = slot;
+    this.#venueIds = venueIds ?? new VenueIdStore(1);
+    this.venueIdSlot = venueIds === null ? 0 : slot;
+    this.#venueIds.ensure(this.venueIdSlot);
   }
 
   /**
@@ -133,8 +132,7 @@ export class Order {
     this.#clientOrderId = clientOrderId;
     this.ids = clientOrderId === '' ? ids : null;
     this.counter = counter;
-    this.orderIdLength = 0;
-    this.#orderIdText = '';
+    this.#venueIds.clear(this.venueIdSlot);
     this.ticker = ticker;
     this.market = market;
     this.side = side;
@@ -219,78 +217,42 @@ export class Order {
 
   /** The venue's order id as text ('' before the venue named the order), made from its bytes the first time it is asked for. */
   get orderId(): string {
-    if (this.#orderIdText === '' && this.orderIdLength > 0) this.#orderIdText = this.orderIdBytes.toString('latin1', 0, this.orderIdLength);
-    return this.#orderIdText;
+    return this.#venueIds.text(this.venueIdSlot);
   }
 
   /** Whether the venue has named the order (no string made). */
   get hasOrderId(): boolean {
-    return this.orderIdLength !== 0;
+    return this.#venueIds.length(this.venueIdSlot) !== 0;
   }
 
   /** The venue's id given as text (a feed message, a read, the journal): kept as bytes too when storable; '' clears it. */
   setOrderIdText(text: string): void {
-    this.#orderIdText = text;
-    if (text === '') {
-      this.orderIdLength = 0;
-      return;
-    }
-    if (!storableText(text)) {
-      this.orderIdLength = TEXT_ONLY;
-      return;
-    }
-    const bytes = this.orderIdBytes;
-    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-    this.orderIdLength = text.length;
+    this.#venueIds.setText(this.venueIdSlot, text);
   }
 
   /** The venue's id given as bytes (an answer read off the wire): copied, no string made; false (nothing set) when not storable. */
   setOrderIdBytes(source: Uint8Array, start: number, end: number): boolean {
-    if (!storableBytes(source, start, end)) return false;
-    const bytes = this.orderIdBytes;
-    for (let i = start; i < end; i++) bytes[i - start] = source[i]!;
-    this.orderIdLength = end - start;
-    this.#orderIdText = '';
-    return true;
+    return this.#venueIds.setBytes(this.venueIdSlot, source, start, end);
   }
 
   /** The port's VenueOrderRef writer: the id's characters (no quotes; no JSON escape needed) at `at`, the offset after them; -1 when it is text only or not known. */
   writeOrderId(out: Uint8Array, at: number): number {
-    const n = this.orderIdLength;
-    if (n <= 0) return -1;
-    const bytes = this.orderIdBytes;
-    for (let i = 0; i < n; i++) out[at + i] = bytes[i]!;
-    return at + n;
+    return this.#venueIds.write(this.venueIdSlot, out, at);
   }
 
   /** Whether the venue's id is `text` (no string made). */
   orderIdIs(text: string): boolean {
-    const n = this.orderIdLength;
-    if (n === TEXT_ONLY) return this.#orderIdText === text;
-    if (n !== text.length || n === 0) return false;
-    const bytes = this.orderIdBytes;
-    for (let i = 0; i < n; i++) if (bytes[i] !== text.charCodeAt(i)) return false;
-    return true;
+    return this.#venueIds.is(this.venueIdSlot, text);
   }
 
   /** Whether the venue's id is the Latin-1 text of bytes[start, end). */
   orderIdIsBytes(source: Uint8Array, start: number, end: number): boolean {
-    const n = this.orderIdLength;
-    if (n === TEXT_ONLY) {
-      const text = this.#orderIdText;
-      if (text.length !== end - start) return false;
-      for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) !== source[start + i]) return false;
-      return true;
-    }
-    if (n !== end - start || n === 0) return false;
-    const bytes = this.orderIdBytes;
-    for (let i = 0; i < n; i++) if (bytes[i] !== source[start + i]) return false;
-    return true;
+    return this.#venueIds.isBytes(this.venueIdSlot, source, start, end);
   }
 
   /** The hash VenueIdIndex keeps the order under (venue-order-ids.ts); the id must be known. */
   venueIdHash(): number {
-    return this.orderIdLength === TEXT_ONLY ? hashIdText(this.#orderIdText) : hashIdBytes(this.orderIdBytes, 0, this.orderIdLength);
+    return this.#venueIds.hash(this.venueIdSlot);
   }
 
   /** The handle a strategy may keep instead of the id's text: the counter of an order this session placed, 0 for any other. */

@@ -5,11 +5,12 @@
 // answers as a Map over long random sequences where ids come and go (backward-shift deletion and
 // growth are where an open-addressing table goes wrong), with ids that share their hashed tail.
 // Method: seeded random steps compared with a Map after every step, every id of the pool probed
-// every 100 steps, by text and by bytes; records reused as the OMS's pool reuses them.
+// every 100 steps, by text and by bytes; records reused as the OMS's pool reuses them, their ids
+// in one store that grows as they are made (from 4 slots).
 
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../src/core/index.ts';
-import { Order, VENUE_ID_BYTES_MAX, VenueIdIndex, hashIdBytes, hashIdText, storableText } from '../../src/oms/index.ts';
+import { Order, VENUE_ID_BYTES_MAX, VenueIdIndex, VenueIdStore, hashIdBytes, hashIdText, storableText } from '../../src/oms/index.ts';
 
 const UUID = '9b8e0d3f-2c1a-4e01-a5e1-d6f05c2b4b8e';
 
@@ -84,9 +85,10 @@ describe('VenueIdIndex', () => {
         pool.push(kind === 0 ? `${Math.floor(next() * 1e12).toString(16)}-${i}` : kind === 1 ? `${i.toString(16).padStart(8, '0')}-2c1a${tail}` : kind === 2 ? `o-${i}` : `${'long-'.repeat(14)}${i}`);
       }
       pool.push('é', 'a"quote', UUID);
-      const records = Array.from({ length: pool.length }, (_, slot) => new Order(slot));
+      const store = new VenueIdStore(4); // grows as records are made
+      const records = Array.from({ length: pool.length }, (_, slot) => new Order(slot, store));
       const free = records.slice();
-      const index = new VenueIdIndex<Order>(4);
+      const index = new VenueIdIndex<Order>(store, 4);
       const reference = new Map<string, Order>();
       const same = (what: string, ours: unknown, theirs: unknown): void => {
         if (ours !== theirs) expect(ours, what).toBe(theirs);
@@ -123,11 +125,12 @@ describe('VenueIdIndex', () => {
   }
 
   it('keeps every id reachable when many share a home cell and some leave', () => {
-    const index = new VenueIdIndex<Order>(8); // 16 cells
+    const store = new VenueIdStore();
+    const index = new VenueIdIndex<Order>(store, 8); // 16 cells
     const ids: string[] = [];
     for (let i = 0; ids.length < 7; i++) if ((hashIdText(`k${i}`) & 15) === 15) ids.push(`k${i}`);
     const records = ids.map((id, slot) => {
-      const order = new Order(slot);
+      const order = new Order(slot, store);
       order.setOrderIdText(id);
       index.add(order);
       return order;
