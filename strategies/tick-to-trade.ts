@@ -8,8 +8,11 @@
  * It keeps a post-only bid `offsetTicks` under the best bid (never near the touch, so it does not
  * trade), alternating between two adjacent levels so every intent is a real change. Two modes:
  * - `replace` (default): each update places a new bid (the timed intent); the previous one is
- *   cancelled when the new one is acknowledged; while the newest bid is not yet acknowledged it
- *   sends nothing (`skipped`).
+ *   cancelled when the new one is acknowledged; while the newest bid is not yet acknowledged (in
+ *   flight, or a create the router holds for the write budget) it sends nothing (`skipped`). An
+ *   update that finds the newest bid acknowledged before its onOrderUpdate came (a book frame
+ *   read with the user_order message, ahead of the OMS's delivery) cancels the owed previous bid
+ *   right after its own create, so no bid is ever forgotten while resting.
  *   Creates and cancels go out on presignable paths.
  * - `amend`: each update amends the one resting bid; while a request on it is in flight it sends
  *   nothing (counted in `skipped`). The amend path carries the order id, so exec signs it inline.
@@ -18,7 +21,7 @@
  * Owns the bench's trigger only; every order goes through ctx (risk gate, then OMS).
  */
 
-import { Deny, OrderFlags, definePlugin, isLiveOrder, isPendingOrder, requireCount } from '../src/strategy/index.ts';
+import { Deny, OrderFlags, definePlugin, isHeldOrder, isLiveOrder, isPendingOrder, requireCount } from '../src/strategy/index.ts';
 import type { Count, OrderView, Strategy, StrategyBook, StrategyContext } from '../src/strategy/index.ts';
 
 export interface TickToTradeParams {
@@ -84,8 +87,9 @@ export class TickToTrade implements Strategy {
     const order = this.#order === 0 ? null : ctx.order(this.#order);
     let deny: Deny;
     if (this.#replace) {
-      // One order in flight at a time, as in amend mode: the venue's pace bounds ours.
-      if (order !== null && isPendingOrder(order.state)) {
+      // One order in flight at a time, as in amend mode: the venue's pace bounds ours. A held
+      // create is in flight too (not sent yet): placing past it would pile up bids.
+      if (order !== null && (isPendingOrder(order.state) || isHeldOrder(order.state))) {
         this.skipped++;
         return;
       }
@@ -93,8 +97,12 @@ export class TickToTrade implements Strategy {
       if (deny === Deny.NONE) {
         // The previous bid is cancelled once the new one is acknowledged (onOrderUpdate), so the
         // cancel's work never delays the timed create's socket write.
+        const owed = this.#previous;
         if (order !== null && isLiveOrder(order.state)) this.#previous = this.#order;
         this.#order = lastOrder(ctx);
+        // The newest bid was acknowledged but its update has not come yet: the cancel it owed
+        // goes now, after the create's write, rather than being forgotten.
+        if (owed !== 0 && owed !== this.#previous) cancelIfLive(owed, ctx);
       }
       this.#count(deny);
       return;
@@ -126,10 +134,9 @@ export class TickToTrade implements Strategy {
 
   onOrderUpdate(order: OrderView, ctx: StrategyContext): void {
     if (this.#previous === 0 || !isOrder(order, this.#order) || isPendingOrder(order.state)) return;
-    const previous = ctx.order(this.#previous);
     const ref = this.#previous;
     this.#previous = 0;
-    if (previous !== null && isLiveOrder(previous.state)) ctx.cancel(ref);
+    cancelIfLive(ref, ctx);
   }
 
   onStop(ctx: StrategyContext): void {
@@ -146,6 +153,12 @@ export default definePlugin<TickToTradeParams>({
 /** The last placed order's handle, or its id's text when it has none. */
 function lastOrder(ctx: StrategyContext): string | number {
   return ctx.lastOrderHandle > 0 ? ctx.lastOrderHandle : ctx.lastClientOrderId;
+}
+
+/** Cancels the order `ref` names unless it is gone or already closed. */
+function cancelIfLive(ref: string | number, ctx: StrategyContext): void {
+  const order = ctx.order(ref);
+  if (order !== null && isLiveOrder(order.state)) ctx.cancel(ref);
 }
 
 /** Whether `order` is the one `ref` names. */

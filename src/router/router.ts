@@ -514,6 +514,8 @@ export class Router implements OrderPort, OmsSender {
     const clientOrderId = this.oms.reserveClientOrderId();
     this.held.holdCreate(intent, market.ticker, clientOrderId, this.oms.clientOrderIds.counter, this.#clock.nowMs());
     intent.clientOrderId = clientOrderId;
+    // No OMS order yet, so no handle: a caller's reused record may still name an earlier order.
+    intent.orderHandle = 0;
     this.holdStats.held = this.held.size;
     return Deny.NONE;
   }

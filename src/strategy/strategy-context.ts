@@ -251,6 +251,7 @@ export class BoundStrategyContext implements StrategyContext {
     intent.orderGroup = this.#orderGroup;
     intent.strategyId = this.strategyId;
     intent.clientOrderId = '';
+    intent.orderHandle = 0; // the reused record's last target; a held create gets none
     intent.route = this.#route;
     const deny = this.#orders.submit(intent);
     if (deny === Deny.NONE) {

@@ -9,6 +9,8 @@ import { OrderState as S } from '../../src/oms/index.ts';
 import { Deny } from '../../src/risk/index.ts';
 import { Router } from '../../src/router/index.ts';
 import { FakeBook, FakeEntry, c, p, world } from '../oms/fakes.ts';
+import { BoundStrategyContext } from '../../src/strategy/index.ts';
+import { createLogger } from '../../src/telemetry/index.ts';
 import type { World } from '../oms/fakes.ts';
 
 /** A route with the V2 batch endpoints, recording each batch. */
@@ -107,6 +109,37 @@ describe('router: holding intents for the write budget', () => {
     expect(w.oms.order(held.id)?.state).toBe(S.PENDING_NEW); // the same id the strategy was given
     expect(w.entry.creates.at(-1)?.clientOrderId).toBe(held.id);
     expect(w.heard).toEqual([[held.id, true, Deny.NONE]]);
+  });
+
+  it('a held create reports no handle, even on a reused intent record that last named a sent order', () => {
+    // A strategy context reuses one record for every intent: a held create must not hand back the
+    // handle its last sent create (or cancel) left there, or the strategy tracks the wrong order.
+    const w = budgetWorld();
+    const ids = spend(w);
+    const intent = newBid(w.market, '0.20');
+    intent.orderHandle = w.oms.order(ids[0]!)!.handle; // what a cancel of that order left in the record
+    expect(intent.orderHandle).toBeGreaterThan(0);
+    expect(w.router.submit(intent)).toBe(Deny.NONE);
+    expect(w.router.held.size).toBe(1);
+    expect(intent.orderHandle).toBe(0);
+    expect(w.router.order(intent.clientOrderId)?.state).toBe(ORDER_STATE_HELD);
+  });
+
+  it('a strategy context keeps a held create as its last order: not the order its previous cancel named', () => {
+    const w = budgetWorld();
+    const ids = spend(w);
+    w.entry.listener!.onCreateAck(ids[0]!, 'o-0', c('0'), c('1'), 0);
+    const markets = { marketHandle: () => w.market, book: () => undefined, ensureMarkets: async () => undefined };
+    const ctx = new BoundStrategyContext({ id: 's', strategyId: 0, subaccount: 0, orderGroup: -1, markets: ['KX'], params: {}, log: createLogger({ level: 'silent' }) }, w.router, markets, w.clock);
+    ctx.setActive(true);
+    const resting = w.oms.order(ids[0]!)!.handle;
+    expect(ctx.cancel(resting)).toBe(Deny.NONE); // from the cancel reserve: the record now names `resting`
+    expect(ctx.place('KX', 'bid', p('0.20'), c('1'))).toBe(Deny.NONE);
+    expect(w.router.held.size).toBe(1);
+    expect(ctx.lastOrderHandle).toBe(0);
+    const last = ctx.lastClientOrderId;
+    expect(last).not.toBe(ids[0]);
+    expect(ctx.order(last)?.state).toBe(ORDER_STATE_HELD);
   });
 
   it('latest wins: amends of a held create rewrite it in place, and a held amend is replaced by a newer one', () => {

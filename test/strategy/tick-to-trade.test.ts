@@ -11,7 +11,7 @@ import { BoundStrategyContext, validateParams } from '../../src/strategy/index.t
 import { createLogger } from '../../src/telemetry/index.ts';
 import plugin, { TickToTrade } from '../../strategies/tick-to-trade.ts';
 import { harness, setBook } from './fake-ports.ts';
-import { IntentKind } from '../../src/core/index.ts';
+import { IntentKind, ORDER_STATE_HELD } from '../../src/core/index.ts';
 
 const TICKER = 'KXT2T-1';
 
@@ -68,6 +68,59 @@ describe('tick-to-trade plugin', () => {
     ]);
     expect(strategy.intents).toBe(3);
     expect(h.oms.live(1)).toHaveLength(1);
+  });
+
+  it('replace mode: a book update that sees the newest bid acknowledged before its onOrderUpdate still has the previous bid cancelled', () => {
+    // Under load a user_order message and a book delta arrive in one read: the OMS applies the ack
+    // at once but tells the strategy a microtask later, after onBook has run on the delta.
+    const h = harness();
+    const book = h.markets.addBook(TICKER);
+    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
+    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { trigger: 'every', offsetTicks: 10 } }, plugin);
+    const strategy = plugin.create(params) as TickToTrade;
+    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
+    ctx.setActive(true);
+    const newest = (): string => h.oms.sent.filter((r) => r.kind === IntentKind.NEW).at(-1)!.clientOrderId;
+    const late: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      strategy.onBook(book, ctx);
+      h.oms.ackAll(); // the create (and any cancel) is applied...
+      late.push(newest());
+      if (i % 2 === 1) {
+        // ...and its update comes after the next book update, not before it.
+        for (const id of late.splice(0)) strategy.onOrderUpdate?.(h.oms.orders.get(id)!, ctx);
+      }
+      h.oms.ackAll();
+    }
+    for (const id of late.splice(0)) strategy.onOrderUpdate?.(h.oms.orders.get(id)!, ctx);
+    h.oms.ackAll();
+    expect(strategy.denied).toBe(0);
+    expect(h.oms.live(1).length).toBeLessThanOrEqual(2);
+  });
+
+  it('replace mode: sends nothing while its newest create is held by the router for the write budget', () => {
+    const h = harness();
+    const book = h.markets.addBook(TICKER);
+    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
+    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { trigger: 'every', offsetTicks: 10 } }, plugin);
+    const strategy = plugin.create(params) as TickToTrade;
+    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
+    ctx.setActive(true);
+    strategy.onBook(book, ctx);
+    const first = h.oms.sent[0]!.clientOrderId;
+    h.oms.ack(first);
+    strategy.onOrderUpdate?.(h.oms.orders.get(first)!, ctx);
+    strategy.onBook(book, ctx); // the second create: held (the router's state HELD, not pending)
+    const second = h.oms.orders.get(h.oms.sent[1]!.clientOrderId)!;
+    second.state = ORDER_STATE_HELD;
+    for (let i = 0; i < 5; i++) strategy.onBook(book, ctx);
+    expect(h.oms.sent.map((r) => r.kind)).toEqual([IntentKind.NEW, IntentKind.NEW]);
+    expect(strategy.skipped).toBe(5);
+    // Released and acknowledged: the first bid is cancelled, and placing resumes.
+    second.state = 0; // PENDING_NEW
+    h.oms.ack(second.clientOrderId);
+    strategy.onOrderUpdate?.(second, ctx);
+    expect(h.oms.sent.map((r) => [r.kind, r.clientOrderId])).toEqual([[IntentKind.NEW, first], [IntentKind.NEW, second.clientOrderId], [IntentKind.CANCEL, first]]);
   });
 
   it('touch trigger (default): an update that leaves the best bid and ask where they were sends nothing', () => {
