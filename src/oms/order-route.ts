@@ -223,7 +223,7 @@ export interface OrderEntry {
   /** True while every connection is busy and requests already wait for one: the router keeps held intents held (latest wins) rather than queue more. */
   saturated?(): boolean;
   /** False when a cancel of this order now would be signed on the event loop: the router collects it into a batch cancel at the end of the turn. */
-  cancelReady?(orderId: string): boolean;
+  cancelReady?(order: Readonly<VenueOrderRef>): boolean;
   /** V2 batch create, where the venue has it: each order's outcome is reported as for create(). */
   createBatch?(orders: readonly Readonly<NewOrder>[]): void;
   /** V2 batch cancel of one subaccount's orders, where the venue has it: each outcome as for cancel(). */

@@ -437,7 +437,7 @@ export class Router implements OrderPort, OmsSender {
     }
     this.oms.cancelSent(order);
     const route = this.#routeOf(order);
-    if (route.cancelBatch !== undefined && (this.#batchingCancels || (this.#batchUnsigned && route.cancelReady?.(order.orderId) === false))) {
+    if (route.cancelBatch !== undefined && (this.#batchingCancels || (this.#batchUnsigned && route.cancelReady?.(order) === false))) {
       // In the OMS's tick, or one the route would sign on the loop: sent in a batch (the tick's own, or the turn's end).
       this.#batchCancels.push(order);
       if (!this.#batchingCancels) this.#scheduleTurnEnd();

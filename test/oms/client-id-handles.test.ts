@@ -50,6 +50,17 @@ class ByOrderEntry extends BytesEntry {
   readonly #cancelWriter = new OneCancelBodyWriter();
   readonly #cancelOut = Buffer.alloc(4096);
 
+  /** As RestOrderEntry's batched route: ready when a batch signature is (the router asks before each cancel). */
+  readonly cancelReadyAsked: number[] = [];
+  cancelReady(order: Readonly<VenueOrderRef>): boolean {
+    this.cancelReadyAsked.push(order.handle);
+    return true;
+  }
+
+  cancelBatch(): void {
+    throw new Error('no batch expected: every cancel was ready');
+  }
+
   cancelOrder(order: Readonly<VenueOrderRef>): void {
     this.#cancelWriter.order = order;
     this.#cancelWriter.subaccount = order.subaccount;
@@ -156,6 +167,7 @@ describe('orders by handle: no client order id string on the order path', () => 
     answer.fill(0x7a); // the answer's buffer is reused: the OMS kept its own copy
     for (const handle of handles) expect(router.submit(byHandle(IntentKind.CANCEL, w.market, handle))).toBe(Deny.NONE);
     expect(entry.cancelHandles).toEqual(handles);
+    expect(entry.cancelReadyAsked).toEqual(handles); // asked by the order, its id not made for it
     expect(entry.cancels).toHaveLength(0); // none went by text
     for (const handle of handles.slice(0, 30)) entry.execListener!.onCancelAck(handle, c('1'), 0);
     entry.execListener!.onCancelReject(handles[30]!, { status: 200, code: 'not_found', message: 'gone', details: '' });

@@ -285,8 +285,8 @@ describe('router: holding intents for the write budget', () => {
   });
 
   it('cancels the route could only sign on the loop are collected into batch cancels at the end of the turn; a ready one goes at once', async () => {
-    const entry = new BatchEntry() as BatchEntry & { cancelReady(orderId: string): boolean };
-    entry.cancelReady = (orderId) => orderId === 'o-0';
+    const entry = new BatchEntry() as BatchEntry & { cancelReady(order: { orderId: string }): boolean };
+    entry.cancelReady = (order) => order.orderId === 'o-0';
     const b = world({ limits: { rateTier: 'custom', writeTokensPerSecond: 1_000, writeCapacityTokens: 1_000, readTokensPerSecond: 100, cancelReserveShare: 0.1 } });
     const router = new Router({ gate: b.gate, oms: b.oms, route: entry, clock: b.clock });
     const ids: string[] = [];

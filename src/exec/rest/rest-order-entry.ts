@@ -544,12 +544,16 @@ export class RestOrderEntry implements OrderEntry {
     return allowed;
   }
 
-  /** True when a cancel of `orderId` goes out without signing on the event loop (or signing is inline by configuration). */
-  cancelReady(orderId: string): boolean {
+  /**
+   * True when a cancel of `order` goes out without signing on the event loop (or signing is inline
+   * by configuration). Takes the order, not its id's text: the batched route's answer needs no id,
+   * so none is made for it.
+   */
+  cancelReady(order: Readonly<VenueOrderRef>): boolean {
     const presigner = this.#presigner;
     if (presigner === null) return true;
     if (this.#options.cancelRoute === 'batched') return this.#batchCancelEndpoint < 0 || presigner.size(this.#batchCancelEndpoint) > 0;
-    return this.#orderPaths !== null && this.#orderPaths.ready(orderId, OrderPathKind.CANCEL);
+    return this.#orderPaths !== null && this.#orderPaths.ready(order.orderId, OrderPathKind.CANCEL);
   }
 
   create(order: Readonly<NewOrder>): void {
