@@ -887,9 +887,9 @@ export class Oms implements ExecListener {
   /** #setOrderId for an id read off the wire as bytes: kept as bytes, its string not made (text when not storable). */
   #setOrderIdBytes(order: Order, bytes: Uint8Array, start: number, end: number): void {
     if (end <= start || order.orderIdIsBytes(bytes, start, end)) return;
-    if (order.hasOrderId) return this.#setOrderId(order, Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1'));
-    if (!order.setOrderIdBytes(bytes, start, end)) return this.#setOrderId(order, Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1'));
-    this.#orderIdSet(order);
+    if (!order.hasOrderId && order.setOrderIdBytes(bytes, start, end)) return this.#orderIdSet(order);
+    // A second id (warned about) or one that cannot be kept as bytes: as text.
+    this.#setOrderId(order, Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start).toString('latin1'));
   }
 
   #orderIdSet(order: Order): void {

@@ -15,15 +15,21 @@ import { IntentKind, ORDER_STATE_HELD } from '../../src/core/index.ts';
 
 const TICKER = 'KXT2T-1';
 
+/** The plugin with `params` on one market whose book is 0.40 / 0.45, bound to a fake OMS through a real strategy context. */
+function started(strategyParams: Record<string, unknown>) {
+  const h = harness();
+  const book = h.markets.addBook(TICKER);
+  setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
+  const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: strategyParams }, plugin);
+  const strategy = plugin.create(params) as TickToTrade;
+  const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
+  ctx.setActive(true);
+  return { h, book, strategy, ctx };
+}
+
 describe('tick-to-trade plugin', () => {
   it('amend mode: places once, then amends between two far levels on each update, skipping while pending', () => {
-    const h = harness();
-    const book = h.markets.addBook(TICKER);
-    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
-    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { mode: 'amend', trigger: 'every', offsetTicks: 10, maxIntents: 5 } }, plugin);
-    const strategy = plugin.create(params) as TickToTrade;
-    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
-    ctx.setActive(true);
+    const { h, book, strategy, ctx } = started({ mode: 'amend', trigger: 'every', offsetTicks: 10, maxIntents: 5 });
 
     strategy.onBook(book, ctx);
     expect(h.oms.sent.map((r) => [r.kind, r.price, r.postOnly])).toEqual([[IntentKind.NEW, 3000, true]]);
@@ -45,13 +51,7 @@ describe('tick-to-trade plugin', () => {
   });
 
   it('replace mode: places a new bid on every update and cancels the previous one once the new one is acknowledged', () => {
-    const h = harness();
-    const book = h.markets.addBook(TICKER);
-    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
-    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { trigger: 'every', offsetTicks: 10, maxIntents: 3 } }, plugin);
-    const strategy = plugin.create(params) as TickToTrade;
-    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
-    ctx.setActive(true);
+    const { h, book, strategy, ctx } = started({ trigger: 'every', offsetTicks: 10, maxIntents: 3 });
     for (let i = 0; i < 5; i++) {
       strategy.onBook(book, ctx);
       const newest = h.oms.sent.filter((r) => r.kind === IntentKind.NEW).at(-1)!.clientOrderId;
@@ -73,13 +73,7 @@ describe('tick-to-trade plugin', () => {
   it('replace mode: a book update that sees the newest bid acknowledged before its onOrderUpdate still has the previous bid cancelled', () => {
     // Under load a user_order message and a book delta arrive in one read: the OMS applies the ack
     // at once but tells the strategy a microtask later, after onBook has run on the delta.
-    const h = harness();
-    const book = h.markets.addBook(TICKER);
-    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
-    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { trigger: 'every', offsetTicks: 10 } }, plugin);
-    const strategy = plugin.create(params) as TickToTrade;
-    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
-    ctx.setActive(true);
+    const { h, book, strategy, ctx } = started({ trigger: 'every', offsetTicks: 10 });
     const newest = (): string => h.oms.sent.filter((r) => r.kind === IntentKind.NEW).at(-1)!.clientOrderId;
     const late: string[] = [];
     for (let i = 0; i < 20; i++) {
@@ -99,13 +93,7 @@ describe('tick-to-trade plugin', () => {
   });
 
   it('replace mode: sends nothing while its newest create is held by the router for the write budget', () => {
-    const h = harness();
-    const book = h.markets.addBook(TICKER);
-    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
-    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { trigger: 'every', offsetTicks: 10 } }, plugin);
-    const strategy = plugin.create(params) as TickToTrade;
-    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
-    ctx.setActive(true);
+    const { h, book, strategy, ctx } = started({ trigger: 'every', offsetTicks: 10 });
     strategy.onBook(book, ctx);
     const first = h.oms.sent[0]!.clientOrderId;
     h.oms.ack(first);
@@ -124,13 +112,7 @@ describe('tick-to-trade plugin', () => {
   });
 
   it('touch trigger (default): an update that leaves the best bid and ask where they were sends nothing', () => {
-    const h = harness();
-    const book = h.markets.addBook(TICKER);
-    setBook(book, [['0.4000', '10']], [['0.4500', '10']]);
-    const params = validateParams({ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, orderGroup: null, markets: [TICKER], params: { mode: 'amend', offsetTicks: 10 } }, plugin);
-    const strategy = plugin.create(params) as TickToTrade;
-    const ctx = new BoundStrategyContext({ id: 't2t', strategyId: 1, subaccount: 0, orderGroup: -1, markets: [TICKER], params: params as unknown as Record<string, unknown>, log: createLogger({ level: 'silent' }) }, h.oms, h.markets, h.clock);
-    ctx.setActive(true);
+    const { h, book, strategy, ctx } = started({ mode: 'amend', offsetTicks: 10 });
 
     strategy.onBook(book, ctx);
     h.oms.ackAll();

@@ -72,6 +72,7 @@ import {
   type ExecReject,
   type NewOrder,
   type OrderEntry,
+  type OrderKey,
   type VenueOrderRef,
 } from '../../oms/index.ts';
 import {
@@ -130,6 +131,8 @@ export interface RestOrderVenue {
   readDecreaseAck(object: Record<string, unknown>, out: AckRecord): boolean;
 }
 
+/** The ids of a cancelOrder's request: none (its order answers by handle). */
+const NO_IDS: readonly string[] = Object.freeze([]);
 // The venue's write-bucket costs (core's INTENT_TOKEN_COST, rest.md §9), per request or per batch item.
 const CREATE_TOKENS = INTENT_TOKEN_COST[IntentKind.NEW]!;
 const CANCEL_TOKENS = INTENT_TOKEN_COST[IntentKind.CANCEL]!;
@@ -814,8 +817,7 @@ export class RestOrderEntry implements OrderEntry {
         if (ack.remainingCount === 0) this.#orderPaths?.forget(slot.key);
         return listener.onDecreaseAck(slot.key, ack.remainingCount, ack.tsMs);
       case RequestKind.CANCEL_VIA_BATCH:
-        if (slot.order !== null) return this.#finishOrderCancel(status, body, slot.order, slot.orderHandle);
-        return this.#finishCancelItems(status, body, [slot.key]);
+        return this.#finishCancelItems(status, body, slot.order === null ? [slot.key] : NO_IDS, slot.order, slot.orderHandle);
       case RequestKind.BATCH_CANCEL:
         return this.#finishCancelItems(status, body, slot.keys);
       case RequestKind.BATCH_CREATE:
@@ -859,60 +861,42 @@ export class RestOrderEntry implements OrderEntry {
     }
   }
 
-  /** A cancelOrder's answer (one item): matched by comparing its echoed order_id with the order's, answered by the handle. */
-  #finishOrderCancel(status: number, body: Record<string, unknown>, order: Readonly<VenueOrderRef>, handle: number): void {
+  /**
+   * Batch cancel items: matched by order_id (by position when not echoed); item errors are
+   * rejects, missing items unknown. A cancelOrder's one item (`order` given, `ids` empty) is
+   * matched against the order's id without making its string and answered by `handle`.
+   */
+  #finishCancelItems(status: number, body: Record<string, unknown>, ids: readonly string[], order: Readonly<VenueOrderRef> | null = null, handle = 0): void {
+    const count = order === null ? ids.length : 1;
     const items = Array.isArray(body['orders']) ? (body['orders'] as unknown[]) : [];
+    const done = new Array<boolean>(count).fill(false);
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       if (typeof item !== 'object' || item === null) continue;
       const object = item as Record<string, unknown>;
       const echoed = typeof object['order_id'] === 'string' ? (object['order_id'] as string) : '';
-      if (echoed !== '' ? !order.orderIdIs(echoed) : i !== 0) continue;
-      const reject = parseItemError(status, object);
-      if (reject !== null) {
-        this.stats.rejects++;
-        // The echo is the id's text already (the parse made it): the order's own is not made for this.
-        if (reject.code.startsWith('not_found')) this.#orderPaths?.forget(echoed !== '' ? echoed : order.orderId);
-        return this.#listener.onCancelReject(handle, reject);
-      }
-      if (this.#venue.readCancelAck(object, this.#ack)) {
-        this.stats.acks++;
-        this.#orderPaths?.forget(echoed !== '' ? echoed : order.orderId);
-        return this.#listener.onCancelAck(handle, this.#ack.reducedBy, this.#ack.tsMs);
-      }
-    }
-    this.stats.unknowns++;
-    this.#listener.onCancelUnknown(handle, 'EXEC_BAD_RESPONSE');
-  }
-
-  /** Batch cancel items: matched by order_id; item errors are rejects, missing items unknown. */
-  #finishCancelItems(status: number, body: Record<string, unknown>, ids: readonly string[]): void {
-    const items = Array.isArray(body['orders']) ? (body['orders'] as unknown[]) : [];
-    const done = new Array<boolean>(ids.length).fill(false);
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i];
-      if (typeof item !== 'object' || item === null) continue;
-      const object = item as Record<string, unknown>;
-      const echoed = typeof object['order_id'] === 'string' ? (object['order_id'] as string) : '';
-      const index = echoed !== '' ? ids.indexOf(echoed) : i < ids.length ? i : -1;
+      const index = echoed === '' ? (i < count ? i : -1) : order === null ? ids.indexOf(echoed) : order.orderIdIs(echoed) ? 0 : -1;
       if (index === -1 || done[index]) continue;
+      const key: OrderKey = order === null ? ids[index]! : handle;
       const reject = parseItemError(status, object);
+      // The per-order signatures are forgotten by the echo when there is one (the parse made that
+      // string already): the order's own id string is not made for it.
       if (reject !== null) {
         done[index] = true;
         this.stats.rejects++;
-        if (reject.code.startsWith('not_found')) this.#orderPaths?.forget(ids[index]!);
-        this.#listener.onCancelReject(ids[index]!, reject);
+        if (reject.code.startsWith('not_found')) this.#orderPaths?.forget(echoed !== '' ? echoed : order === null ? ids[index]! : order.orderId);
+        this.#listener.onCancelReject(key, reject);
       } else if (this.#venue.readCancelAck(object, this.#ack)) {
         done[index] = true;
         this.stats.acks++;
-        this.#orderPaths?.forget(ids[index]!);
-        this.#listener.onCancelAck(ids[index]!, this.#ack.reducedBy, this.#ack.tsMs);
+        this.#orderPaths?.forget(echoed !== '' ? echoed : order === null ? ids[index]! : order.orderId);
+        this.#listener.onCancelAck(key, this.#ack.reducedBy, this.#ack.tsMs);
       }
     }
-    for (let i = 0; i < ids.length; i++) {
+    for (let i = 0; i < count; i++) {
       if (done[i]) continue;
       this.stats.unknowns++;
-      this.#listener.onCancelUnknown(ids[i]!, 'EXEC_BAD_RESPONSE');
+      this.#listener.onCancelUnknown(order === null ? ids[i]! : handle, 'EXEC_BAD_RESPONSE');
     }
   }
 
