@@ -23,7 +23,7 @@ const frames = Math.min(Math.max(Number(process.argv[2] ?? 200_000) || 200_000, 
 const stream = makeFeedStream(1, WARMUP + frames, 20261122);
 const work = mkdtempSync(path.join(tmpdir(), 'heap-profile-'));
 const sink = new SinkOrderEntry();
-const hp = await buildHotPath({ ticker: stream.tickers[0]!, grid: stream.grid, snapshotFrame: stream.snapshots[0]!, entry: sink, journalPath: path.join(work, 'journal.jsonl'), mode: 'replace' });
+const hp = await buildHotPath({ ticker: stream.tickers[0]!, grid: stream.grid, snapshotFrame: stream.snapshots[0]!, entry: sink, journalPath: path.join(work, 'journal.jsonl'), mode: 'replace', clockSteps: WARMUP + frames });
 hp.probe.setEnabled(false);
 const lane = new PathLane('profile', hp, sink);
 const bytes = stream.deltas.map((text) => Buffer.from(text, 'utf8'));

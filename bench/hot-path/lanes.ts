@@ -10,6 +10,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createHistogram, nowNs, recordNs } from '../harness.ts';
 import type { Histogram } from '../harness.ts';
 import type { SinkOrderEntry } from './sink-order-entry.ts';
+import { FRAME_MS } from './wiring.ts';
 import type { HotPath } from './wiring.ts';
 
 export interface DrivePhase {
@@ -42,7 +43,7 @@ export class PathLane implements Lane {
   between(frame: number): void {
     const clock = this.hp.clock;
     this.sink.deliverAnswers(clock.nowMs());
-    clock.advance(10);
+    clock.advance(FRAME_MS);
     if ((frame & 7) === 0) this.hp.oms.tick();
   }
 

@@ -47,7 +47,7 @@ const SEED = 20261122;
 interface Phase extends DrivePhase {
   /** Frames each lane handles alone, untimed, after the timed run: the allocation bytes rows (allocation.ts). */
   allocationFrames: number;
-  /** The frames after those, unsampled: the scavenge rows (a scavenge is ~16 MiB: many frames for a count; a full run counts 1,000,000 orders, not a share scaled up). */
+  /** The frames after those, unsampled: the scavenge rows (a scavenge is ~16 MiB: many frames for a count; a full run counts 1,000,000 orders, not a share scaled up; the strategy's intent cap is lifted for it, wiring.ts). */
   scavengeFrames: number;
 }
 
@@ -70,6 +70,7 @@ export default {
           entry: sink,
           journalPath: path.join(work, `journal-${paths.length}.jsonl`),
           mode: 'replace',
+          clockSteps: total,
         });
         paths.push(hp);
         hp.probe.setEnabled(probeOn);

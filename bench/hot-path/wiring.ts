@@ -2,7 +2,7 @@
  * The runtime's hot path built by the runtime's own graph builder (src/runtime/trading-graph.ts,
  * as the main job and the integration tests build it), with three options of its own: no sockets
  * (the feed session is a stub that never connects; order entry is the caller's, e.g.
- * SinkOrderEntry), a manual clock, so the driver decides how much wall time passes between frames
+ * SinkOrderEntry), a stepped clock (stepped-clock.ts), so the driver decides how much wall time passes between frames
  * (the rate budget refills, nothing goes stale), and markets registered from the bench's frames
  * instead of the venue's listing. With `margin` the market is a perpetual, built the way Runtime
  * builds margin.enabled (bench/margin): the Margin route in `moreRoutes` (exchange 'margin'; the
@@ -13,7 +13,6 @@
 
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ManualClock } from '../../src/core/index.ts';
 import type { Price, PriceGrid } from '../../src/core/index.ts';
 import type { OrderBook } from '../../src/book/index.ts';
 import { ConnectionState } from '../../src/feed/index.ts';
@@ -25,6 +24,7 @@ import type { TickToTradeProbe } from '../../src/runtime/tick-to-trade-probe.ts'
 import { TradingGraph } from '../../src/runtime/trading-graph.ts';
 import type { MarketPort, StrategyEntry, StrategyHost } from '../../src/strategy/index.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
+import { SteppedClock } from './stepped-clock.ts';
 
 export const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -54,10 +54,15 @@ export interface HotPathOptions {
   /** A FIX route handed to the graph as moreRoutes (bench/fix), and the strategy's route: 'rest' by default. */
   fix?: OrderEntry | null;
   route?: 'rest' | 'fix';
+  /** Steps of FRAME_MS the clock boxes before the run (stepped-clock.ts): as many as frames the driver runs; 0 by default. */
+  clockSteps?: number;
 }
 
+/** How far the driver moves the clock per frame: the rate budget refills, nothing goes stale. */
+export const FRAME_MS = 10;
+
 export interface HotPath {
-  clock: ManualClock;
+  clock: SteppedClock;
   /** The feed the market's frames go to (the Margin feed with `margin`). */
   feed: Feed;
   gate: RiskGate;
@@ -84,12 +89,12 @@ export async function buildHotPath(options: HotPathOptions): Promise<HotPath> {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00', ...(margin === null ? {} : { maxOrderNotionalDollars: '1000.00' }) },
       ...(margin === null ? {} : { margin: { enabled: true } }),
       // With `margin` route 'rest' is the default route, which the router turns into the market's (Margin) route.
-      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [options.ticker], route: options.route ?? 'rest', params: { mode: options.mode, trigger: 'every', offsetTicks: 10, size: '1.00' } }],
+      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [options.ticker], route: options.route ?? 'rest', params: { mode: options.mode, trigger: 'every', offsetTicks: 10, size: '1.00', maxIntents: 100_000_000 } }],
     },
     '<bench hot-path>',
     {},
   );
-  const clock = new ManualClock(1_798_761_600_000);
+  const clock = new SteppedClock(1_798_761_600_000, FRAME_MS, options.clockSteps ?? 0);
   const entries = config.strategies as unknown as StrategyEntry[];
   let book: OrderBook | null = null;
   const graph: TradingGraph = new TradingGraph({
