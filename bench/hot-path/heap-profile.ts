@@ -47,13 +47,15 @@ try {
   const session = new Session();
   session.connect();
   const ordersBefore = hp.oms.stats.ordersSent;
+  const requestsBefore = sink.requests;
   await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true } as never);
   await run(frames);
   const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: HeapProfile };
   session.disconnect();
   const orders = Math.max(1, hp.oms.stats.ordersSent - ordersBefore);
   const { total, sites } = heapSites(profile);
-  console.log(`${frames} frames, ${orders} orders: ${(total / orders).toFixed(1)} bytes sampled per order`);
+  const requests = sink.requests - requestsBefore;
+  console.log(`${frames} frames, ${orders} orders (${requests} requests): ${(total / orders).toFixed(1)} bytes sampled per order`);
   for (const [site, size] of sites.slice(0, 20)) console.log(`${(size / orders).toFixed(1).padStart(8)}  ${site}`);
 } finally {
   await hp.stop();

@@ -26,6 +26,7 @@ import { signRequest, type Clock, type Count } from '../../src/core/index.ts';
 import {
   Presigner,
   encodeCreateOrder,
+  signatureText,
   type PresignedSignature,
 } from '../../src/exec/index.ts';
 import type { ExecErrorCode, ExecListener, NewOrder } from '../../src/oms/index.ts';
@@ -172,7 +173,8 @@ export class UndiciDispatchCreate {
     slot.clientOrderId = order.clientOrderId;
     slot.active = true;
     slot.headers[TIMESTAMP_INDEX] = signed.timestampText;
-    slot.headers[SIGNATURE_INDEX] = signed.signature;
+    // undici takes headers as strings: a ring's signature comes as head bytes, read out here.
+    slot.headers[SIGNATURE_INDEX] = signatureText(signed);
     slot.options.body = body;
     this.stats.requests++;
     if (this.#inflight >= this.#options.connections) this.stats.queued++;

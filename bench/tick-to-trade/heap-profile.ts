@@ -6,8 +6,9 @@
  * by allocating function and its two callers. Not a suite (no rows): the live counterpart of
  * bench/hot-path/heap-profile.ts, for what the in-process sink does not model (sockets, response
  * parsing, presigned signatures from the worker, the feed's frames).
- * `npx tsx bench/tick-to-trade/heap-profile.ts [seconds] [keepWarmMs]` (default 20 s, 5-120;
- * keep-warm as configured by default, 0 for off).
+ * `npx tsx bench/tick-to-trade/heap-profile.ts [seconds] [keepWarmMs] [presigned|inline]` (default 20 s,
+ * 5-120; keep-warm as configured by default, 0 for off; signing presigned by default, inline to see
+ * what the signing worker's messages cost).
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +30,7 @@ const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const TICKER = 'KXDEMO-26DEC31-T50';
 const seconds = Math.min(Math.max(Number(process.argv[2] ?? 20) || 20, 5), 120);
 const keepWarmMs = process.argv[3] === undefined ? null : Math.max(0, Math.floor(Number(process.argv[3]) || 0));
+const signing = process.argv[4] === 'inline' ? 'inline' : 'presigned';
 const work = mkdtempSync(path.join(tmpdir(), 'heap-profile-live-'));
 let sim: SimChild | null = null;
 let runtime: Runtime | null = null;
@@ -37,7 +39,7 @@ try {
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
-      exec: { signing: 'presigned', connections: 4 },
+      exec: { signing, connections: 4 },
       ...(keepWarmMs === null ? {} : { process: { keepWarmMs } }),
       strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [TICKER], params: { mode: 'replace', offsetTicks: 10, size: '1.00' } }],
     },

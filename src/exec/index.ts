@@ -27,7 +27,7 @@ export type { BudgetedRestClientOptions, ReadRetryOptions, SignedTransport } fro
 export { ReadPacer, ReadPacerClosedError, SYSTEM_TIMERS } from './rest/read-pacer.ts';
 export type { PacerTimers } from './rest/read-pacer.ts';
 export { DEFAULT_ENDPOINT_COST, EndpointCosts } from './rest/endpoint-costs.ts';
-export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError } from './rest/presigner.ts';
+export { PRESIGN_MAX_AGE_LIMIT_MS, Presigner, PresignerError, signatureText } from './rest/presigner.ts';
 export type { PresignEndpoint, PresignedSignature, PresignerErrorCode, PresignerOptions, PresignerStats } from './rest/presigner.ts';
 export { AmendBodyWriter, CreateBodyWriter, OneCancelBodyWriter, encodeCreateOrder, jsonString, writeCreateBody } from './rest/order-body.ts';
 export type { OrderPathSignaturesStats } from './rest/order-path-signatures.ts';

@@ -199,7 +199,7 @@ export class RawHttpConnection {
     // write the kernel did not take at once): this one goes as a string of its own.
     const length = socket.writableLength === 0 ? assembleInto(this.#out, prefix, timestampText, signature, body, signedBytes) : -1;
     if (length < 0) {
-      this.write(handler, assemble(prefix, timestampText, signature, body));
+      this.write(handler, assemble(prefix, timestampText, signature, body, signedBytes));
       return;
     }
     this.#handler = handler;

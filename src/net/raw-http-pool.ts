@@ -243,7 +243,7 @@ export class RawHttpPool implements ConnectionOwner {
     }
     const tail = (this.#queueHead + this.#queueCount) % this.#options.queueMax;
     this.#queueHandlers[tail] = handler;
-    this.#queueRequests[tail] = assemble(prefix, timestampText, signature, body);
+    this.#queueRequests[tail] = assemble(prefix, timestampText, signature, body, signedBytes);
     this.#queueSinceMs[tail] = performance.now();
     this.#queueCount++;
     this.stats.queued++;

@@ -31,7 +31,8 @@ export type RequestBody = string | BodyWriter | null;
  */
 export type RequestPrefix = string | Uint8Array;
 
-const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
+/** Between the timestamp and the signature in a request head (signedFieldsBytes). */
+export const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
 const LENGTH_FIELD = '\r\nContent-Length: ';
 const HEAD_END = '\r\n\r\n';
 // The same as bytes, copied with one TypedArray set each (a text write is a native call with its
@@ -54,13 +55,25 @@ export function prefixText(prefix: RequestPrefix): string {
 }
 
 /** The whole request as one string (a queued request waits as this). */
-export function assemble(requestPrefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody): string {
+export function assemble(requestPrefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null = null): string {
   const prefix = prefixText(requestPrefix);
   const text = bodyText(body);
-  return text === null
-    ? prefix + timestampText + SIGNATURE_FIELD + signature + HEAD_END
-    : prefix + timestampText + SIGNATURE_FIELD + signature + LENGTH_FIELD + Buffer.byteLength(text, 'utf8') + HEAD_END + text;
+  // A presigned signature may come as its head bytes only (the presigner makes no strings).
+  const signed = signedBytes !== null ? Buffer.from(signedBytes.buffer, signedBytes.byteOffset, signedBytes.length).toString('latin1') : timestampText + SIGNATURE_FIELD + signature;
+  return text === null ? prefix + signed + HEAD_END : prefix + signed + LENGTH_FIELD + Buffer.byteLength(text, 'utf8') + HEAD_END + text;
 }
+
+/** The part of signedFieldsBytes(timestampText, signature) before the signature: its length. */
+export function signatureOffset(signedBytes: Uint8Array): number {
+  const at = Buffer.from(signedBytes.buffer, signedBytes.byteOffset, signedBytes.length).indexOf(SIGNATURE_FIELD_BYTES);
+  return at < 0 ? -1 : at + SIGNATURE_FIELD_BYTES.length;
+}
+
+/** Bytes `signedFields` is made of (timestamp, field name, signature) for a signature of `signatureLength` characters and a timestamp of at most 20 digits. */
+export function signedFieldsBytesMax(signatureLength: number): number {
+  return 20 + SIGNATURE_FIELD_BYTES.length + signatureLength;
+}
+
 
 /**
  * The signed part of a request head as one block of bytes: the timestamp, the signature's field

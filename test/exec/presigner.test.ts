@@ -12,6 +12,7 @@ import { verifyRequest } from '../../src/core/request-signing.ts';
 import {
   Presigner,
   PresignerError,
+  signatureText,
   type PresignedSignature,
   type PresignerOptions,
 } from '../../src/exec/rest/presigner.ts';
@@ -64,12 +65,13 @@ describe('Presigner', () => {
     expect(presigner.size(cancel)).toBe(2);
     expect(presigner.take(create, out)).toBe(true);
     expect(out.timestampText).toBe(String(T0));
-    expect(verifyRequest(publicKey, T0, 'POST', CREATE_PATH, out.signature)).toBe(true);
-    expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, out.signature)).toBe(false);
+    // A ring's signature reaches this thread only as the head bytes a request copies (no string).
+    expect(out.signature).toBe('');
+    expect(Buffer.from(out.signedBytes!).toString('latin1')).toMatch(new RegExp(`^${T0}\r\nKALSHI-ACCESS-SIGNATURE: [A-Za-z0-9+/]{342}==$`));
+    expect(verifyRequest(publicKey, T0, 'POST', CREATE_PATH, signatureText(out))).toBe(true);
+    expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, signatureText(out))).toBe(false);
     expect(presigner.take(cancel, out)).toBe(true);
-    expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, out.signature)).toBe(true);
-    // The head bytes a request copies are this signature's, made when it arrived.
-    expect(Buffer.from(out.signedBytes!).toString('latin1')).toBe(`${out.timestampText}\r\nKALSHI-ACCESS-SIGNATURE: ${out.signature}`);
+    expect(verifyRequest(publicKey, T0, 'DELETE', BATCH_PATH, signatureText(out))).toBe(true);
   });
 
   it('starts short instead of failing when the rings do not fill in time, and fills them afterwards', async () => {
@@ -83,7 +85,7 @@ describe('Presigner', () => {
     const started = presigner;
     await until(() => started.size(0) === 400 && started.size(1) === 2);
     expect(presigner.take(0, out)).toBe(true);
-    expect(verifyRequest(publicKey, Number(out.timestampText), 'POST', CREATE_PATH, out.signature)).toBe(true);
+    expect(verifyRequest(publicKey, Number(out.timestampText), 'POST', CREATE_PATH, signatureText(out))).toBe(true);
   });
 
   it('never hands out the same signature twice and refills after use', async () => {
@@ -93,10 +95,10 @@ describe('Presigner', () => {
     for (let round = 0; round < 5; round++) {
       for (let i = 0; i < 4; i++) {
         expect(presigner.take(0, out)).toBe(true);
-        const pair = `${out.timestampText}:${out.signature}`;
+        const pair = `${out.timestampText}:${signatureText(out)}`;
         expect(seen.has(pair)).toBe(false);
         seen.add(pair);
-        expect(verifyRequest(publicKey, Number(out.timestampText), 'POST', CREATE_PATH, out.signature)).toBe(true);
+        expect(verifyRequest(publicKey, Number(out.timestampText), 'POST', CREATE_PATH, signatureText(out))).toBe(true);
       }
       clock.advance(100);
       await until(() => presigner!.size(0) === 4);
@@ -151,7 +153,7 @@ describe('Presigner', () => {
     let taken = false;
     await until(() => taken || (taken = presigner!.take(0, out)));
     expect(out.timestampText).toBe(String(T0 + 13_100));
-    expect(verifyRequest(publicKey, T0 + 13_100, 'POST', CREATE_PATH, out.signature)).toBe(true);
+    expect(verifyRequest(publicKey, T0 + 13_100, 'POST', CREATE_PATH, signatureText(out))).toBe(true);
   });
 
   it('signs one-off requests in the worker (query cut), and refuses them after close', async () => {
@@ -198,6 +200,41 @@ describe('Presigner', () => {
     await until(() => ringAtBatch >= 0);
     expect(ringAtBatch).toBe(4); // the urgent half came before the 40 prefetched, the top-up after
     await until(() => started.size(0) === 8);
+  });
+
+  it('keeps every signature whole while its ring comes round many times, urgent refills and top-ups answered out of order', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start({ ...options(clock, 6), refillOnTake: false });
+    const started = presigner;
+    let checked = 0;
+    for (let round = 0; round < 6; round++) {
+      // Take a varying share, so the next refill asks for an urgent part and a top-up (two
+      // requests the worker answers in its own order) and the slots they land in move round.
+      for (let i = 0; i < 2 + (round % 5); i++) {
+        if (!started.take(0, out)) break;
+        expect(verifyRequest(publicKey, Number(out.timestampText), 'POST', CREATE_PATH, signatureText(out))).toBe(true);
+        checked++;
+      }
+      clock.advance(10);
+      started.refill();
+      await until(() => started.size(0) >= 6);
+    }
+    while (started.take(0, out)) {
+      expect(verifyRequest(publicKey, Number(out.timestampText), 'POST', CREATE_PATH, signatureText(out))).toBe(true);
+      checked++;
+    }
+    expect(checked).toBeGreaterThanOrEqual(26);
+    expect(started.stats.workerErrors).toBe(0);
+  });
+
+  it('sizes its slots for the key: a 4096-bit key\'s signatures fit and verify', async () => {
+    const large = generateKeyPairSync('rsa', { modulusLength: 4096 });
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start({ ...options(clock, 2), privateKey: large.privateKey });
+    expect(presigner.take(1, out)).toBe(true);
+    expect(signatureText(out)).toHaveLength(684);
+    expect(verifyRequest(large.publicKey, T0, 'DELETE', BATCH_PATH, signatureText(out))).toBe(true);
+    expect(presigner.stats.workerErrors).toBe(0);
   });
 
   it('shuts the worker down: take() then reports empty, close is idempotent', async () => {

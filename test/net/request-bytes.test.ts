@@ -35,6 +35,11 @@ describe('request bytes', () => {
           expect(out.subarray(0, length).equals(Buffer.from(assemble(PREFIX, '1781821370267', 'c2lnbmF0dXJl', body), 'utf8'))).toBe(true);
         }
         expect(assemble(prefix, '1781821370267', 'c2lnbmF0dXJl', body)).toBe(assemble(PREFIX, '1781821370267', 'c2lnbmF0dXJl', body));
+        // A presigned signature given only as its head bytes, in a view of a larger (shared) buffer: the same string.
+        const shared = new Uint8Array(new SharedArrayBuffer(256));
+        const fields = signedFieldsBytes('1781821370267', 'c2lnbmF0dXJl');
+        shared.set(fields, 40);
+        expect(assemble(prefix, '', '', body, shared.subarray(40, 40 + fields.length))).toBe(assemble(PREFIX, '1781821370267', 'c2lnbmF0dXJl', body));
       }
     }
   });

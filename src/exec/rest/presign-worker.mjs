@@ -6,9 +6,13 @@
  * node:crypto. test/exec/presigner.test.ts verifies its output with verifyRequest.
  *
  * Protocol (one request, one reply):
- *   in : { endpoint: number, id: number, method: string, path: string, timestampMs: number, n: number, urgent?: boolean }
+ *   in : { endpoint: number, id: number, method: string, path: string, timestampMs: number, n: number, urgent?: boolean, slots?: number[] }
  *   out: { endpoint: number, id: number, timestampMs: number, signatures: string[] }   (n signatures)
- * endpoint >= 0 feeds a ring; endpoint -1 answers a one-off request named by id; endpoint -2 is a
+ * endpoint >= 0 feeds a ring: its request names n staging slots of the shared buffer the presigner
+ * passed in workerData.staging, and each signature's head bytes (timestamp, the field name between,
+ * signature: net's signedFieldsBytes) are written into its slot, the byte count into the shared
+ * lengths (-1 when it does not fit); the reply carries `slots` and no signatures, so no string
+ * crosses to the trading thread. endpoint -1 answers a one-off request named by id; endpoint -2 is a
  * batch of different paths (per-order paths): `methods` and `paths` arrays replace method/path/n,
  * and signatures[i] signs (timestampMs, methods[i], paths[i]).
  * Order: four queues, the next signature always from the first that holds work, one signature
@@ -45,6 +49,15 @@ if (typeof workerData.nice === 'number') {
   }
 }
 const options = { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST };
+const staging = workerData.staging;
+const stagingBytes = Buffer.from(staging.bytes);
+const stagingLengths = new Int32Array(staging.lengths);
+
+/** A ring's signature into its staging slot as head bytes. */
+function writeSlot(slot, timestampMs, signature) {
+  const text = `${timestampMs}${staging.field}${signature}`;
+  stagingLengths[slot] = text.length <= staging.stride ? stagingBytes.write(text, slot * staging.stride, text.length, 'latin1') : -1;
+}
 
 /** One request being answered: its signatures so far. */
 function job(request) {
@@ -67,11 +80,15 @@ function signNext() {
   const request = current.request;
   const method = request.endpoint === -2 ? request.methods[current.next] : request.method;
   const path = request.endpoint === -2 ? request.paths[current.next] : request.path;
-  current.signatures[current.next] = sign('sha256', Buffer.from(`${request.timestampMs}${method}${path}`, 'utf8'), options).toString('base64');
+  const signature = sign('sha256', Buffer.from(`${request.timestampMs}${method}${path}`, 'utf8'), options).toString('base64');
+  if (request.endpoint >= 0) writeSlot(request.slots[current.next], request.timestampMs, signature);
+  else current.signatures[current.next] = signature;
   current.next++;
   if (current.next === current.signatures.length) {
     queue.shift();
-    parentPort.postMessage({ endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: current.signatures });
+    parentPort.postMessage(request.endpoint >= 0
+      ? { endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: [], slots: request.slots }
+      : { endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: current.signatures });
   }
   schedule();
 }
@@ -85,7 +102,7 @@ function schedule() {
 parentPort.on('message', (request) => {
   const work = job(request);
   if (work.signatures.length === 0) {
-    parentPort.postMessage({ endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: [] });
+    parentPort.postMessage({ endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: [], slots: request.slots ?? [] });
     return;
   }
   (request.endpoint === -1 ? oneOff : request.urgent === true ? ringLow : request.endpoint === -2 ? prefetch : bulk).push(work);

@@ -18,6 +18,14 @@
  * plus the ones being signed fall below `capacity` asks the worker for the difference. Old
  * entries stay usable until `maxAgeMs`, so aging alone never empties a ring.
  *
+ * The rings' signatures never cross threads as strings: the worker writes each one's head bytes
+ * (signedFieldsBytes: timestamp, field name, signature) into a staging slot of a SharedArrayBuffer
+ * the presigner handed it, and its answer names the slots. The presigner copies them into the
+ * ring's own slots in the same buffer (copyWithin) and take() hands out a view made once per slot:
+ * no string, message payload or Uint8Array per signature on the trading thread (they were ~2 KB an
+ * order of the live runtime's garbage, bench/tick-to-trade/heap-profile.ts). A taken view is read
+ * by the caller's send at once; its slot is written again only after the ring came round to it.
+ *
  * signBatch() asks the same worker for one-off signatures of several different paths in one
  * message (order-path-signatures.ts: the per-order cancel/amend/decrease paths after a create ack).
  *
@@ -28,7 +36,7 @@
 import type { KeyObject } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { Clock } from '../../core/index.ts';
-import { signedFieldsBytes } from '../../net/index.ts';
+import { SIGNATURE_FIELD, signatureOffset, signedFieldsBytesMax } from '../../net/index.ts';
 
 /** Hard limit for maxAgeMs: beyond it a past-skewed clock risks header_timestamp_expired. */
 export const PRESIGN_MAX_AGE_LIMIT_MS = 5_000;
@@ -71,9 +79,21 @@ export class PresignerError extends Error {
 /** The out-record take() fills: reuse one per caller. */
 export interface PresignedSignature {
   timestampText: string; // KALSHI-ACCESS-TIMESTAMP value
-  signature: string; // KALSHI-ACCESS-SIGNATURE value
-  /** signedFieldsBytes(timestampText, signature), made when the signature arrived (take() sets it; null or absent: the request writes the two strings). */
+  /** KALSHI-ACCESS-SIGNATURE value; '' when `signedBytes` carries it (take(): signatureText() reads it out). */
+  signature: string;
+  /**
+   * signedFieldsBytes(timestampText, signature) (take() sets it: a view of the presigner's shared
+   * buffer, valid until the caller's turn ends; null or absent: the request writes the two strings).
+   */
   signedBytes?: Uint8Array | null;
+}
+
+/** The signature's text of a PresignedSignature, from its head bytes when take() filled it (tests, tools; allocates). */
+export function signatureText(signed: PresignedSignature): string {
+  const bytes = signed.signedBytes ?? null;
+  if (signed.signature !== '' || bytes === null) return signed.signature;
+  const at = signatureOffset(bytes);
+  return at < 0 ? '' : Buffer.from(bytes.buffer, bytes.byteOffset + at, bytes.length - at).toString('latin1');
 }
 
 export interface PresignerStats {
@@ -89,7 +109,8 @@ interface WorkerReply {
   endpoint: number; // -1: a one-off signAsync() request; -2: a signBatch() request; -3: the worker's priority report
   id: number;
   timestampMs: number;
-  signatures: string[];
+  signatures: string[]; // -1 and -2
+  slots?: number[]; // endpoint >= 0: the staging slots written (their lengths in the shared lengths; -1: not written)
   nice?: number | null; // -3 only
   error?: string | null; // -3 only
 }
@@ -108,33 +129,40 @@ class Ring {
   readonly capacity: number;
   readonly size: number;
   readonly timestampsMs: Float64Array;
+  /** One string per worker answer, shared by its entries. */
   readonly timestampTexts: string[];
-  readonly signatures: string[];
-  /** Each entry's timestamp and signature as the request head's bytes (net's signedFieldsBytes). */
-  readonly signedBytes: (Uint8Array | null)[];
+  /** Byte offset of this ring's slots in the shared buffer (`size` slots of the presigner's stride). */
+  readonly offset: number;
+  /** Each slot's head bytes as a view of the shared buffer: made when the slot is first filled (or its length changes). */
+  readonly views: (Uint8Array | null)[];
   head = 0;
   count = 0;
   inflight = 0; // signatures requested and not yet received
 
-  constructor(endpoint: PresignEndpoint) {
+  constructor(endpoint: PresignEndpoint, offset: number) {
     this.method = endpoint.method;
     this.path = endpoint.path;
     this.capacity = endpoint.capacity;
     this.size = endpoint.capacity * 2;
+    this.offset = offset;
     this.timestampsMs = new Float64Array(this.size);
     this.timestampTexts = new Array<string>(this.size).fill('');
-    this.signatures = new Array<string>(this.size).fill('');
-    this.signedBytes = new Array<Uint8Array | null>(this.size).fill(null);
+    this.views = new Array<Uint8Array | null>(this.size).fill(null);
   }
 
-  /** Removes the head entry and clears its strings so a consumed signature cannot come back. */
+  /** Removes the head entry; its slot is written again only when the ring comes round to it. */
   dropHead(): void {
     this.timestampTexts[this.head] = '';
-    this.signatures[this.head] = '';
-    this.signedBytes[this.head] = null;
     this.head = this.head + 1 === this.size ? 0 : this.head + 1;
     this.count--;
   }
+}
+
+/** Bytes a slot holds: a signature's head bytes for the key's size, rounded up to 8. */
+function slotStride(privateKey: KeyObject): number {
+  const modulusBits = privateKey.asymmetricKeyDetails?.modulusLength ?? 8192;
+  const signatureChars = 4 * Math.ceil(Math.ceil(modulusBits / 8) / 3); // base64 of the RSA signature
+  return Math.ceil(signedFieldsBytesMax(signatureChars) / 8) * 8;
 }
 
 export class Presigner {
@@ -159,20 +187,48 @@ export class Presigner {
   readonly #oneOff = new Map<number, OneOff>(); // signAsync() requests by id
   readonly #batches = new Map<number, BatchSigned>(); // signBatch() requests by id
   #oneOffSeq = 0;
+  /** Bytes per slot, staging and ring alike. */
+  readonly #stride: number;
+  /** The shared buffer: staging slots (the worker writes them) then every ring's slots (only this thread writes them). */
+  readonly #bytes: Uint8Array;
+  /** Each staging slot's byte count, written by the worker (-1: the signature did not fit). */
+  readonly #stagingLengths: Int32Array;
+  /** Staging slots free for a request, as a stack. */
+  readonly #stagingFree: Int32Array;
+  #stagingFreeCount: number;
 
   private constructor(options: PresignerOptions) {
     this.#clock = options.clock;
     this.#maxAgeMs = options.maxAgeMs;
     this.#refreshLeadMs = options.refreshLeadMs;
     this.#refillOnTake = options.refillOnTake ?? true;
-    this.#rings = options.endpoints.map((endpoint) => new Ring(endpoint));
+    this.#stride = slotStride(options.privateKey);
+    // As many staging slots as ring slots: a ring never has more than its capacity requested.
+    const stagingSlots = options.endpoints.reduce((sum, endpoint) => sum + endpoint.capacity * 2, 0);
+    const shared = new SharedArrayBuffer(stagingSlots * 2 * this.#stride);
+    this.#bytes = new Uint8Array(shared);
+    const lengths = new SharedArrayBuffer(stagingSlots * 4);
+    this.#stagingLengths = new Int32Array(lengths);
+    this.#stagingFree = new Int32Array(stagingSlots);
+    for (let i = 0; i < stagingSlots; i++) this.#stagingFree[i] = stagingSlots - 1 - i;
+    this.#stagingFreeCount = stagingSlots;
+    let offset = stagingSlots * this.#stride;
+    this.#rings = options.endpoints.map((endpoint) => {
+      const ring = new Ring(endpoint, offset);
+      offset += ring.size * this.#stride;
+      return ring;
+    });
     this.#refillBound = () => {
       this.#refillScheduled = false;
       this.refill();
     };
     // The KeyObject is cloned into the worker by structured clone; no PEM text crosses threads.
     this.#worker = new Worker(new URL('./presign-worker.mjs', import.meta.url), {
-      workerData: { key: options.privateKey, nice: options.workerNice === undefined ? 19 : options.workerNice },
+      workerData: {
+        key: options.privateKey,
+        nice: options.workerNice === undefined ? 19 : options.workerNice,
+        staging: { bytes: shared, lengths, stride: this.#stride, field: SIGNATURE_FIELD },
+      },
       name: 'presigner',
     });
     this.#worker.on('message', (reply: WorkerReply) => this.#onReply(reply));
@@ -226,8 +282,8 @@ export class Presigner {
       const head = ring.head;
       if (ring.timestampsMs[head]! >= oldestMs) {
         out.timestampText = ring.timestampTexts[head]!;
-        out.signature = ring.signatures[head]!;
-        out.signedBytes = ring.signedBytes[head]!;
+        out.signature = '';
+        out.signedBytes = ring.views[head]!;
         ring.dropHead();
         this.stats.taken++;
         this.#scheduleRefill();
@@ -266,11 +322,20 @@ export class Presigner {
       // creates, batches and cancels signed on the event loop (~1 ms each).
       const toHalf = Math.ceil(ring.capacity / 2) - ring.count - ring.inflight;
       const urgent = Math.min(deficit, Math.max(0, toHalf));
-      ring.inflight += deficit;
-      this.stats.requested += deficit;
-      if (urgent > 0) this.#worker.postMessage({ endpoint, id: 0, method: ring.method, path: ring.path, timestampMs: nowMs, n: urgent, urgent: true });
-      if (deficit > urgent) this.#worker.postMessage({ endpoint, id: 0, method: ring.method, path: ring.path, timestampMs: nowMs, n: deficit - urgent });
+      if (urgent > 0) this.#request(endpoint, ring, nowMs, urgent, true);
+      if (deficit > urgent) this.#request(endpoint, ring, nowMs, deficit - urgent, false);
     }
+  }
+
+  /** Asks the worker for `n` signatures of `ring`, each into a staging slot taken here. */
+  #request(endpoint: number, ring: Ring, nowMs: number, n: number, urgent: boolean): void {
+    const count = Math.min(n, this.#stagingFreeCount);
+    if (count === 0) return;
+    const slots = new Array<number>(count);
+    for (let i = 0; i < count; i++) slots[i] = this.#stagingFree[--this.#stagingFreeCount]!;
+    ring.inflight += count;
+    this.stats.requested += count;
+    this.#worker.postMessage({ endpoint, id: 0, method: ring.method, path: ring.path, timestampMs: nowMs, n: count, urgent, slots });
   }
 
   /**
@@ -345,19 +410,30 @@ export class Presigner {
     }
     const ring = this.#rings[reply.endpoint]!;
     const timestampText = String(reply.timestampMs);
-    const signatures = reply.signatures;
-    ring.inflight -= signatures.length;
-    this.stats.received += signatures.length;
-    for (let i = 0; i < signatures.length; i++) {
+    const slots = reply.slots ?? [];
+    const stride = this.#stride;
+    const bytes = this.#bytes;
+    ring.inflight -= slots.length;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      const length = this.#stagingLengths[slot]!;
+      this.#stagingFree[this.#stagingFreeCount++] = slot;
+      if (length <= 0) {
+        this.stats.workerErrors++; // did not fit its slot: never happens for the key the stride was sized for
+        continue;
+      }
+      this.stats.received++;
       if (ring.count === ring.size) {
         ring.dropHead(); // full: the oldest is the least useful
         this.stats.expired++;
       }
       const tail = (ring.head + ring.count) % ring.size;
+      const at = ring.offset + tail * stride;
+      bytes.copyWithin(at, slot * stride, slot * stride + length);
+      const view = ring.views[tail];
+      if (view === null || view.length !== length) ring.views[tail] = bytes.subarray(at, at + length);
       ring.timestampsMs[tail] = reply.timestampMs;
       ring.timestampTexts[tail] = timestampText;
-      ring.signatures[tail] = signatures[i]!;
-      ring.signedBytes[tail] = signedFieldsBytes(timestampText, signatures[i]!);
       ring.count++;
     }
     this.#onChange?.();
