@@ -10,7 +10,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, verifyRequest } from '../../src/core/index.ts';
 import { OrderPathKind, OrderPathSignatures, type OrderPathSignaturesOptions } from '../../src/exec/rest/order-path-signatures.ts';
-import { Presigner, type PresignedSignature } from '../../src/exec/rest/presigner.ts';
+import { BATCH_SIGNATURES_MAX, Presigner, signatureText, type PresignedSignature } from '../../src/exec/rest/presigner.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ORDERS = '/trade-api/v2/portfolio/events/orders';
@@ -41,7 +41,7 @@ async function store(clock: ManualClock, overrides: Partial<OrderPathSignaturesO
 const out: PresignedSignature = { timestampText: '', signature: '' };
 
 function verifies(method: string, path: string): boolean {
-  return verifyRequest(publicKey, Number(out.timestampText), method, path, out.signature);
+  return verifyRequest(publicKey, Number(out.timestampText), method, path, signatureText(out));
 }
 
 describe('OrderPathSignatures', () => {
@@ -65,7 +65,9 @@ describe('OrderPathSignatures', () => {
     expect(verifies('POST', `${ORDERS}/ord%2F1/decrease`)).toBe(true);
     expect(paths.take('ord/1', OrderPathKind.CANCEL, out)).toBe(true);
     expect(verifies('DELETE', `${ORDERS}/ord%2F1`)).toBe(true);
-    expect(Buffer.from(out.signedBytes!).toString('latin1')).toBe(`${out.timestampText}\r\nKALSHI-ACCESS-SIGNATURE: ${out.signature}`);
+    // Kept as the request head's bytes only: no signature string reached this thread.
+    expect(out.signature).toBe('');
+    expect(Buffer.from(out.signedBytes!).toString('latin1')).toMatch(new RegExp(`^${out.timestampText}\r\nKALSHI-ACCESS-SIGNATURE: [A-Za-z0-9+/]{342}==$`));
     // Used: the next take misses until a replacement is made.
     expect(paths.take('ord/1', OrderPathKind.AMEND, out)).toBe(false);
     expect(paths.stats.missed).toBe(1);
@@ -95,6 +97,32 @@ describe('OrderPathSignatures', () => {
     expect(paths.take('o-2', OrderPathKind.AMEND, out)).toBe(false); // both used
     expect(paths.stats).toMatchObject({ taken: 3, missed: 1 });
     expect(() => new OrderPathSignatures({ presigner: presigner!, clock, ordersPath: ORDERS, kinds: [], capacity: 1, maxAgeMs: 3_000, refreshLeadMs: 1_000, idleLifetimeMs: 1_000, depth: 5 })).toThrow(/depth/);
+  });
+
+  it('asks in batches of at most BATCH_SIGNATURES_MAX, and keeps each order\'s signatures at depth 2 apart', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock, { capacity: 50, depth: 2 });
+    const ids = Array.from({ length: 50 }, (_, i) => `o-${i}`);
+    for (const id of ids) paths.track(id);
+    const requestedBefore = presigner!.stats.requested;
+    paths.flush(); // 50 orders x 3 paths x 2 deep = 300 wanted
+    expect(presigner!.stats.requested - requestedBefore).toBe(BATCH_SIGNATURES_MAX);
+    await until(() => paths.stats.signed === BATCH_SIGNATURES_MAX);
+    paths.flush(); // the rest
+    expect(presigner!.stats.requested - requestedBefore).toBe(300);
+    await until(() => paths.stats.signed === 300);
+    const seen = new Set<string>();
+    for (const id of ids) {
+      for (const [kind, method, suffix] of [[OrderPathKind.CANCEL, 'DELETE', ''], [OrderPathKind.AMEND, 'POST', '/amend'], [OrderPathKind.DECREASE, 'POST', '/decrease']] as const) {
+        for (let depth = 0; depth < 2; depth++) {
+          expect(paths.take(id, kind, out)).toBe(true);
+          expect(verifies(method, `${ORDERS}/${id}${suffix}`)).toBe(true);
+          seen.add(signatureText(out));
+        }
+        expect(paths.take(id, kind, out)).toBe(false);
+      }
+    }
+    expect(seen.size).toBe(300);
   });
 
   it('never hands out a signature older than maxAgeMs, and refreshes aging ones on flush', async () => {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/index.ts';
 import { verifyRequest } from '../../src/core/request-signing.ts';
 import {
+  BATCH_SIGNATURES_MAX,
   Presigner,
   PresignerError,
   signatureText,
@@ -200,6 +201,39 @@ describe('Presigner', () => {
     await until(() => ringAtBatch >= 0);
     expect(ringAtBatch).toBe(4); // the urgent half came before the 40 prefetched, the top-up after
     await until(() => started.size(0) === 8);
+  });
+
+  it('answers a batch as head bytes that verify for each path; one batch at a time, at most BATCH_SIGNATURES_MAX', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start(options(clock, 2));
+    const started = presigner;
+    const paths = Array.from({ length: 5 }, (_, i) => `/trade-api/v2/portfolio/events/orders/o-${i}/amend`);
+    const methods = paths.map(() => 'POST');
+    const verified: boolean[] = [];
+    let answered = false;
+    started.signBatch(methods, paths, (timestampMs, text, signed) => {
+      expect(timestampMs).toBe(T0);
+      expect(text).toBe(String(T0));
+      expect(signed).toHaveLength(5);
+      for (let i = 0; i < 5; i++) {
+        const one = { timestampText: text, signature: '', signedBytes: signed![i]! };
+        verified.push(verifyRequest(publicKey, T0, 'POST', paths[i]!, signatureText(one)));
+      }
+      answered = true;
+    });
+    // While that batch is out, another is answered null at once (its staging slots are taken).
+    let second: readonly Uint8Array[] | null | undefined;
+    started.signBatch(['POST'], [paths[0]!], (_ms, _text, signed) => (second = signed));
+    expect(second).toBeNull();
+    await until(() => answered);
+    expect(verified).toEqual([true, true, true, true, true]);
+    // Over the limit: null at once, nothing asked of the worker.
+    const requested = started.stats.requested;
+    let over: readonly Uint8Array[] | null | undefined;
+    const many = Array.from({ length: BATCH_SIGNATURES_MAX + 1 }, (_, i) => `/p/${i}`);
+    started.signBatch(many.map(() => 'POST'), many, (_ms, _text, signed) => (over = signed));
+    expect(over).toBeNull();
+    expect(started.stats.requested).toBe(requested);
   });
 
   it('keeps every signature whole while its ring comes round many times, urgent refills and top-ups answered out of order', async () => {

@@ -13,9 +13,13 @@
  *
  * Record per tracked order (pooled; at most `capacity`, the oldest tracked is evicted first):
  *
- *   orderId | path[kind] | timestampMs[slot] timestampText[slot] signature[slot] | pending mask
+ *   orderId | path[kind] | timestampMs[slot] timestampText[slot] head bytes[slot] | filled, pending masks
  *           kind: 0 cancel (DELETE), 1 amend (POST), 2 decrease (POST); only the enabled kinds
- *           slot: kind * MAX_DEPTH + 0..depth-1; pending: one bit per slot
+ *           slot: kind * MAX_DEPTH + 0..depth-1; filled, pending: one bit per slot
+ *
+ * A signature is kept as the request head's bytes (net's signedFieldsBytes), copied out of the
+ * presigner's shared buffer into the record's own bytes (made once per record, reused with it);
+ * take() hands out a view of them made once per slot. No string or buffer per signature.
  *
  * Owns: the records and what to ask the worker. Never: signs on the calling thread (a miss returns
  * false; the caller signs inline and counts it), sends requests, or knows whether an order is live
@@ -24,7 +28,7 @@
 
 import { FifoMap } from '../../core/index.ts';
 import type { Clock } from '../../core/index.ts';
-import { signedFieldsBytes } from '../../net/index.ts';
+import { BATCH_SIGNATURES_MAX } from './presigner.ts';
 import type { Presigner, PresignedSignature } from './presigner.ts';
 
 export const OrderPathKind = { CANCEL: 0, AMEND: 1, DECREASE: 2 } as const;
@@ -61,24 +65,44 @@ class OrderRecord {
   generation = 0; // bumped when the record is reused, so a late worker reply cannot fill the wrong order
   touchedMs = 0;
   pending = 0; // bit per slot: a signature is being made
+  filled = 0; // bit per slot: holds a signature not yet taken
   readonly paths: string[] = ['', '', ''];
   readonly timestampsMs = new Float64Array(SLOT_COUNT);
   readonly timestampTexts: string[] = new Array<string>(SLOT_COUNT).fill('');
-  readonly signatures: string[] = new Array<string>(SLOT_COUNT).fill('');
-  /** Each slot's timestamp and signature as the request head's bytes (net's signedFieldsBytes). */
-  readonly signedBytes: (Uint8Array | null)[] = new Array<Uint8Array | null>(SLOT_COUNT).fill(null);
+  /** The slots' head bytes, `stride` apart, the `depth` slots of each kind in a row (made at the record's first signature). */
+  bytes: Uint8Array | null = null;
+  /** Each slot's bytes as a view (made once, or when the length changes). */
+  readonly views: (Uint8Array | null)[] = new Array<Uint8Array | null>(SLOT_COUNT).fill(null);
+
+  /** Copies a signature's head bytes into `slot`. */
+  keep(slot: number, signed: Uint8Array, stride: number, depth: number): void {
+    const bytes = (this.bytes ??= new Uint8Array(KIND_COUNT * depth * stride));
+    const at = (Math.floor(slot / MAX_DEPTH) * depth + (slot % MAX_DEPTH)) * stride;
+    bytes.set(signed, at);
+    const view = this.views[slot];
+    if (view === null || view!.length !== signed.length) this.views[slot] = bytes.subarray(at, at + signed.length);
+    this.filled |= 1 << slot;
+  }
+
+  empty(slot: number): void {
+    this.filled &= ~(1 << slot);
+    this.timestampTexts[slot] = '';
+  }
+
+  has(slot: number): boolean {
+    return (this.filled & (1 << slot)) !== 0;
+  }
 
   clear(): void {
     this.orderId = '';
     this.generation++;
     this.touchedMs = 0;
     this.pending = 0;
+    this.filled = 0;
     for (let kind = 0; kind < KIND_COUNT; kind++) this.paths[kind] = '';
     for (let slot = 0; slot < SLOT_COUNT; slot++) {
       this.timestampsMs[slot] = 0;
       this.timestampTexts[slot] = '';
-      this.signatures[slot] = '';
-      this.signedBytes[slot] = null;
     }
   }
 }
@@ -143,7 +167,7 @@ export class OrderPathSignatures {
     const oldestMs = this.#options.clock.nowMs() - this.#options.maxAgeMs;
     const first = kind * MAX_DEPTH;
     for (let slot = first; slot < first + this.#depth; slot++) {
-      if (record.signatures[slot] !== '' && record.timestampsMs[slot]! >= oldestMs) return true;
+      if (record.has(slot) && record.timestampsMs[slot]! >= oldestMs) return true;
     }
     return false;
   }
@@ -164,11 +188,9 @@ export class OrderPathSignatures {
     let chosen = -1;
     const first = kind * MAX_DEPTH;
     for (let slot = first; slot < first + this.#depth; slot++) {
-      if (record.signatures[slot] === '') continue;
+      if (!record.has(slot)) continue;
       if (record.timestampsMs[slot]! < oldestMs) {
-        record.signatures[slot] = '';
-        record.timestampTexts[slot] = '';
-        record.signedBytes[slot] = null;
+        record.empty(slot);
         continue;
       }
       if (chosen < 0 || record.timestampsMs[slot]! < record.timestampsMs[chosen]!) chosen = slot;
@@ -178,11 +200,9 @@ export class OrderPathSignatures {
       return false;
     }
     out.timestampText = record.timestampTexts[chosen]!;
-    out.signature = record.signatures[chosen]!;
-    out.signedBytes = record.signedBytes[chosen]!;
-    record.signatures[chosen] = '';
-    record.timestampTexts[chosen] = '';
-    record.signedBytes[chosen] = null;
+    out.signature = '';
+    out.signedBytes = record.views[chosen]!;
+    record.empty(chosen);
     this.stats.taken++;
     return true;
   }
@@ -222,7 +242,8 @@ export class OrderPathSignatures {
         for (let slot = kind * MAX_DEPTH; slot < kind * MAX_DEPTH + this.#depth; slot++) {
           const bit = 1 << slot;
           if ((record.pending & bit) !== 0) continue;
-          if (record.signatures[slot] !== '' && record.timestampsMs[slot]! >= staleBeforeMs) continue;
+          if (record.has(slot) && record.timestampsMs[slot]! >= staleBeforeMs) continue;
+          if (methods.length === BATCH_SIGNATURES_MAX) break; // the rest at the next flush
           record.pending |= bit;
           methods.push(METHODS[kind]!);
           paths.push(record.paths[kind]!);
@@ -242,21 +263,21 @@ export class OrderPathSignatures {
   }
 
   /** The worker's answer to the batch in flight (bound once: no closure per batch). */
-  readonly #onBatchSigned = (timestampMs: number, timestampText: string, signatures: readonly string[] | null): void => {
+  readonly #onBatchSigned = (timestampMs: number, timestampText: string, signed: readonly Uint8Array[] | null): void => {
     this.#batchInFlight = false;
     const targets = this.#batchTargets;
     const targetSlots = this.#batchSlots;
     const generations = this.#batchGenerations;
+    const stride = this.#options.presigner.slotBytes;
     for (let i = 0; i < targets.length; i++) {
       const record = targets[i]!;
       if (record.generation !== generations[i]) continue; // forgotten (and maybe reused) meanwhile
       const slot = targetSlots[i]!;
       record.pending &= ~(1 << slot);
-      if (signatures === null) continue;
+      if (signed === null) continue;
+      record.keep(slot, signed[i]!, stride, this.#depth);
       record.timestampsMs[slot] = timestampMs;
       record.timestampTexts[slot] = timestampText;
-      record.signatures[slot] = signatures[i]!;
-      record.signedBytes[slot] = signedFieldsBytes(timestampText, signatures[i]!);
       this.stats.signed++;
     }
     targets.length = 0; // no record held past its batch

@@ -14,7 +14,7 @@
  * lengths (-1 when it does not fit); the reply carries `slots` and no signatures, so no string
  * crosses to the trading thread. endpoint -1 answers a one-off request named by id; endpoint -2 is a
  * batch of different paths (per-order paths): `methods` and `paths` arrays replace method/path/n,
- * and signatures[i] signs (timestampMs, methods[i], paths[i]).
+ * and the signature of (timestampMs, methods[i], paths[i]) goes into slots[i] the same way.
  * Order: four queues, the next signature always from the first that holds work, one signature
  * per turn of this thread's event loop: one-off requests (endpoint -1: a request about to be sent
  * waits on it); ring refills marked `urgent: true` (a ring below half its capacity, drained by a
@@ -81,12 +81,12 @@ function signNext() {
   const method = request.endpoint === -2 ? request.methods[current.next] : request.method;
   const path = request.endpoint === -2 ? request.paths[current.next] : request.path;
   const signature = sign('sha256', Buffer.from(`${request.timestampMs}${method}${path}`, 'utf8'), options).toString('base64');
-  if (request.endpoint >= 0) writeSlot(request.slots[current.next], request.timestampMs, signature);
+  if (request.slots !== undefined) writeSlot(request.slots[current.next], request.timestampMs, signature);
   else current.signatures[current.next] = signature;
   current.next++;
   if (current.next === current.signatures.length) {
     queue.shift();
-    parentPort.postMessage(request.endpoint >= 0
+    parentPort.postMessage(request.slots !== undefined
       ? { endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: [], slots: request.slots }
       : { endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: current.signatures });
   }

@@ -27,7 +27,9 @@
  * by the caller's send at once; its slot is written again only after the ring came round to it.
  *
  * signBatch() asks the same worker for one-off signatures of several different paths in one
- * message (order-path-signatures.ts: the per-order cancel/amend/decrease paths after a create ack).
+ * message (order-path-signatures.ts: the per-order cancel/amend/decrease paths after a create ack);
+ * they come back the same way, through staging slots of their own, handed to the caller as views
+ * to copy.
  *
  * Owns: the worker, the rings, the counters. Never: sends requests, signs on the calling thread
  * (an empty ring returns false and the caller signs inline and counts it), or logs key material.
@@ -120,8 +122,15 @@ interface OneOff {
   reject: (error: Error) => void;
 }
 
-/** Receives a signBatch() reply: signatures[i] signs (timestampMs, methods[i], paths[i]); null when the worker failed. */
-export type BatchSigned = (timestampMs: number, timestampText: string, signatures: readonly string[] | null) => void;
+/**
+ * Receives a signBatch() reply: signed[i] is signedFieldsBytes(timestampText, signature of
+ * (timestampMs, methods[i], paths[i])), a view of the shared buffer valid during the call only (copy
+ * it to keep it); null when the worker failed.
+ */
+export type BatchSigned = (timestampMs: number, timestampText: string, signed: readonly Uint8Array[] | null) => void;
+
+/** Most signatures one signBatch() asks for: its staging slots, kept apart from the rings'. */
+export const BATCH_SIGNATURES_MAX = 256;
 
 class Ring {
   readonly method: string;
@@ -193,9 +202,16 @@ export class Presigner {
   readonly #bytes: Uint8Array;
   /** Each staging slot's byte count, written by the worker (-1: the signature did not fit). */
   readonly #stagingLengths: Int32Array;
-  /** Staging slots free for a request, as a stack. */
+  /** The rings' staging slots free for a request, as a stack. */
   readonly #stagingFree: Int32Array;
   #stagingFreeCount: number;
+  /** signBatch()'s staging slots: BATCH_SIGNATURES_MAX from here, one batch at a time. */
+  readonly #batchFirstSlot: number;
+  #batchSlotsBusy = false;
+  /** Each staging slot's bytes as a view, made once (or when its length changes): what signBatch()'s caller is handed. */
+  readonly #stagingViews: (Uint8Array | null)[];
+  /** The views of the batch being answered (reused). */
+  readonly #batchViews: Uint8Array[] = [];
 
   private constructor(options: PresignerOptions) {
     this.#clock = options.clock;
@@ -203,15 +219,19 @@ export class Presigner {
     this.#refreshLeadMs = options.refreshLeadMs;
     this.#refillOnTake = options.refillOnTake ?? true;
     this.#stride = slotStride(options.privateKey);
-    // As many staging slots as ring slots: a ring never has more than its capacity requested.
-    const stagingSlots = options.endpoints.reduce((sum, endpoint) => sum + endpoint.capacity * 2, 0);
-    const shared = new SharedArrayBuffer(stagingSlots * 2 * this.#stride);
+    // As many staging slots for the rings as ring slots (a ring never has more than its capacity
+    // requested), and BATCH_SIGNATURES_MAX more for signBatch() after them.
+    const ringSlots = options.endpoints.reduce((sum, endpoint) => sum + endpoint.capacity * 2, 0);
+    const stagingSlots = ringSlots + BATCH_SIGNATURES_MAX;
+    const shared = new SharedArrayBuffer((stagingSlots + ringSlots) * this.#stride);
     this.#bytes = new Uint8Array(shared);
     const lengths = new SharedArrayBuffer(stagingSlots * 4);
     this.#stagingLengths = new Int32Array(lengths);
-    this.#stagingFree = new Int32Array(stagingSlots);
-    for (let i = 0; i < stagingSlots; i++) this.#stagingFree[i] = stagingSlots - 1 - i;
-    this.#stagingFreeCount = stagingSlots;
+    this.#stagingFree = new Int32Array(ringSlots);
+    for (let i = 0; i < ringSlots; i++) this.#stagingFree[i] = ringSlots - 1 - i;
+    this.#stagingFreeCount = ringSlots;
+    this.#batchFirstSlot = ringSlots;
+    this.#stagingViews = new Array<Uint8Array | null>(stagingSlots).fill(null);
     let offset = stagingSlots * this.#stride;
     this.#rings = options.endpoints.map((endpoint) => {
       const ring = new Ring(endpoint, offset);
@@ -260,6 +280,11 @@ export class Presigner {
   /** Index of the ring for (method, path), or -1 if that endpoint is not presigned. Not for the hot path. */
   endpointIndex(method: string, path: string): number {
     return this.#rings.findIndex((ring) => ring.method === method && ring.path === path);
+  }
+
+  /** Bytes a signature's head bytes take at most (order-path-signatures.ts sizes its copies by it). */
+  get slotBytes(): number {
+    return this.#stride;
   }
 
   /** Signatures ready (valid or not yet dropped) in a ring. */
@@ -360,14 +385,19 @@ export class Presigner {
    * null signatures if the worker stops first. Off the hot path: one message and arrays per call.
    */
   signBatch(methods: readonly string[], paths: readonly string[], done: BatchSigned): void {
-    if (!this.alive) {
+    // One batch at a time through its staging slots, at most BATCH_SIGNATURES_MAX: a caller
+    // asking for more, or while one is out, is answered null at once (it signs inline or asks later).
+    if (!this.alive || this.#batchSlotsBusy || paths.length > BATCH_SIGNATURES_MAX) {
       done(0, '', null);
       return;
     }
     const id = ++this.#oneOffSeq;
     this.#batches.set(id, done);
+    this.#batchSlotsBusy = true;
     this.stats.requested += paths.length;
-    this.#worker.postMessage({ endpoint: -2, id, methods, paths, timestampMs: this.#clock.nowMs(), n: paths.length });
+    const slots = new Array<number>(paths.length);
+    for (let i = 0; i < paths.length; i++) slots[i] = this.#batchFirstSlot + i;
+    this.#worker.postMessage({ endpoint: -2, id, methods, paths, timestampMs: this.#clock.nowMs(), n: paths.length, slots });
   }
 
   /** Stops the tick and terminates the worker; take() returns false afterwards. Idempotent. */
@@ -398,8 +428,20 @@ export class Presigner {
     if (reply.endpoint === -2) {
       const done = this.#batches.get(reply.id);
       this.#batches.delete(reply.id);
-      this.stats.received += reply.signatures.length;
-      done?.(reply.timestampMs, String(reply.timestampMs), reply.signatures);
+      this.#batchSlotsBusy = false;
+      const views = this.#batchViews;
+      const slots = reply.slots ?? [];
+      views.length = 0;
+      let whole = true;
+      for (let i = 0; i < slots.length; i++) {
+        const view = this.#stagingView(slots[i]!);
+        if (view === null) whole = false;
+        else views.push(view);
+      }
+      if (!whole) this.stats.workerErrors++;
+      this.stats.received += views.length;
+      done?.(reply.timestampMs, String(reply.timestampMs), whole ? views : null);
+      views.length = 0; // no view held past the call
       return;
     }
     if (reply.endpoint === -1) {
@@ -439,6 +481,16 @@ export class Presigner {
     this.#onChange?.();
   }
 
+  /** A staging slot's bytes as its view (made once, or again when the length changed); null when the worker could not write it. */
+  #stagingView(slot: number): Uint8Array | null {
+    const length = this.#stagingLengths[slot]!;
+    if (length <= 0) return null;
+    const view = this.#stagingViews[slot] ?? null;
+    if (view !== null && view.length === length) return view;
+    const at = slot * this.#stride;
+    return (this.#stagingViews[slot] = this.#bytes.subarray(at, at + length));
+  }
+
   #onWorkerDown(): void {
     if (this.#closed || !this.#alive) return;
     this.#alive = false;
@@ -452,6 +504,7 @@ export class Presigner {
     this.#oneOff.clear();
     const batches = [...this.#batches.values()];
     this.#batches.clear();
+    this.#batchSlotsBusy = false;
     for (const done of batches) done(0, '', null);
   }
 
