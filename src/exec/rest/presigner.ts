@@ -22,9 +22,9 @@
  * (signedFieldsBytes: timestamp, field name, signature) into a staging slot of a SharedArrayBuffer
  * the presigner handed it, and its answer names the slots. The presigner copies them into the
  * ring's own slots in the same buffer (copyWithin) and take() hands out a view made once per slot:
- * no string, message payload or Uint8Array per signature on the trading thread (they were ~2 KB an
- * order of the live runtime's garbage, bench/tick-to-trade/heap-profile.ts). A taken view is read
- * by the caller's send at once; its slot is written again only after the ring came round to it.
+ * no string, message payload or Uint8Array per signature on the trading thread (they were most of
+ * the live runtime's garbage per order: README, bench/tick-to-trade/heap-profile.ts). A taken view
+ * is read by the caller's send at once; its slot is written again only after the ring came round to it.
  *
  * signBatch() asks the same worker for one-off signatures of several different paths in one
  * message (order-path-signatures.ts: the per-order cancel/amend/decrease paths after a create ack);
@@ -112,7 +112,7 @@ interface WorkerReply {
   id: number;
   timestampMs: number;
   signatures: string[]; // -1 and -2
-  slots?: number[]; // endpoint >= 0: the staging slots written (their lengths in the shared lengths; -1: not written)
+  slots?: number[]; // endpoint >= 0 and -2: the staging slots written (their lengths in the shared lengths; -1: not written)
   nice?: number | null; // -3 only
   error?: string | null; // -3 only
 }
