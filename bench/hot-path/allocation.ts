@@ -20,11 +20,10 @@
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import v8 from 'node:v8';
-import { ReadBuffer } from './lanes.ts';
 
 /** What the allocation phase needs of a lane: the frame, the work between frames, and its order count so far. */
 export interface AllocationLane {
-  step(bytes: Buffer, length: number, timed: boolean): void;
+  step(bytes: Buffer, timed: boolean): void;
   between(frame: number): void;
   ordersSoFar(): number;
 }
@@ -70,7 +69,6 @@ async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: 
   observer.observe({ entryTypes: ['gc'] });
   const ordersBefore = lane.ordersSoFar();
   const rises = new HeapRises();
-  const read = new ReadBuffer();
   let done = 0;
   const end = Math.min(first + count, frames.length);
   // Runs of 1,024 frames in one synchronous call, as drive() does (no await per frame), then a
@@ -79,7 +77,7 @@ async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: 
     const stop = Math.min(end, i + 1024);
     for (; i < stop; i++) {
       lane.between(i);
-      lane.step(read.bytes, read.receive(frames[i]), false);
+      lane.step(frames[i], false);
       if (sampleHeap) rises.sample();
       done++;
     }

@@ -14,7 +14,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { heapSites } from '../heap-sites.ts';
 import type { HeapProfile } from '../heap-sites.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
-import { PathLane, ReadBuffer } from './lanes.ts';
+import { PathLane } from './lanes.ts';
 import { SinkOrderEntry } from './sink-order-entry.ts';
 import { buildHotPath } from './wiring.ts';
 
@@ -28,7 +28,6 @@ hp.probe.setEnabled(false);
 const lane = new PathLane('profile', hp, sink);
 const bytes = stream.deltas.map((text) => Buffer.from(text, 'utf8'));
 let next = 0;
-const read = new ReadBuffer();
 
 async function run(count: number): Promise<void> {
   for (let left = count; left > 0 && next < bytes.length; ) {
@@ -36,7 +35,7 @@ async function run(count: number): Promise<void> {
     left -= stop - next;
     for (; next < stop; next++) {
       lane.between(next);
-      lane.step(read.bytes, read.receive(bytes[next]!), false);
+      lane.step(bytes[next]!, false);
     }
     await nextTurn(); // the journal's writes
   }

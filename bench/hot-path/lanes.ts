@@ -21,8 +21,8 @@ export interface DrivePhase {
 
 export interface Lane {
   readonly histogram: Histogram;
-  /** Handles one frame, bytes[0, length) (its UTF-8 bytes, as the socket hands them over); times it when `timed`. */
-  step(bytes: Buffer, length: number, timed: boolean): void;
+  /** Handles one frame (its UTF-8 bytes, as the socket hands them over); times it when `timed`. */
+  step(bytes: Buffer, timed: boolean): void;
   /** Work between frames (answers, coarse tick), never timed. */
   between(frame: number): void;
 }
@@ -47,35 +47,20 @@ export class PathLane implements Lane {
     if ((frame & 7) === 0) this.hp.oms.tick();
   }
 
-  step(bytes: Buffer, length: number, timed: boolean): void {
+  step(bytes: Buffer, timed: boolean): void {
     if (!timed) {
-      this.hp.feed.handleBytes(bytes, 0, length);
+      this.hp.feed.handleBytes(bytes, 0, bytes.length);
       return;
     }
     const start = nowNs();
-    this.hp.feed.handleBytes(bytes, 0, length);
+    this.hp.feed.handleBytes(bytes, 0, bytes.length);
     recordNs(this.histogram, nowNs() - start);
   }
 }
 
 /**
- * The socket's read buffer, as a lane gets a frame: written just before the lane reads it. A
- * socket's read leaves the frame in cache (the kernel's copy has just written it); read straight
- * from the driver's array of frames (hundreds of MB), the lane that went first paid the misses of
- * reading it from memory, which no live frame pays.
- */
-export class ReadBuffer {
-  readonly bytes = Buffer.allocUnsafe(64 * 1024);
-  /** Copies `frame` in; returns its length. */
-  receive(frame: Buffer): number {
-    return frame.copy(this.bytes, 0);
-  }
-}
-
-/**
  * Interleaves the lanes frame by frame (the starting lane rotates), so the machine's noise and
- * the collector's pauses fall on every lane alike; each lane sees every frame once, freshly
- * received (ReadBuffer).
+ * the collector's pauses fall on every lane alike; each lane sees every frame once.
  */
 export async function drive(lanes: readonly Lane[], frames: readonly Buffer[], phase: DrivePhase): Promise<{ timed: number; next: number }> {
   let next = 0;
@@ -83,13 +68,12 @@ export async function drive(lanes: readonly Lane[], frames: readonly Buffer[], p
   // journals' writes). No await per frame: an await allocates a promise and its reaction (~260
   // bytes a frame), which was most of the garbage and half the scavenges the allocation rows
   // counted. The OMS tells strategies of a read's answers at its end (answersEnd), inside between().
-  const read = new ReadBuffer();
   const run = (rounds: number, timed: boolean): number => {
     let done = 0;
     for (; done < rounds && next < frames.length; done++) {
-      const frame = frames[next];
+      const bytes = frames[next];
       for (let k = 0; k < lanes.length; k++) lanes[k].between(next);
-      for (let k = 0; k < lanes.length; k++) lanes[(next + k) % lanes.length].step(read.bytes, read.receive(frame), timed);
+      for (let k = 0; k < lanes.length; k++) lanes[(next + k) % lanes.length].step(bytes, timed);
       next++;
     }
     return done;

@@ -119,18 +119,18 @@ class NaiveLane implements Lane {
 
   between(): void {}
 
-  step(bytes: Buffer, length: number, timed: boolean): void {
+  step(bytes: Buffer, timed: boolean): void {
     if (!timed) {
-      this.#run(bytes, length);
+      this.#run(bytes);
       return;
     }
     const start = nowNs();
-    this.#run(bytes, length);
+    this.#run(bytes);
     recordNs(this.histogram, nowNs() - start);
   }
 
-  #run(bytes: Buffer, length: number): void {
-    const frame = JSON.parse(bytes.toString('utf8', 0, length)) as { type: string; msg: { market_ticker: string; price_dollars: string; delta_fp: string; side: string } };
+  #run(bytes: Buffer): void {
+    const frame = JSON.parse(bytes.toString('utf8')) as { type: string; msg: { market_ticker: string; price_dollars: string; delta_fp: string; side: string } };
     if (frame.type !== 'orderbook_delta') return;
     const msg = frame.msg;
     let book = this.#books.get(msg.market_ticker);
