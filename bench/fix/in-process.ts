@@ -25,7 +25,7 @@ import { SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
 import { createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, Histogram } from '../harness.ts';
 import { FixSinkRoute } from './fix-sink.ts';
-import { buildHotPath, type HotPath } from '../hot-path/wiring.ts';
+import { FRAME_MS, buildHotPath, type HotPath } from '../hot-path/wiring.ts';
 
 const SEED = 20261122; // bench/hot-path's frames
 export const REST_TOTAL = '[rest] tick-to-trade (probe): frame received -> exec returned (SinkOrderEntry, as bench/hot-path)';
@@ -111,7 +111,7 @@ async function drive(lanes: readonly Lane[], frames: readonly Buffer[], phase: I
     const bytes = frames[next];
     for (const lane of lanes) {
       lane.answer();
-      lane.path.clock.advance(10);
+      lane.path.clock.advance(FRAME_MS);
       if ((next & 7) === 0) lane.path.graph.oms.tick();
     }
     await null; // the OMS tells strategies of answers in a microtask, as after a socket callback

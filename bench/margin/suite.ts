@@ -34,7 +34,7 @@ import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harnes
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { MARGIN_SINK, SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
-import { buildHotPath } from '../hot-path/wiring.ts';
+import { FRAME_MS, buildHotPath } from '../hot-path/wiring.ts';
 import { FrameDecoder, MessageKind } from '../../src/feed/index.ts';
 import { MarketRegistry } from '../../src/market/index.ts';
 import type { TickToTradeProbe } from '../../src/runtime/tick-to-trade-probe.ts';
@@ -102,7 +102,7 @@ class PathLane implements Lane {
   between(k: number): void {
     const clock = this.graph.clock;
     this.sink.deliverAnswers(clock.nowMs());
-    clock.advance(10);
+    clock.advance(FRAME_MS);
     if ((k & 7) === 0) this.graph.oms.tick();
   }
 

@@ -35,7 +35,7 @@ import { loadConfig } from '../../src/runtime/config.ts';
 import { Replay, gridOf } from '../../src/replay/replay.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
-import { buildHotPath } from '../hot-path/wiring.ts';
+import { FRAME_MS, buildHotPath } from '../hot-path/wiring.ts';
 
 const SUITE = 'replay';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -260,7 +260,7 @@ async function tapRows(work: string, phase: Phase): Promise<BenchRow[]> {
       if (f === warmup) for (const lane of lanes) lane.hp.probe.reset();
       for (const lane of lanes) {
         lane.sink.deliverAnswers(lane.hp.clock.nowMs());
-        lane.hp.clock.advance(10);
+        lane.hp.clock.advance(FRAME_MS);
         if ((f & 7) === 0) lane.hp.oms.tick();
       }
       // The OMS tells the strategy of the answers in a microtask, as after a socket callback (bench/hot-path does the same).

@@ -24,7 +24,7 @@ import { CandleBatch, CandlePool, runCandleTask } from '../../src/workers/index.
 import { PortfolioInput, ROW_STRIDE, Row, inputOffsets, portfolioInputLength, runPortfolioTask } from '../../src/workers/index.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
-import { buildHotPath } from '../hot-path/wiring.ts';
+import { FRAME_MS, buildHotPath } from '../hot-path/wiring.ts';
 import type { HotPath } from '../hot-path/wiring.ts';
 import { createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
@@ -210,7 +210,7 @@ export default {
       let next = 0;
       const frame = async (histogram: Histogram | null): Promise<void> => {
         sink.deliverAnswers(hotPath!.clock.nowMs());
-        hotPath!.clock.advance(10);
+        hotPath!.clock.advance(FRAME_MS);
         await null; // the OMS's order updates, as after a socket callback
         const data = bytes[next++];
         const start = nowNs();

@@ -63,17 +63,10 @@ export function assemble(requestPrefix: RequestPrefix, timestampText: string, si
   return text === null ? prefix + signed + HEAD_END : prefix + signed + LENGTH_FIELD + Buffer.byteLength(text, 'utf8') + HEAD_END + text;
 }
 
-/** The part of signedFieldsBytes(timestampText, signature) before the signature: its length. */
-export function signatureOffset(signedBytes: Uint8Array): number {
-  const at = Buffer.from(signedBytes.buffer, signedBytes.byteOffset, signedBytes.length).indexOf(SIGNATURE_FIELD_BYTES);
-  return at < 0 ? -1 : at + SIGNATURE_FIELD_BYTES.length;
-}
-
 /** Bytes `signedFields` is made of (timestamp, field name, signature) for a signature of `signatureLength` characters and a timestamp of at most 20 digits. */
 export function signedFieldsBytesMax(signatureLength: number): number {
   return 20 + SIGNATURE_FIELD_BYTES.length + signatureLength;
 }
-
 
 /**
  * The signed part of a request head as one block of bytes: the timestamp, the signature's field

@@ -28,7 +28,7 @@
 
 import { FifoMap } from '../../core/index.ts';
 import type { Clock } from '../../core/index.ts';
-import { BATCH_SIGNATURES_MAX } from './presigner.ts';
+import { BATCH_SIGNATURES_MAX, slotView } from './presigner.ts';
 import type { Presigner, PresignedSignature } from './presigner.ts';
 
 export const OrderPathKind = { CANCEL: 0, AMEND: 1, DECREASE: 2 } as const;
@@ -79,8 +79,7 @@ class OrderRecord {
     const bytes = (this.bytes ??= new Uint8Array(KIND_COUNT * depth * stride));
     const at = (Math.floor(slot / MAX_DEPTH) * depth + (slot % MAX_DEPTH)) * stride;
     bytes.set(signed, at);
-    const view = this.views[slot];
-    if (view === null || view!.length !== signed.length) this.views[slot] = bytes.subarray(at, at + signed.length);
+    slotView(this.views, slot, bytes, at, signed.length);
     this.filled |= 1 << slot;
   }
 

@@ -7,11 +7,11 @@
  *
  * Protocol (one request, one reply):
  *   in : { endpoint: number, id: number, method: string, path: string, timestampMs: number, n: number, urgent?: boolean, slots?: number[] }
- *   out: { endpoint: number, id: number, timestampMs: number, signatures: string[] }   (n signatures)
+ *   out: { endpoint: number, id: number, timestampMs: number, signatures?: string[], slots?: number[] }
  * endpoint >= 0 feeds a ring: its request names n staging slots of the shared buffer the presigner
  * passed in workerData.staging, and each signature's head bytes (timestamp, the field name between,
  * signature: net's signedFieldsBytes) are written into its slot, the byte count into the shared
- * lengths (-1 when it does not fit); the reply carries `slots` and no signatures, so no string
+ * lengths (-1 when it does not fit); the reply carries `slots` and no `signatures`, so no string
  * crosses to the trading thread. endpoint -1 answers a one-off request named by id; endpoint -2 is a
  * batch of different paths (per-order paths): `methods` and `paths` arrays replace method/path/n,
  * and the signature of (timestampMs, methods[i], paths[i]) goes into slots[i] the same way.
@@ -87,7 +87,7 @@ function signNext() {
   if (current.next === current.signatures.length) {
     queue.shift();
     parentPort.postMessage(request.slots !== undefined
-      ? { endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: [], slots: request.slots }
+      ? { endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, slots: request.slots }
       : { endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: current.signatures });
   }
   schedule();
@@ -102,7 +102,9 @@ function schedule() {
 parentPort.on('message', (request) => {
   const work = job(request);
   if (work.signatures.length === 0) {
-    parentPort.postMessage({ endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: [], slots: request.slots ?? [] });
+    parentPort.postMessage(request.slots !== undefined
+      ? { endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, slots: request.slots }
+      : { endpoint: request.endpoint, id: request.id, timestampMs: request.timestampMs, signatures: [] });
     return;
   }
   (request.endpoint === -1 ? oneOff : request.urgent === true ? ringLow : request.endpoint === -2 ? prefetch : bulk).push(work);

@@ -38,7 +38,7 @@
 import type { KeyObject } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { Clock } from '../../core/index.ts';
-import { SIGNATURE_FIELD, signatureOffset, signedFieldsBytesMax } from '../../net/index.ts';
+import { SIGNATURE_FIELD, signedFieldsBytesMax } from '../../net/index.ts';
 
 /** Hard limit for maxAgeMs: beyond it a past-skewed clock risks header_timestamp_expired. */
 export const PRESIGN_MAX_AGE_LIMIT_MS = 5_000;
@@ -94,8 +94,19 @@ export interface PresignedSignature {
 export function signatureText(signed: PresignedSignature): string {
   const bytes = signed.signedBytes ?? null;
   if (signed.signature !== '' || bytes === null) return signed.signature;
-  const at = signatureOffset(bytes);
-  return at < 0 ? '' : Buffer.from(bytes.buffer, bytes.byteOffset + at, bytes.length - at).toString('latin1');
+  const at = signed.timestampText.length + SIGNATURE_FIELD.length; // signedFieldsBytes' layout
+  return Buffer.from(bytes.buffer, bytes.byteOffset + at, bytes.length - at).toString('latin1');
+}
+
+/**
+ * The view of bytes[at, at + length) kept in views[index]: the one made before when its length is
+ * the same (a slot's signatures all have one length for a key), else a new one kept there. The
+ * rings, a batch's answer and order-path-signatures.ts hand out signatures as these.
+ */
+export function slotView(views: (Uint8Array | null)[], index: number, bytes: Uint8Array, at: number, length: number): Uint8Array {
+  const view = views[index] ?? null;
+  if (view !== null && view.byteOffset === bytes.byteOffset + at && view.length === length) return view;
+  return (views[index] = bytes.subarray(at, at + length));
 }
 
 export interface PresignerStats {
@@ -111,7 +122,7 @@ interface WorkerReply {
   endpoint: number; // -1: a one-off signAsync() request; -2: a signBatch() request; -3: the worker's priority report
   id: number;
   timestampMs: number;
-  signatures: string[]; // -1 and -2
+  signatures?: string[]; // -1 only
   slots?: number[]; // endpoint >= 0 and -2: the staging slots written (their lengths in the shared lengths; -1: not written)
   nice?: number | null; // -3 only
   error?: string | null; // -3 only
@@ -208,8 +219,8 @@ export class Presigner {
   /** signBatch()'s staging slots: BATCH_SIGNATURES_MAX from here, one batch at a time. */
   readonly #batchFirstSlot: number;
   #batchSlotsBusy = false;
-  /** Each staging slot's bytes as a view, made once (or when its length changes): what signBatch()'s caller is handed. */
-  readonly #stagingViews: (Uint8Array | null)[];
+  /** signBatch()'s staging slots as views (slotView): what its caller is handed. */
+  readonly #batchSlotViews = new Array<Uint8Array | null>(BATCH_SIGNATURES_MAX).fill(null);
   /** The views of the batch being answered (reused). */
   readonly #batchViews: Uint8Array[] = [];
 
@@ -231,7 +242,6 @@ export class Presigner {
     for (let i = 0; i < ringSlots; i++) this.#stagingFree[i] = ringSlots - 1 - i;
     this.#stagingFreeCount = ringSlots;
     this.#batchFirstSlot = ringSlots;
-    this.#stagingViews = new Array<Uint8Array | null>(stagingSlots).fill(null);
     let offset = stagingSlots * this.#stride;
     this.#rings = options.endpoints.map((endpoint) => {
       const ring = new Ring(endpoint, offset);
@@ -447,7 +457,7 @@ export class Presigner {
     if (reply.endpoint === -1) {
       const pending = this.#oneOff.get(reply.id);
       this.#oneOff.delete(reply.id);
-      pending?.resolve({ timestampText: String(reply.timestampMs), signature: reply.signatures[0]! });
+      pending?.resolve({ timestampText: String(reply.timestampMs), signature: reply.signatures?.[0] ?? '' });
       return;
     }
     const ring = this.#rings[reply.endpoint]!;
@@ -472,8 +482,7 @@ export class Presigner {
       const tail = (ring.head + ring.count) % ring.size;
       const at = ring.offset + tail * stride;
       bytes.copyWithin(at, slot * stride, slot * stride + length);
-      const view = ring.views[tail];
-      if (view === null || view.length !== length) ring.views[tail] = bytes.subarray(at, at + length);
+      slotView(ring.views, tail, bytes, at, length);
       ring.timestampsMs[tail] = reply.timestampMs;
       ring.timestampTexts[tail] = timestampText;
       ring.count++;
@@ -481,14 +490,10 @@ export class Presigner {
     this.#onChange?.();
   }
 
-  /** A staging slot's bytes as its view (made once, or again when the length changed); null when the worker could not write it. */
+  /** A batch staging slot's bytes as a view; null when the worker could not write it. */
   #stagingView(slot: number): Uint8Array | null {
     const length = this.#stagingLengths[slot]!;
-    if (length <= 0) return null;
-    const view = this.#stagingViews[slot] ?? null;
-    if (view !== null && view.length === length) return view;
-    const at = slot * this.#stride;
-    return (this.#stagingViews[slot] = this.#bytes.subarray(at, at + length));
+    return length <= 0 ? null : slotView(this.#batchSlotViews, slot - this.#batchFirstSlot, this.#bytes, slot * this.#stride, length);
   }
 
   #onWorkerDown(): void {

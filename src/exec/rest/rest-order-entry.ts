@@ -862,6 +862,16 @@ export class RestOrderEntry implements OrderEntry {
   }
 
   /**
+   * The per-order signatures of a cancelled order, forgotten by the echoed id when there is one (the
+   * parse made that string already), so the order's own id string is not made for it.
+   */
+  #forgetOrderPaths(echoed: string, order: string | Readonly<VenueOrderRef>): void {
+    const paths = this.#orderPaths;
+    if (paths === null) return;
+    paths.forget(echoed !== '' ? echoed : typeof order === 'string' ? order : order.orderId);
+  }
+
+  /**
    * Batch cancel items: matched by order_id (by position when not echoed); item errors are
    * rejects, missing items unknown. A cancelOrder's one item (`order` given, `ids` empty) is
    * matched against the order's id without making its string and answered by `handle`.
@@ -879,17 +889,15 @@ export class RestOrderEntry implements OrderEntry {
       if (index === -1 || done[index]) continue;
       const key: OrderKey = order === null ? ids[index]! : handle;
       const reject = parseItemError(status, object);
-      // The per-order signatures are forgotten by the echo when there is one (the parse made that
-      // string already): the order's own id string is not made for it.
       if (reject !== null) {
         done[index] = true;
         this.stats.rejects++;
-        if (reject.code.startsWith('not_found')) this.#orderPaths?.forget(echoed !== '' ? echoed : order === null ? ids[index]! : order.orderId);
+        if (reject.code.startsWith('not_found')) this.#forgetOrderPaths(echoed, order === null ? ids[index]! : order);
         this.#listener.onCancelReject(key, reject);
       } else if (this.#venue.readCancelAck(object, this.#ack)) {
         done[index] = true;
         this.stats.acks++;
-        this.#orderPaths?.forget(echoed !== '' ? echoed : order === null ? ids[index]! : order.orderId);
+        this.#forgetOrderPaths(echoed, order === null ? ids[index]! : order);
         this.#listener.onCancelAck(key, this.#ack.reducedBy, this.#ack.tsMs);
       }
     }
