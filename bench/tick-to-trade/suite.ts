@@ -123,38 +123,41 @@ export default {
       const pin = placement.plan?.runtimeCpus ?? null;
       const replace = await tickToTrade(sim, work, phase, 'replace', pin);
       rows.push(...replace.rows);
-      // The operator's view's overhead rows: the same replace run with the metrics server on and
-      // scraped, then with the dashboard pushing as well, each beside the off row.
-      const simCpusForClient = placement.plan?.simCpus ?? null;
-      for (const operator of ['metrics', 'dashboard'] as const) {
-        const withOperator = (await tickToTrade(sim, work, phase, 'replace', pin, operator, simCpusForClient)).rows;
-        for (const row of withOperator) {
-          if (!/tick-to-trade:/.test(row.case)) {
-            if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(row); // the per-hop rows too, to see where a cost lands
-            continue;
+      // BENCH_T2T_ONLY=replace: this run alone (back-to-back comparisons of one change).
+      if (process.env.BENCH_T2T_ONLY !== 'replace') {
+        // The operator's view's overhead rows: the same replace run with the metrics server on and
+        // scraped, then with the dashboard pushing as well, each beside the off row.
+        const simCpusForClient = placement.plan?.simCpus ?? null;
+        for (const operator of ['metrics', 'dashboard'] as const) {
+          const withOperator = (await tickToTrade(sim, work, phase, 'replace', pin, operator, simCpusForClient)).rows;
+          for (const row of withOperator) {
+            if (!/tick-to-trade:/.test(row.case)) {
+              if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(row); // the per-hop rows too, to see where a cost lands
+              continue;
+            }
+            const plain = replace.rows.find((candidate) => candidate.case === row.case.replace(`[replace${OPERATOR_LABEL[operator]}]`, '[replace]'));
+            if (plain === undefined) continue;
+            const ratio = (row.p99Ns ?? 0) / Math.max(1, plain.p99Ns ?? 1);
+            rows.push({ ...row, compareTo: plain.case, target: `p50 and p99 within 5% of ${operator === 'metrics' ? 'metrics' : 'dashboard and metrics'} off`, pass: (row.p50Ns ?? 0) <= 1.05 * (plain.p50Ns ?? 0) && ratio <= 1.05 });
           }
-          const plain = replace.rows.find((candidate) => candidate.case === row.case.replace(`[replace${OPERATOR_LABEL[operator]}]`, '[replace]'));
-          if (plain === undefined) continue;
-          const ratio = (row.p99Ns ?? 0) / Math.max(1, plain.p99Ns ?? 1);
-          rows.push({ ...row, compareTo: plain.case, target: `p50 and p99 within 5% of ${operator === 'metrics' ? 'metrics' : 'dashboard and metrics'} off`, pass: (row.p50Ns ?? 0) <= 1.05 * (plain.p50Ns ?? 0) && ratio <= 1.05 });
         }
+        // BENCH_OPERATOR_CONTROL=1: the off run once more after the on runs, to tell their cost from
+        // drift over the run (a loaded machine, a process that slows as runtimes come and go), and
+        // the on runs' per-hop rows.
+        if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'control')).rows);
+        // Amend after every replace run: switching the strategy's mode leaves V8's feedback on the
+        // gate and route polymorphic for a while, and a replace run right after amend measured its
+        // risk hop ~2-3x slower (BENCH_OPERATOR_CONTROL=1, Nov 2026): the on rows would pay for it.
+        rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
+        // The exec hop's machine part (kernel write, the simulator's wake), from perf trace: a run of
+        // its own, since the tracer costs every system call something.
+        rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'traced', placement.plan?.simCpus ?? null)).rows);
+        const simCpus = placement.plan?.simCpus ?? null;
+        rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
+        // The same round trip at about the timed orders' pace: both ends idle between round trips.
+        rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, PACED_GAP_MS));
+        rows.push(...(await roundTrips(sim, phase)));
       }
-      // BENCH_OPERATOR_CONTROL=1: the off run once more after the on runs, to tell their cost from
-      // drift over the run (a loaded machine, a process that slows as runtimes come and go), and
-      // the on runs' per-hop rows.
-      if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'control')).rows);
-      // Amend after every replace run: switching the strategy's mode leaves V8's feedback on the
-      // gate and route polymorphic for a while, and a replace run right after amend measured its
-      // risk hop ~2-3x slower (BENCH_OPERATOR_CONTROL=1, Nov 2026): the on rows would pay for it.
-      rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
-      // The exec hop's machine part (kernel write, the simulator's wake), from perf trace: a run of
-      // its own, since the tracer costs every system call something.
-      rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'traced', placement.plan?.simCpus ?? null)).rows);
-      const simCpus = placement.plan?.simCpus ?? null;
-      rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
-      // The same round trip at about the timed orders' pace: both ends idle between round trips.
-      rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, PACED_GAP_MS));
-      rows.push(...(await roundTrips(sim, phase)));
     } finally {
       await sim?.stop();
       rmSync(work, { recursive: true, force: true });
@@ -176,6 +179,8 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
       exec: { signing: 'presigned', connections: 4 },
+      // BENCH_KEEP_WARM_MS: the keep-warm cadence (process.keepWarmMs) for this run; the config default otherwise.
+      ...(process.env.BENCH_KEEP_WARM_MS === undefined ? {} : { process: { keepWarmMs: Number(process.env.BENCH_KEEP_WARM_MS) } }),
       // BENCH_FEED_TRANSPORT=undici: the feed over undici's WebSocket instead of ours (the default).
       strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [TICKER], params: { mode, offsetTicks: 10, size: '1.00' } }],
     },

@@ -251,7 +251,12 @@ export class Replay {
     });
     graphRef = this.graph;
     const keepWarmMs = config.process.keepWarmMs;
-    this.keepWarm = keepWarmMs > 0 ? new KeepWarm({ intervalMs: keepWarmMs, limits: this.graph.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null, margin: config.margin.enabled }) : null;
+    this.keepWarm = keepWarmMs > 0
+      ? new KeepWarm({
+        intervalMs: keepWarmMs, limits: this.graph.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null, margin: config.margin.enabled,
+        realGate: { gate: this.graph.gate, marginRoute: this.graph.router.marginRoute },
+      })
+      : null;
     this.#addTicks(keepWarmMs);
     // Per-hop wall-clock stamps only when asked: they read the clock three times a frame.
     this.graph.probe.setEnabled(options.measure === true);

@@ -123,7 +123,7 @@ export class RiskGate {
   readonly detail = new DenyDetail();
   /** Code of the last deny (NONE until the first). */
   lastDeny: Deny = Deny.NONE;
-  /** True inside checkWithoutBudget. */
+  /** True inside checkWithoutBudget and rehearse. */
   #skipBudget = false;
 
   readonly #limits: RiskLimits;
@@ -587,6 +587,32 @@ export class RiskGate {
       return this.#decide(intent);
     } finally {
       this.#skipBudget = false;
+    }
+  }
+
+  /**
+   * The checks of checkWithoutBudget on the gate's real state, and no trace of them: no tokens
+   * taken, no verdict probed, lastDeny and detail as they were. The keep-warm dry run calls it so
+   * the next real check finds this gate's own markets, ledgers and budget in cache (its shadow
+   * gate warms only the code); nothing in the checks writes state but a deny's record.
+   */
+  rehearse(intent: Readonly<OrderIntent>): Deny {
+    const detail = this.detail;
+    const lastDeny = this.lastDeny;
+    const code = detail.code;
+    const subject = detail.subject;
+    const limit = detail.limit;
+    const actual = detail.actual;
+    this.#skipBudget = true;
+    try {
+      return this.#decide(intent);
+    } finally {
+      this.#skipBudget = false;
+      this.lastDeny = lastDeny;
+      detail.code = code;
+      detail.subject = subject;
+      detail.limit = limit;
+      detail.actual = actual;
     }
   }
 

@@ -134,4 +134,9 @@ export class RiskMarkets {
   get size(): number {
     return this.#size;
   }
+
+  /** One past the highest handle (handles are the registry's indexes: below it, at() may be undefined). */
+  get handleLimit(): number {
+    return this.#byHandle.length;
+  }
 }

@@ -367,6 +367,11 @@ export class Router implements OrderPort, OmsSender {
     return round;
   }
 
+  /** The index of the route a Margin market's orders go out on by default; -1 without one. */
+  get marginRoute(): number {
+    return this.#marginRoute;
+  }
+
   // ---- the hops --------------------------------------------------------------------------------
 
   #create(intent: OrderIntent, mayHold: boolean): Deny {

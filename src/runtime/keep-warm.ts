@@ -134,6 +134,13 @@ export interface KeepWarmOptions {
   rfq?: 'rest' | 'fix' | null;
   /** Rehearse a perpetual's path too (config margin.enabled). */
   margin?: boolean;
+  /**
+   * The real gate, and the route index its Margin markets' orders take (-1: none): each run also
+   * runs one check of a would-be bid on the real gate's state, its markets in turn, and leaves no
+   * trace (RiskGate.rehearse). The shadow gate warms the code; this warms the real gate's own
+   * markets, ledgers and budget (tick-to-trade risk hop ~14 -> ~11 µs at p50 in bench runs).
+   */
+  realGate?: { gate: RiskGate; marginRoute: number } | null;
 }
 
 /** Above this share of the last interval busy, the loop is doing real work (it warms the path itself). */
@@ -143,7 +150,7 @@ const BUSY_INTERVAL_MS = 100;
 
 export class KeepWarm {
   /** `thinned`: ticks skipped because the loop was busy (a dry run then costs ~0.8 ms of cold caches at 5,000 markets). */
-  readonly stats = { runs: 0, busyUsTotal: 0, sentBytes: 0, denied: 0, thinned: 0 };
+  readonly stats = { runs: 0, busyUsTotal: 0, sentBytes: 0, denied: 0, thinned: 0, realChecks: 0 };
 
   /** The shadow feed's deltas applied and frames it could not read (tests: every run's frame is one the feed reads). */
   get shadowFeed(): { deltasApplied: number; malformedFrames: number; unknownTypes: number } {
@@ -176,6 +183,8 @@ export class KeepWarm {
   #lastRunMs = 0;
   #seq = 1;
   #up = true;
+  /** The real gate's market handle the next run rehearses a check on. */
+  #realHandle = 0;
   readonly #frame = Buffer.allocUnsafe(256);
   #timer: NodeJS.Timeout | null = null;
 
@@ -293,11 +302,38 @@ export class KeepWarm {
     } else {
       this.stats.denied++;
     }
+    const real = this.#options.realGate;
+    if (real !== undefined && real !== null) this.#rehearseRealGate(real.gate, real.marginRoute);
     if (this.#margin !== null) this.#rehearseMargin(this.#margin.feed, this.#margin.market);
     if (this.#quoteRouter !== null) this.#rehearseRfq();
     this.stats.runs++;
     if (this.stats.runs % PRUNE_EVERY_RUNS === 0) void this.#oms.tick();
     this.stats.busyUsTotal += (performance.now() - startMs) * 1000;
+  }
+
+  /** One check of a post-only bid at the touch on the real gate's next market in turn, quietly (nothing taken, nothing reported). */
+  #rehearseRealGate(gate: RiskGate, marginRoute: number): void {
+    const markets = gate.markets;
+    const limit = markets.handleLimit;
+    if (limit === 0) return;
+    const handle = this.#realHandle < limit ? this.#realHandle : 0;
+    this.#realHandle = handle + 1;
+    const market = markets.at(handle);
+    const book = market === undefined ? null : market.book;
+    if (book === null || !book.synced || (market!.isMargin && marginRoute < 0)) return;
+    const intent = this.#intent;
+    intent.kind = IntentKind.NEW;
+    intent.market = handle;
+    intent.side = 'bid';
+    intent.price = book.bestBid() as Price;
+    intent.count = asCount(100) as Count;
+    intent.postOnly = true;
+    intent.subaccount = this.#subaccount;
+    intent.clientOrderId = '';
+    intent.orderGroup = -1;
+    intent.route = market!.isMargin ? marginRoute : 0;
+    gate.rehearse(intent);
+    this.stats.realChecks++;
   }
 
   /** Margin delta -> perpetual book -> router (the Margin route) -> the gate's margin checks -> OMS -> Margin body, then the order closed. */

@@ -383,7 +383,12 @@ export class Runtime {
     this.probe = graph.probe;
     this.router = graph.router;
     this.quoteBook = graph.quoteBook;
-    this.keepWarm = config.process.keepWarmMs > 0 ? new KeepWarm({ intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null, margin: config.margin.enabled }) : null;
+    this.keepWarm = config.process.keepWarmMs > 0
+      ? new KeepWarm({
+        intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null, margin: config.margin.enabled,
+        realGate: { gate: this.gate, marginRoute: this.router.marginRoute },
+      })
+      : null;
     this.listener = graph.listener;
     const gate = this.gate;
     this.marginAccount = this.margin === null ? null : new MarginAccountSync(

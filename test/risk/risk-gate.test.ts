@@ -554,6 +554,50 @@ describe('risk gate: no allocation per check', () => {
   });
 });
 
+describe('risk gate: rehearse (the keep-warm\'s check on the real state)', () => {
+  it('gives check()\'s verdict without its budget, and leaves the tokens, lastDeny and the detail record as they were', () => {
+    const w = world({ orderCountMax: c('5') });
+    const gate = w.gate;
+    expect(gate.check({ ...w.intent, count: c('6') })).toBe(Deny.COUNT_ABOVE_MAX); // the last real deny
+    const tokens = gate.budget.writeTokens(START_MS);
+    const remembered = { ...gate.detail };
+    // A verdict for each kind of outcome: passes, denied by a limit, denied by the book.
+    const cases: [Partial<OrderIntent>, Deny][] = [
+      [{ count: c('5') }, Deny.NONE],
+      [{ price: p('0.505') }, Deny.PRICE_OFF_GRID],
+      [{ count: c('7') }, Deny.COUNT_ABOVE_MAX],
+    ];
+    for (const [change, verdict] of cases) {
+      const intent = Object.freeze({ ...w.intent, ...change });
+      expect(gate.rehearse(intent)).toBe(verdict);
+      expect(gate.checkWithoutBudget(intent)).toBe(verdict);
+      gate.lastDeny = Deny.COUNT_ABOVE_MAX; // checkWithoutBudget reports; rehearse must not
+      Object.assign(gate.detail, remembered);
+    }
+    w.book.synced = false;
+    expect(gate.rehearse(w.intent)).toBe(Deny.BOOK_NOT_SYNCED);
+    expect(gate.lastDeny).toBe(Deny.COUNT_ABOVE_MAX);
+    expect({ ...gate.detail }).toEqual(remembered);
+    expect(gate.budget.writeTokens(START_MS)).toBe(tokens); // nothing taken
+    // The budget still works as before: a real check takes its cost.
+    w.book.synced = true;
+    expect(gate.check({ ...w.intent, count: c('5') })).toBe(Deny.NONE);
+    expect(gate.budget.writeTokens(START_MS)).toBeLessThan(tokens);
+  });
+
+  it('does not let an order through the budget it would be denied by: the budget is the one check it skips', () => {
+    const w = world({ rateTier: 'basic' }); // capacity 100 tokens, a create costs 10
+    const gate = w.gate;
+    let passed = 0;
+    for (let i = 0; i < 20; i++) if (gate.check(w.intent) === Deny.NONE) passed++;
+    expect(passed).toBeLessThan(20);
+    expect(gate.check(w.intent)).toBe(Deny.RATE_LIMITED);
+    expect(gate.rehearse(w.intent)).toBe(Deny.NONE);
+    expect(gate.check(w.intent)).toBe(Deny.RATE_LIMITED);
+    expect(gate.lastDeny).toBe(Deny.RATE_LIMITED);
+  });
+});
+
 describe('risk gate: market grid and close time changes', () => {
   it('after a move to a finer grid, checks prices on it and still sees own resting orders for self-cross', () => {
     const w = world();

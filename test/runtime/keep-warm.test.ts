@@ -13,7 +13,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/core/index.ts';
-import { DEFAULT_RISK_LIMITS, riskLimits } from '../../src/risk/index.ts';
+import { DEFAULT_RISK_LIMITS, Deny, RiskGate, riskLimits } from '../../src/risk/index.ts';
+import type { BookView } from '../../src/risk/index.ts';
+import { IntentKind, PriceGrid, createIntent } from '../../src/core/index.ts';
+import type { Count, OrderIntent, Price } from '../../src/core/index.ts';
 import { KeepWarm } from '../../src/runtime/keep-warm.ts';
 
 describe('KeepWarm', () => {
@@ -99,5 +102,43 @@ describe('KeepWarm', () => {
       plain.stop();
       warm.stop();
     }
+  });
+
+  it('with the real gate: one quiet check a run on its markets in turn (synced books only), nothing taken from its budget, its last deny kept', () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const gate = new RiskGate({ limits: riskLimits({ rateTier: 'basic' }), clock });
+    const book = (synced: boolean): BookView => ({ synced, updatedAtMs: clock.nowMs(), bestBid: () => 4_000 as Price, bestAsk: () => 6_000 as Price });
+    const grid = PriceGrid.fromStructure('linear_cent');
+    const markets = [gate.addMarket('KX-A', grid, book(true)), gate.addMarket('KX-B', grid, book(false)), gate.addMarket('KX-C', grid, book(true))];
+    // The real gate's state the dry runs must leave alone: a deny on record, tokens partly spent.
+    const intent = createIntent();
+    intent.kind = IntentKind.NEW;
+    intent.market = markets[0]!;
+    intent.side = 'bid';
+    intent.price = 4_050 as Price; // $0.405: off the cent grid
+    intent.count = 100 as Count;
+    expect(gate.check(intent)).toBe(Deny.PRICE_OFF_GRID); // a deny on record
+    const lastDeny = gate.lastDeny;
+    const detail = { ...gate.detail };
+    const tokens = gate.budget.writeTokens(clock.nowMs());
+    const checked: number[] = [];
+    const rehearse = gate.rehearse.bind(gate);
+    gate.rehearse = (one: Readonly<OrderIntent>): Deny => {
+      checked.push(one.market);
+      const verdict = rehearse(one);
+      expect(verdict).toBe(Deny.NONE); // a post-only bid at the touch, within every limit
+      return verdict;
+    };
+    const warm = new KeepWarm({ intervalMs: 10, limits: DEFAULT_RISK_LIMITS, clock, realGate: { gate, marginRoute: -1 } });
+    for (let i = 0; i < 300; i++) warm.runOnce(); // the clock stands: no token refills hide a spend
+    expect(warm.stats.realChecks).toBe(200); // KX-B's book is not synced: skipped
+    expect(new Set(checked)).toEqual(new Set([markets[0], markets[2]]));
+    expect(checked.slice(0, 4)).toEqual([markets[0], markets[2], markets[0], markets[2]]);
+    expect(gate.budget.writeTokens(clock.nowMs())).toBe(tokens);
+    expect(gate.lastDeny).toBe(lastDeny);
+    expect({ ...gate.detail }).toEqual(detail);
+    expect(gate.exposure.openOrders).toBe(0);
+    expect(warm.stats.denied).toBe(0);
+    warm.stop();
   });
 });
