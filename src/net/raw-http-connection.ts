@@ -210,6 +210,17 @@ export class RawHttpConnection {
     if (writeChannel.hasSubscribers) writeChannel.publish(socket);
   }
 
+  /**
+   * writeRequest's assembly without the write (the pool's rehearse): the request's bytes in this
+   * connection's buffer, their length; -1 when the socket is gone or still has bytes queued (the
+   * buffer may be in the kernel's hands then) or the request does not fit.
+   */
+  rehearseRequest(prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {
+    const socket = this.socket;
+    if (socket === null || socket.writableLength !== 0) return -1;
+    return assembleInto(this.#out, prefix, timestampText, signature, body, signedBytes);
+  }
+
   /** As writeRequest, for a request already made one string (a queued one). */
   write(handler: RawExchangeHandler, request: string): void {
     const socket = this.socket!;

@@ -363,19 +363,37 @@ export class RawHttpPool implements ConnectionOwner {
     connection.reconnectTimer.unref();
   }
 
+  /**
+   * The keep-warm's rehearsal of send(): the request assembled into the buffer of the connection
+   * the next send() would write on, and nothing written. That buffer is the connection's own
+   * scratch, rewritten by its next request before any write, and only used while its socket has
+   * nothing queued (as writeRequest checks), so the rehearsal changes nothing a request sees; the
+   * next pick is unchanged. Returns the request's length, or -1 with no idle connection (or a
+   * socket still draining, or a request larger than the buffer).
+   */
+  rehearse(head: RawRequestHead, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {
+    if (this.#closed) return -1;
+    const index = this.#idleIndex();
+    return index === -1 ? -1 : this.#connections[index]!.rehearseRequest(head.prefixBytes, timestampText, signature, body, signedBytes);
+  }
+
   #pickIdle(): RawHttpConnection | null {
+    const index = this.#idleIndex();
+    if (index === -1) return null;
+    this.#next = index + 1 === this.#connections.length ? 0 : index + 1;
+    return this.#connections[index]!;
+  }
+
+  /** The idle connection the next pick takes (round robin from #next), -1 when none. */
+  #idleIndex(): number {
     const connections = this.#connections;
     const count = connections.length;
     for (let k = 0; k < count; k++) {
       let index = this.#next + k;
       if (index >= count) index -= count;
-      const connection = connections[index]!;
-      if (connection.state === ConnectionState.IDLE) {
-        this.#next = index + 1 === count ? 0 : index + 1;
-        return connection;
-      }
+      if (connections[index]!.state === ConnectionState.IDLE) return index;
     }
-    return null;
+    return -1;
   }
 
   #dequeueHandler(): RawExchangeHandler {

@@ -121,6 +121,25 @@ describe('Presigner', () => {
     await until(() => presigner!.size(0) === 2);
   });
 
+  it('peek shows the signature the next take hands out and takes nothing (the keep-warm\'s rehearsal)', async () => {
+    const clock = new ManualClock(T0);
+    presigner = await Presigner.start({ ...options(clock, 2), tickMs: 60_000, refillOnTake: false });
+    const peeked: PresignedSignature = { timestampText: '', signature: '', signedBytes: null };
+    for (let i = 0; i < 2; i++) {
+      const requested = presigner.stats.requested;
+      for (let k = 0; k < 3; k++) expect(presigner.peek(0, peeked)).toBe(true);
+      expect(presigner.size(0)).toBe(2 - i);
+      expect(presigner.stats.taken).toBe(i);
+      expect(presigner.stats.requested).toBe(requested); // no refill asked for
+      const peekedText = `${peeked.timestampText}:${signatureText(peeked)}`;
+      expect(presigner.take(0, out)).toBe(true);
+      expect(`${out.timestampText}:${signatureText(out)}`).toBe(peekedText);
+      expect(out.signedBytes).toBe(peeked.signedBytes); // the same slot's view
+    }
+    expect(presigner.peek(0, peeked)).toBe(false); // empty
+    expect(presigner.stats.empty).toBe(0); // a peek is not a miss
+  });
+
   it('reports an empty ring (caller signs inline) and counts it', async () => {
     const clock = new ManualClock(T0);
     presigner = await Presigner.start(options(clock, 2));

@@ -55,6 +55,12 @@ function options(keyId: string, pem: string, overrides: Partial<RestOrderEntryOp
   };
 }
 
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (let i = 0; i < 1_000 && !condition() && Date.now() < deadline; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
 let counterpartyKey: { keyId: string; privateKeyPem: string };
 
 beforeAll(async () => {
@@ -142,6 +148,32 @@ describe('RestOrderEntry against the simulator', () => {
     counterparty.cancel(orderId, 0);
     const single = await counterpartyListener.outcome('cancel', orderId);
     expect((single[2] as { status: number }).status).toBe(404);
+  });
+
+  it('rehearseCreate assembles a create on the route\'s own connection and next signature, and sends nothing; the real create after it goes out as usual', async () => {
+    await until(() => (entry.presigner?.size(0) ?? 0) > 0);
+    const rehearsed = order({ price: 3300 as Price });
+    const requests = entry.stats.requests;
+    const taken = entry.presigner!.stats.taken;
+    const ringSize = entry.presigner!.size(0);
+    const restingBefore = await account.listOrders({ ticker: TICKER, status: 'resting' });
+    for (let i = 0; i < 50; i++) expect(entry.rehearseCreate(rehearsed)).toBeGreaterThan(500); // head, signature, body
+    expect(entry.stats.requests).toBe(requests);
+    expect(entry.presigner!.stats.taken).toBe(taken);
+    expect(entry.presigner!.size(0)).toBe(ringSize);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // room for anything that was sent to arrive
+    const restingAfter = await account.listOrders({ ticker: TICKER, status: 'resting' });
+    expect(restingAfter.some((o) => o.clientOrderId === rehearsed.clientOrderId)).toBe(false);
+    expect(restingAfter.length).toBe(restingBefore.length);
+    // The create that follows, on the same connection and signature the rehearsals used, is whole.
+    entry.create(rehearsed);
+    const ack = await listener.outcome('create', rehearsed.clientOrderId);
+    expect(ack[0]).toBe('createAck');
+    expect(entry.presigner!.stats.taken).toBe(taken + 1);
+    entry.cancel(ack[2] as string, 0);
+    expect((await listener.outcome('cancel', ack[2] as string))[0]).toBe('cancelAck');
+    // Nothing to assemble with: a route signing inline has no presigned signature to read.
+    expect(counterparty.rehearseCreate(rehearsed)).toBe(-1);
   });
 
   it('cancelOrder: the venue id written from the order\'s bytes, answered by its handle, its string never read; not_found and an applied cancel answered 5xx keyed alike', async () => {

@@ -82,6 +82,7 @@ interface Seen {
   headers: Record<string, string | string[] | undefined>;
   body: string;
   socketInFlight: number; // requests open on that socket when this one arrived (must be 1)
+  remotePort: number; // the client connection it came on
 }
 
 /** node:http server answering by a script; records each request and per-socket concurrency. */
@@ -97,7 +98,7 @@ async function httpServer(answer: (seen: Seen, response: import('node:http').Ser
     request.on('end', () => {
       const one: Seen = {
         method: request.method ?? '', url: request.url ?? '', headers: request.headers,
-        body: Buffer.concat(chunks).toString('utf8'), socketInFlight: inFlight.get(socket)!,
+        body: Buffer.concat(chunks).toString('utf8'), socketInFlight: inFlight.get(socket)!, remotePort: socket.remotePort ?? -1,
       };
       seen.push(one);
       answer(one, response);
@@ -222,6 +223,48 @@ describe('RawHttpPool: writing', () => {
     expect(seen.map((one) => one.body)).toEqual(bodies);
     expect(seen.map((one) => one.headers['content-length'])).toEqual(bodies.map((body) => String(Buffer.byteLength(body))));
     expect(pool.stats.queued).toBe(0);
+  });
+
+  it('rehearse assembles the request the next send would write, on the connection it would take, and writes nothing', async () => {
+    const held: import('node:http').ServerResponse[] = [];
+    const { port, seen } = await httpServer((one, response) => (one.url === '/hold' ? held.push(response) : json(response, 201, ACK)));
+    const pool = await openPool(port, { connections: 2 });
+    const recorder = new Recorder();
+    const head = pool.head('POST', '/trade-api/v2/portfolio/events/orders', true);
+    const body = '{"ticker":"KX","client_order_id":"rt-1"}';
+    const request = 'POST /trade-api/v2/portfolio/events/orders HTTP/1.1\r\nHost: 127.0.0.1:' + port + '\r\n' +
+      'KALSHI-ACCESS-KEY: key-1\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: 1781821370267\r\n' +
+      `KALSHI-ACCESS-SIGNATURE: c2lnbmF0dXJl\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    expect(pool.send(recorder, head, '1781821370267', 'c2lnbmF0dXJl', body)).toBe(SendResult.WRITTEN); // on the first connection
+    await until(() => recorder.outcomes.length === 1);
+
+    const write = vi.spyOn(Socket.prototype, 'write');
+    const bytesBefore = pool.bytesWritten;
+    for (let i = 0; i < 3; i++) expect(pool.rehearse(head, '1781821370267', 'c2lnbmF0dXJl', body, null)).toBe(Buffer.byteLength(request));
+    expect(write).not.toHaveBeenCalled();
+    expect(pool.bytesWritten).toBe(bytesBefore);
+    expect(pool.stats.requests).toBe(1);
+    write.mockRestore();
+
+    // The rehearsals moved no pick: the next send goes on the second connection, as it would have.
+    expect(pool.send(recorder, head, '1781821370267', 'c2lnbmF0dXJl', body)).toBe(SendResult.WRITTEN);
+    await until(() => recorder.outcomes.length === 2);
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!.remotePort).not.toBe(seen[0]!.remotePort);
+    expect(seen[1]!.body).toBe(body); // the rehearsal left nothing in the way of the real request's bytes
+
+    // No idle connection (both wait on an answer): nothing to rehearse on; closed: neither.
+    const holdHead = pool.head('GET', '/hold', false);
+    expect(pool.send(recorder, holdHead, '1', 'sig', null)).toBe(SendResult.WRITTEN);
+    expect(pool.send(recorder, holdHead, '1', 'sig', null)).toBe(SendResult.WRITTEN);
+    expect(pool.rehearse(head, '1781821370267', 'c2lnbmF0dXJl', body, null)).toBe(-1);
+    await until(() => held.length === 2);
+    for (const response of held) json(response, 200, '{}');
+    await until(() => recorder.outcomes.length === 4);
+    expect(pool.rehearse(head, '1781821370267', 'c2lnbmF0dXJl', body, null)).toBe(Buffer.byteLength(request));
+    pool.close();
+    expect(pool.rehearse(head, '1781821370267', 'c2lnbmF0dXJl', body, null)).toBe(-1);
+    expect(seen).toHaveLength(4);
   });
 
   it('keeps one request per connection: the rest queue (counted) and go out as connections free', async () => {

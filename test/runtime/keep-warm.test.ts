@@ -17,6 +17,7 @@ import { DEFAULT_RISK_LIMITS, Deny, RiskGate, riskLimits } from '../../src/risk/
 import type { BookView } from '../../src/risk/index.ts';
 import { IntentKind, PriceGrid, createIntent } from '../../src/core/index.ts';
 import type { Count, OrderIntent, Price } from '../../src/core/index.ts';
+import type { NewOrder } from '../../src/oms/index.ts';
 import { KeepWarm } from '../../src/runtime/keep-warm.ts';
 
 describe('KeepWarm', () => {
@@ -138,6 +139,36 @@ describe('KeepWarm', () => {
     expect(gate.lastDeny).toBe(lastDeny);
     expect({ ...gate.detail }).toEqual(detail);
     expect(gate.exposure.openOrders).toBe(0);
+    expect(warm.stats.denied).toBe(0);
+    warm.stop();
+  });
+
+  it('with the real route: each run\'s shadow create is rehearsed on it (counted when it assembled), the same order the shadow route encodes', () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const seen: { ticker: string; clientOrderId: string; postOnly: boolean }[] = [];
+    let answer = 700;
+    const realRoute = {
+      rehearseCreate(order: Readonly<NewOrder>): number {
+        seen.push({ ticker: order.ticker, clientOrderId: order.clientOrderId, postOnly: order.postOnly });
+        return answer;
+      },
+    };
+    const warm = new KeepWarm({ intervalMs: 10, limits: DEFAULT_RISK_LIMITS, clock, realRoute });
+    for (let i = 0; i < 100; i++) {
+      clock.advance(10);
+      warm.runOnce();
+    }
+    answer = -1; // no idle connection or no signature ready: not counted
+    for (let i = 0; i < 20; i++) {
+      clock.advance(10);
+      warm.runOnce();
+    }
+    expect(seen).toHaveLength(120);
+    expect(warm.realCreates).toBe(100);
+    expect(new Set(seen.map((one) => one.ticker))).toEqual(new Set(['KEEPWARM-SHADOW'])); // never a real market
+    expect(new Set(seen.map((one) => one.clientOrderId)).size).toBe(120); // each run's own shadow order
+    expect(seen.every((one) => one.postOnly)).toBe(true);
+    expect(warm.trackedOrders).toBe(0);
     expect(warm.stats.denied).toBe(0);
     warm.stop();
   });

@@ -310,6 +310,21 @@ export class Presigner {
    * Hot path: moves the oldest valid signature of `endpoint` into `out` and forgets it. Returns
    * false when none is valid; the caller then signs inline. No allocation.
    */
+  /**
+   * The signature take() would hand out next, left in the ring (the keep-warm's rehearsal of a
+   * create reads its bytes, so the real take finds them in cache); false when the ring is empty.
+   * Takes nothing, schedules nothing, drops nothing (an expired head is take()'s to drop).
+   */
+  peek(endpoint: number, out: PresignedSignature): boolean {
+    const ring = this.#rings[endpoint]!;
+    if (ring.count === 0) return false;
+    const head = ring.head;
+    out.timestampText = ring.timestampTexts[head]!;
+    out.signature = '';
+    out.signedBytes = ring.views[head]!;
+    return true;
+  }
+
   take(endpoint: number, out: PresignedSignature): boolean {
     const ring = this.#rings[endpoint]!;
     const oldestMs = this.#clock.nowMs() - this.#maxAgeMs;

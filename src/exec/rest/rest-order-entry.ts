@@ -302,6 +302,7 @@ export class RestOrderEntry implements OrderEntry {
   readonly #slotOwner: SlotOwner; // bound once; keeps finish/fail off the public surface
   readonly #ack: AckRecord = newAckRecord();
   readonly #signed: PresignedSignature = { timestampText: '', signature: '', signedBytes: null }; // scratch: the signature of the request being sent
+  readonly #rehearsalSigned: PresignedSignature = { timestampText: '', signature: '', signedBytes: null }; // scratch: rehearseCreate's peeked signature
   // The hot path's bodies, written as bytes into the connection's buffer (one request at a time: set, sent, cleared).
   readonly #createBody = new CreateBodyWriter();
   readonly #amendBody = new AmendBodyWriter();
@@ -570,6 +571,26 @@ export class RestOrderEntry implements OrderEntry {
     body.order = order;
     this.#send(slot, 'POST', this.#createPath, this.#createPath, this.#createEndpoint, -1, '', body, this.#rawCreate);
     body.order = null;
+  }
+
+  /**
+   * The keep-warm's rehearsal of create() on this route's own state: the venue's create checks,
+   * the next presigned signature read without being taken (Presigner.peek), the request assembled
+   * into the buffer of the connection the next create would write on (RawHttpPool.rehearse), and
+   * nothing sent, counted or taken. Returns the request's length, -1 when it could not be
+   * assembled (no presigner or signature ready, no idle connection). The order is the keep-warm's
+   * shadow order: its bytes never leave the process.
+   */
+  rehearseCreate(order: Readonly<NewOrder>): number {
+    if (this.#createEndpoint < 0 || this.#presigner === null) return -1;
+    this.#venue.checkCreate(order);
+    const signed = this.#rehearsalSigned;
+    if (!this.#presigner.peek(this.#createEndpoint, signed)) return -1;
+    const body = this.#createBody;
+    body.order = order;
+    const length = this.#raw.rehearse(this.#rawCreate, signed.timestampText, signed.signature, body, signed.signedBytes ?? null);
+    body.order = null;
+    return length;
   }
 
   cancel(orderId: string, subaccount: number): void {
