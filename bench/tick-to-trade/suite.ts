@@ -121,10 +121,12 @@ export default {
       });
       // The event loop's CPUs while a runtime or a floor runs (null: no placement).
       const pin = placement.plan?.runtimeCpus ?? null;
-      const replace = await tickToTrade(sim, work, phase, 'replace', pin);
+      // BENCH_T2T_ONLY=replace or amend: that run alone (back-to-back comparisons of one change).
+      const only = process.env.BENCH_T2T_ONLY;
+      if (only === 'amend') rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
+      const replace = only === 'amend' ? { rows: [] } : await tickToTrade(sim, work, phase, 'replace', pin);
       rows.push(...replace.rows);
-      // BENCH_T2T_ONLY=replace: this run alone (back-to-back comparisons of one change).
-      if (process.env.BENCH_T2T_ONLY !== 'replace') {
+      if (only !== 'replace' && only !== 'amend') {
         // The operator's view's overhead rows: the same replace run with the metrics server on and
         // scraped, then with the dashboard pushing as well, each beside the off row.
         const simCpusForClient = placement.plan?.simCpus ?? null;
