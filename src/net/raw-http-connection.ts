@@ -197,7 +197,7 @@ export class RawHttpConnection {
     const socket = this.socket!;
     // A request larger than the buffer, or bytes of the last one still queued in the socket (a
     // write the kernel did not take at once): this one goes as a string of its own.
-    const length = socket.writableLength === 0 ? assembleInto(this.#out, prefix, timestampText, signature, body, signedBytes) : -1;
+    const length = this.assembleRequest(prefix, timestampText, signature, body, signedBytes);
     if (length < 0) {
       this.write(handler, assemble(prefix, timestampText, signature, body, signedBytes));
       return;
@@ -211,11 +211,11 @@ export class RawHttpConnection {
   }
 
   /**
-   * writeRequest's assembly without the write (the pool's rehearse): the request's bytes in this
-   * connection's buffer, their length; -1 when the socket is gone or still has bytes queued (the
-   * buffer may be in the kernel's hands then) or the request does not fit.
+   * The request's bytes in this connection's buffer (writeRequest's assembly; the pool's rehearse
+   * stops here): their length, or -1 when the socket is gone or still has bytes queued (the buffer
+   * may be in the kernel's hands then) or the request does not fit.
    */
-  rehearseRequest(prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {
+  assembleRequest(prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {
     const socket = this.socket;
     if (socket === null || socket.writableLength !== 0) return -1;
     return assembleInto(this.#out, prefix, timestampText, signature, body, signedBytes);

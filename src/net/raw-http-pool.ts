@@ -374,7 +374,7 @@ export class RawHttpPool implements ConnectionOwner {
   rehearse(head: RawRequestHead, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {
     if (this.#closed) return -1;
     const index = this.#idleIndex();
-    return index === -1 ? -1 : this.#connections[index]!.rehearseRequest(head.prefixBytes, timestampText, signature, body, signedBytes);
+    return index === -1 ? -1 : this.#connections[index]!.assembleRequest(head.prefixBytes, timestampText, signature, body, signedBytes);
   }
 
   #pickIdle(): RawHttpConnection | null {

@@ -123,7 +123,7 @@ export class RiskGate {
   readonly detail = new DenyDetail();
   /** Code of the last deny (NONE until the first). */
   lastDeny: Deny = Deny.NONE;
-  /** True inside checkWithoutBudget and rehearse. */
+  /** True inside checkWithoutBudget. */
   #skipBudget = false;
 
   readonly #limits: RiskLimits;
@@ -603,11 +603,9 @@ export class RiskGate {
     const subject = detail.subject;
     const limit = detail.limit;
     const actual = detail.actual;
-    this.#skipBudget = true;
     try {
-      return this.#decide(intent);
+      return this.checkWithoutBudget(intent);
     } finally {
-      this.#skipBudget = false;
       this.lastDeny = lastDeny;
       detail.code = code;
       detail.subject = subject;

@@ -304,17 +304,7 @@ export class KeepWarm {
     at = writeInteger(frame, at, Math.floor(this.#options.clock.nowMs()));
     at = writeBytes(frame, at, DELTA_END);
     this.#feed.handleBytes(frame, 0, at);
-    const book = this.#feed.books.get(SHADOW_TICKER)!;
-    const intent = this.#intent;
-    intent.kind = IntentKind.NEW;
-    intent.market = this.#market;
-    intent.side = 'bid';
-    intent.price = book.bestBid() as Price;
-    intent.count = asCount(100) as Count;
-    intent.postOnly = true;
-    intent.subaccount = this.#subaccount;
-    intent.clientOrderId = '';
-    intent.route = 0;
+    const intent = this.#postOnlyBid(this.#market, this.#feed.books.get(SHADOW_TICKER)!.bestBid(), 0);
     const before = this.#route.bytes;
     if (this.#router.submit(intent) === 0) {
       this.#oms.onCreateReject(intent.orderHandle > 0 ? intent.orderHandle : intent.clientOrderId, REJECT);
@@ -331,6 +321,22 @@ export class KeepWarm {
     this.stats.busyUsTotal += (performance.now() - startMs) * 1000;
   }
 
+  /** The reused intent as a new post-only bid of 1.00 contract at `price` in the dry run's subaccount, no order group. */
+  #postOnlyBid(market: number, price: Price, route: number): OrderIntent {
+    const intent = this.#intent;
+    intent.kind = IntentKind.NEW;
+    intent.market = market;
+    intent.side = 'bid';
+    intent.price = price;
+    intent.count = asCount(100) as Count;
+    intent.postOnly = true;
+    intent.subaccount = this.#subaccount;
+    intent.clientOrderId = '';
+    intent.orderGroup = -1;
+    intent.route = route;
+    return intent;
+  }
+
   /** One check of a post-only bid at the touch on the real gate's next market in turn, quietly (nothing taken, nothing reported). */
   #rehearseRealGate(gate: RiskGate, marginRoute: number): void {
     const markets = gate.markets;
@@ -341,18 +347,7 @@ export class KeepWarm {
     const market = markets.at(handle);
     const book = market === undefined ? null : market.book;
     if (book === null || !book.synced || (market!.isMargin && marginRoute < 0)) return;
-    const intent = this.#intent;
-    intent.kind = IntentKind.NEW;
-    intent.market = handle;
-    intent.side = 'bid';
-    intent.price = book.bestBid() as Price;
-    intent.count = asCount(100) as Count;
-    intent.postOnly = true;
-    intent.subaccount = this.#subaccount;
-    intent.clientOrderId = '';
-    intent.orderGroup = -1;
-    intent.route = market!.isMargin ? marginRoute : 0;
-    gate.rehearse(intent);
+    gate.rehearse(this.#postOnlyBid(handle, book.bestBid(), market!.isMargin ? marginRoute : 0));
     this.stats.realChecks++;
   }
 
@@ -362,16 +357,7 @@ export class KeepWarm {
       `{"type":"orderbook_delta","sid":${SHADOW_SID},"seq":${this.#seq},"msg":{"market_ticker":"${SHADOW_PERP}",` +
         `"price":"99.9800","delta":"${this.#up ? '-' : ''}10.00","side":"bid","ts_ms":${this.#options.clock.nowMs()}}}`,
     );
-    const intent = this.#intent;
-    intent.kind = IntentKind.NEW;
-    intent.market = market;
-    intent.side = 'bid';
-    intent.price = feed.books.get(SHADOW_PERP)!.bestBid();
-    intent.count = asCount(100) as Count;
-    intent.postOnly = true;
-    intent.subaccount = this.#subaccount;
-    intent.clientOrderId = '';
-    intent.route = 0; // the router picks the market's (Margin) route
+    const intent = this.#postOnlyBid(market, feed.books.get(SHADOW_PERP)!.bestBid(), 0); // route 0: the router picks the market's (Margin) route
     const before = this.#marginRoute.bytes;
     if (this.#router.submit(intent) === 0) {
       this.#oms.onCreateReject(intent.orderHandle > 0 ? intent.orderHandle : intent.clientOrderId, REJECT);
