@@ -224,8 +224,12 @@ export class RawHttpPool implements ConnectionOwner {
       handler.onRawFailure('NET_DISCONNECTED', false);
       return SendResult.REFUSED;
     }
-    const prefix = method + ' ' + target + (body === null ? this.#tailNoBody : this.#tailWithBody);
-    return this.#dispatch(handler, prefix, timestampText, signature, body, signedBytes);
+    return this.#dispatch(handler, this.#prefixTo(method, target, body), timestampText, signature, body, signedBytes);
+  }
+
+  /** The request line of `method` and `target` and the pool's tail (the headers before the signed ones). */
+  #prefixTo(method: string, target: string, body: RequestBody): string {
+    return method + ' ' + target + (body === null ? this.#tailNoBody : this.#tailWithBody);
   }
 
   /** Writes the request on an idle connection now, else queues it (bounded), else refuses it. */
@@ -372,9 +376,19 @@ export class RawHttpPool implements ConnectionOwner {
    * socket still draining, or a request larger than the buffer).
    */
   rehearse(head: RawRequestHead, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {
+    return this.#rehearse(head.prefixBytes, timestampText, signature, body, signedBytes);
+  }
+
+  /** rehearse() for a request target made per request, as sendTo() sends it (its checks included). */
+  rehearseTo(method: string, target: string, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {
+    if (!(method === 'POST' || method === 'DELETE' || method === 'PUT' || method === 'GET') || !isRequestTarget(target)) return -1;
+    return this.#rehearse(this.#prefixTo(method, target, body), timestampText, signature, body, signedBytes);
+  }
+
+  #rehearse(prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {
     if (this.#closed) return -1;
     const index = this.#idleIndex();
-    return index === -1 ? -1 : this.#connections[index]!.assembleRequest(head.prefixBytes, timestampText, signature, body, signedBytes);
+    return index === -1 ? -1 : this.#connections[index]!.assembleRequest(prefix, timestampText, signature, body, signedBytes);
   }
 
   #pickIdle(): RawHttpConnection | null {

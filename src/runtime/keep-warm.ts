@@ -4,9 +4,11 @@
  * predictors forget it: the status line showed a gate check at 60 µs where the hot bench measures
  * 0.2 µs. So every `intervalMs` one dry run goes through shadow instances of the same classes the
  * real path uses (same code, same hidden classes, so the same optimized functions and inline
- * caches): a delta frame decoded and applied by a Feed to a shadow market's book, an intent through
- * a Router (RiskGate.check, Oms.accept, the REST route's request assembled as bytes into a reused
- * buffer that is never written), then the shadow order closed by a reject. With `rfq` (config rfq.enabled) each run also
+ * caches): a delta frame decoded and applied by a Feed to a shadow market's book, then an order's
+ * life as a market maker's quote lives it, placed, amended and cancelled through a strategy
+ * context (StrategyContext.place / amend / cancel, Router, RiskGate.check, Oms, the REST route's
+ * requests assembled as bytes into a reused buffer that is never written), the shadow venue
+ * acknowledging the create and refusing the amend. With `rfq` (config rfq.enabled) each run also
  * rehearses an RFQ: an rfq_created frame decoded by the Feed (or, when quotes go over FIX, a
  * QuoteRequest 35=R encoded, parsed and read as the FIX quote route reads it) into a shadow QuoteBook, a quote
  * through a QuoteRouter (RiskGate.checkQuote, QuoteBook.accept, the quote encoded as the configured
@@ -19,16 +21,18 @@
  */
 
 import { performance } from 'node:perf_hooks';
-import { IntentKind, PriceGrid, asCount, asciiConst, createIntent, writeBytes, writeInteger, type Clock, type Count, type OrderIntent, type Price } from '../core/index.ts';
-import { CreateBodyWriter, PREDICTIONS_ORDER_VENUE, encodeCreateQuote, encodeMarginCreate, readQuoteRequest, writeQuoteBody } from '../exec/index.ts';
+import { IntentKind, PriceGrid, asCount, asciiConst, createIntent, writeBytes, writeInteger, type BookSide, type Clock, type Count, type OrderIntent, type Price } from '../core/index.ts';
+import { AmendBodyWriter, CreateBodyWriter, OneCancelBodyWriter, PREDICTIONS_ORDER_VENUE, encodeCreateQuote, encodeMarginCreate, readQuoteRequest, writeQuoteBody } from '../exec/index.ts';
 import { assembleInto, signedFieldsBytes } from '../net/index.ts';
 import { FixEncoder, FixGroup, FixMessage, MsgType, Tag, parseMessage } from '../fix/index.ts';
 import { ConnectionState, Feed, NoopFeedListener, type FeedSession, type RfqRecord } from '../feed/index.ts';
 import {
-  Oms, QuoteBook, type ExecListener, type NewOrder, type OrderEntry, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type WireQuote,
+  Oms, QuoteBook, type ExecListener, type NewOrder, type OrderEntry, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type VenueOrderRef, type WireQuote,
 } from '../oms/index.ts';
-import { RiskGate, riskLimits, type RiskLimits } from '../risk/index.ts';
+import { Deny, RiskGate, riskLimits, type RiskLimits } from '../risk/index.ts';
 import { QuoteRouter, Router } from '../router/index.ts';
+import { BoundStrategyContext, OrderFlags, type MarketPort } from '../strategy/index.ts';
+import { createLogger } from '../telemetry/index.ts';
 
 /** The shadow markets: tickers no venue lists (they never leave this process). */
 const SHADOW_TICKER = 'KEEPWARM-SHADOW';
@@ -37,6 +41,14 @@ const SHADOW_PERP = 'KEEPWARM-PERP';
 const SHADOW_PERP_TICK = 100;
 const SHADOW_PERP_MARK = 1_000_000 as Price;
 const SHADOW_SID = 1;
+/** Every dry run's order: 1.00 contract. */
+const SHADOW_COUNT = asCount(100) as Count;
+/** Shadow orders left resting (a cancel the shadow gate denied) above which runs stop acknowledging creates: each then ends in a reject. */
+const SHADOW_RESTING_MAX = 16;
+/** Write tokens a run may spend: the create, amend and cancel (22), a Margin create (10) and a quote (10), with room to spare. */
+const RUN_WRITE_TOKENS = 100;
+/** The shadow orders' venue ids: this, then the run's number. */
+const SHADOW_ORDER_ID = asciiConst('keep-warm-');
 const SHADOW_RFQ_SID = 2;
 // The rehearsal's delta frame as byte pieces made once: each run writes its seq, sign and time
 // between them into a reused buffer (a template string per run, made bytes by handleFrame, was
@@ -63,14 +75,42 @@ function rehearseCreateRequest(order: Readonly<NewOrder>): number {
   return length;
 }
 
+// The amend and the batched cancel as the REST route sends them: the amend's request line made per
+// order (RawHttpPool.sendTo: its path carries the order id), the cancel's head made once.
+const REHEARSAL_HOST_HEADERS = '\r\nHost: keep-warm\r\nKALSHI-ACCESS-KEY: keep-warm\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ';
+const REHEARSAL_CANCEL_HEAD = asciiConst(`DELETE /trade-api/v2/portfolio/events/orders/batched HTTP/1.1${REHEARSAL_HOST_HEADERS}`);
+const rehearsalAmend = new AmendBodyWriter();
+const rehearsalCancel = new OneCancelBodyWriter();
+function rehearseAmendRequest(orderId: string, ticker: string, side: BookSide, price: Price, count: Count): number {
+  PREDICTIONS_ORDER_VENUE.checkAmend(side, price, count);
+  rehearsalAmend.ticker = ticker;
+  rehearsalAmend.side = side;
+  rehearsalAmend.price = price;
+  rehearsalAmend.count = count;
+  const length = assembleInto(rehearsalRequest, `POST /trade-api/v2/portfolio/events/orders/${orderId}/amend HTTP/1.1${REHEARSAL_HOST_HEADERS}`, '', '', rehearsalAmend, REHEARSAL_SIGNED);
+  rehearsalAmend.ticker = '';
+  return length;
+}
+function rehearseCancelRequest(order: Readonly<VenueOrderRef> | null, orderId: string, subaccount: number): number {
+  rehearsalCancel.order = order;
+  rehearsalCancel.orderId = orderId;
+  rehearsalCancel.subaccount = subaccount;
+  const length = assembleInto(rehearsalRequest, REHEARSAL_CANCEL_HEAD, '', '', rehearsalCancel, REHEARSAL_SIGNED);
+  rehearsalCancel.order = null;
+  rehearsalCancel.orderId = '';
+  return length;
+}
+
 /** Shadow orders are closed at once; the OMS forgets them on its tick, every this many runs. */
 const PRUNE_EVERY_RUNS = 64;
 const REJECT: ExecReject = Object.freeze({ status: 400, code: 'keep_warm', message: 'dry run', details: '' });
 
-/** The real route's rehearsal of a create (RestOrderEntry.rehearseCreate): assembled on its own state, nothing sent. */
-export interface CreateRehearsal {
-  /** The request's length, or -1 when it could not be assembled. */
+/** The real route's rehearsals (RestOrderEntry's): requests assembled on its own state, nothing sent. */
+export interface RouteRehearsal {
+  /** A create's request; its length, or -1 when it could not be assembled. */
   rehearseCreate(order: Readonly<NewOrder>): number;
+  /** An amend of the route's own order tracked last, with this body; its length, or -1 (no such order). Absent: creates only. */
+  rehearseAmend?(ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): number;
 }
 
 /**
@@ -79,18 +119,32 @@ export interface CreateRehearsal {
  */
 class RehearsalRoute implements OrderEntry {
   bytes = 0;
-  /** Creates the real route assembled (rehearseCreate answered a length). */
+  /** Creates and amends the real route assembled (its rehearsal answered a length). */
   realCreates = 0;
-  /** `encode` returns the request's byte count (or its text, whose length is counted). */
-  constructor(readonly encode: (order: Readonly<NewOrder>) => number | string, readonly real: CreateRehearsal | null = null) {}
+  realAmends = 0;
+  /** The venue id of the order amended last: the shadow OMS is told the amend's answer by it. */
+  lastAmendId = '';
+  /** `encode` returns the request's byte count (or its text, whose length is counted); amends and cancels are encoded only with `rest`. */
+  constructor(readonly encode: (order: Readonly<NewOrder>) => number | string, readonly real: RouteRehearsal | null = null, readonly rest = false) {}
   setListener(_listener: ExecListener): void {}
   create(order: Readonly<NewOrder>): void {
     if (this.real !== null && this.real.rehearseCreate(order) > 0) this.realCreates++;
     const encoded = this.encode(order);
     this.bytes += typeof encoded === 'number' ? encoded : encoded.length;
   }
-  cancel(): void {}
-  amend(): void {}
+  cancel(orderId: string, subaccount: number): void {
+    if (this.rest) this.bytes += rehearseCancelRequest(null, orderId, subaccount);
+  }
+  cancelOrder(order: Readonly<VenueOrderRef>): void {
+    if (this.rest) this.bytes += rehearseCancelRequest(order, '', order.subaccount);
+  }
+  amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
+    this.lastAmendId = orderId;
+    if (!this.rest) return;
+    const real = this.real;
+    if (real !== null && real.rehearseAmend !== undefined && real.rehearseAmend(ticker, side, price, count, subaccount) > 0) this.realAmends++;
+    this.bytes += rehearseAmendRequest(orderId, ticker, side, price, count);
+  }
   decrease(): void {}
   cancelAll(): Promise<void> {
     return Promise.resolve();
@@ -157,9 +211,11 @@ export interface KeepWarmOptions {
    * The real REST route: each run's shadow create is also assembled on it (rehearseCreate: the
    * next presigned signature peeked, the request written into the buffer of the connection the
    * next create takes, nothing sent), so a real create finds that state in cache (tick-to-trade
-   * exec called -> first byte ~20-24 -> ~15 µs at p50 in bench runs).
+   * exec called -> first byte ~20-24 -> ~15 µs at p50 in bench runs); and its amend, on the path
+   * and next per-order signature of the real order tracked last (rehearseAmend: the amend case's
+   * exec called -> first byte ~41 -> ~18-23 µs in two pairs of bench runs).
    */
-  realRoute?: CreateRehearsal | null;
+  realRoute?: RouteRehearsal | null;
 }
 
 /** Above this share of the last interval busy, the loop is doing real work (it warms the path itself). */
@@ -186,6 +242,14 @@ export class KeepWarm {
   readonly #margin: { feed: Feed; market: number } | null = null;
   readonly #intent: OrderIntent = createIntent();
   readonly #market: number;
+  /**
+   * A strategy context of the class plugins act through, bound to the shadow router and market:
+   * each run's order is placed, amended and cancelled through it, as a market maker's are (the
+   * plugin's own code is not run: it cannot be without its side effects).
+   */
+  readonly #ctx: BoundStrategyContext;
+  /** The shadow order's venue id as the create's answer carries it (bytes), written per run. */
+  readonly #orderId = Buffer.allocUnsafe(32);
   readonly #quotes: QuoteBook | null = null;
   readonly #quoteRouter: QuoteRouter | null = null;
   readonly #quoteRoute: RehearsalQuoteRoute;
@@ -209,13 +273,13 @@ export class KeepWarm {
 
   constructor(options: KeepWarmOptions) {
     this.#options = options;
-    this.#route = new RehearsalRoute(rehearseCreateRequest, options.realRoute ?? null);
+    this.#route = new RehearsalRoute(rehearseCreateRequest, options.realRoute ?? null, true);
     this.#subaccount = options.limits.restrictedSubaccount >= 0 ? options.limits.restrictedSubaccount : 0;
     const clock = options.clock;
     const grid = PriceGrid.fromStructure('linear_cent');
     this.#feed = new Feed({ url: 'ws://127.0.0.1:1/keep-warm', auth: null, clock, staleBookMs: 0, createSession: closedSession });
     // Every check the real gate makes, on the shadow's own budget, sized so no run is denied.
-    const writesPerSecond = Math.ceil((1_000 / Math.max(1, options.intervalMs)) * 10 * 2);
+    const writesPerSecond = Math.ceil((1_000 / Math.max(1, options.intervalMs)) * RUN_WRITE_TOKENS);
     this.#gate = new RiskGate({
       limits: riskLimits({ ...options.limits, rateTier: 'custom', writeTokensPerSecond: writesPerSecond, writeCapacityTokens: writesPerSecond, readTokensPerSecond: 100 }),
       clock,
@@ -230,6 +294,15 @@ export class KeepWarm {
         `"yes_dollars_fp":[["0.4000","100.00"],["0.4100","100.00"]],"no_dollars_fp":[["0.5500","100.00"],["0.5600","100.00"]]}}`,
     );
     if (!book.synced) throw new Error('keep-warm: the shadow snapshot did not sync its book');
+    const market = this.#market;
+    const markets: MarketPort = {
+      marketHandle: (ticker) => (ticker === SHADOW_TICKER ? market : -1),
+      book: (ticker) => (ticker === SHADOW_TICKER ? book : undefined),
+      ensureMarkets: () => Promise.resolve(),
+    };
+    const binding = { id: 'keep-warm', strategyId: 0, subaccount: this.#subaccount, orderGroup: -1, markets: [SHADOW_TICKER], params: {}, log: createLogger({ level: 'silent' }) };
+    this.#ctx = new BoundStrategyContext(binding, this.#router, markets, clock);
+    this.#ctx.setActive(true);
     if (options.margin === true) {
       const feed = new Feed({ url: 'ws://127.0.0.1:1/keep-warm/margin', auth: null, clock, staleBookMs: 0, createSession: closedSession, venue: 'margin', markets: this.#gate.markets.registry });
       const perp = feed.addPerpMarket(SHADOW_PERP, SHADOW_PERP_TICK);
@@ -304,14 +377,7 @@ export class KeepWarm {
     at = writeInteger(frame, at, Math.floor(this.#options.clock.nowMs()));
     at = writeBytes(frame, at, DELTA_END);
     this.#feed.handleBytes(frame, 0, at);
-    const intent = this.#postOnlyBid(this.#market, this.#feed.books.get(SHADOW_TICKER)!.bestBid(), 0);
-    const before = this.#route.bytes;
-    if (this.#router.submit(intent) === 0) {
-      this.#oms.onCreateReject(intent.orderHandle > 0 ? intent.orderHandle : intent.clientOrderId, REJECT);
-      this.stats.sentBytes += this.#route.bytes - before;
-    } else {
-      this.stats.denied++;
-    }
+    this.#rehearseOrder();
     const real = this.#options.realGate;
     if (real !== undefined && real !== null) this.#rehearseRealGate(real.gate, real.marginRoute);
     if (this.#margin !== null) this.#rehearseMargin(this.#margin.feed, this.#margin.market);
@@ -321,6 +387,38 @@ export class KeepWarm {
     this.stats.busyUsTotal += (performance.now() - startMs) * 1000;
   }
 
+  /**
+   * A post-only bid at the touch placed through the shadow context; acknowledged as resting, then
+   * amended a level lower (the amend refused by the shadow venue) and cancelled, as a market
+   * maker's quote lives. The create alone, closed by a reject, when it was held (no handle) or
+   * shadow orders were left resting.
+   */
+  #rehearseOrder(): void {
+    const ctx = this.#ctx;
+    const book = this.#feed.books.get(SHADOW_TICKER)!;
+    const before = this.#route.bytes;
+    if (ctx.place(SHADOW_TICKER, 'bid', book.bestBid(), SHADOW_COUNT, OrderFlags.POST_ONLY) !== Deny.NONE) {
+      this.stats.denied++;
+      return;
+    }
+    const handle = ctx.lastOrderHandle;
+    const oms = this.#oms;
+    if (handle <= 0 || oms.liveOrderCount > SHADOW_RESTING_MAX) {
+      oms.onCreateReject(handle > 0 ? handle : ctx.lastClientOrderId, REJECT);
+      this.stats.sentBytes += this.#route.bytes - before;
+      return;
+    }
+    const nowMs = this.#options.clock.nowMs();
+    const idBytes = this.#orderId;
+    const idEnd = writeInteger(idBytes, writeBytes(idBytes, 0, SHADOW_ORDER_ID), this.#seq);
+    oms.onCreateAckBytes(handle, idBytes, 0, idEnd, asCount(0) as Count, SHADOW_COUNT, nowMs);
+    if (ctx.amend(handle, book.grid.priceAt(book.bestBidLevel - 1), SHADOW_COUNT) === Deny.NONE) oms.onAmendReject(this.#route.lastAmendId, REJECT);
+    else this.stats.denied++;
+    if (ctx.cancel(handle) === Deny.NONE) oms.onCancelAck(handle, SHADOW_COUNT, nowMs);
+    else this.stats.denied++;
+    this.stats.sentBytes += this.#route.bytes - before;
+  }
+
   /** The reused intent as a new post-only bid of 1.00 contract at `price` in the dry run's subaccount, no order group. */
   #postOnlyBid(market: number, price: Price, route: number): OrderIntent {
     const intent = this.#intent;
@@ -328,7 +426,7 @@ export class KeepWarm {
     intent.market = market;
     intent.side = 'bid';
     intent.price = price;
-    intent.count = asCount(100) as Count;
+    intent.count = SHADOW_COUNT;
     intent.postOnly = true;
     intent.subaccount = this.#subaccount;
     intent.clientOrderId = '';
@@ -401,6 +499,20 @@ export class KeepWarm {
   /** Shadow creates the real route assembled on its own state (realRoute). */
   get realCreates(): number {
     return this.#route.realCreates;
+  }
+
+  /** Shadow amends the real route assembled on its own state, its order tracked last (realRoute.rehearseAmend). */
+  get realAmends(): number {
+    return this.#route.realAmends;
+  }
+
+  /** Shadow amends and cancels each run's order went through (its create acknowledged as resting). */
+  get shadowAmends(): number {
+    return this.#ctx.accepted[IntentKind.AMEND]!;
+  }
+
+  get shadowCancels(): number {
+    return this.#ctx.accepted[IntentKind.CANCEL]!;
   }
 
   /** Shadow orders still tracked (they are pruned on the OMS's tick; bounded). */

@@ -45,6 +45,37 @@ function verifies(method: string, path: string): boolean {
 }
 
 describe('OrderPathSignatures', () => {
+  it('peek reads the signature take() would hand out and takes, touches and counts nothing; lastTracked is the order tracked last while kept', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock);
+    expect(paths.lastTracked).toBe('');
+    paths.track('ord-a');
+    paths.track('ord-b');
+    expect(paths.lastTracked).toBe('ord-b');
+    expect(paths.peek('ord-b', OrderPathKind.AMEND, out)).toBe(false); // not signed yet
+    paths.flush();
+    await until(() => paths.stats.signed === 6);
+    clock.advance(500);
+    const stats = { ...paths.stats };
+    for (let i = 0; i < 3; i++) {
+      expect(paths.peek('ord-b', OrderPathKind.AMEND, out)).toBe(true);
+      expect(verifies('POST', `${ORDERS}/ord-b/amend`)).toBe(true);
+    }
+    const peeked = Buffer.from(out.signedBytes!).toString('latin1');
+    expect(paths.stats).toEqual(stats);
+    expect(paths.ready('ord-b', OrderPathKind.AMEND)).toBe(true);
+    // take() hands out the very signature peek read, then there is none to peek.
+    expect(paths.take('ord-b', OrderPathKind.AMEND, out)).toBe(true);
+    expect(Buffer.from(out.signedBytes!).toString('latin1')).toBe(peeked);
+    expect(paths.peek('ord-b', OrderPathKind.AMEND, out)).toBe(false);
+    // Too old: take() would refuse it, so peek does too (and leaves it for take to drop).
+    clock.advance(3_000);
+    expect(paths.peek('ord-a', OrderPathKind.AMEND, out)).toBe(false);
+    expect(paths.peek('unknown', OrderPathKind.AMEND, out)).toBe(false);
+    paths.forget('ord-b');
+    expect(paths.lastTracked).toBe('');
+  });
+
   it('signs cancel, amend and decrease paths of a tracked order in one batch; each is used once', async () => {
     const clock = new ManualClock(T0);
     const paths = await store(clock);

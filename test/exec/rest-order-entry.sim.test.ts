@@ -176,6 +176,35 @@ describe('RestOrderEntry against the simulator', () => {
     expect(counterparty.rehearseCreate(rehearsed)).toBe(-1);
   });
 
+  it('rehearseAmend assembles an amend of the order tracked last with its next per-order signature, and sends nothing; the real amend after it takes that signature', async () => {
+    const resting = order({ price: 3400 as Price });
+    entry.create(resting);
+    const ack = await listener.outcome('create', resting.clientOrderId);
+    const orderId = ack[2] as string;
+    const paths = entry.orderPathStats!;
+    // The create's ack tracks the order; its amend path is signed on the next flush (the worker answers).
+    await until(() => entry.rehearseAmend(TICKER, 'bid', 3300 as Price, 1000 as Count, 0) > 0);
+    const requests = entry.stats.requests;
+    const taken = paths.taken;
+    for (let i = 0; i < 50; i++) expect(entry.rehearseAmend(TICKER, 'bid', 3300 as Price, 1000 as Count, 0)).toBeGreaterThan(500); // head with the order's path, signature, body
+    expect(entry.stats.requests).toBe(requests);
+    expect(paths.taken).toBe(taken);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // room for anything that was sent to arrive
+    const [before] = (await account.listOrders({ ticker: TICKER, status: 'resting' })).filter((o) => o.orderId === orderId);
+    expect(before?.price).toBe(3400); // not amended by any rehearsal
+    // The amend that follows takes the signature the rehearsals read, and is whole.
+    const presigned = entry.stats.presigned;
+    entry.amend(orderId, TICKER, 'bid', 3300 as Price, 1000 as Count, 0);
+    expect((await listener.outcome('amend', orderId)).slice(0, 2)).toEqual(['amendAck', orderId]);
+    expect(paths.taken).toBe(taken + 1);
+    expect(entry.stats.presigned).toBe(presigned + 1);
+    entry.cancel(orderId, 0);
+    expect((await listener.outcome('cancel', orderId))[0]).toBe('cancelAck');
+    // Cancelled: no longer tracked, so nothing to rehearse on; a route without per-order signatures has none either.
+    await until(() => entry.rehearseAmend(TICKER, 'bid', 3300 as Price, 1000 as Count, 0) === -1);
+    expect(counterparty.rehearseAmend(TICKER, 'bid', 3300 as Price, 1000 as Count, 0)).toBe(-1);
+  });
+
   it('cancelOrder: the venue id written from the order\'s bytes, answered by its handle, its string never read; not_found and an applied cancel answered 5xx keyed alike', async () => {
     const create = order({ price: 3300 as Price });
     entry.create(create);

@@ -267,6 +267,32 @@ describe('RawHttpPool: writing', () => {
     expect(seen).toHaveLength(4);
   });
 
+  it('rehearseTo assembles a per-order target as sendTo would write it, writes nothing, and refuses what sendTo would refuse', async () => {
+    const { port, seen } = await httpServer((_one, response) => json(response, 200, ACK));
+    const pool = await openPool(port, { connections: 1 });
+    const recorder = new Recorder();
+    const target = '/trade-api/v2/portfolio/events/orders/ord-1/amend?subaccount=2';
+    const body = '{"ticker":"KX","side":"yes","action":"buy"}';
+    const request = `POST ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+      'KALSHI-ACCESS-KEY: key-1\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: 1781821370267\r\n' +
+      `KALSHI-ACCESS-SIGNATURE: c2lnbmF0dXJl\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const write = vi.spyOn(Socket.prototype, 'write');
+    for (let i = 0; i < 3; i++) expect(pool.rehearseTo('POST', target, '1781821370267', 'c2lnbmF0dXJl', body, null)).toBe(Buffer.byteLength(request));
+    expect(pool.rehearseTo('POST', '/orders/ord 1/amend', '1', 'sig', body, null)).toBe(-1); // a space would split the request line
+    expect(pool.rehearseTo('PATCH', target, '1', 'sig', body, null)).toBe(-1);
+    expect(write).not.toHaveBeenCalled();
+    expect(pool.stats.requests).toBe(0);
+    write.mockRestore();
+    // The request sendTo writes after them is the one they assembled.
+    expect(pool.sendTo(recorder, 'POST', target, '1781821370267', 'c2lnbmF0dXJl', body)).toBe(SendResult.WRITTEN);
+    await until(() => recorder.outcomes.length === 1);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]!.url).toBe(target);
+    expect(seen[0]!.body).toBe(body);
+    pool.close();
+    expect(pool.rehearseTo('POST', target, '1781821370267', 'c2lnbmF0dXJl', body, null)).toBe(-1);
+  });
+
   it('keeps one request per connection: the rest queue (counted) and go out as connections free', async () => {
     const { port, seen } = await httpServer((one, response) => setTimeout(() => json(response, 200, `{"n":${one.body}}`), 5));
     const pool = await openPool(port, { connections: 2 });

@@ -1,6 +1,7 @@
 /**
  * Goal: the keep-warm dry run goes the whole decision path (frame decoded and applied to a shadow
- * book, gate, OMS, request encoding) every time, is never denied by its own budget at its pace,
+ * book, a strategy context, gate, OMS, request encoding; the order placed, acknowledged, amended
+ * and cancelled) every time, is never denied by its own budget at its pace,
  * keeps no order alive, and stays bounded however long it runs; with the RFQ leg it also decodes
  * an RFQ, quotes it through the gate and closes the quote each run; a restricted key's dry run
  * trades in its own subaccount (never denied SUBACCOUNT_LOCKED).
@@ -16,7 +17,7 @@ import { ManualClock } from '../../src/core/index.ts';
 import { DEFAULT_RISK_LIMITS, Deny, RiskGate, riskLimits } from '../../src/risk/index.ts';
 import type { BookView } from '../../src/risk/index.ts';
 import { IntentKind, PriceGrid, createIntent } from '../../src/core/index.ts';
-import type { Count, OrderIntent, Price } from '../../src/core/index.ts';
+import type { BookSide, Count, OrderIntent, Price } from '../../src/core/index.ts';
 import type { NewOrder } from '../../src/oms/index.ts';
 import { KeepWarm } from '../../src/runtime/keep-warm.ts';
 
@@ -56,9 +57,11 @@ describe('KeepWarm', () => {
     }
     expect(warm.stats.runs).toBe(runs);
     expect(warm.stats.denied).toBe(0);
+    // Each run's order lives as a quote does: acknowledged resting, amended, cancelled.
+    expect([warm.shadowAmends, warm.shadowCancels]).toEqual([runs, runs]);
     // Each run's frame (written as bytes into a reused buffer) is a delta the shadow feed reads and applies.
     expect(warm.shadowFeed).toMatchObject({ deltasApplied: runs, malformedFrames: 0, unknownTypes: 0 });
-    expect(bytesPerRun).toBeGreaterThan(50); // a create body was encoded
+    expect(bytesPerRun).toBeGreaterThan(3 * 500); // a create, an amend and a cancel request were assembled (each head, signature and body)
     expect(warm.stats.sentBytes).toBeGreaterThanOrEqual(bytesPerRun * runs); // ids grow a digit now and then
     expect(warm.stats.busyUsTotal).toBeGreaterThan(0);
     warm.stop();
@@ -143,13 +146,18 @@ describe('KeepWarm', () => {
     warm.stop();
   });
 
-  it('with the real route: each run\'s shadow create is rehearsed on it (counted when it assembled), the same order the shadow route encodes', () => {
+  it('with the real route: each run\'s shadow create and amend are rehearsed on it (counted when they assembled), the same order the shadow route encodes', () => {
     const clock = new ManualClock(1_800_000_000_000);
     const seen: { ticker: string; clientOrderId: string; postOnly: boolean }[] = [];
+    const amends: { ticker: string; side: string; price: number; count: number }[] = [];
     let answer = 700;
     const realRoute = {
       rehearseCreate(order: Readonly<NewOrder>): number {
         seen.push({ ticker: order.ticker, clientOrderId: order.clientOrderId, postOnly: order.postOnly });
+        return answer;
+      },
+      rehearseAmend(ticker: string, side: BookSide, price: Price, count: Count): number {
+        amends.push({ ticker, side, price, count });
         return answer;
       },
     };
@@ -165,6 +173,10 @@ describe('KeepWarm', () => {
     }
     expect(seen).toHaveLength(120);
     expect(warm.realCreates).toBe(100);
+    expect(amends).toHaveLength(120);
+    expect(warm.realAmends).toBe(100);
+    // The shadow order's amend: a level under the shadow book's best bid ($0.41), the same size.
+    expect(new Set(amends.map((one) => `${one.ticker} ${one.side} ${one.price} ${one.count}`))).toEqual(new Set(['KEEPWARM-SHADOW bid 4000 100']));
     expect(new Set(seen.map((one) => one.ticker))).toEqual(new Set(['KEEPWARM-SHADOW'])); // never a real market
     expect(new Set(seen.map((one) => one.clientOrderId)).size).toBe(120); // each run's own shadow order
     expect(seen.every((one) => one.postOnly)).toBe(true);

@@ -113,6 +113,8 @@ export class OrderPathSignatures {
   readonly #records: FifoMap<string, OrderRecord>; // insertion order = eviction order
   /** A signBatch not yet answered: flush() sends no other until it is. */
   #batchInFlight = false;
+  /** The order id track() kept last (lastTracked reads it while the order is still kept). */
+  #lastTracked = '';
   /** The batch in flight: what was asked (methods, paths) and for which record, slot and generation. */
   readonly #batchMethods: string[] = [];
   readonly #batchPaths: string[] = [];
@@ -151,6 +153,7 @@ export class OrderPathSignatures {
     const encoded = `${this.#options.ordersPath}/${encodeURIComponent(orderId)}`;
     for (const kind of this.#kinds) record.paths[kind] = encoded + SUFFIXES[kind]!;
     this.#records.set(orderId, record, this.#recycle);
+    this.#lastTracked = orderId;
     this.stats.tracked++;
   }
 
@@ -169,6 +172,33 @@ export class OrderPathSignatures {
       if (record.has(slot) && record.timestampsMs[slot]! >= oldestMs) return true;
     }
     return false;
+  }
+
+  /** The order tracked last while it still is, '' otherwise: the one a keep-warm rehearsal of an amend reads (RestOrderEntry.rehearseAmend). */
+  get lastTracked(): string {
+    const orderId = this.#lastTracked;
+    return orderId !== '' && this.#records.has(orderId) ? orderId : '';
+  }
+
+  /**
+   * The signature take() would move into `out` now, written there but kept: nothing is taken,
+   * touched, dropped or counted. False when take() would find none.
+   */
+  peek(orderId: string, kind: OrderPathKind, out: PresignedSignature): boolean {
+    const record = this.#records.get(orderId);
+    if (record === undefined || record.paths[kind] === '') return false;
+    const oldestMs = this.#options.clock.nowMs() - this.#options.maxAgeMs;
+    let chosen = -1;
+    const first = kind * MAX_DEPTH;
+    for (let slot = first; slot < first + this.#depth; slot++) {
+      if (!record.has(slot) || record.timestampsMs[slot]! < oldestMs) continue;
+      if (chosen < 0 || record.timestampsMs[slot]! < record.timestampsMs[chosen]!) chosen = slot;
+    }
+    if (chosen < 0) return false;
+    out.timestampText = record.timestampTexts[chosen]!;
+    out.signature = '';
+    out.signedBytes = record.views[chosen]!;
+    return true;
   }
 
   /**

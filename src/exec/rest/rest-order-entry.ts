@@ -593,6 +593,36 @@ export class RestOrderEntry implements OrderEntry {
     return length;
   }
 
+  /**
+   * The keep-warm's rehearsal of amend() on this route's own state, as rehearseCreate does for a
+   * create: the venue's amend checks, the amend path and the next per-order signature of the
+   * order tracked last read without being taken (OrderPathSignatures.peek), the request assembled
+   * into the buffer of the connection the next request would write on, and nothing sent, counted
+   * or taken. The body is the caller's (the keep-warm's shadow order's price and size); the path
+   * and signature are the real order's, so a market maker's next amend finds them in cache.
+   * Returns the request's length, -1 when nothing could be assembled (no per-order signatures,
+   * no order tracked or none of its signatures fresh, no idle connection).
+   */
+  rehearseAmend(ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): number {
+    const paths = this.#orderPaths;
+    if (paths === null) return -1;
+    const orderId = paths.lastTracked;
+    const path = orderId === '' ? null : paths.path(orderId, OrderPathKind.AMEND);
+    if (path === null) return -1;
+    checkSubaccount(subaccount);
+    this.#venue.checkAmend(side, price, count);
+    const signed = this.#rehearsalSigned;
+    if (!paths.peek(orderId, OrderPathKind.AMEND, signed)) return -1;
+    const body = this.#amendBody;
+    body.ticker = ticker;
+    body.side = side;
+    body.price = price;
+    body.count = count;
+    const length = this.#raw.rehearseTo('POST', subaccountQuery(path, subaccount), signed.timestampText, signed.signature, body, signed.signedBytes ?? null);
+    body.ticker = '';
+    return length;
+  }
+
   cancel(orderId: string, subaccount: number): void {
     if (this.#options.cancelRoute === 'batched') {
       checkSubaccount(subaccount);
