@@ -75,19 +75,21 @@ function rehearseCreateRequest(order: Readonly<NewOrder>): number {
   return length;
 }
 
-// The amend and the batched cancel as the REST route sends them: the amend's request line made per
-// order (RawHttpPool.sendTo: its path carries the order id), the cancel's head made once.
+// The amend and the batched cancel as the REST route sends them, each head made once: the real
+// route's amend head carries its order's id (RawHttpPool.sendTo makes it per order, and the real
+// route's rehearseAmend warms that); a head made per run here was ~4 KB of garbage an order.
 const REHEARSAL_HOST_HEADERS = '\r\nHost: keep-warm\r\nKALSHI-ACCESS-KEY: keep-warm\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ';
+const REHEARSAL_AMEND_HEAD = asciiConst(`POST /trade-api/v2/portfolio/events/orders/keep-warm/amend HTTP/1.1${REHEARSAL_HOST_HEADERS}`);
 const REHEARSAL_CANCEL_HEAD = asciiConst(`DELETE /trade-api/v2/portfolio/events/orders/batched HTTP/1.1${REHEARSAL_HOST_HEADERS}`);
 const rehearsalAmend = new AmendBodyWriter();
 const rehearsalCancel = new OneCancelBodyWriter();
-function rehearseAmendRequest(orderId: string, ticker: string, side: BookSide, price: Price, count: Count): number {
+function rehearseAmendRequest(ticker: string, side: BookSide, price: Price, count: Count): number {
   PREDICTIONS_ORDER_VENUE.checkAmend(side, price, count);
   rehearsalAmend.ticker = ticker;
   rehearsalAmend.side = side;
   rehearsalAmend.price = price;
   rehearsalAmend.count = count;
-  const length = assembleInto(rehearsalRequest, `POST /trade-api/v2/portfolio/events/orders/${orderId}/amend HTTP/1.1${REHEARSAL_HOST_HEADERS}`, '', '', rehearsalAmend, REHEARSAL_SIGNED);
+  const length = assembleInto(rehearsalRequest, REHEARSAL_AMEND_HEAD, '', '', rehearsalAmend, REHEARSAL_SIGNED);
   rehearsalAmend.ticker = '';
   return length;
 }
@@ -143,7 +145,7 @@ class RehearsalRoute implements OrderEntry {
     if (!this.rest) return;
     const real = this.real;
     if (real !== null && real.rehearseAmend !== undefined && real.rehearseAmend(ticker, side, price, count, subaccount) > 0) this.realAmends++;
-    this.bytes += rehearseAmendRequest(orderId, ticker, side, price, count);
+    this.bytes += rehearseAmendRequest(ticker, side, price, count);
   }
   decrease(): void {}
   cancelAll(): Promise<void> {
