@@ -103,6 +103,13 @@ function rehearseCancelRequest(order: Readonly<VenueOrderRef> | null, orderId: s
   return length;
 }
 
+/** How a rehearsal route encodes an order's amend and cancel, as the REST route sends them. */
+interface ModifyRequests {
+  amend(ticker: string, side: BookSide, price: Price, count: Count): number;
+  cancel(order: Readonly<VenueOrderRef> | null, orderId: string, subaccount: number): number;
+}
+const REST_MODIFY_REQUESTS: ModifyRequests = { amend: rehearseAmendRequest, cancel: rehearseCancelRequest };
+
 /** Shadow orders are closed at once; the OMS forgets them on its tick, every this many runs. */
 const PRUNE_EVERY_RUNS = 64;
 const REJECT: ExecReject = Object.freeze({ status: 400, code: 'keep_warm', message: 'dry run', details: '' });
@@ -126,8 +133,8 @@ class RehearsalRoute implements OrderEntry {
   realAmends = 0;
   /** The venue id of the order amended last: the shadow OMS is told the amend's answer by it. */
   lastAmendId = '';
-  /** `encode` returns the request's byte count (or its text, whose length is counted); amends and cancels are encoded only with `rest`. */
-  constructor(readonly encode: (order: Readonly<NewOrder>) => number | string, readonly real: RouteRehearsal | null = null, readonly rest = false) {}
+  /** `encode` returns the request's byte count (or its text, whose length is counted); `modify` null: amends and cancels are not encoded (a route whose shadow orders are only created). */
+  constructor(readonly encode: (order: Readonly<NewOrder>) => number | string, readonly real: RouteRehearsal | null = null, readonly modify: ModifyRequests | null = null) {}
   setListener(_listener: ExecListener): void {}
   create(order: Readonly<NewOrder>): void {
     if (this.real !== null && this.real.rehearseCreate(order) > 0) this.realCreates++;
@@ -135,17 +142,17 @@ class RehearsalRoute implements OrderEntry {
     this.bytes += typeof encoded === 'number' ? encoded : encoded.length;
   }
   cancel(orderId: string, subaccount: number): void {
-    if (this.rest) this.bytes += rehearseCancelRequest(null, orderId, subaccount);
+    if (this.modify !== null) this.bytes += this.modify.cancel(null, orderId, subaccount);
   }
   cancelOrder(order: Readonly<VenueOrderRef>): void {
-    if (this.rest) this.bytes += rehearseCancelRequest(order, '', order.subaccount);
+    if (this.modify !== null) this.bytes += this.modify.cancel(order, '', order.subaccount);
   }
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
     this.lastAmendId = orderId;
-    if (!this.rest) return;
+    if (this.modify === null) return;
     const real = this.real;
     if (real !== null && real.rehearseAmend !== undefined && real.rehearseAmend(ticker, side, price, count, subaccount) > 0) this.realAmends++;
-    this.bytes += rehearseAmendRequest(ticker, side, price, count);
+    this.bytes += this.modify.amend(ticker, side, price, count);
   }
   decrease(): void {}
   cancelAll(): Promise<void> {
@@ -275,7 +282,7 @@ export class KeepWarm {
 
   constructor(options: KeepWarmOptions) {
     this.#options = options;
-    this.#route = new RehearsalRoute(rehearseCreateRequest, options.realRoute ?? null, true);
+    this.#route = new RehearsalRoute(rehearseCreateRequest, options.realRoute ?? null, REST_MODIFY_REQUESTS);
     this.#subaccount = options.limits.restrictedSubaccount >= 0 ? options.limits.restrictedSubaccount : 0;
     const clock = options.clock;
     const grid = PriceGrid.fromStructure('linear_cent');

@@ -106,6 +106,13 @@ class OrderRecord {
   }
 }
 
+/** A slot's signature as the request head's bytes, into `out`. */
+function readSlot(record: OrderRecord, slot: number, out: PresignedSignature): void {
+  out.timestampText = record.timestampTexts[slot]!;
+  out.signature = '';
+  out.signedBytes = record.views[slot]!;
+}
+
 export class OrderPathSignatures {
   readonly stats: OrderPathSignaturesStats = { tracked: 0, signed: 0, taken: 0, missed: 0, evicted: 0 };
   readonly #options: OrderPathSignaturesOptions;
@@ -187,17 +194,9 @@ export class OrderPathSignatures {
   peek(orderId: string, kind: OrderPathKind, out: PresignedSignature): boolean {
     const record = this.#records.get(orderId);
     if (record === undefined || record.paths[kind] === '') return false;
-    const oldestMs = this.#options.clock.nowMs() - this.#options.maxAgeMs;
-    let chosen = -1;
-    const first = kind * MAX_DEPTH;
-    for (let slot = first; slot < first + this.#depth; slot++) {
-      if (!record.has(slot) || record.timestampsMs[slot]! < oldestMs) continue;
-      if (chosen < 0 || record.timestampsMs[slot]! < record.timestampsMs[chosen]!) chosen = slot;
-    }
+    const chosen = this.#oldestFresh(record, kind, this.#options.clock.nowMs(), false);
     if (chosen < 0) return false;
-    out.timestampText = record.timestampTexts[chosen]!;
-    out.signature = '';
-    out.signedBytes = record.views[chosen]!;
+    readSlot(record, chosen, out);
     return true;
   }
 
@@ -212,28 +211,34 @@ export class OrderPathSignatures {
     if (record === undefined || record.paths[kind] === '') return false;
     const nowMs = this.#options.clock.nowMs();
     record.touchedMs = nowMs;
+    const chosen = this.#oldestFresh(record, kind, nowMs, true);
+    if (chosen < 0) {
+      this.stats.missed++;
+      return false;
+    }
+    readSlot(record, chosen, out);
+    record.empty(chosen);
+    this.stats.taken++;
+    return true;
+  }
+
+  /**
+   * The slot of `kind` take() hands out: the oldest fresh one (fewer age out unused), -1 when
+   * none; with `dropOld`, too old ones are emptied on the way.
+   */
+  #oldestFresh(record: OrderRecord, kind: OrderPathKind, nowMs: number, dropOld: boolean): number {
     const oldestMs = nowMs - this.#options.maxAgeMs;
-    // The oldest fresh slot goes first (fewer age out unused); too old ones are dropped on the way.
     let chosen = -1;
     const first = kind * MAX_DEPTH;
     for (let slot = first; slot < first + this.#depth; slot++) {
       if (!record.has(slot)) continue;
       if (record.timestampsMs[slot]! < oldestMs) {
-        record.empty(slot);
+        if (dropOld) record.empty(slot);
         continue;
       }
       if (chosen < 0 || record.timestampsMs[slot]! < record.timestampsMs[chosen]!) chosen = slot;
     }
-    if (chosen < 0) {
-      this.stats.missed++;
-      return false;
-    }
-    out.timestampText = record.timestampTexts[chosen]!;
-    out.signature = '';
-    out.signedBytes = record.views[chosen]!;
-    record.empty(chosen);
-    this.stats.taken++;
-    return true;
+    return chosen;
   }
 
   /**

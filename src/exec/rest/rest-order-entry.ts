@@ -613,14 +613,20 @@ export class RestOrderEntry implements OrderEntry {
     this.#venue.checkAmend(side, price, count);
     const signed = this.#rehearsalSigned;
     if (!paths.peek(orderId, OrderPathKind.AMEND, signed)) return -1;
+    const body = this.#amendBodyOf(ticker, side, price, count);
+    const length = this.#raw.rehearseTo('POST', subaccountQuery(path, subaccount), signed.timestampText, signed.signature, body, signed.signedBytes ?? null);
+    body.ticker = '';
+    return length;
+  }
+
+  /** The reused amend body writer, filled (the caller clears its ticker after the request). */
+  #amendBodyOf(ticker: string, side: BookSide, price: Price, count: Count): AmendBodyWriter {
     const body = this.#amendBody;
     body.ticker = ticker;
     body.side = side;
     body.price = price;
     body.count = count;
-    const length = this.#raw.rehearseTo('POST', subaccountQuery(path, subaccount), signed.timestampText, signed.signature, body, signed.signedBytes ?? null);
-    body.ticker = '';
-    return length;
+    return body;
   }
 
   cancel(orderId: string, subaccount: number): void {
@@ -670,11 +676,7 @@ export class RestOrderEntry implements OrderEntry {
     const slot = this.#acquire(RequestKind.AMEND);
     slot.key = orderId;
     slot.writeTokens = AMEND_TOKENS;
-    const body = this.#amendBody;
-    body.ticker = ticker;
-    body.side = side;
-    body.price = price;
-    body.count = count;
+    const body = this.#amendBodyOf(ticker, side, price, count);
     this.#send(slot, 'POST', subaccountQuery(path, subaccount), path, -1, OrderPathKind.AMEND, orderId, body, null);
     body.ticker = '';
   }
