@@ -52,6 +52,15 @@ function launch(args: string[]): Promise<Running> {
   });
 }
 
+/**
+ * Signals the simulator's own process (the ready line's pid), not tsx's launcher around it: the
+ * launcher relays a signal it receives, but when the child does not confirm within 30 ms (a loaded
+ * CI machine) it kills the child with SIGKILL and exits 128 + signal (a CI run saw 130).
+ */
+function signal(run: Running, name: NodeJS.Signals): void {
+  process.kill(run.ready.pid as number, name);
+}
+
 function exitCode(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((done) => child.on('exit', (code) => done(code)));
@@ -66,7 +75,7 @@ describe('npm run sim', () => {
       expect(book.status).toBe(200);
       expect(book.body.orderbook_fp.yes_dollars ?? []).toHaveLength(levels);
       expect(book.body.orderbook_fp.no_dollars ?? []).toHaveLength(levels);
-      run.child.kill('SIGTERM');
+      signal(run, 'SIGTERM');
       expect(await exitCode(run.child)).toBe(0);
     }
   });
@@ -95,7 +104,7 @@ describe('npm run sim', () => {
     const response = await fetch(`${ready.http}/trade-api/v2/exchange/status`);
     expect(response.status).toBe(200);
     await response.text();
-    first.child.kill('SIGTERM');
+    signal(first, 'SIGTERM');
     expect(await exitCode(first.child)).toBe(0);
     expect(first.stdout().trim().split('\n')).toHaveLength(1);
     expect(first.stderr()).toContain('simulator listening');
@@ -107,7 +116,7 @@ describe('npm run sim', () => {
     const reloaded = JSON.parse(readFileSync(join(keysDir, 'clearing-credential.json'), 'utf8'));
     expect([reloaded.adminUserId, reloaded.accessToken]).toEqual([clearingFile.adminUserId, clearingFile.accessToken]);
     expect(reloaded.url).toBe(`${second.ready.http}/clearing-api/v1`);
-    second.child.kill('SIGINT');
+    signal(second, 'SIGINT');
     expect(await exitCode(second.child)).toBe(0);
   });
 
@@ -128,7 +137,7 @@ describe('npm run sim', () => {
       });
       socket.on('error', reject);
     });
-    run.child.kill('SIGTERM');
+    signal(run, 'SIGTERM');
     expect(await exitCode(run.child)).toBe(0);
   });
 
