@@ -18,6 +18,9 @@
  *   dashboard's client run in a child process of their own (operator-client.ts), on the
  *   simulator's CPUs when placed, as Prometheus and a browser would: the runtime's loop pays for
  *   the snapshot and for serving, not for an HTTP client;
+ * - the replace run again on the FIX route (the strategy's route 'fix': NewOrderSingle and
+ *   OrderCancelRequest on the simulator's KalshiNR acceptor), timed at the FIX session's socket
+ *   write (its write-start channel) as the REST run is at its raw client's;
  * - the loopback floor: a node:net echo server in a child process, ping-pong with the sizes of one
  *   order request out and one book frame in (round trip; the one-way floor is about half);
  * - order round trip, ours (RestOrderEntry.create, presigned) vs the official `kalshi-typescript`
@@ -60,6 +63,7 @@ import { createLogger } from '../../src/telemetry/index.ts';
 import { loopbackRoundTrips, oneMarketCatalog, simProbe } from '../loopback.ts';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { RAW_HTTP_WRITE_CHANNEL, RAW_HTTP_WRITE_START_CHANNEL } from '../../src/net/index.ts';
+import { FIX_WRITE_CHANNEL, FIX_WRITE_START_CHANNEL } from '../../src/fix/index.ts';
 import { SyscallTrace } from './syscall-trace.ts';
 import { METRICS_SNAPSHOT_MS, startRuntimeMetrics } from '../../src/runtime/runtime-metrics.ts';
 import { DashboardServer, OperatorSnapshots } from '../../src/dashboard/index.ts';
@@ -118,17 +122,18 @@ export default {
         keysDir: path.join(work, 'keys'),
         logPath: path.join(work, 'sim.log'),
         logLevel: 'warn',
-        extraArgs: ['--probe'],
+        extraArgs: ['--probe', '--fix'],
         cpus: placement.plan?.simCpus ?? null,
       });
       // The event loop's CPUs while a runtime or a floor runs (null: no placement).
       const pin = placement.plan?.runtimeCpus ?? null;
-      // BENCH_T2T_ONLY=replace or amend: that run alone (back-to-back comparisons of one change).
+      // BENCH_T2T_ONLY=replace, amend or fix: that run alone (back-to-back comparisons of one change).
       const only = process.env.BENCH_T2T_ONLY;
       if (only === 'amend') rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
-      const replace = only === 'amend' ? { rows: [] } : await tickToTrade(sim, work, phase, 'replace', pin);
+      if (only === 'fix') rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'off', null, 'fix')).rows);
+      const replace = only === 'amend' || only === 'fix' ? { rows: [] } : await tickToTrade(sim, work, phase, 'replace', pin);
       rows.push(...replace.rows);
-      if (only !== 'replace' && only !== 'amend') {
+      if (only !== 'replace' && only !== 'amend' && only !== 'fix') {
         // The operator's view's overhead rows: the same replace run with the metrics server on and
         // scraped, then with the dashboard pushing as well, then the off run again ('control'). Each
         // on run is judged against both off runs around it: two off runs of 20 s differ by more than
@@ -153,6 +158,9 @@ export default {
         // gate and route polymorphic for a while, and a replace run right after amend measured its
         // risk hop ~2-3x slower (BENCH_OPERATOR_CONTROL=1, Nov 2026): the on rows would pay for it.
         rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
+        // The FIX route (a strategy with route 'fix'): the same replace run, its NewOrderSingle and
+        // OrderCancelRequest written on the FIX order-entry session (KalshiNR) instead of REST.
+        rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'off', null, 'fix')).rows);
         // The exec hop's machine part (kernel write, the simulator's wake), from perf trace: a run of
         // its own, since the tracer costs every system call something.
         rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'traced', placement.plan?.simCpus ?? null)).rows);
@@ -175,10 +183,15 @@ export default {
 /**
  * One runtime in this process with the tick-to-trade strategy in `mode`: replace (create the new
  * bid, cancel the old: presigned paths) or amend (the amend path carries the order id: signed
- * inline by exec).
+ * inline by exec); on the REST route, or with `route` 'fix' on the FIX order-entry session
+ * (KalshiNR, the simulator's acceptor).
  */
-async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: string | null, operator: Operator = 'off', clientCpus: string | null = null): Promise<{ rows: BenchRow[] }> {
-  const label = `${mode}${OPERATOR_LABEL[operator]}`;
+async function tickToTrade(
+  sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: string | null, operator: Operator = 'off', clientCpus: string | null = null, route: 'rest' | 'fix' = 'rest',
+): Promise<{ rows: BenchRow[] }> {
+  const label = `${mode}${route === 'fix' ? ', fix route' : ''}${OPERATOR_LABEL[operator]}`;
+  const fix = route === 'fix' ? sim.ready.fix : null;
+  if (route === 'fix' && fix === null) throw new Error('bench tick-to-trade: the simulator started without its FIX acceptor');
   const config = validateConfig(
     {
       risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
@@ -186,16 +199,19 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
       // BENCH_KEEP_WARM_MS: the keep-warm cadence (process.keepWarmMs) for this run; the config default otherwise.
       ...(process.env.BENCH_KEEP_WARM_MS === undefined ? {} : { process: { keepWarmMs: Number(process.env.BENCH_KEEP_WARM_MS) } }),
       // BENCH_FEED_TRANSPORT=undici: the feed over undici's WebSocket instead of ours (the default).
-      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [TICKER], params: { mode, offsetTicks: 10, size: '1.00' } }],
+      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [TICKER], route, params: { mode, offsetTicks: 10, size: '1.00' } }],
     },
     '<bench tick-to-trade>',
     {},
   );
   const runtime = new Runtime({
     config,
-    venue: { restUrl: `${sim.ready.http}/trade-api/v2`, wsUrl: sim.ready.ws, keyId: sim.ready.keyId, privateKey: loadPrivateKey(sim.ready.privateKeyPath) },
+    venue: {
+      restUrl: `${sim.ready.http}/trade-api/v2`, wsUrl: sim.ready.ws, keyId: sim.ready.keyId, privateKey: loadPrivateKey(sim.ready.privateKeyPath),
+      fix: fix === null ? null : { host: fix.host, port: fix.ports.KalshiNR, tls: fix.tls },
+    },
     rootDir: REPO_DIR,
-    journalPath: path.join(work, `journal-${mode}-${operator}.jsonl`),
+    journalPath: path.join(work, `journal-${mode}-${route}-${operator}.jsonl`),
     logger: createLogger({ level: 'silent', pretty: false }),
   });
   const probe = runtime.probe;
@@ -223,8 +239,11 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     recordNs(writeCall, nowNs() - writeStartNs);
     writeStartNs = 0;
   };
-  subscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
-  subscribe(RAW_HTTP_WRITE_CHANNEL, onWriteReturn);
+  // The REST route's writes, or the FIX session's (the same points around its one socket.write).
+  const writeStartChannel = route === 'fix' ? FIX_WRITE_START_CHANNEL : RAW_HTTP_WRITE_START_CHANNEL;
+  const writeChannel = route === 'fix' ? FIX_WRITE_CHANNEL : RAW_HTTP_WRITE_CHANNEL;
+  subscribe(writeStartChannel, onWriteStart);
+  subscribe(writeChannel, onWriteReturn);
   let trace: SyscallTrace | null = null;
   let traceNote = '';
   let unpin: (() => void) | null = null;
@@ -256,6 +275,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
       else trace = started;
     }
     const statsBefore = { ...runtime.rest.stats };
+    const fixBefore = runtime.fix === null ? null : { ...runtime.fix.stats };
     probe.reset();
     toWrite.reset();
     encode.reset();
@@ -277,7 +297,10 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}`;
     const orderPaths = runtime.rest.orderPathStats;
     const orderPathNote = orderPaths === null ? '' : `; per-order signatures (whole run): orders tracked ${orderPaths.tracked}, taken ${orderPaths.taken}, missed ${orderPaths.missed}, evicted ${orderPaths.evicted}`;
-    const pathNote = `${mode === 'replace' ? 'create' : 'amend'}: written on exec's raw client inside the call; requests ${stats.requests - statsBefore.requests}: ${signed}${orderPathNote}`;
+    const fixStats = runtime.fix?.stats ?? null;
+    const pathNote = fixStats !== null && fixBefore !== null
+      ? `NewOrderSingle: written on the FIX session's socket inside the call; FIX requests ${fixStats.requests - fixBefore.requests}, acks ${fixStats.acks - fixBefore.acks}, rejects ${fixStats.rejects - fixBefore.rejects}, not sent ${fixStats.notSent - fixBefore.notSent}`
+      : `${mode === 'replace' ? 'create' : 'amend'}: written on exec's raw client inside the call; requests ${stats.requests - statsBefore.requests}: ${signed}${orderPathNote}`;
     const rows = [
       hop('hop: frame received -> decoded', probe.decode.histogram),
       hop('hop: decoded -> book applied', probe.book.histogram),
@@ -302,7 +325,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     if (mode === 'replace' && operator === 'off' && wire !== null) {
       rows.push({
         suite: SUITE,
-        case: `[${mode}] wire-to-wire (simulator side): delta sent -> order received`,
+        case: `[${label}] wire-to-wire (simulator side): delta sent -> ${route === 'fix' ? 'NewOrderSingle' : 'order'} received`,
         baseline: false,
         count: wire.count,
         p50Ns: wire.p50Ns,
@@ -316,8 +339,8 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, mode: 'rep
     }
     return { rows };
   } finally {
-    unsubscribe(RAW_HTTP_WRITE_START_CHANNEL, onWriteStart);
-    unsubscribe(RAW_HTTP_WRITE_CHANNEL, onWriteReturn);
+    unsubscribe(writeStartChannel, onWriteStart);
+    unsubscribe(writeChannel, onWriteReturn);
     if (trace !== null) await trace.stop(process.pid, sim.ready.pid, ORDER_WRITE_MIN_BYTES);
     await client?.stop();
     snapshots?.stop();

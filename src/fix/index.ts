@@ -27,7 +27,7 @@ export type {
   FixApplication, FixAcceptorOptions, FixInitiatorOptions, FixSessionEvent, FixSessionEventType, FixSessionOptions,
   FixSessionState, FixTransport,
 } from './session.ts';
-export { dialSession, linkSocket } from './socket-link.ts';
+export { FIX_WRITE_CHANNEL, FIX_WRITE_START_CHANNEL, dialSession, linkSocket } from './socket-link.ts';
 export type { DialHooks, DialOptions, SocketLinkOptions } from './socket-link.ts';
 export { FixLink, FixLinkError } from './fix-link.ts';
 export type { FixLinkHooks, FixLinkOptions } from './fix-link.ts';

@@ -31,6 +31,12 @@ export interface FixTransport {
   write(bytes: Uint8Array): void;
   /** Closes the connection; the owner then calls session.disconnected(). */
   end(): void;
+  /**
+   * The keep-warm's rehearsal of write(): does what write() does up to the socket (the copy into
+   * the transport's own buffer when the socket holds none of an earlier write) and writes nothing.
+   * Absent: nothing to rehearse.
+   */
+  rehearse?(bytes: Uint8Array): void;
 }
 
 export type FixSessionEventType =
@@ -323,6 +329,20 @@ export class FixSession {
     this.#building = false;
     if (this.#state !== 'active') throw new FixError('FIX_NOT_LOGGED_ON', `cannot send in state ${this.#state}`);
     return this.#sendBuilt();
+  }
+
+  /**
+   * The keep-warm's rehearsal of send(): finishes the message begun with begin() in the encoder's
+   * buffer (body length, checksum) and hands it to the transport's rehearse(), as send() would to
+   * its write(), then drops it: it is not numbered (the next send() takes the same MsgSeqNum),
+   * stored or written. Returns its length in bytes.
+   */
+  rehearseSend(): number {
+    if (!this.#building) throw new FixError('FIX_NOT_LOGGED_ON', 'rehearseSend() without begin()');
+    this.#building = false;
+    const bytes = this.#encoder.finish();
+    this.#transport?.rehearse?.(bytes);
+    return bytes.length;
   }
 
   /** Starts a graceful logout; the transport closes when the peer answers (or on timeout). */

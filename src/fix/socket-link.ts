@@ -7,6 +7,7 @@
  * bounds the connect, and leaves ticking and reconnecting to its owner (the runtime's FIX routes).
  */
 
+import { channel } from 'node:diagnostics_channel';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { FixSession, FixTransport } from './session.ts';
@@ -24,6 +25,16 @@ const OUT_BUFFER_BYTES = 16 * 1024;
 const READ_BUFFER_BYTES = 64 * 1024;
 
 /**
+ * Diagnostics channels, the socket as the message, as the REST route's (RAW_HTTP_WRITE_START_CHANNEL):
+ * WRITE_START just before a message's one socket.write, WRITE after it returned. Benches time the
+ * FIX route's exec hop with them; each costs one `hasSubscribers` read when no one listens.
+ */
+export const FIX_WRITE_START_CHANNEL = 'exec:fix:write-start';
+export const FIX_WRITE_CHANNEL = 'exec:fix:write';
+const writeStartChannel = channel(FIX_WRITE_START_CHANNEL);
+const writeChannel = channel(FIX_WRITE_CHANNEL);
+
+/**
  * The session's transport over `socket`; end() then destroys after `closeGraceMs`. The session's
  * encoder reuses its buffer, so each message is copied: into this transport's own reused buffer
  * while the socket holds none of an earlier write (no allocation per message), else into a buffer
@@ -37,8 +48,17 @@ export function socketTransport(socket: Socket, closeGraceMs: number): FixTransp
       if (socket.destroyed) return;
       if (socket.writableLength === 0 && bytes.length <= out.length) {
         out.set(bytes);
+        if (writeStartChannel.hasSubscribers) writeStartChannel.publish(socket);
         socket.write(out.subarray(0, bytes.length));
-      } else socket.write(Buffer.from(bytes));
+      } else {
+        const copy = Buffer.from(bytes);
+        if (writeStartChannel.hasSubscribers) writeStartChannel.publish(socket);
+        socket.write(copy);
+      }
+      if (writeChannel.hasSubscribers) writeChannel.publish(socket);
+    },
+    rehearse(bytes: Uint8Array): void {
+      if (!socket.destroyed && socket.writableLength === 0 && bytes.length <= out.length) out.set(bytes);
     },
     end(): void {
       socket.end();

@@ -114,7 +114,7 @@ const REST_MODIFY_REQUESTS: ModifyRequests = { amend: rehearseAmendRequest, canc
 const PRUNE_EVERY_RUNS = 64;
 const REJECT: ExecReject = Object.freeze({ status: 400, code: 'keep_warm', message: 'dry run', details: '' });
 
-/** The real route's rehearsals (RestOrderEntry's): requests assembled on its own state, nothing sent. */
+/** A real route's rehearsals (RestOrderEntry's, FixOrderEntry's): requests assembled on its own state, nothing sent. */
 export interface RouteRehearsal {
   /** A create's request; its length, or -1 when it could not be assembled. */
   rehearseCreate(order: Readonly<NewOrder>): number;
@@ -124,20 +124,21 @@ export interface RouteRehearsal {
 
 /**
  * A route that encodes the request as the REST route (or the Margin route) does and writes
- * nothing; with `real`, the real route rehearses the same order's create on its own state too.
+ * nothing; each of the `real` routes rehearses the same order's create and amend on its own state too.
  */
 class RehearsalRoute implements OrderEntry {
   bytes = 0;
-  /** Creates and amends the real route assembled (its rehearsal answered a length). */
+  /** Creates and amends the real routes assembled (a rehearsal answered a length), summed over the routes. */
   realCreates = 0;
   realAmends = 0;
   /** The venue id of the order amended last: the shadow OMS is told the amend's answer by it. */
   lastAmendId = '';
   /** `encode` returns the request's byte count (or its text, whose length is counted); `modify` null: amends and cancels are not encoded (a route whose shadow orders are only created). */
-  constructor(readonly encode: (order: Readonly<NewOrder>) => number | string, readonly real: RouteRehearsal | null = null, readonly modify: ModifyRequests | null = null) {}
+  constructor(readonly encode: (order: Readonly<NewOrder>) => number | string, readonly real: readonly RouteRehearsal[] = [], readonly modify: ModifyRequests | null = null) {}
   setListener(_listener: ExecListener): void {}
   create(order: Readonly<NewOrder>): void {
-    if (this.real !== null && this.real.rehearseCreate(order) > 0) this.realCreates++;
+    const real = this.real;
+    for (let i = 0; i < real.length; i++) if (real[i]!.rehearseCreate(order) > 0) this.realCreates++;
     const encoded = this.encode(order);
     this.bytes += typeof encoded === 'number' ? encoded : encoded.length;
   }
@@ -151,7 +152,10 @@ class RehearsalRoute implements OrderEntry {
     this.lastAmendId = orderId;
     if (this.modify === null) return;
     const real = this.real;
-    if (real !== null && real.rehearseAmend !== undefined && real.rehearseAmend(ticker, side, price, count, subaccount) > 0) this.realAmends++;
+    for (let i = 0; i < real.length; i++) {
+      const route = real[i]!;
+      if (route.rehearseAmend !== undefined && route.rehearseAmend(ticker, side, price, count, subaccount) > 0) this.realAmends++;
+    }
     this.bytes += this.modify.amend(ticker, side, price, count);
   }
   decrease(): void {}
@@ -217,14 +221,16 @@ export interface KeepWarmOptions {
    */
   realGate?: { gate: RiskGate; marginRoute: number } | null;
   /**
-   * The real REST route: each run's shadow create is also assembled on it (rehearseCreate: the
-   * next presigned signature peeked, the request written into the buffer of the connection the
-   * next create takes, nothing sent), so a real create finds that state in cache (tick-to-trade
-   * exec called -> first byte ~20-24 -> ~15 µs at p50 in bench runs); and its amend, on the path
-   * and next per-order signature of the real order tracked last (rehearseAmend: the amend case's
-   * exec called -> first byte ~41 -> ~18-23 µs in two pairs of bench runs).
+   * The real order routes. The REST route: each run's shadow create is also assembled on it
+   * (rehearseCreate: the next presigned signature peeked, the request written into the buffer of
+   * the connection the next create takes, nothing sent), so a real create finds that state in
+   * cache (tick-to-trade exec called -> first byte ~20-24 -> ~15 µs at p50 in bench runs); and its
+   * amend, on the path and next per-order signature of the real order tracked last (rehearseAmend:
+   * the amend case's exec called -> first byte ~41 -> ~18-23 µs in two pairs of bench runs). The
+   * FIX route, when a strategy uses it: the NewOrderSingle and the replace of its live order noted
+   * last encoded in the session's buffer, not numbered or sent.
    */
-  realRoute?: RouteRehearsal | null;
+  realRoutes?: readonly RouteRehearsal[];
 }
 
 /** Above this share of the last interval busy, the loop is doing real work (it warms the path itself). */
@@ -282,7 +288,7 @@ export class KeepWarm {
 
   constructor(options: KeepWarmOptions) {
     this.#options = options;
-    this.#route = new RehearsalRoute(rehearseCreateRequest, options.realRoute ?? null, REST_MODIFY_REQUESTS);
+    this.#route = new RehearsalRoute(rehearseCreateRequest, options.realRoutes ?? [], REST_MODIFY_REQUESTS);
     this.#subaccount = options.limits.restrictedSubaccount >= 0 ? options.limits.restrictedSubaccount : 0;
     const clock = options.clock;
     const grid = PriceGrid.fromStructure('linear_cent');
@@ -505,12 +511,12 @@ export class KeepWarm {
     this.#feed.handleFrame(`{"type":"rfq_deleted","sid":${SHADOW_RFQ_SID},"msg":{"id":"${id}","market_ticker":"${SHADOW_TICKER}","deleted_ts":"${nowIso}"}}`);
   }
 
-  /** Shadow creates the real route assembled on its own state (realRoute). */
+  /** Shadow creates the real routes assembled on their own state (realRoutes), summed over them. */
   get realCreates(): number {
     return this.#route.realCreates;
   }
 
-  /** Shadow amends the real route assembled on its own state, its order tracked last (realRoute.rehearseAmend). */
+  /** Shadow amends the real routes assembled on their own state, each on its order tracked last (rehearseAmend), summed over them. */
   get realAmends(): number {
     return this.#route.realAmends;
   }

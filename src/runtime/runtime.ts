@@ -387,7 +387,7 @@ export class Runtime {
       ? new KeepWarm({
         intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null, margin: config.margin.enabled,
         realGate: { gate: this.gate, marginRoute: this.router.marginRoute },
-        realRoute: this.rest,
+        realRoutes: this.fix === null ? [this.rest] : [this.rest, this.fix],
       })
       : null;
     this.listener = graph.listener;

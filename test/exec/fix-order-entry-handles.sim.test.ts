@@ -1,3 +1,6 @@
+// Goal (last test): the keep-warm's rehearsals on the FIX route (rehearseCreate, rehearseAmend)
+// write nothing, take no MsgSeqNum, request record or ClOrdID, and leave the venue's order alone;
+// the real create and amend after them are sent and acked as usual.
 // Goal: the FIX route sends an order placed by handle (NewOrder.handle, as the OMS's orders are)
 // without making its client order id string, and answers every outcome by that handle: the ack,
 // the venue's reject, the 429 of a burst; the venue holds the order under the OMS's id, byte for
@@ -7,6 +10,7 @@
 // clientOrderId getter and the id maker's format() watched; a burst of 200 creates at once. Waits
 // are bounded polls.
 
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +18,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadPrivateKey, systemClock, type Count, type Price } from '../../src/core/index.ts';
 import { FIX_ORDER_ENTRY_DEFAULTS, FixOrderEntry } from '../../src/exec/index.ts';
+import { FIX_WRITE_START_CHANNEL } from '../../src/fix/index.ts';
 import { ClientOrderIds, type NewOrder } from '../../src/oms/index.ts';
 import { startSim, type SimHandle } from '../../src/sim/index.ts';
 import { ListenerWithUnknowns } from './recording-listener.ts';
@@ -121,5 +126,75 @@ describe('FixOrderEntry: orders by handle', () => {
     expect(idReads).toBe(0);
     expect(format).not.toHaveBeenCalled();
     await entry.close();
+  });
+
+  it('rehearsals encode and drop: nothing written, no MsgSeqNum or ClOrdID taken, the venue\'s order unchanged; the real amend after is acked', async () => {
+    const userId = 'fix-rehearsal';
+    const key = sim.createApiKey({ scopes: ['read', 'write'], userId, tier: 'prime' });
+    const entry = new FixOrderEntry({
+      ...FIX_ORDER_ENTRY_DEFAULTS, host: sim.fix!.host, port: sim.fix!.ports.KalshiNR, tls: null, keyId: key.keyId,
+      privateKey: loadPrivateKey(key.privateKeyPem), clock: systemClock, storePath: null,
+    });
+    const listener = new ListenerWithUnknowns();
+    entry.setListener(listener);
+    const ids = new ClientOrderIds('fr', Date.now(), 0);
+    const order = (price: number): NewOrder & { handle: number } => {
+      const handle = ids.take();
+      return {
+        clientOrderId: ids.format(handle), handle, writeClientOrderId: (out: Buffer, at: number) => ids.writeInto(out, at, handle),
+        ticker: TICKER, side: 'bid', price: price as Price, count: 200 as Count, timeInForce: 'good_till_canceled', postOnly: true, reduceOnly: false,
+        selfTradePrevention: 'taker_at_cross', subaccount: 0, orderGroupId: null, expirationTs: 0,
+      };
+    };
+    // Not logged on yet: nothing to rehearse on.
+    expect(entry.rehearseCreate(order(1000))).toBe(-1);
+    expect(entry.rehearseAmend(TICKER, 'bid', 900 as Price, 200 as Count, 0)).toBe(-1);
+    await entry.connect();
+    let writes = 0;
+    const onWrite = (): void => void writes++;
+    subscribe(FIX_WRITE_START_CHANNEL, onWrite);
+    try {
+      // No live order known yet: the amend has nothing to rehearse on; the create does.
+      expect(entry.rehearseAmend(TICKER, 'bid', 900 as Price, 200 as Count, 0)).toBe(-1);
+      const seq = entry.nextOutgoing;
+      for (let i = 0; i < 50; i++) expect(entry.rehearseCreate(order(1000 + i))).toBeGreaterThan(100);
+      expect(writes).toBe(0);
+      expect(entry.nextOutgoing).toBe(seq);
+      expect(entry.stats.requests).toBe(0);
+
+      // A real create after them: the next MsgSeqNum, acked, resting under its own id.
+      const real = order(1100);
+      entry.create(real);
+      const ack = await listener.outcome('create', real.handle);
+      expect(ack[0]).toBe('createAck');
+      expect(entry.nextOutgoing).toBe(seq + 1);
+      const orderId = ack[2] as string;
+      const restingPrice = (): number | undefined => sim.engine.restingOrders(userId).find((o) => o.orderId === orderId)?.price;
+      const priceBefore = restingPrice();
+      expect(priceBefore).toBeDefined();
+
+      // Its amend rehearsed 50 times: nothing written or taken, the venue's order unchanged.
+      writes = 0;
+      for (let i = 0; i < 50; i++) expect(entry.rehearseAmend(TICKER, 'bid', 900 as Price, 200 as Count, 0)).toBeGreaterThan(100);
+      expect(writes).toBe(0);
+      expect(entry.nextOutgoing).toBe(seq + 1);
+      expect(entry.stats.requests).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(restingPrice()).toBe(priceBefore);
+
+      // The real amend: sent, acked, the venue's order at the new price.
+      entry.amend(orderId, TICKER, 'bid', 1200 as Price, 200 as Count, 0);
+      expect((await listener.outcome('amend', orderId))[0]).toBe('amendAck');
+      expect(writes).toBe(1);
+      expect(restingPrice()).not.toBe(priceBefore);
+
+      // Cancelled: the order is done and there is no live order to rehearse an amend on.
+      entry.cancel(orderId, 0);
+      expect((await listener.outcome('cancel', orderId))[0]).toBe('cancelAck');
+      expect(entry.rehearseAmend(TICKER, 'bid', 900 as Price, 200 as Count, 0)).toBe(-1);
+    } finally {
+      unsubscribe(FIX_WRITE_START_CHANNEL, onWrite);
+      await entry.close();
+    }
   });
 });

@@ -370,6 +370,33 @@ describe('heartbeats and test requests', () => {
 });
 
 describe('sequence numbers and recovery', () => {
+  it('rehearseSend finishes the message and drops it: nothing written or stored, the next send takes the same MsgSeqNum and length', () => {
+    const pair = makePair({ sessionName: 'KalshiRT' });
+    pair.connect();
+    expect(() => pair.initiator.session.rehearseSend()).toThrow(FixError); // no begin()
+    const next = pair.initiator.session.nextOutgoing;
+    const sentBefore = pair.initiator.sent.length;
+    const lengths: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      pair.initiator.session.begin(MsgType.NewOrderSingle).string(Tag.ClOrdID, 'o1').string(Tag.Symbol, 'KXTEST-1').string(Tag.Side, '1')
+        .count(Tag.OrderQty, 1000, 0).string(Tag.OrdType, '2').price(Tag.Price, 4200);
+      lengths.push(pair.initiator.session.rehearseSend());
+    }
+    expect(() => pair.initiator.session.send()).toThrow(FixError); // the rehearsed build is dropped
+    pair.pump();
+    expect(pair.initiator.sent.length).toBe(sentBefore);
+    expect(pair.initiator.session.nextOutgoing).toBe(next);
+    expect(pair.acceptor.delivered).toEqual([]);
+    // The real message: the MsgSeqNum the rehearsals showed, the same length, and no gap at the acceptor (KalshiRT stores and checks every number).
+    expect(sendOrder(pair.initiator.session, 'o1')).toBe(next);
+    pair.pump();
+    const sent = pair.initiator.sent.at(-1)!;
+    expect(sent.seq).toBe(next);
+    expect(new Set(lengths)).toEqual(new Set([lengths[0]]));
+    expect(pair.acceptor.delivered).toEqual([`D:${next}`]);
+    expect(pair.acceptor.sent.some((m) => m.msgType === '2')).toBe(false); // no ResendRequest
+  });
+
   it('KalshiRT: a gap triggers ResendRequest and the replay arrives with 43=Y and 122', () => {
     const pair = makePair({ sessionName: 'KalshiRT' });
     pair.connect();

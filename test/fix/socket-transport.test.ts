@@ -4,14 +4,19 @@
  * into one reused buffer while the socket holds nothing, else into a buffer of its own. A burst
  * large enough that the kernel stops taking writes at once must still arrive byte for byte, and so
  * must the messages written one at a time after it drains.
+ * The keep-warm's rehearsal (rehearse(): the copy into the reused buffer, no write) between the
+ * writes must send nothing and never touch bytes the socket still holds; the diagnostics channels
+ * mark every write, and no rehearsal.
  * Method: a TCP server on 127.0.0.1 port 0 that collects every byte; the client writes messages of
- * varying length from one source buffer it overwrites after every write, as the encoder does.
+ * varying length from one source buffer it overwrites after every write, as the encoder does, and
+ * rehearses another message of its own after each.
  */
 
 import { createServer, connect } from 'node:net';
 import type { Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { socketTransport } from '../../src/fix/socket-link.ts';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { FIX_WRITE_CHANNEL, FIX_WRITE_START_CHANNEL, socketTransport } from '../../src/fix/socket-link.ts';
 
 const BURST = 20_000;
 const ONE_AT_A_TIME = 200;
@@ -48,12 +53,21 @@ describe('FIX socket transport', () => {
     const source = Buffer.alloc(2_048);
     const expected: Buffer[] = [];
     let queuedSeen = false;
+    const rehearsed = Buffer.alloc(2_048);
+    let starts = 0;
+    let returns = 0;
+    const onStart = (): void => void starts++;
+    const onReturn = (): void => void returns++;
+    subscribe(FIX_WRITE_START_CHANNEL, onStart);
+    subscribe(FIX_WRITE_CHANNEL, onReturn);
     const send = (n: number): void => {
       const length = message(n, source);
       expected.push(Buffer.from(source.subarray(0, length)));
       transport.write(source.subarray(0, length));
       if (socket.writableLength > 0) queuedSeen = true;
       source.fill(0x3f); // the encoder's next message overwrites its buffer
+      // A rehearsal of another message: nothing sent, and a queued write's bytes left alone.
+      transport.rehearse!(rehearsed.subarray(0, message(n + 1_000_000, rehearsed)));
     };
     for (let n = 0; n < BURST; n++) send(n);
     expect(queuedSeen).toBe(true); // the burst did make the socket queue
@@ -67,6 +81,10 @@ describe('FIX socket transport', () => {
     await waitFor(() => received >= total, 20_000);
     expect(received).toBe(total);
     expect(Buffer.concat(chunks).equals(Buffer.concat(expected))).toBe(true);
+    unsubscribe(FIX_WRITE_START_CHANNEL, onStart);
+    unsubscribe(FIX_WRITE_CHANNEL, onReturn);
+    expect(starts).toBe(BURST + ONE_AT_A_TIME);
+    expect(returns).toBe(BURST + ONE_AT_A_TIME);
     socket.destroy();
   }, 60_000);
 });

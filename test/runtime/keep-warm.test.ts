@@ -161,7 +161,7 @@ describe('KeepWarm', () => {
         return answer;
       },
     };
-    const warm = new KeepWarm({ intervalMs: 10, limits: DEFAULT_RISK_LIMITS, clock, realRoute });
+    const warm = new KeepWarm({ intervalMs: 10, limits: DEFAULT_RISK_LIMITS, clock, realRoutes: [realRoute] });
     for (let i = 0; i < 100; i++) {
       clock.advance(10);
       warm.runOnce();
@@ -180,6 +180,35 @@ describe('KeepWarm', () => {
     expect(new Set(seen.map((one) => one.ticker))).toEqual(new Set(['KEEPWARM-SHADOW'])); // never a real market
     expect(new Set(seen.map((one) => one.clientOrderId)).size).toBe(120); // each run's own shadow order
     expect(seen.every((one) => one.postOnly)).toBe(true);
+    expect(warm.trackedOrders).toBe(0);
+    expect(warm.stats.denied).toBe(0);
+    warm.stop();
+  });
+
+  it('with two real routes (REST and FIX): every run rehearses its create and amend on each, counted per route that assembled', () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const calls: string[] = [];
+    const route = (name: string, createLength: number, amendLength: number) => ({
+      rehearseCreate(order: Readonly<NewOrder>): number {
+        calls.push(`${name} create ${order.ticker}`);
+        return createLength;
+      },
+      rehearseAmend(ticker: string): number {
+        calls.push(`${name} amend ${ticker}`);
+        return amendLength;
+      },
+    });
+    // The REST route tracks no order of its own (a strategy on FIX): its amend rehearsal answers -1.
+    const warm = new KeepWarm({ intervalMs: 10, limits: DEFAULT_RISK_LIMITS, clock, realRoutes: [route('rest', 700, -1), route('fix', 250, 230)] });
+    for (let i = 0; i < 50; i++) {
+      clock.advance(10);
+      warm.runOnce();
+    }
+    // Per run, in order: both creates, then both amends (the shadow order's life), never a real market.
+    expect(calls.slice(0, 4)).toEqual(['rest create KEEPWARM-SHADOW', 'fix create KEEPWARM-SHADOW', 'rest amend KEEPWARM-SHADOW', 'fix amend KEEPWARM-SHADOW']);
+    expect(calls).toHaveLength(200);
+    expect(warm.realCreates).toBe(100);
+    expect(warm.realAmends).toBe(50);
     expect(warm.trackedOrders).toBe(0);
     expect(warm.stats.denied).toBe(0);
     warm.stop();

@@ -140,6 +140,8 @@ export class FixOrderEntry implements OrderEntry {
   readonly #answered: Pending[] = [];
   readonly #orders: FifoMap<string, OrderRef>;
   #listener: ExecListener = NO_LISTENER;
+  /** The order a report last showed live (rehearseAmend's order). */
+  #lastLiveOrderId = '';
   #closed = false;
   #inChunk = false;
 
@@ -182,6 +184,11 @@ export class FixOrderEntry implements OrderEntry {
     return this.#session.state;
   }
 
+  /** The MsgSeqNum the next message on the session takes (status, tests). */
+  get nextOutgoing(): number {
+    return this.#session.nextOutgoing;
+  }
+
   setListener(listener: ExecListener): void {
     this.#listener = listener;
   }
@@ -213,10 +220,46 @@ export class FixOrderEntry implements OrderEntry {
     const requests = this.#requests;
     const pending = requests.take(Kind.CREATE);
     const idEnd = requests.createId(pending, order);
-    const encoder = this.#session.begin(MsgType.NewOrderSingle);
     // By handle: the id's bytes, its string never made; otherwise the text the record kept.
-    if (idEnd > 0) encoder.bytes(Tag.ClOrdID, requests.scratch, 0, idEnd);
-    else encoder.string(Tag.ClOrdID, pending.clOrdIdText);
+    this.#encodeCreate(order, idEnd, pending.clOrdIdText);
+    this.#track(pending, this.#session.send());
+  }
+
+  /**
+   * The keep-warm's rehearsal of create() on this route's own state: the NewOrderSingle encoded
+   * in the session's buffer as create() encodes it (the session's next MsgSeqNum, the id written
+   * as the order's bytes) and handed to the transport's rehearsal, then dropped: nothing is sent,
+   * numbered, counted or tracked, and no request record is taken. A strategy on route 'fix' then
+   * finds this code and these buffers warm. Returns the message's length, or -1 when the session
+   * is not logged on.
+   */
+  rehearseCreate(order: Readonly<NewOrder>): number {
+    if (this.#closed || this.#session.state !== 'active') return -1;
+    const idEnd = this.#requests.rehearseCreateId(order);
+    this.#encodeCreate(order, idEnd, idEnd > 0 ? '' : order.clientOrderId);
+    return this.#session.rehearseSend();
+  }
+
+  /**
+   * The keep-warm's rehearsal of amend(): an OrderCancelReplaceRequest for this session's live order
+   * noted last (its OrderID and ClOrdID; the price and size the caller's), our next ClOrdID written
+   * without taking it, encoded and dropped as rehearseCreate does. Returns its length, or -1 when
+   * the session is not logged on or no live order is known.
+   */
+  rehearseAmend(ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): number {
+    if (this.#closed || this.#session.state !== 'active') return -1;
+    const orderId = this.#lastLiveOrderId;
+    const ref = orderId === '' ? undefined : this.#orders.get(orderId);
+    if (ref === undefined || ref.done) return -1;
+    this.#encodeReplace(this.#requests.rehearseOwnId(), orderId, ref.clOrdId, ticker, side === 'bid' ? '1' : '2', price, count, subaccount);
+    return this.#session.rehearseSend();
+  }
+
+  /** Begins a NewOrderSingle for `order` on the session: ClOrdID the scratch's bytes [0, idEnd), or `idText` when idEnd is -1. */
+  #encodeCreate(order: Readonly<NewOrder>, idEnd: number, idText: string): void {
+    const encoder = this.#session.begin(MsgType.NewOrderSingle);
+    if (idEnd > 0) encoder.bytes(Tag.ClOrdID, this.#requests.scratch, 0, idEnd);
+    else encoder.string(Tag.ClOrdID, idText);
     encoder.string(Tag.Symbol, order.ticker).string(Tag.Side, order.side === 'bid' ? '1' : '2')
       .count(Tag.OrderQty, order.count, 2).string(Tag.OrdType, '2').price(Tag.Price, order.price);
     if (order.timeInForce === 'good_till_canceled') {
@@ -231,7 +274,6 @@ export class FixOrderEntry implements OrderEntry {
     if (order.subaccount !== 0) encoder.int(Tag.AllocAccount, order.subaccount);
     if (order.orderGroupId !== null) encoder.string(Tag.SecondaryClOrdID, order.orderGroupId);
     encoder.string(Tag.SelfTradePreventionType, order.selfTradePrevention === 'maker' ? '2' : '1');
-    this.#track(pending, this.#session.send());
   }
 
   cancel(orderId: string, subaccount: number): void {
@@ -287,11 +329,16 @@ export class FixOrderEntry implements OrderEntry {
   #sendReplace(kind: Kind, orderId: string, origClOrdId: string, symbol: string, side: '1' | '2', price: number, total: number, subaccount: number): void {
     const pending = this.#requests.take(kind);
     pending.key = orderId;
-    const encoder = this.#session.begin(MsgType.OrderCancelReplaceRequest).bytes(Tag.ClOrdID, this.#requests.scratch, 0, this.#requests.ownId(pending))
+    this.#encodeReplace(this.#requests.ownId(pending), orderId, origClOrdId, symbol, side, price, total, subaccount);
+    this.#track(pending, this.#session.send());
+  }
+
+  /** Begins an OrderCancelReplaceRequest on the session, its ClOrdID the scratch's bytes [0, idEnd). */
+  #encodeReplace(idEnd: number, orderId: string, origClOrdId: string, symbol: string, side: '1' | '2', price: number, total: number, subaccount: number): void {
+    const encoder = this.#session.begin(MsgType.OrderCancelReplaceRequest).bytes(Tag.ClOrdID, this.#requests.scratch, 0, idEnd)
       .string(Tag.OrigClOrdID, origClOrdId).string(Tag.OrderID, orderId).count(Tag.OrderQty, total, 2).string(Tag.OrdType, '2').price(Tag.Price, price)
       .string(Tag.Side, side).string(Tag.Symbol, symbol);
     if (subaccount !== 0) encoder.int(Tag.AllocAccount, subaccount);
-    this.#track(pending, this.#session.send());
   }
 
   #ready(): boolean {
@@ -374,6 +421,7 @@ export class FixOrderEntry implements OrderEntry {
     if (cumQty !== INT_INVALID) ref.cumQty = cumQty;
     if (leavesQty !== INT_INVALID) ref.leavesQty = leavesQty;
     if (done) ref.done = true;
+    else this.#lastLiveOrderId = orderId;
   }
 
   #onCancelReject(message: FixMessage): void {

@@ -102,6 +102,27 @@ export class FixRequests {
   }
 
   /**
+   * The keep-warm's rehearsal of ownId(): writes the ClOrdID the next ownId() would into `scratch`
+   * and returns its end; the counter does not move.
+   */
+  rehearseOwnId(): number {
+    this.#ownPrefix.copy(this.scratch, 0);
+    return writeInteger(this.scratch, this.#ownPrefix.length, this.#ownCounter + 1);
+  }
+
+  /**
+   * The keep-warm's rehearsal of createId(): writes the order's id bytes into `scratch` when it was
+   * placed by handle and returns their end, or -1 (the id goes as text). Nothing is learned (the
+   * rehearsal's orders carry another head than the real ones) and no record is touched.
+   */
+  rehearseCreateId(order: Readonly<NewOrder>): number {
+    const handle = order.handle ?? 0;
+    if (handle <= 0 || order.writeClientOrderId === undefined) return -1;
+    const end = order.writeClientOrderId(this.scratch, 0);
+    return end > 0 && end <= ID_BYTES_MAX ? end : -1;
+  }
+
+  /**
    * Writes a create's ClOrdID (the OMS's client order id) into `scratch` from the order's bytes
    * when it was placed by handle and its head is the one learned; returns its end, or -1 when the
    * id goes as text (`order.clientOrderId`: the record keeps that text).
