@@ -14,17 +14,21 @@
  * through a QuoteRouter (RiskGate.checkQuote, QuoteBook.accept, the quote encoded as the configured
  * route does: the REST body or the FIX Quote 35=S), the quote closed by a reject and the RFQ by
  * rfq_deleted. With `margin` (config margin.enabled) each run also rehearses a perpetual: a Margin
- * orderbook_delta decoded by a Margin Feed into a shadow tick-grid book, an intent routed to a shadow
- * Margin route through the gate's margin checks, the Margin create body encoded. Nothing reaches the venue, the real books,
+ * orderbook_delta decoded by a Margin Feed into a shadow tick-grid book, then the same order's life
+ * on it through the strategy context (the router picks the shadow Margin route; the gate's margin
+ * checks; the Margin requests assembled). The real routes (REST, FIX, Margin) rehearse each
+ * create and amend on their own state, nothing sent. Nothing reaches the venue, the real books,
  * the real gate's ledger or budget, or the journal. Strategy code is not run (a plugin's onBook
  * cannot be rehearsed without its side effects). The event-loop time it takes is counted in stats.
  */
 
 import { performance } from 'node:perf_hooks';
 import { IntentKind, PriceGrid, asCount, asciiConst, createIntent, writeBytes, writeInteger, type BookSide, type Clock, type Count, type OrderIntent, type Price } from '../core/index.ts';
-import { AmendBodyWriter, CreateBodyWriter, OneCancelBodyWriter, PREDICTIONS_ORDER_VENUE, encodeCreateQuote, encodeMarginCreate, readQuoteRequest, writeQuoteBody } from '../exec/index.ts';
+import { AmendBodyWriter, CreateBodyWriter, MARGIN_ORDER_VENUE, OneCancelBodyWriter, PREDICTIONS_ORDER_VENUE, encodeCreateQuote, readQuoteRequest, writeQuoteBody } from '../exec/index.ts';
+import type { RestOrderVenue } from '../exec/index.ts';
 import { assembleInto, signedFieldsBytes } from '../net/index.ts';
 import { FixEncoder, FixGroup, FixMessage, MsgType, Tag, parseMessage } from '../fix/index.ts';
+import type { OrderBook } from '../book/index.ts';
 import { ConnectionState, Feed, NoopFeedListener, type FeedSession, type RfqRecord } from '../feed/index.ts';
 import {
   Oms, QuoteBook, type ExecListener, type NewOrder, type OrderEntry, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type VenueOrderRef, type WireQuote,
@@ -47,7 +51,7 @@ const SHADOW_COUNT = asCount(100) as Count;
 const SHADOW_RESTING_MAX = 16;
 /** Write tokens a run may spend: the create, amend and cancel (22), a Margin create (10) and a quote (10), with room to spare. */
 const RUN_WRITE_TOKENS = 100;
-/** The shadow orders' venue ids: this, then the run's number. */
+/** The shadow orders' venue ids: this, then the order's number. */
 const SHADOW_ORDER_ID = asciiConst('keep-warm-');
 const SHADOW_RFQ_SID = 2;
 // The rehearsal's delta frame as byte pieces made once: each run writes its seq, sign and time
@@ -59,56 +63,67 @@ const DELTA_DOWN = asciiConst('-10.00');
 const DELTA_UP = asciiConst('10.00');
 const DELTA_TIME = asciiConst('","side":"yes","ts_ms":');
 const DELTA_END = asciiConst('}}');
-// The Predictions create as the REST route sends it (RestOrderEntry.create -> RawHttpPool.send):
-// its checks, the body writer and assembleInto into a reused buffer, a presigned signature's head
-// bytes. The same functions, so they are optimized and warm for the real order (the rehearsal
-// made the body a string before: ~0.8 KB an order of the live garbage at the 2 ms cadence).
-const REHEARSAL_HEAD = asciiConst('POST /trade-api/v2/portfolio/events/orders HTTP/1.1\r\nHost: keep-warm\r\nKALSHI-ACCESS-KEY: keep-warm\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ');
+// The Margin delta (websocket.md §7.1) in the same pieces: its level comes and goes as the Predictions one.
+const PERP_DELTA_MARKET = asciiConst(`,"msg":{"market_ticker":"${SHADOW_PERP}","price":"99.9800","delta":"`);
+const PERP_DELTA_TIME = asciiConst('","side":"bid","ts_ms":');
+// A shadow order's requests as the REST route sends them (RestOrderEntry -> RawHttpPool): the
+// venue's checks, the body writers and assembleInto into a reused buffer, a presigned signature's
+// head bytes. The same functions, so they are optimized and warm for the real order. Every head is
+// bytes made once: the real route's amend head carries its order's id (RawHttpPool.sendTo makes it
+// per order, and the real route's rehearseAmend warms that); a head or body made per run was
+// 0.8-4 KB of the live runtime's garbage an order at the keep-warm's cadence.
+const REHEARSAL_HOST_HEADERS = '\r\nHost: keep-warm\r\nKALSHI-ACCESS-KEY: keep-warm\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ';
 const REHEARSAL_SIGNED = signedFieldsBytes('1798761600000', 'A'.repeat(344)); // an RSA-2048 signature's length in base64
 const rehearsalRequest = Buffer.allocUnsafe(16 * 1024);
 const rehearsalBody = new CreateBodyWriter();
-function rehearseCreateRequest(order: Readonly<NewOrder>): number {
-  PREDICTIONS_ORDER_VENUE.checkCreate(order);
-  rehearsalBody.order = order;
-  const length = assembleInto(rehearsalRequest, REHEARSAL_HEAD, '', '', rehearsalBody, REHEARSAL_SIGNED);
-  rehearsalBody.order = null;
-  return length;
-}
-
-// The amend and the batched cancel as the REST route sends them, each head made once: the real
-// route's amend head carries its order's id (RawHttpPool.sendTo makes it per order, and the real
-// route's rehearseAmend warms that); a head made per run here was ~4 KB of garbage an order.
-const REHEARSAL_HOST_HEADERS = '\r\nHost: keep-warm\r\nKALSHI-ACCESS-KEY: keep-warm\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ';
-const REHEARSAL_AMEND_HEAD = asciiConst(`POST /trade-api/v2/portfolio/events/orders/keep-warm/amend HTTP/1.1${REHEARSAL_HOST_HEADERS}`);
-const REHEARSAL_CANCEL_HEAD = asciiConst(`DELETE /trade-api/v2/portfolio/events/orders/batched HTTP/1.1${REHEARSAL_HOST_HEADERS}`);
 const rehearsalAmend = new AmendBodyWriter();
 const rehearsalCancel = new OneCancelBodyWriter();
-function rehearseAmendRequest(ticker: string, side: BookSide, price: Price, count: Count): number {
-  PREDICTIONS_ORDER_VENUE.checkAmend(side, price, count);
-  rehearsalAmend.ticker = ticker;
-  rehearsalAmend.side = side;
-  rehearsalAmend.price = price;
-  rehearsalAmend.count = count;
-  const length = assembleInto(rehearsalRequest, REHEARSAL_AMEND_HEAD, '', '', rehearsalAmend, REHEARSAL_SIGNED);
-  rehearsalAmend.ticker = '';
-  return length;
-}
-function rehearseCancelRequest(order: Readonly<VenueOrderRef> | null, orderId: string, subaccount: number): number {
-  rehearsalCancel.order = order;
-  rehearsalCancel.orderId = orderId;
-  rehearsalCancel.subaccount = subaccount;
-  const length = assembleInto(rehearsalRequest, REHEARSAL_CANCEL_HEAD, '', '', rehearsalCancel, REHEARSAL_SIGNED);
-  rehearsalCancel.order = null;
-  rehearsalCancel.orderId = '';
-  return length;
-}
 
-/** How a rehearsal route encodes an order's amend and cancel, as the REST route sends them. */
-interface ModifyRequests {
-  amend(ticker: string, side: BookSide, price: Price, count: Count): number;
-  cancel(order: Readonly<VenueOrderRef> | null, orderId: string, subaccount: number): number;
+/** How a rehearsal route encodes a shadow order's create, amend and cancel, as a REST route of `venue` sends them; each returns the request's length. */
+class ShadowRequests {
+  readonly #createHead: Uint8Array;
+  readonly #amendHead: Uint8Array;
+  readonly #cancelHead: Uint8Array;
+  constructor(readonly venue: Readonly<RestOrderVenue>) {
+    const orders = `/trade-api/v2${venue.ordersPath}`;
+    this.#createHead = asciiConst(`POST ${orders} HTTP/1.1${REHEARSAL_HOST_HEADERS}`);
+    this.#amendHead = asciiConst(`POST ${orders}/keep-warm/amend HTTP/1.1${REHEARSAL_HOST_HEADERS}`);
+    // The batched DELETE with its body where the venue has it (Predictions), else the per-order DELETE without one (Margin).
+    this.#cancelHead = asciiConst(venue.batched ? `DELETE ${orders}/batched HTTP/1.1${REHEARSAL_HOST_HEADERS}` : `DELETE ${orders}/keep-warm HTTP/1.1\r\nHost: keep-warm\r\nKALSHI-ACCESS-KEY: keep-warm\r\nKALSHI-ACCESS-TIMESTAMP: `);
+  }
+
+  create(order: Readonly<NewOrder>): number {
+    this.venue.checkCreate(order);
+    rehearsalBody.order = order;
+    const length = assembleInto(rehearsalRequest, this.#createHead, '', '', rehearsalBody, REHEARSAL_SIGNED);
+    rehearsalBody.order = null;
+    return length;
+  }
+
+  amend(ticker: string, side: BookSide, price: Price, count: Count): number {
+    this.venue.checkAmend(side, price, count);
+    rehearsalAmend.ticker = ticker;
+    rehearsalAmend.side = side;
+    rehearsalAmend.price = price;
+    rehearsalAmend.count = count;
+    const length = assembleInto(rehearsalRequest, this.#amendHead, '', '', rehearsalAmend, REHEARSAL_SIGNED);
+    rehearsalAmend.ticker = '';
+    return length;
+  }
+
+  cancel(order: Readonly<VenueOrderRef> | null, orderId: string, subaccount: number): number {
+    if (!this.venue.batched) return assembleInto(rehearsalRequest, this.#cancelHead, '', '', null, REHEARSAL_SIGNED);
+    rehearsalCancel.order = order;
+    rehearsalCancel.orderId = orderId;
+    rehearsalCancel.subaccount = subaccount;
+    const length = assembleInto(rehearsalRequest, this.#cancelHead, '', '', rehearsalCancel, REHEARSAL_SIGNED);
+    rehearsalCancel.order = null;
+    rehearsalCancel.orderId = '';
+    return length;
+  }
 }
-const REST_MODIFY_REQUESTS: ModifyRequests = { amend: rehearseAmendRequest, cancel: rehearseCancelRequest };
+const PREDICTIONS_REQUESTS = new ShadowRequests(PREDICTIONS_ORDER_VENUE);
+const MARGIN_REQUESTS = new ShadowRequests(MARGIN_ORDER_VENUE);
 
 /** Shadow orders are closed at once; the OMS forgets them on its tick, every this many runs. */
 const PRUNE_EVERY_RUNS = 64;
@@ -123,7 +138,7 @@ export interface RouteRehearsal {
 }
 
 /**
- * A route that encodes the request as the REST route (or the Margin route) does and writes
+ * A route that encodes the requests as the REST route (or the Margin route) does and writes
  * nothing; each of the `real` routes rehearses the same order's create and amend on its own state too.
  */
 class RehearsalRoute implements OrderEntry {
@@ -133,30 +148,27 @@ class RehearsalRoute implements OrderEntry {
   realAmends = 0;
   /** The venue id of the order amended last: the shadow OMS is told the amend's answer by it. */
   lastAmendId = '';
-  /** `encode` returns the request's byte count (or its text, whose length is counted); `modify` null: amends and cancels are not encoded (a route whose shadow orders are only created). */
-  constructor(readonly encode: (order: Readonly<NewOrder>) => number | string, readonly real: readonly RouteRehearsal[] = [], readonly modify: ModifyRequests | null = null) {}
+  constructor(readonly requests: ShadowRequests, readonly real: readonly RouteRehearsal[] = []) {}
   setListener(_listener: ExecListener): void {}
   create(order: Readonly<NewOrder>): void {
     const real = this.real;
     for (let i = 0; i < real.length; i++) if (real[i]!.rehearseCreate(order) > 0) this.realCreates++;
-    const encoded = this.encode(order);
-    this.bytes += typeof encoded === 'number' ? encoded : encoded.length;
+    this.bytes += this.requests.create(order);
   }
   cancel(orderId: string, subaccount: number): void {
-    if (this.modify !== null) this.bytes += this.modify.cancel(null, orderId, subaccount);
+    this.bytes += this.requests.cancel(null, orderId, subaccount);
   }
   cancelOrder(order: Readonly<VenueOrderRef>): void {
-    if (this.modify !== null) this.bytes += this.modify.cancel(order, '', order.subaccount);
+    this.bytes += this.requests.cancel(order, '', order.subaccount);
   }
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
     this.lastAmendId = orderId;
-    if (this.modify === null) return;
     const real = this.real;
     for (let i = 0; i < real.length; i++) {
       const route = real[i]!;
       if (route.rehearseAmend !== undefined && route.rehearseAmend(ticker, side, price, count, subaccount) > 0) this.realAmends++;
     }
-    this.bytes += this.modify.amend(ticker, side, price, count);
+    this.bytes += this.requests.amend(ticker, side, price, count);
   }
   decrease(): void {}
   cancelAll(): Promise<void> {
@@ -231,6 +243,12 @@ export interface KeepWarmOptions {
    * last encoded in the session's buffer, not numbered or sent.
    */
   realRoutes?: readonly RouteRehearsal[];
+  /**
+   * The real Margin route (MarginOrderEntry, with `margin`): the Margin leg's shadow order's create
+   * and amend rehearsed on it as on the REST route (the Margin create path's presigned signature,
+   * its order tracked last).
+   */
+  realMarginRoute?: RouteRehearsal | null;
 }
 
 /** Above this share of the last interval busy, the loop is doing real work (it warms the path itself). */
@@ -252,9 +270,9 @@ export class KeepWarm {
   readonly #oms: Oms;
   readonly #router: Router;
   readonly #route: RehearsalRoute;
-  readonly #marginRoute = new RehearsalRoute(encodeMarginCreate);
-  /** The Margin leg: its feed and the shadow perpetual's market handle; null without margin. */
-  readonly #margin: { feed: Feed; market: number } | null = null;
+  readonly #marginRoute: RehearsalRoute;
+  /** The Margin leg: its feed, the shadow perpetual's market handle and book; null without margin. */
+  readonly #margin: { feed: Feed; market: number; book: OrderBook } | null = null;
   readonly #intent: OrderIntent = createIntent();
   readonly #market: number;
   /**
@@ -280,6 +298,8 @@ export class KeepWarm {
   #idleMs = performance.nodeTiming.idleTime;
   #lastRunMs = 0;
   #seq = 1;
+  /** Shadow orders acknowledged so far: the number in each one's venue id. */
+  #orders = 0;
   #up = true;
   /** The real gate's market handle the next run rehearses a check on. */
   #realHandle = 0;
@@ -288,7 +308,9 @@ export class KeepWarm {
 
   constructor(options: KeepWarmOptions) {
     this.#options = options;
-    this.#route = new RehearsalRoute(rehearseCreateRequest, options.realRoutes ?? [], REST_MODIFY_REQUESTS);
+    this.#route = new RehearsalRoute(PREDICTIONS_REQUESTS, options.realRoutes ?? []);
+    const realMargin = options.realMarginRoute ?? null;
+    this.#marginRoute = new RehearsalRoute(MARGIN_REQUESTS, realMargin === null ? [] : [realMargin]);
     this.#subaccount = options.limits.restrictedSubaccount >= 0 ? options.limits.restrictedSubaccount : 0;
     const clock = options.clock;
     const grid = PriceGrid.fromStructure('linear_cent');
@@ -309,15 +331,6 @@ export class KeepWarm {
         `"yes_dollars_fp":[["0.4000","100.00"],["0.4100","100.00"]],"no_dollars_fp":[["0.5500","100.00"],["0.5600","100.00"]]}}`,
     );
     if (!book.synced) throw new Error('keep-warm: the shadow snapshot did not sync its book');
-    const market = this.#market;
-    const markets: MarketPort = {
-      marketHandle: (ticker) => (ticker === SHADOW_TICKER ? market : -1),
-      book: (ticker) => (ticker === SHADOW_TICKER ? book : undefined),
-      ensureMarkets: () => Promise.resolve(),
-    };
-    const binding = { id: 'keep-warm', strategyId: 0, subaccount: this.#subaccount, orderGroup: -1, markets: [SHADOW_TICKER], params: {}, log: createLogger({ level: 'silent' }) };
-    this.#ctx = new BoundStrategyContext(binding, this.#router, markets, clock);
-    this.#ctx.setActive(true);
     if (options.margin === true) {
       const feed = new Feed({ url: 'ws://127.0.0.1:1/keep-warm/margin', auth: null, clock, staleBookMs: 0, createSession: closedSession, venue: 'margin', markets: this.#gate.markets.registry });
       const perp = feed.addPerpMarket(SHADOW_PERP, SHADOW_PERP_TICK);
@@ -328,8 +341,19 @@ export class KeepWarm {
         `{"type":"orderbook_snapshot","sid":${SHADOW_SID},"seq":1,"msg":{"market_ticker":"${SHADOW_PERP}","bid":[["99.9000","10.00"],["99.9900","10.00"]],"ask":[["100.0100","10.00"]]}}`,
       );
       if (!perp.synced) throw new Error('keep-warm: the shadow perpetual snapshot did not sync its book');
-      this.#margin = { feed, market };
+      this.#margin = { feed, market, book: perp };
     }
+    const market = this.#market;
+    const perp = this.#margin;
+    const markets: MarketPort = {
+      marketHandle: (ticker) => (ticker === SHADOW_TICKER ? market : ticker === SHADOW_PERP && perp !== null ? perp.market : -1),
+      book: (ticker) => (ticker === SHADOW_TICKER ? book : ticker === SHADOW_PERP && perp !== null ? perp.book : undefined),
+      ensureMarkets: () => Promise.resolve(),
+    };
+    const tickers = perp === null ? [SHADOW_TICKER] : [SHADOW_TICKER, SHADOW_PERP];
+    const binding = { id: 'keep-warm', strategyId: 0, subaccount: this.#subaccount, orderGroup: -1, markets: tickers, params: {}, log: createLogger({ level: 'silent' }) };
+    this.#ctx = new BoundStrategyContext(binding, this.#router, markets, clock);
+    this.#ctx.setActive(true);
     this.#quoteRoute = new RehearsalQuoteRoute(options.rfq === 'fix' ? 'fix' : 'rest', clock);
     this.#fixRequest = options.rfq === 'fix' ? { encoder: new FixEncoder(), message: new FixMessage(), group: new FixGroup(8) } : null;
     if (options.rfq === 'rest' || options.rfq === 'fix') {
@@ -392,10 +416,10 @@ export class KeepWarm {
     at = writeInteger(frame, at, Math.floor(this.#options.clock.nowMs()));
     at = writeBytes(frame, at, DELTA_END);
     this.#feed.handleBytes(frame, 0, at);
-    this.#rehearseOrder();
+    this.#rehearseOrder(SHADOW_TICKER, this.#feed.books.get(SHADOW_TICKER)!, this.#route);
     const real = this.#options.realGate;
     if (real !== undefined && real !== null) this.#rehearseRealGate(real.gate, real.marginRoute);
-    if (this.#margin !== null) this.#rehearseMargin(this.#margin.feed, this.#margin.market);
+    if (this.#margin !== null) this.#rehearseMargin(this.#margin.feed, this.#margin.book);
     if (this.#quoteRouter !== null) this.#rehearseRfq();
     this.stats.runs++;
     if (this.stats.runs % PRUNE_EVERY_RUNS === 0) void this.#oms.tick();
@@ -403,16 +427,15 @@ export class KeepWarm {
   }
 
   /**
-   * A post-only bid at the touch placed through the shadow context; acknowledged as resting, then
-   * amended a level lower (the amend refused by the shadow venue) and cancelled, as a market
-   * maker's quote lives. The create alone, closed by a reject, when it was held (no handle) or
-   * shadow orders were left resting.
+   * A post-only bid at the touch of `ticker` placed through the shadow context (the router picks
+   * `route`, the market's); acknowledged as resting, then amended a level lower (the amend refused
+   * by the shadow venue) and cancelled, as a market maker's quote lives. The create alone, closed
+   * by a reject, when it was held (no handle) or shadow orders were left resting.
    */
-  #rehearseOrder(): void {
+  #rehearseOrder(ticker: string, book: OrderBook, route: RehearsalRoute): void {
     const ctx = this.#ctx;
-    const book = this.#feed.books.get(SHADOW_TICKER)!;
-    const before = this.#route.bytes;
-    if (ctx.place(SHADOW_TICKER, 'bid', book.bestBid(), SHADOW_COUNT, OrderFlags.POST_ONLY) !== Deny.NONE) {
+    const before = route.bytes;
+    if (ctx.place(ticker, 'bid', book.bestBid(), SHADOW_COUNT, OrderFlags.POST_ONLY) !== Deny.NONE) {
       this.stats.denied++;
       return;
     }
@@ -420,18 +443,18 @@ export class KeepWarm {
     const oms = this.#oms;
     if (handle <= 0 || oms.liveOrderCount > SHADOW_RESTING_MAX) {
       oms.onCreateReject(handle > 0 ? handle : ctx.lastClientOrderId, REJECT);
-      this.stats.sentBytes += this.#route.bytes - before;
+      this.stats.sentBytes += route.bytes - before;
       return;
     }
     const nowMs = this.#options.clock.nowMs();
     const idBytes = this.#orderId;
-    const idEnd = writeInteger(idBytes, writeBytes(idBytes, 0, SHADOW_ORDER_ID), this.#seq);
+    const idEnd = writeInteger(idBytes, writeBytes(idBytes, 0, SHADOW_ORDER_ID), ++this.#orders); // each order its own venue id (two legs a run)
     oms.onCreateAckBytes(handle, idBytes, 0, idEnd, asCount(0) as Count, SHADOW_COUNT, nowMs);
-    if (ctx.amend(handle, book.grid.priceAt(book.bestBidLevel - 1), SHADOW_COUNT) === Deny.NONE) oms.onAmendReject(this.#route.lastAmendId, REJECT);
+    if (ctx.amend(handle, book.grid.priceAt(book.bestBidLevel - 1), SHADOW_COUNT) === Deny.NONE) oms.onAmendReject(route.lastAmendId, REJECT);
     else this.stats.denied++;
     if (ctx.cancel(handle) === Deny.NONE) oms.onCancelAck(handle, SHADOW_COUNT, nowMs);
     else this.stats.denied++;
-    this.stats.sentBytes += this.#route.bytes - before;
+    this.stats.sentBytes += route.bytes - before;
   }
 
   /** The reused intent as a new post-only bid of 1.00 contract at `price` in the dry run's subaccount, no order group. */
@@ -464,20 +487,18 @@ export class KeepWarm {
     this.stats.realChecks++;
   }
 
-  /** Margin delta -> perpetual book -> router (the Margin route) -> the gate's margin checks -> OMS -> Margin body, then the order closed. */
-  #rehearseMargin(feed: Feed, market: number): void {
-    feed.handleFrame(
-      `{"type":"orderbook_delta","sid":${SHADOW_SID},"seq":${this.#seq},"msg":{"market_ticker":"${SHADOW_PERP}",` +
-        `"price":"99.9800","delta":"${this.#up ? '-' : ''}10.00","side":"bid","ts_ms":${this.#options.clock.nowMs()}}}`,
-    );
-    const intent = this.#postOnlyBid(market, feed.books.get(SHADOW_PERP)!.bestBid(), 0); // route 0: the router picks the market's (Margin) route
-    const before = this.#marginRoute.bytes;
-    if (this.#router.submit(intent) === 0) {
-      this.#oms.onCreateReject(intent.orderHandle > 0 ? intent.orderHandle : intent.clientOrderId, REJECT);
-      this.stats.sentBytes += this.#marginRoute.bytes - before;
-    } else {
-      this.stats.denied++;
-    }
+  /** Margin delta -> perpetual book, then the shadow order's life on the perpetual (the router picks the Margin route; the gate's margin checks). */
+  #rehearseMargin(feed: Feed, book: OrderBook): void {
+    const frame = this.#frame;
+    let at = writeBytes(frame, 0, DELTA_HEAD);
+    at = writeInteger(frame, at, this.#seq);
+    at = writeBytes(frame, at, PERP_DELTA_MARKET);
+    at = writeBytes(frame, at, this.#up ? DELTA_DOWN : DELTA_UP);
+    at = writeBytes(frame, at, PERP_DELTA_TIME);
+    at = writeInteger(frame, at, Math.floor(this.#options.clock.nowMs()));
+    at = writeBytes(frame, at, DELTA_END);
+    feed.handleBytes(frame, 0, at);
+    this.#rehearseOrder(SHADOW_PERP, book, this.#marginRoute);
   }
 
   /** rfq_created -> quote book -> gate -> quote accepted and encoded -> the quote rejected, the RFQ deleted. */
@@ -511,14 +532,14 @@ export class KeepWarm {
     this.#feed.handleFrame(`{"type":"rfq_deleted","sid":${SHADOW_RFQ_SID},"msg":{"id":"${id}","market_ticker":"${SHADOW_TICKER}","deleted_ts":"${nowIso}"}}`);
   }
 
-  /** Shadow creates the real routes assembled on their own state (realRoutes), summed over them. */
+  /** Shadow creates the real routes assembled on their own state (realRoutes, realMarginRoute), summed over them. */
   get realCreates(): number {
-    return this.#route.realCreates;
+    return this.#route.realCreates + this.#marginRoute.realCreates;
   }
 
   /** Shadow amends the real routes assembled on their own state, each on its order tracked last (rehearseAmend), summed over them. */
   get realAmends(): number {
-    return this.#route.realAmends;
+    return this.#route.realAmends + this.#marginRoute.realAmends;
   }
 
   /** Shadow amends and cancels each run's order went through (its create acknowledged as resting). */

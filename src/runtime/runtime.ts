@@ -388,6 +388,7 @@ export class Runtime {
         intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null, margin: config.margin.enabled,
         realGate: { gate: this.gate, marginRoute: this.router.marginRoute },
         realRoutes: this.fix === null ? [this.rest] : [this.rest, this.fix],
+        realMarginRoute: this.margin,
       })
       : null;
     this.listener = graph.listener;

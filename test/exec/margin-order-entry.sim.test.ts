@@ -172,4 +172,43 @@ describe('MarginOrderEntry against the simulator', () => {
     const cancelled = (await ours.listOrders({ ticker: TICKER })).find((o) => o.orderId === ack[2]);
     expect(cancelled).toMatchObject({ status: 'canceled', remainingCount: 0, lastUpdateReason: 'MarginCancel' });
   });
+
+  it('the keep-warm\'s rehearsals: a create and an amend of the order tracked last assembled on the route\'s own state, nothing sent, signed or resting; the real amend after is whole', async () => {
+    const until = async (predicate: () => boolean): Promise<void> => {
+      const deadline = Date.now() + 10_000;
+      for (let i = 0; i < 1_000 && !predicate() && Date.now() < deadline; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(predicate()).toBe(true);
+    };
+    const rehearsed = order({ price: 900_000 as Price, count: 100 as Count });
+    await until(() => ours.rehearseCreate(rehearsed) > 0); // the create path's presigned signature is ready
+    // A Margin rule broken (a fractional count): nothing assembled.
+    expect(ours.rehearseCreate(order({ count: 150 as Count }))).toBe(-1);
+    const resting = (): number => sim.services.margin.orderList.filter((o) => o.userId === sim.userId && o.status === 'resting').length;
+    const restingBefore = resting();
+    const requests = ours.stats.requests;
+    const presigned = ours.stats.presigned;
+    for (let i = 0; i < 50; i++) expect(ours.rehearseCreate(rehearsed)).toBeGreaterThan(500); // head, signature, body
+    expect(ours.stats.requests).toBe(requests);
+    expect(ours.stats.presigned).toBe(presigned);
+
+    // The real create: acked, tracked; then its amend rehearsed on its per-order path and signature.
+    const ack = await created(ours, listener, rehearsed);
+    expect(ack[0]).toBe('createAck');
+    const orderId = ack[2] as string;
+    await until(() => ours.rehearseAmend(TICKER, 'bid', 890_000 as Price, 100 as Count, 0) > 0);
+    expect(ours.rehearseAmend(TICKER, 'bid', 890_000 as Price, 150 as Count, 0)).toBe(-1); // a Margin rule broken
+    const afterCreate = ours.stats.requests;
+    for (let i = 0; i < 50; i++) expect(ours.rehearseAmend(TICKER, 'bid', 890_000 as Price, 100 as Count, 0)).toBeGreaterThan(500);
+    expect(ours.stats.requests).toBe(afterCreate);
+    await new Promise((resolve) => setTimeout(resolve, 100)); // room for anything that was sent to arrive
+    expect(resting()).toBe(restingBefore + 1); // only the real create rests
+    expect((await ours.listOrders({ ticker: TICKER, status: 'resting' })).find((o) => o.orderId === orderId)).toMatchObject({ price: 900_000 });
+
+    // The real amend after the rehearsals: sent, acked, the venue's order at the new price.
+    ours.amend(orderId, TICKER, 'bid', 890_000 as Price, 100 as Count, 0);
+    expect((await listener.outcome('amend', orderId)).slice(0, 2)).toEqual(['amendAck', orderId]);
+    expect((await ours.listOrders({ ticker: TICKER, status: 'resting' })).find((o) => o.orderId === orderId)).toMatchObject({ price: 890_000 });
+    ours.cancel(orderId, 0);
+    expect((await listener.outcome('cancel', orderId))[0]).toBe('cancelAck');
+  });
 });

@@ -88,21 +88,40 @@ describe('KeepWarm', () => {
     }
   });
 
-  it('with the Margin leg: a perpetual delta decoded, an order routed to the Margin route through the margin checks and closed every run', () => {
+  it('with the Margin leg: a perpetual delta decoded, then an order placed, amended and cancelled on the Margin route through the margin checks every run, each rehearsed on the real Margin route', () => {
     for (const limits of [DEFAULT_RISK_LIMITS, riskLimits({ restrictedSubaccount: 3 })]) {
       const clock = new ManualClock(1_800_000_000_000);
+      const calls: string[] = [];
+      const realMarginRoute = {
+        rehearseCreate(order: Readonly<NewOrder>): number {
+          calls.push(`create ${order.ticker} ${order.price} ${order.count} ${order.subaccount}`);
+          return 600;
+        },
+        rehearseAmend(ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): number {
+          calls.push(`amend ${ticker} ${side} ${price} ${count} ${subaccount}`);
+          return 600;
+        },
+      };
       const plain = new KeepWarm({ intervalMs: 10, limits, clock });
-      const warm = new KeepWarm({ intervalMs: 10, limits, clock, margin: true });
-      for (let i = 0; i < 1_000; i++) {
+      const warm = new KeepWarm({ intervalMs: 10, limits, clock, margin: true, realMarginRoute });
+      const runs = 1_000;
+      for (let i = 0; i < runs; i++) {
         clock.advance(10);
         const before = [plain.stats.sentBytes, warm.stats.sentBytes];
         plain.runOnce();
         warm.runOnce();
-        // Both legs each run: more bytes than the Predictions leg alone (a Margin create body is ~150 bytes).
-        expect(warm.stats.sentBytes - before[1]!).toBeGreaterThan(plain.stats.sentBytes - before[0]! + 100);
+        // Both legs each run: more bytes than the Predictions leg alone (a Margin create, amend and cancel request).
+        expect(warm.stats.sentBytes - before[1]!).toBeGreaterThan(plain.stats.sentBytes - before[0]! + 3 * 400);
         expect(warm.trackedOrders).toBe(0);
       }
       expect(warm.stats.denied).toBe(0);
+      // Each run's two orders (the market's and the perpetual's) were amended and cancelled.
+      expect([warm.shadowAmends, warm.shadowCancels]).toEqual([2 * runs, 2 * runs]);
+      // The real Margin route saw the perpetual's order only: a bid at the shadow touch ($99.99), a level lower ($99.98) amended, 1 contract.
+      const subaccount = limits.restrictedSubaccount >= 0 ? limits.restrictedSubaccount : 0;
+      expect(new Set(calls)).toEqual(new Set([`create KEEPWARM-PERP 999900 100 ${subaccount}`, `amend KEEPWARM-PERP bid 999800 100 ${subaccount}`]));
+      expect(calls).toHaveLength(2 * runs);
+      expect([warm.realCreates, warm.realAmends]).toEqual([runs, runs]);
       plain.stop();
       warm.stop();
     }

@@ -175,6 +175,20 @@ export class MarginOrderEntry implements OrderEntry, OrderReads {
     this.#rest.create(order);
   }
 
+  /**
+   * The keep-warm's rehearsal of create() (RestOrderEntry.rehearseCreate on the Margin venue: the
+   * create path's next presigned signature peeked, the request assembled into the next
+   * connection's buffer, nothing sent). -1 when an order breaks a Margin rule (nothing assembled) or nothing could be assembled.
+   */
+  rehearseCreate(order: Readonly<NewOrder>): number {
+    return marginOrderProblem(order) === null ? this.#rest.rehearseCreate(order) : -1;
+  }
+
+  /** The keep-warm's rehearsal of amend() on this route's order tracked last (RestOrderEntry.rehearseAmend); -1 as rehearseCreate. */
+  rehearseAmend(ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): number {
+    return marginAmendProblem(price, count, subaccount) === null ? this.#rest.rehearseAmend(ticker, side, price, count, subaccount) : -1;
+  }
+
   cancel(orderId: string, subaccount: number): void {
     this.#rest.cancel(orderId, subaccount);
   }
