@@ -431,6 +431,9 @@ export class Runtime {
       );
     }
     const timeoutMs = this.#options.startTimeoutMs ?? 10_000;
+    // The worker threads boot (each loads its tasks' code: ~1.6 s on this project's machine) while
+    // the connects and the reconciliation below wait on the network.
+    this.#openPool();
     await this.rest.connect();
     const shortfall = this.rest.presigner?.startShortfall ?? 0;
     if (shortfall > 0) log.warn({ missing: shortfall }, 'presigned signatures not all ready at start (a busy machine starves the nice-19 signing thread); orders sign inline until the rings fill');
@@ -510,19 +513,26 @@ export class Runtime {
     await this.host.start(this.#options.strategies ?? this.config.strategies);
   }
 
-  /** The pool, then candles and portfolio risk on it; waits (bounded) for the first portfolio snapshot. */
-  async #startWorkers(timeoutMs: number): Promise<void> {
-    if (this.candles === null && this.portfolio === null) return;
+  /** The worker pool, when candles or portfolio risk use it: its threads start booting now (stop() closes it). */
+  #openPool(): void {
+    if ((this.candles === null && this.portfolio === null) || this.#pool !== null) return;
     const workers = this.config.workers;
     const log = this.logger;
-    const pool = new CandlePool({
+    this.#pool = new CandlePool({
       threads: workers.threads,
       maxQueue: workers.maxQueue,
       // A worker that died is replaced by piscina; the task is retried (candles) or recomputed at
       // the next tick (portfolio). Reported here and in the status; trading goes on.
       onFailure: (error: CandlePoolError) => log.warn({ err: error, code: error.code }, 'worker pool task failed'),
     });
-    this.#pool = pool;
+  }
+
+  /** Candles and portfolio risk on the pool; waits (bounded) for the first portfolio snapshot. */
+  async #startWorkers(timeoutMs: number): Promise<void> {
+    const pool = this.#pool;
+    if (pool === null) return;
+    const workers = this.config.workers;
+    const log = this.logger;
     this.candles?.start(pool, workers.candleFlushMs);
     const portfolio = this.portfolio;
     if (portfolio === null) return;

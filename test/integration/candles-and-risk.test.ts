@@ -3,7 +3,8 @@
 // before the runtime existed are in them: backfill) and continue from the trade feed (a trade
 // made after start reaches the candles a strategy reads through ctx.candles); portfolio risk is
 // published to the gate before strategies start and keeps being refreshed; the status reports
-// the event-loop stall (setImmediate round trips) and the pool's queue depth.
+// the event-loop stall (setImmediate round trips) and the pool's queue depth; the pool is opened at
+// the start's first step (its threads boot while the connects wait).
 // Method: an in-process simulator, two counterparty users trading with each other (so volume is
 // ours to know), a runtime wired as the main job wires it with a passive plugin that reads
 // ctx.candles on every trade; every wait is bounded (waitUntil); only counts and prices asserted.
@@ -59,7 +60,11 @@ describe('worker pool in the runtime, against the simulator', () => {
       options: { startTimeoutMs: 10_000 },
     });
     const rt = runtime;
-    await rt.start();
+    expect(rt.workersStatus()).toBeNull();
+    const starting = rt.start();
+    // The pool's threads boot from the start's first step, while the connects wait on the network.
+    expect(rt.workersStatus()).not.toBeNull();
+    await starting;
 
     // Portfolio risk: the first snapshot was waited for, and it keeps being recomputed.
     const portfolio = rt.portfolio!;
