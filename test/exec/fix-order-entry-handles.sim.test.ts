@@ -161,6 +161,7 @@ describe('FixOrderEntry: orders by handle', () => {
       expect(writes).toBe(0);
       expect(entry.nextOutgoing).toBe(seq);
       expect(entry.stats.requests).toBe(0);
+      expect(entry.stats.rehearsals).toBe(50); // the refused ones (-1) not counted
 
       // A real create after them: the next MsgSeqNum, acked, resting under its own id.
       const real = order(1100);
@@ -179,6 +180,7 @@ describe('FixOrderEntry: orders by handle', () => {
       expect(writes).toBe(0);
       expect(entry.nextOutgoing).toBe(seq + 1);
       expect(entry.stats.requests).toBe(1);
+      expect(entry.stats.rehearsals).toBe(100);
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(restingPrice()).toBe(priceBefore);
 

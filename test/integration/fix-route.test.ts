@@ -3,7 +3,8 @@
  * nothing upstream knowing it: its orders go out as FIX messages (none on REST), rest at the
  * venue, fill against a counterparty into the same position the venue reports, and the stop
  * cancels them (the stop's cancel-all on REST reaches orders placed over FIX). A strategy on the
- * REST route in the same runtime keeps using REST.
+ * REST route in the same runtime keeps using REST. The keep-warm rehearses its orders on the FIX
+ * route all along (encoded, never sent), and the session keeps working: nothing refused or unsent.
  * Method: an in-process simulator with its FIX acceptor, the Runtime built as the main job builds
  * it (createRuntime) with the acceptor's KalshiNR endpoint as venue.fix; real sockets throughout.
  */
@@ -52,6 +53,8 @@ describe('the FIX route chosen in config', () => {
     expect(rt.fix!.stats.requests).toBeGreaterThanOrEqual(2);
     expect(resting(rt, 1).every((o) => o.route === 1)).toBe(true);
     expect(resting(rt, 2).every((o) => o.route === 0)).toBe(true);
+    // The keep-warm (every 1 ms by default) rehearses on the FIX route too.
+    await waitUntil(() => rt.fix!.stats.rehearsals >= 100, 8_000, 'keep-warm rehearsals on the FIX route');
 
     const atVenue = await rest(sim, key, 'GET', `/portfolio/orders?ticker=${MARKET}&status=resting&subaccount=1`);
     expect((atVenue.body.orders as { client_order_id: string }[]).map((o) => o.client_order_id).sort()).toEqual(resting(rt, 1).map((o) => o.clientOrderId).sort());
@@ -63,6 +66,9 @@ describe('the FIX route chosen in config', () => {
     const positions = await rest(sim, key, 'GET', `/portfolio/positions?subaccount=1&ticker=${MARKET}`);
     expect((positions.body.market_positions as { ticker: string; position_fp: string }[]).find((p) => p.ticker === MARKET)?.position_fp).toBe('2.00');
 
+    // Hundreds of rehearsals in, the session took every real request: none refused, unsent or unanswered.
+    expect({ notSent: rt.fix!.stats.notSent, rejects: rt.fix!.stats.rejects, unknowns: rt.fix!.stats.unknowns }).toEqual({ notSent: 0, rejects: 0, unknowns: 0 });
+    expect(rt.fix!.stats.acks).toBeGreaterThanOrEqual(2);
     await rt.stop('test done');
     runtime = null;
     for (const subaccount of [1, 2]) {

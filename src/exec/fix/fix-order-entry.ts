@@ -97,6 +97,7 @@ export interface FixOrderEntryStats {
   disconnects: number;
   unsolicitedReports: number; // execution reports no request of ours was waiting for
   resendRequests: number; // gaps we asked the venue to fill (KalshiRT)
+  rehearsals: number; // creates and amends the keep-warm rehearsed: encoded, never sent (rehearseCreate, rehearseAmend)
 }
 
 export class FixOrderEntryConfigError extends Error {
@@ -130,6 +131,7 @@ function notWired(): void {
 export class FixOrderEntry implements OrderEntry {
   readonly stats: FixOrderEntryStats = {
     requests: 0, notSent: 0, acks: 0, rejects: 0, unknowns: 0, timeouts: 0, connects: 0, disconnects: 0, unsolicitedReports: 0, resendRequests: 0,
+    rehearsals: 0,
   };
   readonly #options: FixOrderEntryOptions;
   readonly #link: FixLink;
@@ -237,6 +239,7 @@ export class FixOrderEntry implements OrderEntry {
     if (this.#closed || this.#session.state !== 'active') return -1;
     const idEnd = this.#requests.rehearseCreateId(order);
     this.#encodeCreate(order, idEnd, idEnd > 0 ? '' : order.clientOrderId);
+    this.stats.rehearsals++;
     return this.#session.rehearseSend();
   }
 
@@ -252,6 +255,7 @@ export class FixOrderEntry implements OrderEntry {
     const ref = orderId === '' ? undefined : this.#orders.get(orderId);
     if (ref === undefined || ref.done) return -1;
     this.#encodeReplace(this.#requests.rehearseOwnId(), orderId, ref.clOrdId, ticker, side === 'bid' ? '1' : '2', price, count, subaccount);
+    this.stats.rehearsals++;
     return this.#session.rehearseSend();
   }
 
