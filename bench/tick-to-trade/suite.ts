@@ -127,48 +127,57 @@ export default {
       });
       // The event loop's CPUs while a runtime or a floor runs (null: no placement).
       const pin = placement.plan?.runtimeCpus ?? null;
-      // BENCH_T2T_ONLY=replace, amend or fix: that run alone (back-to-back comparisons of one change).
+      // BENCH_T2T_ONLY=replace, amend or fix: that run alone (back-to-back comparisons of one change);
+      // modes joined by '+' (replace+amend): those runs one after the other in this process, each
+      // labelled with its place (a mode's figures depend on what ran before it in the process).
       const only = process.env.BENCH_T2T_ONLY;
-      if (only === 'amend') rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
-      if (only === 'fix') rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'off', null, 'fix')).rows);
-      const replace = only === 'amend' || only === 'fix' ? { rows: [] } : await tickToTrade(sim, work, phase, 'replace', pin);
-      rows.push(...replace.rows);
-      if (only !== 'replace' && only !== 'amend' && only !== 'fix') {
-        // The operator's view's overhead rows: the same replace run with the metrics server on and
-        // scraped, then with the dashboard pushing as well, then the off run again ('control'). Each
-        // on run is judged against both off runs around it: two off runs of 20 s differ by more than
-        // 5% at these figures (52.4 against 59.3 us at p50 in two runs of one build), so one off
-        // run cannot tell a 5% cost from drift. The bound is 5% over the off runs' mean, or the
-        // slower off run where the two are further apart than that (within their own spread, an on
-        // run cannot be told from off).
-        const simCpusForClient = placement.plan?.simCpus ?? null;
-        const onRuns: BenchRow[][] = [];
-        for (const operator of ['metrics', 'dashboard'] as const) onRuns.push((await tickToTrade(sim, work, phase, 'replace', pin, operator, simCpusForClient)).rows);
-        const control = (await tickToTrade(sim, work, phase, 'replace', pin, 'control')).rows;
-        for (const row of onRuns.flat()) {
-          if (!/tick-to-trade:/.test(row.case)) {
-            if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(row); // the per-hop rows too, to see where a cost lands
-            continue;
+      const sequence = only !== undefined && only.includes('+') ? only.split('+') : [];
+      for (const [index, mode] of sequence.entries()) {
+        if (mode !== 'replace' && mode !== 'amend') throw new Error(`BENCH_T2T_ONLY: ${mode} is not replace or amend`);
+        rows.push(...(await tickToTrade(sim, work, phase, mode, pin, 'off', null, 'rest', `run ${index + 1} of ${sequence.length}`)).rows);
+      }
+      if (sequence.length === 0) {
+        if (only === 'amend') rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
+        if (only === 'fix') rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'off', null, 'fix')).rows);
+        const replace = only === 'amend' || only === 'fix' ? { rows: [] } : await tickToTrade(sim, work, phase, 'replace', pin);
+        rows.push(...replace.rows);
+        if (only !== 'replace' && only !== 'amend' && only !== 'fix') {
+          // The operator's view's overhead rows: the same replace run with the metrics server on and
+          // scraped, then with the dashboard pushing as well, then the off run again ('control'). Each
+          // on run is judged against both off runs around it: two off runs of 20 s differ by more than
+          // 5% at these figures (52.4 against 59.3 us at p50 in two runs of one build), so one off
+          // run cannot tell a 5% cost from drift. The bound is 5% over the off runs' mean, or the
+          // slower off run where the two are further apart than that (within their own spread, an on
+          // run cannot be told from off).
+          const simCpusForClient = placement.plan?.simCpus ?? null;
+          const onRuns: BenchRow[][] = [];
+          for (const operator of ['metrics', 'dashboard'] as const) onRuns.push((await tickToTrade(sim, work, phase, 'replace', pin, operator, simCpusForClient)).rows);
+          const control = (await tickToTrade(sim, work, phase, 'replace', pin, 'control')).rows;
+          for (const row of onRuns.flat()) {
+            if (!/tick-to-trade:/.test(row.case)) {
+              if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(row); // the per-hop rows too, to see where a cost lands
+              continue;
+            }
+            const judged = judgeOperatorRow(row, replace.rows, control);
+            if (judged !== null) rows.push(judged);
           }
-          const judged = judgeOperatorRow(row, replace.rows, control);
-          if (judged !== null) rows.push(judged);
+          rows.push(...control.filter((row) => /tick-to-trade:/.test(row.case) || process.env.BENCH_OPERATOR_CONTROL === '1'));
+          // Amend after every replace run: switching the strategy's mode leaves V8's feedback on the
+          // gate and route polymorphic for a while, and a replace run right after amend measured its
+          // risk hop ~2-3x slower (BENCH_OPERATOR_CONTROL=1, Nov 2026): the on rows would pay for it.
+          rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
+          // The FIX route (a strategy with route 'fix'): the same replace run, its NewOrderSingle and
+          // OrderCancelRequest written on the FIX order-entry session (KalshiNR) instead of REST.
+          rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'off', null, 'fix')).rows);
+          // The exec hop's machine part (kernel write, the simulator's wake), from perf trace: a run of
+          // its own, since the tracer costs every system call something.
+          rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'traced', placement.plan?.simCpus ?? null)).rows);
+          const simCpus = placement.plan?.simCpus ?? null;
+          rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
+          // The same round trip at about the timed orders' pace: both ends idle between round trips.
+          rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, PACED_GAP_MS));
+          rows.push(...(await roundTrips(sim, phase)));
         }
-        rows.push(...control.filter((row) => /tick-to-trade:/.test(row.case) || process.env.BENCH_OPERATOR_CONTROL === '1'));
-        // Amend after every replace run: switching the strategy's mode leaves V8's feedback on the
-        // gate and route polymorphic for a while, and a replace run right after amend measured its
-        // risk hop ~2-3x slower (BENCH_OPERATOR_CONTROL=1, Nov 2026): the on rows would pay for it.
-        rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
-        // The FIX route (a strategy with route 'fix'): the same replace run, its NewOrderSingle and
-        // OrderCancelRequest written on the FIX order-entry session (KalshiNR) instead of REST.
-        rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'off', null, 'fix')).rows);
-        // The exec hop's machine part (kernel write, the simulator's wake), from perf trace: a run of
-        // its own, since the tracer costs every system call something.
-        rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'traced', placement.plan?.simCpus ?? null)).rows);
-        const simCpus = placement.plan?.simCpus ?? null;
-        rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
-        // The same round trip at about the timed orders' pace: both ends idle between round trips.
-        rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, PACED_GAP_MS));
-        rows.push(...(await roundTrips(sim, phase)));
       }
     } finally {
       await sim?.stop();
@@ -188,8 +197,9 @@ export default {
  */
 async function tickToTrade(
   sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: string | null, operator: Operator = 'off', clientCpus: string | null = null, route: 'rest' | 'fix' = 'rest',
+  place = '',
 ): Promise<{ rows: BenchRow[] }> {
-  const label = `${mode}${route === 'fix' ? ', fix route' : ''}${OPERATOR_LABEL[operator]}`;
+  const label = `${mode}${route === 'fix' ? ', fix route' : ''}${OPERATOR_LABEL[operator]}${place === '' ? '' : `, ${place}`}`;
   const fix = route === 'fix' ? sim.ready.fix : null;
   if (route === 'fix' && fix === null) throw new Error('bench tick-to-trade: the simulator started without its FIX acceptor');
   const config = validateConfig(
@@ -211,7 +221,7 @@ async function tickToTrade(
       fix: fix === null ? null : { host: fix.host, port: fix.ports.KalshiNR, tls: fix.tls },
     },
     rootDir: REPO_DIR,
-    journalPath: path.join(work, `journal-${mode}-${route}-${operator}.jsonl`),
+    journalPath: path.join(work, `journal-${mode}-${route}-${operator}${place === '' ? '' : `-${place.replace(/\W+/g, '-')}`}.jsonl`),
     logger: createLogger({ level: 'silent', pretty: false }),
   });
   const probe = runtime.probe;

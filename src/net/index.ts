@@ -11,7 +11,7 @@ export { RAW_HTTP_WRITE_CHANNEL, RAW_HTTP_WRITE_START_CHANNEL } from './raw-http
 export type { RawExchangeHandler } from './raw-http-connection.ts';
 export { RawHttpPool, RawRequestHead, SendResult } from './raw-http-pool.ts';
 export type { RawHttpPoolOptions, RawHttpPoolStats } from './raw-http-pool.ts';
-export { SIGNATURE_FIELD, assemble, assembleInto, bodyText, prefixText, signedFieldsBytes, signedFieldsBytesMax } from './request-bytes.ts';
+export { RequestLine, SIGNATURE_FIELD, assemble, assembleInto, bodyText, prefixText, signedFieldsBytes, signedFieldsBytesMax } from './request-bytes.ts';
 export type { BodyWriter, RequestBody, RequestPrefix } from './request-bytes.ts';
 export { HttpResponseParser, PARSE_ERRORS, ParseState } from './http-response-parser.ts';
 export type { HttpResponseParserLimits } from './http-response-parser.ts';

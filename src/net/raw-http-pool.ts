@@ -9,9 +9,11 @@
  *
  * Request bytes: for a constant path (send), a per-endpoint head made once (request line, Host,
  * KALSHI-ACCESS-KEY, Content-Type, up to the timestamp value); for a per-order path (sendTo), the
- * method and request target joined to a per-pool tail made once (everything after the target up
- * to the timestamp value). Then per request the timestamp, signature, Content-Length and body,
- * concatenated into one string written with one socket.write.
+ * method and request target written in parts before a per-pool tail made once as bytes
+ * (everything after the target up to the timestamp value: RequestLine, no head string). Then per
+ * request the timestamp, signature, Content-Length and body, assembled into the connection's
+ * reused buffer and written with one socket.write (a request that waits in the queue is made one
+ * string).
  *
  * Time: one tick (tick(), driven by the owner's coarse timer) ends requests whose response is
  * late, queued requests that waited too long, connects that hang, and retires idle connections
@@ -34,9 +36,9 @@
 
 import type { ConnectionOptions } from 'node:tls';
 import { performance } from 'node:perf_hooks';
-import { InvariantError, assert } from '../core/index.ts';
+import { InvariantError, asciiConst, assert } from '../core/index.ts';
 import { NetError } from './net-error.ts';
-import { assemble } from './request-bytes.ts';
+import { RequestLine, assemble } from './request-bytes.ts';
 import type { RequestBody, RequestPrefix } from './request-bytes.ts';
 import {
   ConnectionState,
@@ -120,8 +122,11 @@ export class RawHttpPool implements ConnectionOwner {
   };
   readonly #options: RawHttpPoolOptions;
   readonly #host: string; // Host header value (host[:port] as in the origin)
-  readonly #tailWithBody: string; // sendTo: headTail(), made once per pool
-  readonly #tailNoBody: string;
+  readonly #tailWithBody: Uint8Array; // sendTo: headTail()'s bytes, made once per pool
+  readonly #tailNoBody: Uint8Array;
+  /** sendTo's head and rehearseTo's, filled per call (read only inside it). */
+  readonly #line = new RequestLine();
+  readonly #rehearsalLine = new RequestLine();
   readonly #connections: RawHttpConnection[] = [];
   // Queue: a ring of queueMax (handler, request, enqueued at) entries.
   readonly #queueHandlers: (RawExchangeHandler | null)[];
@@ -130,11 +135,6 @@ export class RawHttpPool implements ConnectionOwner {
   #queueHead = 0;
   #queueCount = 0;
   #next = 0; // round-robin start
-  /** rehearseTo's last request line and what it was made of. */
-  #rehearsedTarget = '';
-  #rehearsedMethod = '';
-  #rehearsedWithBody = false;
-  #rehearsedPrefix = '';
   #closed = false;
   #opened = false;
   #connectWait: { resolve: () => void; reject: (error: Error) => void } | null = null;
@@ -144,8 +144,8 @@ export class RawHttpPool implements ConnectionOwner {
     this.#options = options;
     const url = new URL(options.origin);
     this.#host = url.host;
-    this.#tailWithBody = headTail(url.host, options.keyId, true);
-    this.#tailNoBody = headTail(url.host, options.keyId, false);
+    this.#tailWithBody = asciiConst(headTail(url.host, options.keyId, true));
+    this.#tailNoBody = asciiConst(headTail(url.host, options.keyId, false));
     const secure = url.protocol === 'https:';
     const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -229,12 +229,15 @@ export class RawHttpPool implements ConnectionOwner {
       handler.onRawFailure('NET_DISCONNECTED', false);
       return SendResult.REFUSED;
     }
-    return this.#dispatch(handler, this.#prefixTo(method, target, body), timestampText, signature, body, signedBytes);
+    return this.#dispatch(handler, this.#lineOf(this.#line, method, target, body), timestampText, signature, body, signedBytes);
   }
 
-  /** The request line of `method` and `target` and the pool's tail (the headers before the signed ones). */
-  #prefixTo(method: string, target: string, body: RequestBody): string {
-    return method + ' ' + target + (body === null ? this.#tailNoBody : this.#tailWithBody);
+  /** `line` filled with `method`, `target` and the pool's tail (the headers before the signed ones). */
+  #lineOf(line: RequestLine, method: string, target: string, body: RequestBody): RequestLine {
+    line.method = method;
+    line.target = target;
+    line.tail = body === null ? this.#tailNoBody : this.#tailWithBody;
+    return line;
   }
 
   /** Writes the request on an idle connection now, else queues it (bounded), else refuses it. */
@@ -385,20 +388,12 @@ export class RawHttpPool implements ConnectionOwner {
   }
 
   /**
-   * rehearse() for a request target made per request, as sendTo() sends it (its checks included).
-   * The request line of the last target is kept: a keep-warm rehearses the same order's path run
-   * after run, and a line made each time was ~2.5 KB of garbage per order at its pace.
+   * rehearse() for a request target made per request, as sendTo() sends it (its checks included),
+   * its head written in parts (RequestLine) as sendTo's: no head string is made.
    */
   rehearseTo(method: string, target: string, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {
     if (!(method === 'POST' || method === 'DELETE' || method === 'PUT' || method === 'GET') || !isRequestTarget(target)) return -1;
-    const withBody = body !== null;
-    if (target !== this.#rehearsedTarget || method !== this.#rehearsedMethod || withBody !== this.#rehearsedWithBody) {
-      this.#rehearsedTarget = target;
-      this.#rehearsedMethod = method;
-      this.#rehearsedWithBody = withBody;
-      this.#rehearsedPrefix = this.#prefixTo(method, target, body);
-    }
-    return this.#rehearse(this.#rehearsedPrefix, timestampText, signature, body, signedBytes);
+    return this.#rehearse(this.#lineOf(this.#rehearsalLine, method, target, body), timestampText, signature, body, signedBytes);
   }
 
   #rehearse(prefix: RequestPrefix, timestampText: string, signature: string, body: RequestBody, signedBytes: Uint8Array | null): number {

@@ -8,7 +8,7 @@
  * only; never knows sockets.
  */
 
-import { decimalDigits } from '../core/index.ts';
+import { decimalDigits, writeAscii } from '../core/index.ts';
 
 /**
  * A body that writes itself: the hot path's order bodies, so no body string is made for a request
@@ -26,10 +26,28 @@ export interface BodyWriter {
 export type RequestBody = string | BodyWriter | null;
 
 /**
- * A request head up to the timestamp value: text, or its bytes made once (RawRequestHead's, for
- * a constant path: one copy instead of a text write per request). ASCII either way.
+ * A request head made per request, in parts: the method, the target and the rest of the head up to
+ * the timestamp value as bytes made once (RawHttpPool.sendTo's per-order paths). Written into the
+ * buffer part by part, so no head string is made (a head concatenated per request was flattened
+ * again by the write: a few hundred bytes of garbage per amend). Its owner fills it for one call
+ * and reads nothing of it after: a request that must wait is made one string (prefixText) first.
  */
-export type RequestPrefix = string | Uint8Array;
+export class RequestLine {
+  method = '';
+  /** Visible ASCII starting with '/' (the pool checks it). */
+  target = '';
+  tail: Uint8Array = new Uint8Array(0);
+
+  get length(): number {
+    return this.method.length + 1 + this.target.length + this.tail.length;
+  }
+}
+
+/**
+ * A request head up to the timestamp value: text, its bytes made once (RawRequestHead's, for a
+ * constant path: one copy instead of a text write per request), or a RequestLine. ASCII always.
+ */
+export type RequestPrefix = string | Uint8Array | RequestLine;
 
 /** Between the timestamp and the signature in a request head (signedFieldsBytes). */
 export const SIGNATURE_FIELD = '\r\nKALSHI-ACCESS-SIGNATURE: ';
@@ -51,7 +69,13 @@ export function bodyText(body: RequestBody): string | null {
 
 /** The head's text (a queued request's string; off the hot path). */
 export function prefixText(prefix: RequestPrefix): string {
-  return typeof prefix === 'string' ? prefix : Buffer.from(prefix.buffer, prefix.byteOffset, prefix.byteLength).toString('latin1');
+  if (typeof prefix === 'string') return prefix;
+  if (prefix instanceof RequestLine) return `${prefix.method} ${prefix.target}${latin1(prefix.tail)}`;
+  return latin1(prefix);
+}
+
+function latin1(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
 }
 
 /** The whole request as one string (a queued request waits as this). */
@@ -104,6 +128,12 @@ export function assembleInto(out: Buffer, prefix: RequestPrefix, timestampText: 
   let at: number;
   if (typeof prefix === 'string') {
     at = out.write(prefix, 0, 'latin1');
+  } else if (prefix instanceof RequestLine) {
+    at = writeAscii(out, 0, prefix.method);
+    out[at++] = 0x20; // ' '
+    at = writeAscii(out, at, prefix.target);
+    out.set(prefix.tail, at);
+    at += prefix.tail.length;
   } else {
     out.set(prefix, 0);
     at = prefix.length;

@@ -4,10 +4,12 @@
 // that does not fit is refused. The signed fields given as one block of bytes (a presigned
 // signature's, signedFieldsBytes) give the same request as the two strings. A writer's body is
 // placed for a 3-digit Content-Length and moved for any other width, refused where the move would
-// not fit. Method: both functions of src/net/request-bytes.ts on the same parts, compared as bytes.
+// not fit. The head given in parts (RequestLine: method, target, the tail's bytes) is the same
+// head as its text. Method: both functions of src/net/request-bytes.ts on the same parts, compared
+// as bytes.
 
 import { describe, expect, it } from 'vitest';
-import { assemble, assembleInto, signedFieldsBytes } from '../../src/net/request-bytes.ts';
+import { RequestLine, assemble, assembleInto, signedFieldsBytes } from '../../src/net/request-bytes.ts';
 import type { BodyWriter } from '../../src/net/request-bytes.ts';
 
 /** A writer of fixed text that writes it byte for byte itself (as the order-body writers do). */
@@ -25,10 +27,15 @@ describe('request bytes', () => {
   it('writes into a buffer exactly the bytes of the one-string request', () => {
     const out = Buffer.alloc(64 * 1024, 0x7e);
     const bodies: (string | null)[] = [null, '', '1', 'é', '{"client_order_id":"ü-1"}', '🙂'.repeat(3), 'x'.repeat(9), 'x'.repeat(10), 'x'.repeat(99), 'x'.repeat(100), 'x'.repeat(12_345)];
-    // The head as text (a per-order path) and as bytes made once (RawRequestHead's prefixBytes).
+    // The head as text, as bytes made once (RawRequestHead's prefixBytes) and in parts (sendTo's RequestLine).
     const prefixBytes = new Uint8Array(Buffer.from(PREFIX, 'latin1'));
+    const line = new RequestLine();
+    line.method = 'POST';
+    line.target = '/trade-api/v2/portfolio/events/orders';
+    line.tail = new Uint8Array(Buffer.from(PREFIX.slice('POST /trade-api/v2/portfolio/events/orders'.length), 'latin1'));
+    expect(line.length).toBe(PREFIX.length);
     for (const body of bodies) {
-      for (const prefix of [PREFIX, prefixBytes]) {
+      for (const prefix of [PREFIX, prefixBytes, line]) {
         for (const signed of [null, signedFieldsBytes('1781821370267', 'c2lnbmF0dXJl')]) {
           out.fill(0x7e);
           const length = assembleInto(out, prefix, '1781821370267', 'c2lnbmF0dXJl', body, signed);
