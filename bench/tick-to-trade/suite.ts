@@ -127,57 +127,12 @@ export default {
       });
       // The event loop's CPUs while a runtime or a floor runs (null: no placement).
       const pin = placement.plan?.runtimeCpus ?? null;
-      // BENCH_T2T_ONLY=replace, amend or fix: that run alone (back-to-back comparisons of one change);
-      // modes joined by '+' (replace+amend): those runs one after the other in this process, each
-      // labelled with its place (a mode's figures depend on what ran before it in the process).
+      // BENCH_T2T_ONLY: the runs it names alone (back-to-back comparisons of one change), else the whole suite.
       const only = process.env.BENCH_T2T_ONLY;
-      const sequence = only !== undefined && only.includes('+') ? only.split('+') : [];
-      for (const [index, mode] of sequence.entries()) {
-        if (mode !== 'replace' && mode !== 'amend') throw new Error(`BENCH_T2T_ONLY: ${mode} is not replace or amend`);
-        rows.push(...(await tickToTrade(sim, work, phase, mode, pin, 'off', null, 'rest', `run ${index + 1} of ${sequence.length}`)).rows);
-      }
-      if (sequence.length === 0) {
-        if (only === 'amend') rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
-        if (only === 'fix') rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'off', null, 'fix')).rows);
-        const replace = only === 'amend' || only === 'fix' ? { rows: [] } : await tickToTrade(sim, work, phase, 'replace', pin);
-        rows.push(...replace.rows);
-        if (only !== 'replace' && only !== 'amend' && only !== 'fix') {
-          // The operator's view's overhead rows: the same replace run with the metrics server on and
-          // scraped, then with the dashboard pushing as well, then the off run again ('control'). Each
-          // on run is judged against both off runs around it: two off runs of 20 s differ by more than
-          // 5% at these figures (52.4 against 59.3 us at p50 in two runs of one build), so one off
-          // run cannot tell a 5% cost from drift. The bound is 5% over the off runs' mean, or the
-          // slower off run where the two are further apart than that (within their own spread, an on
-          // run cannot be told from off).
-          const simCpusForClient = placement.plan?.simCpus ?? null;
-          const onRuns: BenchRow[][] = [];
-          for (const operator of ['metrics', 'dashboard'] as const) onRuns.push((await tickToTrade(sim, work, phase, 'replace', pin, operator, simCpusForClient)).rows);
-          const control = (await tickToTrade(sim, work, phase, 'replace', pin, 'control')).rows;
-          for (const row of onRuns.flat()) {
-            if (!/tick-to-trade:/.test(row.case)) {
-              if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(row); // the per-hop rows too, to see where a cost lands
-              continue;
-            }
-            const judged = judgeOperatorRow(row, replace.rows, control);
-            if (judged !== null) rows.push(judged);
-          }
-          rows.push(...control.filter((row) => /tick-to-trade:/.test(row.case) || process.env.BENCH_OPERATOR_CONTROL === '1'));
-          // Amend after every replace run: switching the strategy's mode leaves V8's feedback on the
-          // gate and route polymorphic for a while, and a replace run right after amend measured its
-          // risk hop ~2-3x slower (BENCH_OPERATOR_CONTROL=1, Nov 2026): the on rows would pay for it.
-          rows.push(...(await tickToTrade(sim, work, phase, 'amend', pin)).rows);
-          // The FIX route (a strategy with route 'fix'): the same replace run, its NewOrderSingle and
-          // OrderCancelRequest written on the FIX order-entry session (KalshiNR) instead of REST.
-          rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'off', null, 'fix')).rows);
-          // The exec hop's machine part (kernel write, the simulator's wake), from perf trace: a run of
-          // its own, since the tracer costs every system call something.
-          rows.push(...(await tickToTrade(sim, work, phase, 'replace', pin, 'traced', placement.plan?.simCpus ?? null)).rows);
-          const simCpus = placement.plan?.simCpus ?? null;
-          rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
-          // The same round trip at about the timed orders' pace: both ends idle between round trips.
-          rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, PACED_GAP_MS));
-          rows.push(...(await roundTrips(sim, phase)));
-        }
+      if (only !== undefined) {
+        for (const run of selectedRuns(only)) rows.push(...(await tickToTrade(sim, work, phase, pin, run)).rows);
+      } else {
+        rows.push(...(await wholeSuite(sim, work, phase, pin, placement.plan?.simCpus ?? null)));
       }
     } finally {
       await sim?.stop();
@@ -190,15 +145,81 @@ export default {
 } satisfies BenchSuite;
 
 /**
+ * `BENCH_T2T_ONLY`'s runs: replace, amend or fix (the replace run on the FIX route), or several
+ * joined by '+' (replace+amend), run one after the other in this process, each labelled with its
+ * place: a mode's figures depend on what ran before it in the process.
+ */
+function selectedRuns(only: string): Run[] {
+  const names = only.split('+');
+  return names.map((name, index) => {
+    const place = names.length > 1 ? `run ${index + 1} of ${names.length}` : '';
+    switch (name) {
+      case 'replace': return { mode: 'replace', place };
+      case 'amend': return { mode: 'amend', place };
+      case 'fix': return { mode: 'replace', route: 'fix', place };
+      default: throw new Error(`BENCH_T2T_ONLY: ${name} is not replace, amend or fix`);
+    }
+  });
+}
+
+/** Every run of the suite, the floors and the round trips (see the file comment), in their order. */
+async function wholeSuite(sim: SimChild, work: string, phase: Phase, pin: string | null, simCpus: string | null): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const replace = await tickToTrade(sim, work, phase, pin, { mode: 'replace' });
+  rows.push(...replace.rows);
+  // The operator's view's overhead rows: the same replace run with the metrics server on and
+  // scraped, then with the dashboard pushing as well, then the off run again ('control'). Each
+  // on run is judged against both off runs around it: two off runs of 20 s differ by more than
+  // 5% at these figures (52.4 against 59.3 us at p50 in two runs of one build), so one off
+  // run cannot tell a 5% cost from drift. The bound is 5% over the off runs' mean, or the
+  // slower off run where the two are further apart than that (within their own spread, an on
+  // run cannot be told from off).
+  const onRuns: BenchRow[][] = [];
+  for (const operator of ['metrics', 'dashboard'] as const) onRuns.push((await tickToTrade(sim, work, phase, pin, { mode: 'replace', operator, clientCpus: simCpus })).rows);
+  const control = (await tickToTrade(sim, work, phase, pin, { mode: 'replace', operator: 'control' })).rows;
+  for (const row of onRuns.flat()) {
+    if (!/tick-to-trade:/.test(row.case)) {
+      if (process.env.BENCH_OPERATOR_CONTROL === '1') rows.push(row); // the per-hop rows too, to see where a cost lands
+      continue;
+    }
+    const judged = judgeOperatorRow(row, replace.rows, control);
+    if (judged !== null) rows.push(judged);
+  }
+  rows.push(...control.filter((row) => /tick-to-trade:/.test(row.case) || process.env.BENCH_OPERATOR_CONTROL === '1'));
+  // Amend after every replace run: switching the strategy's mode leaves V8's feedback on the
+  // gate and route polymorphic for a while, and a replace run right after amend measured its
+  // risk hop ~2-3x slower (BENCH_OPERATOR_CONTROL=1, Nov 2026): the on rows would pay for it.
+  rows.push(...(await tickToTrade(sim, work, phase, pin, { mode: 'amend' })).rows);
+  // The FIX route (a strategy with route 'fix'): the same replace run, its NewOrderSingle and
+  // OrderCancelRequest written on the FIX order-entry session (KalshiNR) instead of REST.
+  rows.push(...(await tickToTrade(sim, work, phase, pin, { mode: 'replace', route: 'fix' })).rows);
+  // The exec hop's machine part (kernel write, the simulator's wake), from perf trace: a run of
+  // its own, since the tracer costs every system call something.
+  rows.push(...(await tickToTrade(sim, work, phase, pin, { mode: 'replace', operator: 'traced', clientCpus: simCpus })).rows);
+  rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, 0));
+  // The same round trip at about the timed orders' pace: both ends idle between round trips.
+  rows.push(await loopbackFloor(createRequestBytes(sim), Buffer.byteLength(SAMPLE_FRAME), phase, pin, simCpus, PACED_GAP_MS));
+  rows.push(...(await roundTrips(sim, phase)));
+  return rows;
+}
+
+/** One runtime's run: the strategy's mode, the operator's view, the CPUs of the operator's client, the order route, its place in a sequence. */
+interface Run {
+  mode: 'replace' | 'amend';
+  operator?: Operator;
+  clientCpus?: string | null;
+  route?: 'rest' | 'fix';
+  place?: string;
+}
+
+/**
  * One runtime in this process with the tick-to-trade strategy in `mode`: replace (create the new
  * bid, cancel the old: presigned paths) or amend (the amend path carries the order id: signed
  * inline by exec); on the REST route, or with `route` 'fix' on the FIX order-entry session
  * (KalshiNR, the simulator's acceptor).
  */
-async function tickToTrade(
-  sim: SimChild, work: string, phase: Phase, mode: 'replace' | 'amend', pin: string | null, operator: Operator = 'off', clientCpus: string | null = null, route: 'rest' | 'fix' = 'rest',
-  place = '',
-): Promise<{ rows: BenchRow[] }> {
+async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: string | null, run: Run): Promise<{ rows: BenchRow[] }> {
+  const { mode, operator = 'off', clientCpus = null, route = 'rest', place = '' } = run;
   const label = `${mode}${route === 'fix' ? ', fix route' : ''}${OPERATOR_LABEL[operator]}${place === '' ? '' : `, ${place}`}`;
   const fix = route === 'fix' ? sim.ready.fix : null;
   if (route === 'fix' && fix === null) throw new Error('bench tick-to-trade: the simulator started without its FIX acceptor');

@@ -407,15 +407,7 @@ export class KeepWarm {
     // A level that comes and goes, so the shadow book stays the same run after run.
     this.#up = !this.#up;
     this.#seq++;
-    const frame = this.#frame;
-    let at = writeBytes(frame, 0, DELTA_HEAD);
-    at = writeInteger(frame, at, this.#seq);
-    at = writeBytes(frame, at, DELTA_MARKET);
-    at = writeBytes(frame, at, this.#up ? DELTA_DOWN : DELTA_UP);
-    at = writeBytes(frame, at, DELTA_TIME);
-    at = writeInteger(frame, at, Math.floor(this.#options.clock.nowMs()));
-    at = writeBytes(frame, at, DELTA_END);
-    this.#feed.handleBytes(frame, 0, at);
+    this.#feed.handleBytes(this.#frame, 0, this.#writeDelta(DELTA_MARKET, DELTA_TIME));
     this.#rehearseOrder(SHADOW_TICKER, this.#feed.books.get(SHADOW_TICKER)!, this.#route);
     const real = this.#options.realGate;
     if (real !== undefined && real !== null) this.#rehearseRealGate(real.gate, real.marginRoute);
@@ -489,16 +481,20 @@ export class KeepWarm {
 
   /** Margin delta -> perpetual book, then the shadow order's life on the perpetual (the router picks the Margin route; the gate's margin checks). */
   #rehearseMargin(feed: Feed, book: OrderBook): void {
+    feed.handleBytes(this.#frame, 0, this.#writeDelta(PERP_DELTA_MARKET, PERP_DELTA_TIME));
+    this.#rehearseOrder(SHADOW_PERP, book, this.#marginRoute);
+  }
+
+  /** This run's delta frame into the reused buffer, its market's pieces between the shared ones (the run's seq, sign and time); its length. */
+  #writeDelta(market: Uint8Array, time: Uint8Array): number {
     const frame = this.#frame;
     let at = writeBytes(frame, 0, DELTA_HEAD);
     at = writeInteger(frame, at, this.#seq);
-    at = writeBytes(frame, at, PERP_DELTA_MARKET);
+    at = writeBytes(frame, at, market);
     at = writeBytes(frame, at, this.#up ? DELTA_DOWN : DELTA_UP);
-    at = writeBytes(frame, at, PERP_DELTA_TIME);
+    at = writeBytes(frame, at, time);
     at = writeInteger(frame, at, Math.floor(this.#options.clock.nowMs()));
-    at = writeBytes(frame, at, DELTA_END);
-    feed.handleBytes(frame, 0, at);
-    this.#rehearseOrder(SHADOW_PERP, book, this.#marginRoute);
+    return writeBytes(frame, at, DELTA_END);
   }
 
   /** rfq_created -> quote book -> gate -> quote accepted and encoded -> the quote rejected, the RFQ deleted. */

@@ -43,16 +43,22 @@ async function until(predicate: () => boolean, what: string): Promise<void> {
   if (!predicate()) throw new Error(`timed out waiting for ${what}`);
 }
 
+/** A FIX route for a new prime user of the simulator's KalshiNR, its listener set (not connected yet). */
+function routeFor(userId: string): { entry: FixOrderEntry; listener: ListenerWithUnknowns } {
+  const key = sim.createApiKey({ scopes: ['read', 'write'], userId, tier: 'prime' });
+  const entry = new FixOrderEntry({
+    ...FIX_ORDER_ENTRY_DEFAULTS, host: sim.fix!.host, port: sim.fix!.ports.KalshiNR, tls: null, keyId: key.keyId,
+    privateKey: loadPrivateKey(key.privateKeyPem), clock: systemClock, storePath: null,
+  });
+  const listener = new ListenerWithUnknowns();
+  entry.setListener(listener);
+  return { entry, listener };
+}
+
 describe('FixOrderEntry: orders by handle', () => {
   it('sends and answers by handle with no id string made; ours and text ids alongside', async () => {
     const userId = 'fix-handles';
-    const key = sim.createApiKey({ scopes: ['read', 'write'], userId, tier: 'prime' });
-    const entry = new FixOrderEntry({
-      ...FIX_ORDER_ENTRY_DEFAULTS, host: sim.fix!.host, port: sim.fix!.ports.KalshiNR, tls: null, keyId: key.keyId,
-      privateKey: loadPrivateKey(key.privateKeyPem), clock: systemClock, storePath: null,
-    });
-    const listener = new ListenerWithUnknowns();
-    entry.setListener(listener);
+    const { entry, listener } = routeFor(userId);
     await entry.connect();
 
     const ids = new ClientOrderIds('fh', Date.now(), 0);
@@ -130,13 +136,7 @@ describe('FixOrderEntry: orders by handle', () => {
 
   it('rehearsals encode and drop: nothing written, no MsgSeqNum or ClOrdID taken, the venue\'s order unchanged; the real amend after is acked', async () => {
     const userId = 'fix-rehearsal';
-    const key = sim.createApiKey({ scopes: ['read', 'write'], userId, tier: 'prime' });
-    const entry = new FixOrderEntry({
-      ...FIX_ORDER_ENTRY_DEFAULTS, host: sim.fix!.host, port: sim.fix!.ports.KalshiNR, tls: null, keyId: key.keyId,
-      privateKey: loadPrivateKey(key.privateKeyPem), clock: systemClock, storePath: null,
-    });
-    const listener = new ListenerWithUnknowns();
-    entry.setListener(listener);
+    const { entry, listener } = routeFor(userId);
     const ids = new ClientOrderIds('fr', Date.now(), 0);
     const order = (price: number): NewOrder & { handle: number } => {
       const handle = ids.take();

@@ -97,8 +97,7 @@ export class FixRequests {
     const counter = ++this.#ownCounter;
     pending.idForm = IdForm.OWN;
     pending.idNumber = counter;
-    this.#ownPrefix.copy(this.scratch, 0);
-    return writeInteger(this.scratch, this.#ownPrefix.length, counter);
+    return this.#writeOwnId(counter);
   }
 
   /**
@@ -106,8 +105,13 @@ export class FixRequests {
    * and returns its end; the counter does not move.
    */
   rehearseOwnId(): number {
+    return this.#writeOwnId(this.#ownCounter + 1);
+  }
+
+  /** Our ClOrdID with `counter` into `scratch`; its end. */
+  #writeOwnId(counter: number): number {
     this.#ownPrefix.copy(this.scratch, 0);
-    return writeInteger(this.scratch, this.#ownPrefix.length, this.#ownCounter + 1);
+    return writeInteger(this.scratch, this.#ownPrefix.length, counter);
   }
 
   /**

@@ -97,21 +97,12 @@ const K_CLIENT_ORDER_ID = asciiConst(',"client_order_id":');
 const K_SIDE_BID_COUNT = asciiConst(',"side":"bid","count":"');
 const K_SIDE_ASK_COUNT = asciiConst(',"side":"ask","count":"');
 const K_PRICE = asciiConst('","price":"');
-const K_TIME_IN_FORCE = asciiConst('","time_in_force":"');
-const K_STP = asciiConst('","self_trade_prevention_type":"');
-const K_POST_ONLY = asciiConst(',"post_only":true');
-const K_REDUCE_ONLY = asciiConst(',"reduce_only":true');
 const K_SIDE_BID_PRICE = asciiConst(',"side":"bid","price":"');
 const K_SIDE_ASK_PRICE = asciiConst(',"side":"ask","price":"');
 const K_COUNT = asciiConst('","count":"');
 const K_END_STRING_OBJECT = asciiConst('"}');
 const K_ORDERS_ORDER_ID = asciiConst('{"orders":[{"order_id":');
 const K_ORDERS_END = asciiConst('}]}');
-const K_GTC = asciiConst('good_till_canceled');
-const K_IOC = asciiConst('immediate_or_cancel');
-const K_FOK = asciiConst('fill_or_kill');
-const K_TAKER_AT_CROSS = asciiConst('taker_at_cross');
-const K_MAKER = asciiConst('maker');
 
 /**
  * A create body's tail after the price, for every known time in force, self-trade prevention and
@@ -123,7 +114,7 @@ const CREATE_STPS = ['taker_at_cross', 'maker'] as const;
 const CREATE_TAILS: readonly Uint8Array[] = CREATE_TIFS.flatMap((tif) => CREATE_STPS.flatMap((stp) => [0, 1, 2, 3].map((flags) =>
   asciiConst(`","time_in_force":"${tif}","self_trade_prevention_type":"${stp}"${(flags & 2) !== 0 ? ',"post_only":true' : ''}${(flags & 1) !== 0 ? ',"reduce_only":true' : ''}`))));
 
-/** The order's tail in CREATE_TAILS, -1 for a time in force or self-trade prevention not known there (written piece by piece). */
+/** The order's tail in CREATE_TAILS; -1 for a time in force or self-trade prevention outside the types (the checks refuse them before any body is written). */
 function createTailIndex(order: Readonly<NewOrder>): number {
   const tif = order.timeInForce;
   const tifIndex = tif === 'good_till_canceled' ? 0 : tif === 'immediate_or_cancel' ? 1 : tif === 'fill_or_kill' ? 2 : -1;
@@ -153,19 +144,8 @@ export function writeCreateBodyInto(out: Buffer, at: number, order: Readonly<New
   at = writeBytes(out, at, K_PRICE);
   at = writeFixed(out, at, order.price, 4);
   const tail = createTailIndex(order);
-  if (tail >= 0) {
-    at = writeBytes(out, at, CREATE_TAILS[tail]!);
-  } else {
-    at = writeBytes(out, at, K_TIME_IN_FORCE);
-    const tif = order.timeInForce;
-    at = tif === 'good_till_canceled' ? writeBytes(out, at, K_GTC) : tif === 'immediate_or_cancel' ? writeBytes(out, at, K_IOC) : tif === 'fill_or_kill' ? writeBytes(out, at, K_FOK) : writeAscii(out, at, tif);
-    at = writeBytes(out, at, K_STP);
-    const stp = order.selfTradePrevention;
-    at = stp === 'taker_at_cross' ? writeBytes(out, at, K_TAKER_AT_CROSS) : stp === 'maker' ? writeBytes(out, at, K_MAKER) : writeAscii(out, at, stp);
-    out[at++] = 0x22; // "
-    if (order.postOnly) at = writeBytes(out, at, K_POST_ONLY);
-    if (order.reduceOnly) at = writeBytes(out, at, K_REDUCE_ONLY);
-  }
+  assert(tail >= 0, 'order body: unknown time_in_force or self_trade_prevention_type (the checks refuse them first)');
+  at = writeBytes(out, at, CREATE_TAILS[tail]!);
   if (order.subaccount !== 0) {
     at = writeAscii(out, at, ',"subaccount":');
     at = writeInteger(out, at, order.subaccount);
