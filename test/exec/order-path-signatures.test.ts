@@ -130,6 +130,47 @@ describe('OrderPathSignatures', () => {
     expect(() => new OrderPathSignatures({ presigner: presigner!, clock, ordersPath: ORDERS, kinds: [], capacity: 1, maxAgeMs: 3_000, refreshLeadMs: 1_000, idleLifetimeMs: 1_000, depth: 5 })).toThrow(/depth/);
   });
 
+  it('amendDepth keeps the amend path its own count: four amends in a row presigned, the decrease at depth', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock, { kinds: [OrderPathKind.AMEND, OrderPathKind.DECREASE], depth: 1, amendDepth: 4 });
+    paths.track('o-4');
+    paths.flush();
+    await until(() => paths.stats.signed === 5);
+    const amends = new Set<string>();
+    for (let i = 0; i < 4; i++) {
+      expect(paths.take('o-4', OrderPathKind.AMEND, out)).toBe(true);
+      expect(verifies('POST', `${ORDERS}/o-4/amend`)).toBe(true);
+      amends.add(signatureText(out));
+    }
+    expect(amends.size).toBe(4);
+    expect(paths.take('o-4', OrderPathKind.AMEND, out)).toBe(false);
+    expect(paths.take('o-4', OrderPathKind.DECREASE, out)).toBe(true);
+    expect(verifies('POST', `${ORDERS}/o-4/decrease`)).toBe(true);
+    expect(paths.take('o-4', OrderPathKind.DECREASE, out)).toBe(false);
+    expect(() => new OrderPathSignatures({ presigner: presigner!, clock, ordersPath: ORDERS, kinds: [], capacity: 1, maxAgeMs: 3_000, refreshLeadMs: 1_000, idleLifetimeMs: 1_000, amendDepth: 5 })).toThrow(/amendDepth/);
+  });
+
+  it('a flush while a batch is in flight is not lost: it runs when the batch is answered', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock, { kinds: [OrderPathKind.AMEND], depth: 2 });
+    paths.track('o-f');
+    paths.flush();
+    await until(() => paths.stats.signed === 2);
+    expect(paths.take('o-f', OrderPathKind.AMEND, out)).toBe(true);
+    paths.flush(); // the first replacement's batch, in flight
+    expect(paths.take('o-f', OrderPathKind.AMEND, out)).toBe(true);
+    const requested = presigner!.stats.requested;
+    paths.flush(); // while that batch is in flight: nothing asked now...
+    expect(presigner!.stats.requested).toBe(requested);
+    // ...and the second replacement asked once the first batch is answered, with no further call.
+    await until(() => paths.stats.signed === 4);
+    for (let i = 0; i < 2; i++) {
+      expect(paths.take('o-f', OrderPathKind.AMEND, out)).toBe(true);
+      expect(verifies('POST', `${ORDERS}/o-f/amend`)).toBe(true);
+    }
+    expect(paths.stats).toMatchObject({ taken: 4, missed: 0 });
+  });
+
   it('asks in batches of at most BATCH_SIGNATURES_MAX, and keeps each order\'s signatures at depth 2 apart', async () => {
     const clock = new ManualClock(T0);
     const paths = await store(clock, { capacity: 50, depth: 2 });

@@ -606,10 +606,10 @@ describe('RestOrderEntry: per-order presigned paths', () => {
       if (request.method === 'DELETE') return json(200, { order_id: 'o-rest', reduced_by: '5.00', ts_ms: 4 });
       return defaultScript(request);
     };
-    // One signature per path (orderDepth 1), so the second amend in a row must sign inline; depth 2
+    // One signature per path (orderDepth and orderAmendDepth 1), so the second amend in a row must sign inline; depth 2
     // (the default) is covered in order-path-signatures.test.ts.
     const { entry: opened, listener } = await open({
-      cancelRoute: 'single', presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderDepth: 1 },
+      cancelRoute: 'single', presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderDepth: 1, orderAmendDepth: 1 },
     });
     const writtenBefore = opened.rawStats.written;
     opened.create(order('c-ioc', { timeInForce: 'immediate_or_cancel', postOnly: false }));
@@ -649,7 +649,7 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     expect(opened.orderPathStats!.signed).toBe(signed);
   });
 
-  it('with the default two signatures per path, two amends in a row both go out presigned', async () => {
+  it('with the defaults (four amend signatures, two per other path), four amends in a row all go out presigned', async () => {
     exchange.script = (request) => {
       if (request.method === 'POST' && request.path.endsWith('/portfolio/events/orders')) return json(201, { order_id: 'o-2', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 });
       if (request.path.endsWith('/amend')) return json(200, { order_id: 'o-2', ts_ms: 2 });
@@ -657,15 +657,15 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     };
     const { entry: opened, listener } = await open();
     expect(REST_ORDER_ENTRY_DEFAULTS.presign.orderDepth).toBe(2);
+    expect(REST_ORDER_ENTRY_DEFAULTS.presign.orderAmendDepth).toBe(4);
     opened.create(order('c-2'));
     await until(() => listener.events.length === 1);
-    await until(() => opened.orderPathStats!.signed === 4); // amend and decrease, two each
+    await until(() => opened.orderPathStats!.signed === 6); // amend four, decrease two
     const inlineBefore = opened.stats.inlineSigned;
-    opened.amend('o-2', 'T', 'bid', 4300 as Price, 1000 as Count, 0);
-    opened.amend('o-2', 'T', 'bid', 4400 as Price, 1000 as Count, 0);
+    for (let i = 0; i < 4; i++) opened.amend('o-2', 'T', 'bid', (4300 + i * 100) as Price, 1000 as Count, 0);
     expect(opened.stats.inlineSigned).toBe(inlineBefore);
-    expect(opened.orderPathStats!.taken).toBe(2);
-    await until(() => listener.events.length === 3);
+    expect(opened.orderPathStats!.taken).toBe(4);
+    await until(() => listener.events.length === 5);
     expect(exchange.orderRequests.filter((request) => request.path.endsWith('/o-2/amend')).every((request) => request.signatureValid)).toBe(true);
   });
 

@@ -9,13 +9,17 @@
  * while it ages, as long as the order was touched within `idleLifetimeMs`. `depth` signatures are
  * kept per path (each with its own timestamp), so a second amend soon after the first still finds
  * one while the replacement of the first is being made (with one, a quick second amend signed
- * inline: ~0.7 ms, the p99 of bench/tick-to-trade's amend phase).
+ * inline: ~0.7 ms, the p99 of bench/tick-to-trade's amend phase). The amend path keeps its own
+ * `amendDepth`: a requoting maker amends one order in bursts, and the worker (nice 19) answers a
+ * batch in ~2 ms at p50 but ~40 ms at p99 and up to ~250 ms at start-up on a busy 2-core host, so
+ * two were used up before their replacements came (1-2% of amends signed inline). A flush that
+ * comes while a batch is in flight runs when that batch is answered, not at the next idle turn.
  *
  * Record per tracked order (pooled; at most `capacity`, the oldest tracked is evicted first):
  *
  *   orderId | path[kind] | timestampMs[slot] timestampText[slot] head bytes[slot] | filled, pending masks
  *           kind: 0 cancel (DELETE), 1 amend (POST), 2 decrease (POST); only the enabled kinds
- *           slot: kind * MAX_DEPTH + 0..depth-1; filled, pending: one bit per slot
+ *           slot: kind * MAX_DEPTH + 0..depth(kind)-1; filled, pending: one bit per slot
  *
  * A signature is kept as the request head's bytes (net's signedFieldsBytes), copied out of the
  * presigner's shared buffer into the record's own bytes (made once per record, reused with it);
@@ -50,6 +54,7 @@ export interface OrderPathSignaturesOptions {
   refreshLeadMs: number; // re-sign this long before maxAgeMs
   idleLifetimeMs: number; // stop refreshing an order not tracked or used for this long
   depth?: number; // signatures kept per path, 1..MAX_DEPTH (default 1)
+  amendDepth?: number; // the amend path's, 1..MAX_DEPTH (default depth): a requoting maker amends one order in bursts
 }
 
 export interface OrderPathSignaturesStats {
@@ -69,15 +74,15 @@ class OrderRecord {
   readonly paths: string[] = ['', '', ''];
   readonly timestampsMs = new Float64Array(SLOT_COUNT);
   readonly timestampTexts: string[] = new Array<string>(SLOT_COUNT).fill('');
-  /** The slots' head bytes, `stride` apart, the `depth` slots of each kind in a row (made at the record's first signature). */
+  /** The slots' head bytes, slot x `stride` (made at the record's first signature). */
   bytes: Uint8Array | null = null;
   /** Each slot's bytes as a view (made once, or when the length changes). */
   readonly views: (Uint8Array | null)[] = new Array<Uint8Array | null>(SLOT_COUNT).fill(null);
 
   /** Copies a signature's head bytes into `slot`. */
-  keep(slot: number, signed: Uint8Array, stride: number, depth: number): void {
-    const bytes = (this.bytes ??= new Uint8Array(KIND_COUNT * depth * stride));
-    const at = (Math.floor(slot / MAX_DEPTH) * depth + (slot % MAX_DEPTH)) * stride;
+  keep(slot: number, signed: Uint8Array, stride: number): void {
+    const bytes = (this.bytes ??= new Uint8Array(SLOT_COUNT * stride));
+    const at = slot * stride;
     bytes.set(signed, at);
     slotView(this.views, slot, bytes, at, signed.length);
     this.filled |= 1 << slot;
@@ -120,6 +125,8 @@ export class OrderPathSignatures {
   readonly #records: FifoMap<string, OrderRecord>; // insertion order = eviction order
   /** A signBatch not yet answered: flush() sends no other until it is. */
   #batchInFlight = false;
+  /** A flush came while the batch was in flight: flush again when it is answered, not at the next idle turn or tick. */
+  #flushWhenSigned = false;
   /** The order id track() kept last (lastTracked reads it while the order is still kept). */
   #lastTracked = '';
   /** The batch in flight: what was asked (methods, paths) and for which record, slot and generation. */
@@ -130,7 +137,8 @@ export class OrderPathSignatures {
   readonly #batchGenerations: number[] = [];
   readonly #free: OrderRecord[] = [];
 
-  readonly #depth: number;
+  /** Signatures kept per path, by kind. */
+  readonly #depths = new Uint8Array(KIND_COUNT);
 
   constructor(options: OrderPathSignaturesOptions) {
     const depth = options.depth ?? 1;
@@ -138,7 +146,10 @@ export class OrderPathSignatures {
     this.#options = options;
     this.#records = new FifoMap(options.capacity);
     this.#kinds = [...options.kinds];
-    this.#depth = depth;
+    const amendDepth = options.amendDepth ?? depth;
+    if (!(Number.isInteger(amendDepth) && amendDepth >= 1 && amendDepth <= MAX_DEPTH)) throw new RangeError(`OrderPathSignatures: amendDepth must be an integer in 1..${MAX_DEPTH}, got ${amendDepth}`);
+    this.#depths.fill(depth);
+    this.#depths[OrderPathKind.AMEND] = amendDepth;
   }
 
   get size(): number {
@@ -175,7 +186,7 @@ export class OrderPathSignatures {
     if (record === undefined || record.paths[kind] === '') return false;
     const oldestMs = this.#options.clock.nowMs() - this.#options.maxAgeMs;
     const first = kind * MAX_DEPTH;
-    for (let slot = first; slot < first + this.#depth; slot++) {
+    for (let slot = first; slot < first + this.#depths[kind]!; slot++) {
       if (record.has(slot) && record.timestampsMs[slot]! >= oldestMs) return true;
     }
     return false;
@@ -230,7 +241,7 @@ export class OrderPathSignatures {
     const oldestMs = nowMs - this.#options.maxAgeMs;
     let chosen = -1;
     const first = kind * MAX_DEPTH;
-    for (let slot = first; slot < first + this.#depth; slot++) {
+    for (let slot = first; slot < first + this.#depths[kind]!; slot++) {
       if (!record.has(slot)) continue;
       if (record.timestampsMs[slot]! < oldestMs) {
         if (dropOld) record.empty(slot);
@@ -250,7 +261,11 @@ export class OrderPathSignatures {
     const presigner = this.#options.presigner;
     // One batch at a time: a flush each tick while the worker is still on the last one only
     // lengthens its queue (at 5,000 markets the orders it signed for were evicted before use).
-    if (!presigner.alive || this.#records.size === 0 || this.#batchInFlight) return;
+    if (!presigner.alive || this.#records.size === 0) return;
+    if (this.#batchInFlight) {
+      this.#flushWhenSigned = true;
+      return;
+    }
     const nowMs = this.#options.clock.nowMs();
     const staleBeforeMs = nowMs - (this.#options.maxAgeMs - this.#options.refreshLeadMs);
     const idleBeforeMs = nowMs - this.#options.idleLifetimeMs;
@@ -273,7 +288,7 @@ export class OrderPathSignatures {
         continue;
       }
       for (const kind of this.#kinds) {
-        for (let slot = kind * MAX_DEPTH; slot < kind * MAX_DEPTH + this.#depth; slot++) {
+        for (let slot = kind * MAX_DEPTH; slot < kind * MAX_DEPTH + this.#depths[kind]!; slot++) {
           const bit = 1 << slot;
           if ((record.pending & bit) !== 0) continue;
           if (record.has(slot) && record.timestampsMs[slot]! >= staleBeforeMs) continue;
@@ -309,12 +324,16 @@ export class OrderPathSignatures {
       const slot = targetSlots[i]!;
       record.pending &= ~(1 << slot);
       if (signed === null) continue;
-      record.keep(slot, signed[i]!, stride, this.#depth);
+      record.keep(slot, signed[i]!, stride);
       record.timestampsMs[slot] = timestampMs;
       record.timestampTexts[slot] = timestampText;
       this.stats.signed++;
     }
     targets.length = 0; // no record held past its batch
+    if (this.#flushWhenSigned) {
+      this.#flushWhenSigned = false;
+      this.flush();
+    }
   };
 
   /** An evicted record back to the free list. */

@@ -169,10 +169,13 @@ export interface PresignSettings {
   workerNice: number | null;
   // Per-order paths (cancel single route, amend, decrease) signed after a create ack: orders
   // tracked at once (0 = off), how long an order untouched keeps being refreshed, and signatures
-  // kept per path (order-path-signatures.ts: 2 lets a quick second amend find one too).
+  // kept per path (order-path-signatures.ts: 2 lets a quick second amend find one too), the
+  // amend path's on its own: a requoting maker amends one order in bursts faster than the
+  // worker, at nice 19, makes replacements.
   orderCapacity: number;
   orderIdleMs: number;
   orderDepth: number;
+  orderAmendDepth: number;
   // More constant-path endpoints to keep signatures ready for, paths relative to the API prefix:
   // other clients' hot-path requests signed by this presigner (RestQuoteRoute.presignEndpoint,
   // POST /communications/quotes). Their rings follow the same refill policy. Default none.
@@ -225,9 +228,10 @@ export const REST_ORDER_ENTRY_DEFAULTS: Readonly<Omit<RestOrderEntryOptions, 'ba
       startTimeoutMs: 10_000,
       refill: 'idle',
       workerNice: 19,
-      orderCapacity: 64, // x 2-3 paths x orderDepth per refresh (every maxAgeMs - refreshLeadMs): ~128-192 RSA signs/s at most
+      orderCapacity: 64, // x (orderAmendDepth + orderDepth per other path) per refresh (every maxAgeMs - refreshLeadMs): ~192-256 RSA signs/s at most
       orderIdleMs: 30_000,
       orderDepth: 2,
+      orderAmendDepth: 4,
       extraEndpoints: Object.freeze([]) as readonly PresignEndpoint[],
     }),
     cancelRoute: 'batched',
@@ -443,6 +447,7 @@ export class RestOrderEntry implements OrderEntry {
           refreshLeadMs: settings.refreshLeadMs,
           idleLifetimeMs: settings.orderIdleMs,
           depth: settings.orderDepth,
+          amendDepth: settings.orderAmendDepth,
         });
       }
     }
