@@ -353,7 +353,7 @@ async function amendCase(sim: SimProcess): Promise<Case> {
     rows() {
       const paths = entry.orderPathStats;
       const note = `failures=${listener.failures}${listener.failures > 0 ? ` (${listener.lastFailure})` : ''} per-order signatures taken=${paths?.taken ?? 0} missed=${paths?.missed ?? 0}` +
-        ` inline=${entry.stats.inlineSigned} queued=${entry.stats.queued}`;
+        ` inline=${entry.stats.inlineSigned} worker-signed=${entry.stats.workerSigned} queued=${entry.stats.queued}`;
       return [
         latencyRow(SUITE, 'ours amend->ack (presigned, raw)', false, roundTrip, { note }),
         latencyRow(SUITE, 'ours amend() call (presigned, raw)', false, callOnly, { note: 'encode + take + assemble + socket.write, until amend() returns' }),

@@ -89,7 +89,7 @@ export interface CaseResult {
   deliveredUpdatesPerSec: number;
   holdStats: { heldSent: number; heldDropped: number; batchesSent: number; batchedOrders: number };
   /** Order-route requests over the trading phase, and those signed on the event loop (RSA, about 1 ms each) for want of a presigned signature. */
-  signing: { requests: number; inlineSigned: number };
+  signing: { requests: number; inlineSigned: number; workerSigned: number };
   /** The keep-warm dry run over the trading phase: runs, timer ticks it skipped as the loop was busy, and the loop time its runs took, ms (all 0 when off). */
   keepWarm: { runs: number; thinned: number; busyMs: number };
   ordersSent: number;
@@ -254,12 +254,13 @@ export async function runCase(sim: BenchChild, tickers: readonly string[], scale
     const routeStats = runtime.rest.stats;
     const requestsBefore = routeStats.requests;
     const inlineBefore = routeStats.inlineSigned;
+    const workerBefore = routeStats.workerSigned;
     const warm = runtime.keepWarm?.stats;
     const warmBefore = { runs: warm?.runs ?? 0, thinned: warm?.thinned ?? 0, busyUs: warm?.busyUsTotal ?? 0 };
     loopDelay.enable();
     const trading = await sampleTrading(runtime, sim, key.keyId, userId, scale, tradingFromMs);
     loopDelay.disable();
-    const signing = { requests: routeStats.requests - requestsBefore, inlineSigned: routeStats.inlineSigned - inlineBefore };
+    const signing = { requests: routeStats.requests - requestsBefore, inlineSigned: routeStats.inlineSigned - inlineBefore, workerSigned: routeStats.workerSigned - workerBefore };
     const keepWarm = warm === undefined ? { runs: 0, thinned: 0, busyMs: 0 } : { runs: warm.runs - warmBefore.runs, thinned: warm.thinned - warmBefore.thinned, busyMs: Math.round((warm.busyUsTotal - warmBefore.busyUs) / 1000) };
     const status = runtime.status();
     const stats = runtime.router.holdStats;

@@ -325,7 +325,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
     const note = `book frames ${frames}, with an order ${withOrder} (others: request in flight); denies ${JSON.stringify(status.denies)}${servedNote}`;
     const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, `[${label}] ${name}`, false, histogram, extra);
     const stats = runtime.rest.stats;
-    const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}`;
+    const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}, signed by the worker on demand ${stats.workerSigned - statsBefore.workerSigned}`;
     const orderPaths = runtime.rest.orderPathStats;
     const orderPathNote = orderPaths === null ? '' : `; per-order signatures (whole run): orders tracked ${orderPaths.tracked}, taken ${orderPaths.taken}, missed ${orderPaths.missed}, evicted ${orderPaths.evicted}`;
     const fixStats = runtime.fix?.stats ?? null;

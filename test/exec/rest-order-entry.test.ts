@@ -195,8 +195,9 @@ describe('RestOrderEntry: connect and signing', () => {
       if (request.method === 'DELETE') return json(200, { order_id: 'o-7', reduced_by: '5.00', ts_ms: 4 });
       return defaultScript(request);
     };
-    // One idle raw socket per call, so each is written at once rather than queued.
-    const { entry: opened, listener } = await open({ cancelRoute: 'single', connections: 3 });
+    // One idle raw socket per call, so each is written at once rather than queued. orderMiss
+    // 'inline': o-7 has no per-order signature, and the worker's would be written later.
+    const { entry: opened, listener } = await open({ cancelRoute: 'single', connections: 3, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderMiss: 'inline' } });
     const orderPath = '/trade-api/v2/portfolio/events/orders/o-7';
     const calls: { name: string; call: () => void; method: string; path: string; target: string }[] = [
       { name: 'amend', call: () => opened.amend('o-7', 'T', 'bid', 4300 as Price, 1000 as Count, 2), method: 'POST', path: `${orderPath}/amend`, target: `${orderPath}/amend?subaccount=2` },
@@ -243,10 +244,58 @@ describe('RestOrderEntry: connect and signing', () => {
     expect(opened.stats.inlineSigned).toBe(3); // o-7 was never created here: no per-order signatures ready
   });
 
+  it('orderMiss worker (the default): a per-order request with no signature ready is signed by the worker and written when it answers, nothing signed on the loop', async () => {
+    exchange.script = (request) => {
+      if (request.path.endsWith('/amend')) return json(200, { order_id: 'o-8', remaining_count: '10.00', fill_count: '0.00', ts_ms: 2 });
+      if (request.path.endsWith('/decrease')) return json(200, { order_id: 'o-8', remaining_count: '5.00', ts_ms: 3 });
+      if (request.method === 'DELETE') return json(200, { order_id: 'o-8', reduced_by: '5.00', ts_ms: 4 });
+      return defaultScript(request);
+    };
+    expect(REST_ORDER_ENTRY_DEFAULTS.presign.orderMiss).toBe('worker');
+    const { entry: opened, listener } = await open({ cancelRoute: 'single', connections: 3 });
+    const writtenBefore = opened.rawStats.written;
+    const inlineBefore = opened.stats.inlineSigned;
+    // o-8 was never created here: none of its paths has a signature ready.
+    opened.amend('o-8', 'T', 'ask', 4300 as Price, 1000 as Count, 2);
+    opened.decrease('o-8', 500 as Count, 0);
+    opened.cancel('o-8', 0);
+    expect(opened.rawStats.written - writtenBefore).toBe(0); // nothing written inside the calls
+    expect(opened.stats).toMatchObject({ workerSigned: 3, inlineSigned: inlineBefore });
+    await until(() => listener.events.length === 3);
+    expect(listener.events).toContainEqual(['amendAck', 'o-8', 0, 1000, 2]);
+    expect(listener.events).toContainEqual(['decreaseAck', 'o-8', 500, 3]);
+    expect(listener.events).toContainEqual(['cancelAck', 'o-8', 500, 4]);
+    const requests = exchange.orderRequests.filter((request) => request.path.includes('/o-8'));
+    expect(requests.map((request) => request.url).sort()).toEqual([
+      '/trade-api/v2/portfolio/events/orders/o-8',
+      '/trade-api/v2/portfolio/events/orders/o-8/amend?subaccount=2',
+      '/trade-api/v2/portfolio/events/orders/o-8/decrease',
+    ]);
+    expect(requests.every((request) => request.signatureValid)).toBe(true);
+    // The amend's body was kept as text when the call returned (the route's writer is reused).
+    const amend = JSON.parse(requests.find((request) => request.path.endsWith('/amend'))!.body);
+    expect(amend).toMatchObject({ ticker: 'T', side: 'ask', price: '0.4300' });
+    expect(opened.stats.inlineSigned).toBe(inlineBefore);
+  });
+
+  it('orderMiss worker: a request still waiting for its signature at close() is a status-0 "not sent" reject, never written', async () => {
+    const listener = new ListenerWithUnknowns();
+    const { entry: opened } = await open({}, listener);
+    opened.amend('w1', 'T', 'bid', 5500 as Price, 500 as Count, 0);
+    expect(opened.stats.workerSigned).toBe(1);
+    await opened.close();
+    await until(() => listener.events.length === 1);
+    expect(listener.events).toEqual([
+      ['amendReject', 'w1', { status: 0, code: 'EXEC_DISCONNECTED', message: 'not sent: order entry closed', details: '' }],
+    ]);
+    expect(exchange.orderRequests.filter((request) => request.path.includes('/w1'))).toEqual([]);
+    expect(opened.stats.inlineSigned).toBe(0);
+  });
+
   it('raw transport: an amend or decrease that never reached a socket is a status-0 "not sent" reject; one in flight at close() is unknown', async () => {
     exchange.script = (request) => (request.method === 'GET' ? defaultScript(request) : 'hang');
     const listener = new ListenerWithUnknowns();
-    const { entry: opened } = await open({ connections: 1, hotPathQueueMax: 1 }, listener);
+    const { entry: opened } = await open({ connections: 1, hotPathQueueMax: 1, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderMiss: 'inline' } }, listener);
     opened.amend('q1', 'T', 'bid', 5500 as Price, 500 as Count, 0); // written
     opened.decrease('q2', 100 as Count, 0); // queued
     opened.amend('q3', 'T', 'bid', 5500 as Price, 500 as Count, 0); // refused inside the call
@@ -609,7 +658,7 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     // One signature per path (orderDepth and orderAmendDepth 1), so the second amend in a row must sign inline; depth 2
     // (the default) is covered in order-path-signatures.test.ts.
     const { entry: opened, listener } = await open({
-      cancelRoute: 'single', presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderDepth: 1, orderAmendDepth: 1 },
+      cancelRoute: 'single', presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderDepth: 1, orderAmendDepth: 1, orderMiss: 'inline' },
     });
     const writtenBefore = opened.rawStats.written;
     opened.create(order('c-ioc', { timeInForce: 'immediate_or_cancel', postOnly: false }));
