@@ -24,6 +24,8 @@ export interface SimChildOptions {
   faultProfile?: string | null;
   /** Synthetic book updates per second across markets; 0 = quiet. */
   activityUpdatesPerSec?: number;
+  /** Synthetic Margin (perpetuals) book updates per second (--margin-activity-rate); 0 = quiet. */
+  marginActivityUpdatesPerSec?: number;
   /** Where the simulator's stderr goes (created). */
   logPath: string;
   keysDir?: string;
@@ -99,6 +101,7 @@ export class SimChild {
     if (options.marketsFile !== undefined && options.marketsFile !== null) args.push('--markets', options.marketsFile);
     if (options.faultProfile !== undefined && options.faultProfile !== null) args.push('--faults', options.faultProfile);
     if (options.activityUpdatesPerSec !== undefined) args.push('--activity-rate', String(options.activityUpdatesPerSec));
+    if (options.marginActivityUpdatesPerSec !== undefined) args.push('--margin-activity-rate', String(options.marginActivityUpdatesPerSec));
     if (options.keysDir !== undefined) args.push('--keys-dir', options.keysDir);
     args.push('--log-level', options.logLevel ?? 'info', ...(options.extraArgs ?? []));
     mkdirSync(dirname(options.logPath), { recursive: true, mode: 0o700 });

@@ -19,6 +19,8 @@
  *   --activity-rate N   synthetic market updates per second, 0 = off (default 0)
  *   --rfq-rate N        with --activity-rate: RFQs per minute from synthetic requesters, whose quoters
  *                       also answer users' RFQs (activity/rfq-participants.ts), 0 = none (default 20)
+ *   --margin-activity-rate N  synthetic Margin (perpetuals) book updates per second, 0 = off (default 0);
+ *                       independent of --activity-rate (alone, only the Margin books move)
  *   --synthetic-markets N  N synthetic markets (KXSYN...) listed after the --markets catalog's, 0 = none (default 0)
  *   --keys-dir DIR      demo key directory (default var/sim-keys)
  *   --log-level LEVEL   stderr log level (default info)
@@ -36,7 +38,7 @@
 import { CliUsageError, helpText, parseCli, unknownMessage } from '../core/index.ts';
 import type { CliCommand } from '../core/index.ts';
 import { createLogger } from '../telemetry/index.ts';
-import { faultProfileNames, startSim } from './index.ts';
+import { faultProfileNames, startSim, type StartSimOptions } from './index.ts';
 import { uwsFallbackNotice } from '../net/uws.ts';
 
 interface Args {
@@ -46,6 +48,8 @@ interface Args {
   markets: string | undefined;
   faults: string;
   activityRate: number;
+  /** Synthetic Margin book updates per second; 0 = off. */
+  marginActivityRate: number;
   /** RFQs per minute with activity on; null: the simulator's default. */
   rfqRate: number | null;
   syntheticMarkets: number;
@@ -68,6 +72,7 @@ const COMMAND: CliCommand = {
     { name: '--markets', value: '<file>', help: 'market catalog (default config/markets.json)' },
     { name: '--faults', value: '<name>', help: 'fault profile (default none)' },
     { name: '--activity-rate', value: '<n>', help: 'synthetic market updates per second, 0 = off (default 0)' },
+    { name: '--margin-activity-rate', value: '<n>', help: 'synthetic Margin (perpetuals) book updates per second, 0 = off (default 0); works without --activity-rate' },
     { name: '--rfq-rate', value: '<n>', help: 'with --activity-rate: RFQs per minute from synthetic requesters (their quoters answer yours), 0 = none (default 20)' },
     { name: '--synthetic-markets', value: '<n>', help: 'n synthetic markets (KXSYN...) listed after the --markets catalog\'s, 0 = none (default 0)' },
     { name: '--keys-dir', value: '<dir>', help: 'demo key directory (default var/sim-keys)' },
@@ -100,6 +105,7 @@ function parseArgs(argv: readonly string[]): Args | null {
     markets: values.get('--markets'),
     faults,
     activityRate: values.has('--activity-rate') ? integerArg('--activity-rate', values.get('--activity-rate')) : 0,
+    marginActivityRate: values.has('--margin-activity-rate') ? integerArg('--margin-activity-rate', values.get('--margin-activity-rate')) : 0,
     rfqRate: values.has('--rfq-rate') ? integerArg('--rfq-rate', values.get('--rfq-rate')) : null,
     syntheticMarkets: values.has('--synthetic-markets') ? integerArg('--synthetic-markets', values.get('--synthetic-markets')) : 0,
     liquidity: liquidityArg(flags),
@@ -115,6 +121,17 @@ function liquidityArg(flags: ReadonlySet<string>): boolean | null {
   if (flags.has('--liquidity') && flags.has('--no-liquidity')) throw new CliUsageError('--liquidity and --no-liquidity contradict each other');
   if (flags.has('--liquidity')) return true;
   return flags.has('--no-liquidity') ? false : null;
+}
+
+/** startSim's activity: off unless a rate is set; Margin alone brings no RFQ participants (they ride on --activity-rate). */
+function activityOf(args: Args): StartSimOptions['activity'] {
+  if (args.activityRate === 0 && args.marginActivityRate === 0) return false;
+  if (args.activityRate === 0) return { updatesPerSec: 0, rfqsPerMinute: 0, marginUpdatesPerSec: args.marginActivityRate };
+  return {
+    updatesPerSec: args.activityRate,
+    ...(args.rfqRate === null ? {} : { rfqsPerMinute: args.rfqRate }),
+    ...(args.marginActivityRate === 0 ? {} : { marginUpdatesPerSec: args.marginActivityRate }),
+  };
 }
 
 async function main(): Promise<void> {
@@ -137,7 +154,7 @@ async function main(): Promise<void> {
     marketsFile: args.markets,
     syntheticMarkets: args.syntheticMarkets,
     faultProfile: args.faults,
-    activity: args.activityRate > 0 ? { updatesPerSec: args.activityRate, ...(args.rfqRate === null ? {} : { rfqsPerMinute: args.rfqRate }) } : false,
+    activity: activityOf(args),
     seedLiquidity: args.liquidity ?? !args.exitWithStdin,
     demoObligations: !args.exitWithStdin, // the demo clearing member's backlog (clearing/demo-obligations.ts)
     keysDir: args.keysDir,
@@ -147,7 +164,7 @@ async function main(): Promise<void> {
   });
   const serverNote = uwsFallbackNotice();
   if (serverNote !== null) logger.warn({ server: 'node-http-fallback' }, serverNote);
-  logger.info({ http: sim.httpUrl, ws: sim.wsUrl, faults: args.faults, activityRate: args.activityRate, probe: args.probe, keyId: sim.demoKey.keyId }, 'simulator listening');
+  logger.info({ http: sim.httpUrl, ws: sim.wsUrl, faults: args.faults, activityRate: args.activityRate, marginActivityRate: args.marginActivityRate, probe: args.probe, keyId: sim.demoKey.keyId }, 'simulator listening');
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

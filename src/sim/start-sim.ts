@@ -51,9 +51,14 @@ export interface StartSimOptions {
   /**
    * Synthetic market activity; false = none. Default false. `rfqsPerMinute`: RFQs the synthetic
    * requesters create (activity/rfq-participants.ts; its quoters answer users' RFQs), default
-   * SIM_DEFAULTS.rfqsPerMinute, 0 = no RFQ participants; `rfq` tunes them (tests).
+   * SIM_DEFAULTS.rfqsPerMinute, 0 = no RFQ participants; `rfq` tunes them (tests). RFQ participants
+   * act only while `updatesPerSec` > 0. `marginUpdatesPerSec`: book updates per second of synthetic
+   * activity on the Margin exchange's perpetuals (activity/margin-activity.ts), default 0 = none; it
+   * runs on its own, so `{ updatesPerSec: 0, marginUpdatesPerSec: N }` moves the Margin books only.
    */
-  activity?: { updatesPerSec: number; rfqsPerMinute?: number; rfq?: Partial<Omit<RfqParticipantsOptions, 'seed' | 'rfqsPerMinute'>> } | false;
+  activity?: {
+    updatesPerSec: number; rfqsPerMinute?: number; rfq?: Partial<Omit<RfqParticipantsOptions, 'seed' | 'rfqsPerMinute'>>; marginUpdatesPerSec?: number;
+  } | false;
   /** Where the demo key lives. Default var/sim-keys. */
   keysDir?: string;
   /** Accepted KALSHI-ACCESS-TIMESTAMP skew, ms. Default 10 s past, 30 s future. */
@@ -286,7 +291,7 @@ export async function startSim(options: StartSimOptions = {}): Promise<SimHandle
   const activityOptions = options.activity === undefined || options.activity === false ? null : options.activity;
   const activity = activityOptions === null ? null : new ActivityDriver(engine, seed, activityOptions.updatesPerSec, now, logger, {
     ...activityOptions.rfq, rfqsPerMinute: activityOptions.rfqsPerMinute ?? SIM_DEFAULTS.rfqsPerMinute,
-  });
+  }, { engine: services.margin, updatesPerSec: activityOptions.marginUpdatesPerSec ?? 0 });
   activity?.start();
 
   let closed = false;

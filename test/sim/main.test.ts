@@ -1,7 +1,8 @@
 // Goal: `npm run sim` (src/sim/main.ts) as a process: it prints exactly one JSON "ready" line on
 // stdout with the URLs, key id, private key path and pid; serves requests; keeps the demo key
 // across restarts (same keys directory); logs go to stderr; SIGTERM exits 0; a bad argument
-// exits 2; it starts with resting liquidity unless --no-liquidity. Method: spawn tsx on main.ts
+// exits 2; it starts with resting liquidity unless --no-liquidity; --margin-activity-rate alone
+// moves the Margin books (and takes only a non-negative integer). Method: spawn tsx on main.ts
 // with a temporary keys directory, port 0.
 
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -64,6 +65,16 @@ function signal(run: Running, name: NodeJS.Signals): void {
 function exitCode(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);
   return new Promise((done) => child.on('exit', (code) => done(code)));
+}
+
+/** Runs the simulator with `args` that should make it exit at once; its exit code and stderr. */
+async function runToExit(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(TSX, ['src/sim/main.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const code = await exitCode(child);
+  return { code, stderr };
 }
 
 describe('npm run sim', () => {
@@ -141,12 +152,31 @@ describe('npm run sim', () => {
     expect(await exitCode(run.child)).toBe(0);
   });
 
+  it('--margin-activity-rate alone fills the empty Margin books; a negative or fractional rate exits 2', async () => {
+    const run = await launch(['--port', '0', '--keys-dir', keysDir, '--no-liquidity', '--margin-activity-rate', '2000']);
+    let levels = 0;
+    for (let i = 0; i < 100 && levels === 0; i++) {
+      const book = await (await fetch(`${run.ready.http}/trade-api/v2/margin/markets/KXBTCPERP/orderbook`)).json() as { orderbook: { bids: unknown[]; asks: unknown[] } };
+      levels = book.orderbook.bids.length + book.orderbook.asks.length;
+      if (levels === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(levels).toBeGreaterThan(0);
+    const client = new RestClient(run.ready.http as string, { keyId: run.ready.keyId as string, privateKeyPem: readFileSync(run.ready.privateKeyPath as string, 'utf8') });
+    const predictions = await client.get('/markets/KXDEMO-26DEC31-T50/orderbook');
+    expect(predictions.status).toBe(200);
+    expect(predictions.body.orderbook_fp.yes_dollars ?? []).toHaveLength(0); // no --activity-rate: Predictions stays still
+    signal(run, 'SIGTERM');
+    expect(await exitCode(run.child)).toBe(0);
+    for (const value of ['-5', '2.5']) {
+      const refused = await runToExit(['--margin-activity-rate', value]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('--margin-activity-rate needs a non-negative integer');
+    }
+  });
+
   it('a bad argument exits 2 with a message', async () => {
-    const child = spawn(TSX, ['src/sim/main.ts', '--faults', 'no-such-profile'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let stderr = '';
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    expect(await exitCode(child)).toBe(2);
-    expect(stderr).toContain('unknown fault profile');
+    const refused = await runToExit(['--faults', 'no-such-profile']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('unknown fault profile');
   });
 });

@@ -12,26 +12,14 @@
 
 import type { Centicents, Count, Price } from '../../core/index.ts';
 import type { PriceGrid } from '../../core/index.ts';
-import { SeededRandom, isSimError } from '../engine/index.ts';
+import { isSimError } from '../engine/index.ts';
 import type { CreateOrderParams, Market, Order, SimEngine } from '../engine/index.ts';
+import { Crowd, CrowdAction, type CrowdOptions } from './crowd.ts';
 
-export interface MarketActivityOptions {
-  seed: number;
+/** Crowd knobs (crowd.ts): the fair value moves one grid level per drift; sizes 1..50 contracts; users "sim-activity-...". */
+export interface MarketActivityOptions extends CrowdOptions {
   /** Markets to animate; default: every market active at construction. */
   tickers?: readonly string[];
-  /** Synthetic market makers (shared by all markets). Default 3. */
-  makers?: number;
-  /** Resting quotes per maker per side per market. Default 3. */
-  quotesPerSide?: number;
-  /** Chance per action that a taker crosses, in 1/1000. Default 60. */
-  takerPerMille?: number;
-  /** Chance per action that the fair value moves one grid level, in 1/1000. Default 80. */
-  driftPerMille?: number;
-  /** Quote size range, whole contracts. Default 1..50. */
-  quoteContractsMin?: number;
-  quoteContractsMax?: number;
-  /** User id prefix for the synthetic participants. Default "sim-activity". */
-  userPrefix?: string;
 }
 
 /** Cash each synthetic participant gets per exchange index: large enough never to run dry. */
@@ -63,36 +51,17 @@ class MarketFlow {
 export class MarketActivity {
   readonly userIds: readonly string[];
   readonly #engine: SimEngine;
-  readonly #random: SeededRandom;
+  readonly #crowd: Crowd;
   readonly #flows: MarketFlow[];
-  readonly #makerIds: string[];
-  readonly #takerIds: string[];
-  readonly #quotesPerSide: number;
-  readonly #takerPerMille: number;
-  readonly #driftPerMille: number;
-  readonly #sizeMin: number;
-  readonly #sizeSpan: number;
   // One reused request record: the engine copies what it keeps.
   readonly #params: CreateOrderParams;
   #actions = 0;
 
   constructor(engine: SimEngine, options: MarketActivityOptions) {
     this.#engine = engine;
-    this.#random = new SeededRandom(options.seed);
-    const makers = options.makers ?? 3;
-    const prefix = options.userPrefix ?? 'sim-activity';
-    this.#quotesPerSide = options.quotesPerSide ?? 3;
-    this.#takerPerMille = options.takerPerMille ?? 60;
-    this.#driftPerMille = options.driftPerMille ?? 80;
-    const min = options.quoteContractsMin ?? 1;
-    const max = options.quoteContractsMax ?? 50;
-    this.#sizeMin = min;
-    this.#sizeSpan = Math.max(1, max - min + 1);
-    this.#makerIds = [];
-    this.#takerIds = [];
-    for (let m = 0; m < makers; m++) this.#makerIds.push(`${prefix}-maker-${m}`);
-    for (let t = 0; t < 2; t++) this.#takerIds.push(`${prefix}-taker-${t}`);
-    this.userIds = [...this.#makerIds, ...this.#takerIds];
+    const crowd = new Crowd(options, { userPrefix: 'sim-activity', quoteContractsMax: 50 });
+    this.#crowd = crowd;
+    this.userIds = crowd.userIds;
     for (const userId of this.userIds) {
       engine.addUser(userId, { keepHistory: false });
       for (const index of EXCHANGE_INDEXES) engine.deposit(userId, 0, index, PARTICIPANT_CASH);
@@ -102,7 +71,7 @@ export class MarketActivity {
     for (const ticker of tickers) {
       const market = engine.getMarket(ticker);
       if (market === undefined) throw new Error(`MarketActivity: unknown market ${ticker}`);
-      this.#flows.push(new MarketFlow(market, gridOf(market), makers));
+      this.#flows.push(new MarketFlow(market, gridOf(market), crowd.makerIds.length));
     }
     this.#params = {
       ticker: '', side: 'bid', price: 0 as Price, count: 0 as Count, timeInForce: 'good_till_canceled',
@@ -128,7 +97,7 @@ export class MarketActivity {
     if (flows.length === 0 || maxBookUpdates <= 0) return 0;
     const actionBudget = maxBookUpdates * 4 + 16;
     for (let i = 0; i < actionBudget && engine.bookUpdateCount - start < maxBookUpdates; i++) {
-      const flow = flows[this.#random.nextInt(flows.length)];
+      const flow = flows[this.#crowd.random.nextInt(flows.length)];
       if (flow.market.status !== 'active') continue;
       this.#act(flow);
     }
@@ -137,24 +106,19 @@ export class MarketActivity {
 
   #act(flow: MarketFlow): void {
     this.#actions++;
-    const random = this.#random;
     if (flow.grid !== gridOf(flow.market)) this.#regrid(flow);
-    const roll = random.nextInt(1000);
-    if (roll < this.#driftPerMille) {
+    const action = this.#crowd.nextAction();
+    if (action === CrowdAction.DRIFT) {
       const levels = flow.grid.levelCount;
-      // Mean-reverting walk: the further from the anchor, the likelier a step back toward it, so
-      // a long run keeps prices plausible instead of pinning them at the edges.
+      // Mean-reverting walk: the further from the anchor, the likelier a step back toward it.
       const distance = flow.fairLevel - flow.anchorLevel;
-      const towardPerMille = 500 + Math.min(400, Math.floor((Math.abs(distance) * 4000) / levels));
-      const toward = random.nextInt(1000) < towardPerMille;
-      const step = distance === 0 ? (random.nextInt(2) === 0 ? -1 : 1) : (distance > 0) === toward ? -1 : 1;
-      const next = flow.fairLevel + step;
+      const next = flow.fairLevel + this.#crowd.revertingStep(distance, Math.floor((Math.abs(distance) * 4000) / levels));
       const low = Math.floor(levels * 0.03);
       const high = levels - 1 - low;
       flow.fairLevel = next < low ? low : next > high ? high : next;
       return;
     }
-    if (roll < this.#driftPerMille + this.#takerPerMille) {
+    if (action === CrowdAction.TAKE) {
       this.#take(flow);
       return;
     }
@@ -163,16 +127,13 @@ export class MarketActivity {
 
   /** A maker refreshes one side: drops its stalest quote when full, then quotes near fair value. */
   #requote(flow: MarketFlow): void {
-    const random = this.#random;
-    const maker = random.nextInt(this.#makerIds.length);
+    const crowd = this.#crowd;
+    const random = crowd.random;
+    const maker = random.nextInt(crowd.makerIds.length);
     const sideCode = random.nextInt(2);
-    const quotes = flow.quotes[maker][sideCode];
-    for (let i = quotes.length - 1; i >= 0; i--) if (quotes[i].status !== 'resting') quotes.splice(i, 1);
-    const userId = this.#makerIds[maker];
-    if (quotes.length >= this.#quotesPerSide) {
-      const stale = quotes.shift() as Order;
-      this.#engine.cancelOrder(userId, stale.orderId);
-    }
+    const userId = crowd.makerIds[maker];
+    const stale = crowd.staleQuote<Order>(flow.quotes[maker][sideCode]);
+    if (stale !== null) this.#engine.cancelOrder(userId, stale.orderId);
     const grid = flow.grid;
     const spread = 1 + random.nextInt(3);
     const depth = random.nextInt(6);
@@ -196,12 +157,12 @@ export class MarketActivity {
     params.postOnly = true;
     params.selfTradePrevention = 'maker';
     const result = this.#engine.createOrder(userId, params);
-    if (!isSimError(result) && result.order.status === 'resting') quotes.push(result.order);
+    if (!isSimError(result) && result.order.status === 'resting') flow.quotes[maker][sideCode].push(result.order);
   }
 
   /** A taker crosses the spread for part of the best level with an IOC. */
   #take(flow: MarketFlow): void {
-    const random = this.#random;
+    const random = this.#crowd.random;
     const market = flow.market;
     const buy = random.nextInt(2) === 0;
     const price = buy ? market.bestAsk() : market.bestBid();
@@ -216,12 +177,13 @@ export class MarketActivity {
     params.timeInForce = 'immediate_or_cancel';
     params.postOnly = false;
     params.selfTradePrevention = 'taker_at_cross';
-    this.#engine.createOrder(this.#takerIds[random.nextInt(this.#takerIds.length)], params);
+    const takerIds = this.#crowd.takerIds;
+    this.#engine.createOrder(takerIds[random.nextInt(takerIds.length)], params);
   }
 
   #size(): Count {
-    const random = this.#random;
-    const whole = this.#sizeMin + random.nextInt(this.#sizeSpan);
+    const random = this.#crowd.random;
+    const whole = this.#crowd.wholeContracts();
     // One quote in ten carries a fractional part: the exchange trades in 0.01 contract steps.
     const cents = random.nextInt(10) === 0 ? random.nextInt(100) : 0;
     return (whole * 100 + cents) as Count;

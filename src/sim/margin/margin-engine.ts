@@ -97,6 +97,8 @@ export interface MarginEngineOptions {
   seed: number;
   /** Ended exit triggers kept for client_trigger_id replays (default TERMINAL_TRIGGERS_RETAINED). */
   terminalTriggersRetained?: number;
+  /** Entries kept per market in each tape (public trades, tops, open interest), halved when full (default MARGIN_TAPE_ENTRIES_MAX). */
+  tapeEntriesMax?: number;
 }
 
 export class MarginEngine {
@@ -104,10 +106,17 @@ export class MarginEngine {
   readonly now: () => number;
   readonly markets = new Map<string, MarketState>();
   readonly accounts = new Map<string, AccountRecord>();
+  /** Every order by id, less the ended orders of users without history (forgetHistoryOf). */
   readonly orders = new Map<string, MarginOrderRecord>();
-  /** Every order by creation seq (listing). */
+  /**
+   * Orders by creation seq (listing). An order dropped from `orders` (forgetHistoryOf) stays listed
+   * until the dropped entries pass half the list, then one pass removes them all: at most about
+   * half of it is stale, and a reader that must skip them checks `orders.get(id) === order`.
+   */
   readonly orderList: MarginOrderRecord[] = [];
+  /** Every fill, less those of users without history. */
   readonly fills: MarginFillRecord[] = [];
+  /** Every funding payment, less those of users without history. */
   readonly fundingPayments: FundingPaymentRecord[] = [];
   /** Clearing cycle: start (ms) and the baselines taken at its start. */
   cycleStartMs: number;
@@ -123,6 +132,12 @@ export class MarginEngine {
   readonly #observers = new Set<MarginEngineListener>();
   readonly #ids: IdSource;
   readonly #clientIds = new Map<string, Set<string>>(); // per user
+  /** Users that keep no history (forgetHistoryOf): synthetic participants. */
+  readonly #forgetful = new Set<string>();
+  /** Orders dropped from `orders` still listed in `orderList`: compacted once they pass half of it. */
+  #orderListDropped = 0;
+  /** Per market tape bound (MarginEngineOptions.tapeEntriesMax). */
+  readonly #tapeEntriesMax: number;
   /** Resting GTC orders with an expiration_time, earliest first (expiry.ts). */
   readonly #expiry = new ExpiryHeap<MarginOrderRecord>(); // orders with an expiration_time
   #seq = 0;
@@ -133,6 +148,7 @@ export class MarginEngine {
     this.catalog = options.catalog;
     this.now = options.now;
     this.triggers = new ExitTriggers(this, options.terminalTriggersRetained ?? TERMINAL_TRIGGERS_RETAINED);
+    this.#tapeEntriesMax = options.tapeEntriesMax ?? MARGIN_TAPE_ENTRIES_MAX;
     this.#ids = new IdSource(new SeededRandom(options.seed * 7919 + 17));
     const nowMs = this.now();
     for (const spec of options.catalog.markets) {
@@ -188,6 +204,33 @@ export class MarginEngine {
     return out.sort((a, b) => a.subaccount - b.subaccount);
   }
 
+  /**
+   * Marks a user as keeping no history, the Margin twin of the Predictions engine's
+   * addUser(userId, { keepHistory: false }): for synthetic participants (activity/margin-activity.ts)
+   * that trade thousands of times a second, whose records would otherwise grow without bound. From
+   * the call on (and for its orders already ended), an order of the user leaves `orders` and
+   * `orderList` once it has ended (canceled or executed, so off the book) and its event has gone to
+   * the listeners; its client order id is released then (unique among the user's live orders only);
+   * its fills and funding payments are not appended to `fills` / `fundingPayments`. Everything
+   * else is as for any user: matching, fees, positions, cash, public trades, listener events, and
+   * the counterparty's own records. Ids and seqs are drawn as before, so other users' records are
+   * the same either way. An ended order with an expiration_time stays referenced by the expiry heap
+   * until its time comes (the heap skips it). There is no way back: history dropped is gone.
+   */
+  forgetHistoryOf(userId: string): void {
+    if (this.#forgetful.has(userId)) return;
+    this.#forgetful.add(userId);
+    const ended: MarginOrderRecord[] = [];
+    for (const order of this.orderList) if (order.userId === userId && order.status !== 'resting') ended.push(order);
+    for (const order of ended) this.#forget(order);
+    if (this.#orderListDropped > 0) this.#compactOrderList(); // a rare call: leave the list exact
+  }
+
+  /** False for a user marked by forgetHistoryOf. */
+  keepsHistory(userId: string): boolean {
+    return !this.#forgetful.has(userId);
+  }
+
   // ---- time ---------------------------------------------------------------------------------
 
   /** Applies every funding time and cycle roll up to `nowMs`, in time order, then liquidations. */
@@ -224,6 +267,29 @@ export class MarginEngine {
   #emitOrder(order: MarginOrderRecord): void {
     this.listener?.onOrder(order);
     for (const observer of this.#observers) observer.onOrder(order);
+    // Every path that ends an order emits it last (after it left the book): the one place to forget it.
+    if (order.status !== 'resting' && this.#forgetful.size !== 0 && this.#forgetful.has(order.userId)) this.#forget(order);
+  }
+
+  /** Drops an ended order of a user without history: from `orders`, its client order id, and (in bulk) `orderList`. */
+  #forget(order: MarginOrderRecord): void {
+    if (this.orders.get(order.orderId) !== order) return; // already dropped (an order is emitted more than once)
+    this.orders.delete(order.orderId);
+    this.#clientIds.get(order.userId)?.delete(order.clientOrderId);
+    // Removing from the middle of the array per order would cost O(n) each; one pass past half is O(1) amortized.
+    if (++this.#orderListDropped > this.orderList.length >> 1) this.#compactOrderList();
+  }
+
+  /** Keeps in `orderList` (in place, same order) exactly the orders still in `orders`. */
+  #compactOrderList(): void {
+    const list = this.orderList;
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const order = list[i];
+      if (this.orders.get(order.orderId) === order) list[kept++] = order;
+    }
+    list.length = kept;
+    this.#orderListDropped = 0;
   }
 
   #emitTrade(market: MarketState, trade: MarginTradeRecord): void {
@@ -308,6 +374,7 @@ export class MarginEngine {
     const admitted = this.#admit(account, market, amendedRequest(order, price, count - order.filled), order.source, order);
     if (typeof admitted !== 'number') return admitted;
     if (renamed) {
+      if (this.#forgetful.has(userId)) clientIds.delete(order.clientOrderId); // only live orders' ids are held
       clientIds.add(updatedClientOrderId);
       order.clientOrderId = updatedClientOrderId;
     }
@@ -367,10 +434,16 @@ export class MarginEngine {
   /** Cancels every resting order of the user (one subaccount, or all when null); returns how many. */
   cancelAll(userId: string, subaccount: number | null): number {
     this.advance();
-    let cancelled = 0;
+    // Victims first: a cancel can drop orders of users without history and so compact orderList under a live loop.
+    const victims: MarginOrderRecord[] = [];
     for (const order of this.orderList) {
       if (order.status !== 'resting' || order.userId !== userId) continue;
       if (subaccount !== null && order.subaccount !== subaccount) continue;
+      victims.push(order);
+    }
+    let cancelled = 0;
+    for (const order of victims) {
+      if (order.status !== 'resting') continue; // a liquidation's self-trade cancel got there first
       this.#cancelOrder(order, 'MarginCancel');
       cancelled++;
     }
@@ -687,9 +760,13 @@ export class MarginEngine {
       if (!isTaker) this.#emitOrder(order);
       const account = this.accounts.get(accountKey(order.userId, order.subaccount))!;
       const applied = this.#applyFill(market, account, order.side === 'bid' ? quantity : -quantity, price, fee);
+      // Drawn for every fill, kept or not, so the ids of the fills that are kept do not depend on who forgets.
+      const seq = ++this.#seq;
+      const fillId = this.#ids.next();
+      if (this.#forgetful.has(order.userId)) continue;
       this.fills.push({
-        seq: ++this.#seq,
-        fillId: this.#ids.next(),
+        seq,
+        fillId,
         tradeId,
         orderId: order.orderId,
         userId: order.userId,
@@ -708,6 +785,8 @@ export class MarginEngine {
     }
     const trade: MarginTradeRecord = { seq: ++this.#seq, tradeId, ticker: market.spec.ticker, count: quantity, price, takerSide: taker.side, createdMs: nowMs };
     market.trades.push(trade);
+    // Synthetic activity trades without end: the oldest half goes when full, as the other tapes'.
+    if (market.trades.length > this.#tapeEntriesMax) market.trades.splice(0, market.trades.length >> 1);
     market.lastPrice = price;
     market.volume += quantity;
     market.volumeNotional += notional;
@@ -760,9 +839,12 @@ export class MarginEngine {
       if (position === undefined || position.count === 0) continue;
       const { notional, amount } = this.fundingAmountOf(position.count, market.mark, ratePpm);
       account.cash += amount;
+      const seq = ++this.#seq;
+      const id = this.#ids.next();
+      if (this.#forgetful.has(account.userId)) continue;
       this.fundingPayments.push({
-        seq: ++this.#seq,
-        id: this.#ids.next(),
+        seq,
+        id,
         userId: account.userId,
         subaccount: account.subaccount,
         ticker: market.spec.ticker,
@@ -824,7 +906,7 @@ export class MarginEngine {
   #updateMark(market: MarketState, nowMs: number): void {
     const bid = market.book.best('bid');
     const ask = market.book.best('ask');
-    recordTop(market, nowMs, bid, ask);
+    recordTop(market, nowMs, bid, ask, this.#tapeEntriesMax);
     const last = market.lastPrice ?? market.mark;
     const mark = bid !== null && ask !== null ? median(bid, ask, last) : last;
     if (mark === market.mark) return;
@@ -899,21 +981,21 @@ function median(a: number, b: number, c: number): number {
   return Math.max(Math.min(a, b), Math.min(Math.max(a, b), c));
 }
 
-/** Book tops and open interest kept per market for candlesticks: a memory bound. */
+/** Public trades, book tops and open interest kept per market (trade lists, candlesticks): a memory bound. */
 export const MARGIN_TAPE_ENTRIES_MAX = 200_000;
 
 /** Appends the market's top (and open interest) when either changed; halves the tape when full. */
-function recordTop(market: MarketState, nowMs: number, bid: number | null, ask: number | null): void {
+function recordTop(market: MarketState, nowMs: number, bid: number | null, ask: number | null, entriesMax: number): void {
   const tops = market.tops;
   const last = tops.length === 0 ? null : tops[tops.length - 1];
   if (last === null || last.bid !== bid || last.ask !== ask) {
     tops.push({ ms: nowMs, bid, ask });
-    if (tops.length > MARGIN_TAPE_ENTRIES_MAX) tops.splice(0, tops.length >> 1);
+    if (tops.length > entriesMax) tops.splice(0, tops.length >> 1);
   }
   const interest = market.openInterestTape;
   const lastInterest = interest.length === 0 ? null : interest[interest.length - 1];
   if (lastInterest === null || lastInterest.openInterest !== market.openInterest) {
     interest.push({ ms: nowMs, openInterest: market.openInterest, mark: market.mark });
-    if (interest.length > MARGIN_TAPE_ENTRIES_MAX) interest.splice(0, interest.length >> 1);
+    if (interest.length > entriesMax) interest.splice(0, interest.length >> 1);
   }
 }
