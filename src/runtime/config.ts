@@ -61,6 +61,8 @@ export interface SimConfig {
   seed: number;
   marketsFile: string | null;
   activityUpdatesPerSec: number;
+  /** Synthetic Margin (perpetuals) book updates per second (the simulator's --margin-activity-rate); 0: none. */
+  marginActivityUpdatesPerSec: number;
   /** Synthetic demo markets listed beside the catalog's (the simulator's --synthetic-markets). */
   syntheticMarkets: number;
   cpuPlacement: 'auto' | 'off';

@@ -159,9 +159,10 @@ async function main(argv: readonly string[]): Promise<number> {
         marketsFile: config.sim.marketsFile,
         faultProfile: config.sim.faultProfile,
         activityUpdatesPerSec: config.sim.activityUpdatesPerSec,
+        marginActivityUpdatesPerSec: config.sim.marginActivityUpdatesPerSec,
         logPath: join(logDir, `sim-${stamp}.log`),
         // The simulator's FIX acceptor only when a strategy trades on the FIX route or the books come from KalshiMD;
-        // resting liquidity when trading Margin (its books have no simulated activity to trade against).
+        // resting liquidity when trading Margin (its books move only with sim.marginActivityUpdatesPerSec).
         extraArgs: [
           ...(usesFix || fixFeed || fixQuotes ? ['--fix'] : []),
           ...(config.margin.enabled ? ['--liquidity'] : []),

@@ -233,7 +233,7 @@ describe('violations', () => {
   it('reports every violation at once, one line each, sorted by path', () => {
     const error = configError(() => validateConfig({
       venue: { mode: 'paper', apiKeyIdEnv: 'X' },
-      sim: { seed: 'one', activityUpdatesPerSec: -3 },
+      sim: { seed: 'one', activityUpdatesPerSec: -3, marginActivityUpdatesPerSec: 2.5 },
       risk: { maxOrderCount: 100, tradingState: 'go' },
       strategies: [{ id: 'Bad Id', plugin: 'strategies/a.ts', markets: ['OK'], subaccount: 99 }],
       exec: { signing: 'later', connections: 0 },
@@ -246,6 +246,7 @@ describe('violations', () => {
       'SCHEMA_VIOLATION /risk/maxOrderCount',
       'SCHEMA_VIOLATION /risk/tradingState',
       'SCHEMA_VIOLATION /sim/activityUpdatesPerSec',
+      'SCHEMA_VIOLATION /sim/marginActivityUpdatesPerSec',
       'SCHEMA_VIOLATION /sim/seed',
       'SCHEMA_VIOLATION /strategies/0/id',
       'SCHEMA_VIOLATION /strategies/0/subaccount',
@@ -253,8 +254,8 @@ describe('violations', () => {
       'SCHEMA_VIOLATION /venue/mode',
     ]);
     const lines = error.message.split('\n');
-    expect(lines[0]).toBe('config/runtime.json: 11 problems');
-    expect(lines).toHaveLength(12);
+    expect(lines[0]).toBe('config/runtime.json: 12 problems');
+    expect(lines).toHaveLength(13);
     expect(lines).toContain('config/runtime.json: /sim/seed: must be integer (got string "one")');
     for (const line of lines.slice(1)) expect(line).toMatch(/^config\/runtime\.json: \/\S*: .+/);
   });
