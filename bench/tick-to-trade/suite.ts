@@ -21,6 +21,9 @@
  * - the replace run again on the FIX route (the strategy's route 'fix': NewOrderSingle and
  *   OrderCancelRequest on the simulator's KalshiNR acceptor), timed at the FIX session's socket
  *   write (its write-start channel) as the REST run is at its raw client's;
+ * - alone (BENCH_T2T_ONLY=margin, not in the whole suite): the replace run on a perpetual
+ *   (KXBTCPERP, margin.enabled), its orders on the Margin route, the simulator's Margin activity
+ *   on at the Predictions market's rate per perpetual;
  * - the loopback floor: a node:net echo server in a child process, ping-pong with the sizes of one
  *   order request out and one book frame in (round trip; the one-way floor is about half);
  * - order round trip, ours (RestOrderEntry.create, presigned) vs the official `kalshi-typescript`
@@ -72,10 +75,13 @@ import { BenchChild } from '../child-process.ts';
 import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import type { ExecListener, NewOrder } from '../../src/oms/index.ts';
+import { MARGIN_TICKER } from '../margin/margin-frames.ts';
 
 const SUITE = 'tick-to-trade';
 const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TICKER = 'KXDEMO-26DEC31-T50';
+/** Perpetuals in the simulator's Margin catalog (config/margin-markets.json): its activity spreads over them, so KXBTCPERP gets the rate the Predictions market gets. */
+const MARGIN_MARKETS = 3;
 const FLOOR = 'floor: loopback TCP ping-pong (round trip)';
 const OFFICIAL = 'kalshi-typescript createOrderV2 round trip';
 // About the gap between the timed orders at the simulator's 1,000 updates/s (touch changes ~60/s).
@@ -114,11 +120,18 @@ export default {
     const work = mkdtempSync(path.join(tmpdir(), 'bench-t2t-'));
     const rows: BenchRow[] = [];
     let sim: SimChild | null = null;
+    // BENCH_T2T_ONLY: the runs it names alone (back-to-back comparisons of one change), else the whole suite.
+    const only = process.env.BENCH_T2T_ONLY;
+    const runs = only === undefined ? null : selectedRuns(only);
+    // The perpetuals move only with the simulator's Margin activity: on for a margin run alone, so
+    // the other runs' simulator does what it always did.
+    const marginActivity = runs?.some((run) => run.exchange === 'margin') === true;
     try {
       sim = await SimChild.start({
         rootDir: REPO_DIR,
         marketsFile: oneMarketCatalog(work, TICKER),
         activityUpdatesPerSec: phase.activityPerSec,
+        ...(marginActivity ? { marginActivityUpdatesPerSec: phase.activityPerSec * MARGIN_MARKETS } : {}),
         keysDir: path.join(work, 'keys'),
         logPath: path.join(work, 'sim.log'),
         logLevel: 'warn',
@@ -127,10 +140,8 @@ export default {
       });
       // The event loop's CPUs while a runtime or a floor runs (null: no placement).
       const pin = placement.plan?.runtimeCpus ?? null;
-      // BENCH_T2T_ONLY: the runs it names alone (back-to-back comparisons of one change), else the whole suite.
-      const only = process.env.BENCH_T2T_ONLY;
-      if (only !== undefined) {
-        for (const run of selectedRuns(only)) rows.push(...(await tickToTrade(sim, work, phase, pin, run)).rows);
+      if (runs !== null) {
+        for (const run of runs) rows.push(...(await tickToTrade(sim, work, phase, pin, run)).rows);
       } else {
         rows.push(...(await wholeSuite(sim, work, phase, pin, placement.plan?.simCpus ?? null)));
       }
@@ -145,9 +156,10 @@ export default {
 } satisfies BenchSuite;
 
 /**
- * `BENCH_T2T_ONLY`'s runs: replace, amend or fix (the replace run on the FIX route), or several
- * joined by '+' (replace+amend), run one after the other in this process, each labelled with its
- * place: a mode's figures depend on what ran before it in the process.
+ * `BENCH_T2T_ONLY`'s runs: replace, amend, fix (the replace run on the FIX route) or margin (the
+ * replace run on a perpetual, KXBTCPERP, through the Margin route, the simulator's Margin activity
+ * on), or several joined by '+' (replace+amend), run one after the other in this process, each
+ * labelled with its place: a mode's figures depend on what ran before it in the process.
  */
 function selectedRuns(only: string): Run[] {
   const names = only.split('+');
@@ -157,7 +169,8 @@ function selectedRuns(only: string): Run[] {
       case 'replace': return { mode: 'replace', place };
       case 'amend': return { mode: 'amend', place };
       case 'fix': return { mode: 'replace', route: 'fix', place };
-      default: throw new Error(`BENCH_T2T_ONLY: ${name} is not replace, amend or fix`);
+      case 'margin': return { mode: 'replace', exchange: 'margin', place };
+      default: throw new Error(`BENCH_T2T_ONLY: ${name} is not replace, amend, fix or margin`);
     }
   });
 }
@@ -203,9 +216,11 @@ async function wholeSuite(sim: SimChild, work: string, phase: Phase, pin: string
   return rows;
 }
 
-/** One runtime's run: the strategy's mode, the operator's view, the CPUs of the operator's client, the order route, its place in a sequence. */
+/** One runtime's run: the strategy's mode, the operator's view, the CPUs of the operator's client, the order route, the exchange, its place in a sequence. */
 interface Run {
   mode: 'replace' | 'amend';
+  /** 'margin': the strategy on a perpetual (margin.enabled), its orders on the Margin route. Default predictions. */
+  exchange?: 'predictions' | 'margin';
   operator?: Operator;
   clientCpus?: string | null;
   route?: 'rest' | 'fix';
@@ -220,17 +235,20 @@ interface Run {
  */
 async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: string | null, run: Run): Promise<{ rows: BenchRow[] }> {
   const { mode, operator = 'off', clientCpus = null, route = 'rest', place = '' } = run;
-  const label = `${mode}${route === 'fix' ? ', fix route' : ''}${OPERATOR_LABEL[operator]}${place === '' ? '' : `, ${place}`}`;
+  const margin = run.exchange === 'margin';
+  const ticker = margin ? MARGIN_TICKER : TICKER;
+  const label = `${mode}${margin ? ', margin' : ''}${route === 'fix' ? ', fix route' : ''}${OPERATOR_LABEL[operator]}${place === '' ? '' : `, ${place}`}`;
   const fix = route === 'fix' ? sim.ready.fix : null;
   if (route === 'fix' && fix === null) throw new Error('bench tick-to-trade: the simulator started without its FIX acceptor');
   const config = validateConfig(
     {
-      risk: { rateLimitTier: 'prime', maxOrderCount: '10.00' },
+      risk: { rateLimitTier: 'prime', maxOrderCount: '10.00', ...(margin ? { maxOrderNotionalDollars: '1000.00' } : {}) },
+      ...(margin ? { margin: { enabled: true } } : {}),
       exec: { signing: 'presigned', connections: 4 },
       // BENCH_KEEP_WARM_MS: the keep-warm cadence (process.keepWarmMs) for this run; the config default otherwise.
       ...(process.env.BENCH_KEEP_WARM_MS === undefined ? {} : { process: { keepWarmMs: Number(process.env.BENCH_KEEP_WARM_MS) } }),
       // BENCH_FEED_TRANSPORT=undici: the feed over undici's WebSocket instead of ours (the default).
-      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [TICKER], route, params: { mode, offsetTicks: 10, size: '1.00' } }],
+      strategies: [{ id: 't2t', plugin: 'strategies/tick-to-trade.ts', subaccount: 0, markets: [ticker], route, params: { mode, offsetTicks: 10, size: '1.00' } }],
     },
     '<bench tick-to-trade>',
     {},
@@ -257,7 +275,7 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
   let writeStartNs = 0;
   const onWriteStart = (): void => {
     if (!probe.inFrame) return;
-    const receivedNs = runtime.feed.hop.receivedNs;
+    const receivedNs = (margin ? runtime.marginFeed! : runtime.feed).hop.receivedNs;
     if (receivedNs === 0 || receivedNs === lastFrameNs) return;
     lastFrameNs = receivedNs;
     writeStartNs = nowNs();
@@ -305,7 +323,9 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
       if (typeof started === 'string') traceNote = started;
       else trace = started;
     }
-    const statsBefore = { ...runtime.rest.stats };
+    // The order route's counters: the Margin route's for a margin run (its own transport and presigner).
+    const orderRoute = margin ? runtime.margin! : runtime.rest;
+    const statsBefore = { ...orderRoute.stats };
     const fixBefore = runtime.fix === null ? null : { ...runtime.fix.stats };
     probe.reset();
     toWrite.reset();
@@ -324,9 +344,9 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
     const servedNote = served === null ? '' : `; operator client (whole run): scrapes ${served.scrapes} (failed ${served.scrapeFailures}), dashboard views ${served.views}${dashboard === null ? '' : `, dropped ${dashboard.stats.dropped}`}${tickNote}`;
     const note = `book frames ${frames}, with an order ${withOrder} (others: request in flight); denies ${JSON.stringify(status.denies)}${servedNote}`;
     const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, `[${label}] ${name}`, false, histogram, extra);
-    const stats = runtime.rest.stats;
+    const stats = orderRoute.stats;
     const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}, signed by the worker on demand ${stats.workerSigned - statsBefore.workerSigned}`;
-    const orderPaths = runtime.rest.orderPathStats;
+    const orderPaths = margin ? null : runtime.rest.orderPathStats;
     const orderPathNote = orderPaths === null ? '' : `; per-order signatures (whole run): orders tracked ${orderPaths.tracked}, taken ${orderPaths.taken}, missed ${orderPaths.missed}, evicted ${orderPaths.evicted}`;
     const fixStats = runtime.fix?.stats ?? null;
     const pathNote = fixStats !== null && fixBefore !== null
@@ -353,7 +373,8 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
     } else if (traceNote !== '') {
       rows.push({ suite: SUITE, case: `[${label}] kernel and wake (perf trace)`, baseline: false, count: 0, note: traceNote });
     }
-    if (mode === 'replace' && operator === 'off' && wire !== null) {
+    // The simulator probes Predictions order entry only.
+    if (mode === 'replace' && operator === 'off' && !margin && wire !== null) {
       rows.push({
         suite: SUITE,
         case: `[${label}] wire-to-wire (simulator side): delta sent -> ${route === 'fix' ? 'NewOrderSingle' : 'order'} received`,
