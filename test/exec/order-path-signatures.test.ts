@@ -109,33 +109,41 @@ describe('OrderPathSignatures', () => {
     expect(verifies('POST', `${ORDERS}/ord%2F1/amend`)).toBe(true);
   });
 
-  it('with depth 2 keeps two signatures per path: two amends in a row both take one, oldest first', async () => {
+  it('with depth 2 keeps two signatures per path once it is used (one before): two amends in a row both take one, oldest first', async () => {
     const clock = new ManualClock(T0);
     const paths = await store(clock, { kinds: [OrderPathKind.AMEND], depth: 2 });
     paths.track('o-2');
     paths.flush();
-    await until(() => paths.stats.signed === 2);
-    clock.advance(1_000);
+    await until(() => paths.stats.signed === 1); // one until the path is used
+    clock.advance(500);
+    expect(paths.take('o-2', OrderPathKind.AMEND, out)).toBe(true);
+    expect(out.timestampText).toBe(String(T0));
+    paths.flush(); // used: two made, timestamped now
+    await until(() => paths.stats.signed === 3);
+    clock.advance(500);
     paths.take('o-2', OrderPathKind.AMEND, out); // leaves one
     paths.flush(); // its replacement, timestamped now
-    await until(() => paths.stats.signed === 3);
+    await until(() => paths.stats.signed === 4);
     expect(paths.take('o-2', OrderPathKind.AMEND, out)).toBe(true);
-    expect(out.timestampText).toBe(String(T0)); // the older one first
+    expect(out.timestampText).toBe(String(T0 + 500)); // the older one first
     expect(verifies('POST', `${ORDERS}/o-2/amend`)).toBe(true);
     expect(paths.take('o-2', OrderPathKind.AMEND, out)).toBe(true);
     expect(out.timestampText).toBe(String(T0 + 1_000));
     expect(verifies('POST', `${ORDERS}/o-2/amend`)).toBe(true);
     expect(paths.take('o-2', OrderPathKind.AMEND, out)).toBe(false); // both used
-    expect(paths.stats).toMatchObject({ taken: 3, missed: 1 });
+    expect(paths.stats).toMatchObject({ taken: 4, missed: 1 });
     expect(() => new OrderPathSignatures({ presigner: presigner!, clock, ordersPath: ORDERS, kinds: [], capacity: 1, maxAgeMs: 3_000, refreshLeadMs: 1_000, idleLifetimeMs: 1_000, depth: 5 })).toThrow(/depth/);
   });
 
-  it('amendDepth keeps the amend path its own count: four amends in a row presigned, the decrease at depth', async () => {
+  it('amendDepth keeps the amend path its own count: once used, four amends in a row presigned, the decrease at depth', async () => {
     const clock = new ManualClock(T0);
     const paths = await store(clock, { kinds: [OrderPathKind.AMEND, OrderPathKind.DECREASE], depth: 1, amendDepth: 4 });
     paths.track('o-4');
     paths.flush();
-    await until(() => paths.stats.signed === 5);
+    await until(() => paths.stats.signed === 2); // one per path until used
+    expect(paths.take('o-4', OrderPathKind.AMEND, out)).toBe(true);
+    paths.flush();
+    await until(() => paths.stats.signed === 6); // the amend path now four deep
     const amends = new Set<string>();
     for (let i = 0; i < 4; i++) {
       expect(paths.take('o-4', OrderPathKind.AMEND, out)).toBe(true);
@@ -155,7 +163,10 @@ describe('OrderPathSignatures', () => {
     const paths = await store(clock, { kinds: [OrderPathKind.AMEND], depth: 2 });
     paths.track('o-f');
     paths.flush();
-    await until(() => paths.stats.signed === 2);
+    await until(() => paths.stats.signed === 1);
+    expect(paths.take('o-f', OrderPathKind.AMEND, out)).toBe(true); // used: kept two deep from here
+    paths.flush();
+    await until(() => paths.stats.signed === 3);
     expect(paths.take('o-f', OrderPathKind.AMEND, out)).toBe(true);
     paths.flush(); // the first replacement's batch, in flight
     expect(paths.take('o-f', OrderPathKind.AMEND, out)).toBe(true);
@@ -163,21 +174,21 @@ describe('OrderPathSignatures', () => {
     paths.flush(); // while that batch is in flight: nothing asked now...
     expect(presigner!.stats.requested).toBe(requested);
     // ...and the second replacement asked once the first batch is answered, with no further call.
-    await until(() => paths.stats.signed === 4);
+    await until(() => paths.stats.signed === 5);
     for (let i = 0; i < 2; i++) {
       expect(paths.take('o-f', OrderPathKind.AMEND, out)).toBe(true);
       expect(verifies('POST', `${ORDERS}/o-f/amend`)).toBe(true);
     }
-    expect(paths.stats).toMatchObject({ taken: 4, missed: 0 });
+    expect(paths.stats).toMatchObject({ taken: 5, missed: 0 });
   });
 
-  it('asks in batches of at most BATCH_SIGNATURES_MAX, and keeps each order\'s signatures at depth 2 apart', async () => {
+  it('asks in batches of at most BATCH_SIGNATURES_MAX, one signature per path of an order whose paths were never used (depth 2 or not)', async () => {
     const clock = new ManualClock(T0);
-    const paths = await store(clock, { capacity: 50, depth: 2 });
-    const ids = Array.from({ length: 50 }, (_, i) => `o-${i}`);
+    const paths = await store(clock, { capacity: 100, depth: 2 });
+    const ids = Array.from({ length: 100 }, (_, i) => `o-${i}`);
     for (const id of ids) paths.track(id);
     const requestedBefore = presigner!.stats.requested;
-    paths.flush(); // 50 orders x 3 paths x 2 deep = 300 wanted
+    paths.flush(); // 100 orders x 3 paths x 1 = 300 wanted
     expect(presigner!.stats.requested - requestedBefore).toBe(BATCH_SIGNATURES_MAX);
     await until(() => paths.stats.signed === BATCH_SIGNATURES_MAX);
     paths.flush(); // the rest
@@ -186,11 +197,9 @@ describe('OrderPathSignatures', () => {
     const seen = new Set<string>();
     for (const id of ids) {
       for (const [kind, method, suffix] of [[OrderPathKind.CANCEL, 'DELETE', ''], [OrderPathKind.AMEND, 'POST', '/amend'], [OrderPathKind.DECREASE, 'POST', '/decrease']] as const) {
-        for (let depth = 0; depth < 2; depth++) {
-          expect(paths.take(id, kind, out)).toBe(true);
-          expect(verifies(method, `${ORDERS}/${id}${suffix}`)).toBe(true);
-          seen.add(signatureText(out));
-        }
+        expect(paths.take(id, kind, out)).toBe(true);
+        expect(verifies(method, `${ORDERS}/${id}${suffix}`)).toBe(true);
+        seen.add(signatureText(out));
         expect(paths.take(id, kind, out)).toBe(false);
       }
     }

@@ -698,7 +698,7 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     expect(opened.orderPathStats!.signed).toBe(signed);
   });
 
-  it('with the defaults (four amend signatures, two per other path), four amends in a row all go out presigned', async () => {
+  it('with the defaults (four amend signatures once the amend path is used, one per path before), four amends in a row all go out presigned', async () => {
     exchange.script = (request) => {
       if (request.method === 'POST' && request.path.endsWith('/portfolio/events/orders')) return json(201, { order_id: 'o-2', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 });
       if (request.path.endsWith('/amend')) return json(200, { order_id: 'o-2', ts_ms: 2 });
@@ -709,12 +709,15 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     expect(REST_ORDER_ENTRY_DEFAULTS.presign.orderAmendDepth).toBe(4);
     opened.create(order('c-2'));
     await until(() => listener.events.length === 1);
-    await until(() => opened.orderPathStats!.signed === 6); // amend four, decrease two
+    await until(() => opened.orderPathStats!.signed === 2); // amend and decrease, one each until used
     const inlineBefore = opened.stats.inlineSigned;
+    opened.amend('o-2', 'T', 'bid', 4200 as Price, 1000 as Count, 0);
+    await until(() => listener.events.length === 2);
+    await until(() => opened.orderPathStats!.signed === 6); // the amend path used: four deep
     for (let i = 0; i < 4; i++) opened.amend('o-2', 'T', 'bid', (4300 + i * 100) as Price, 1000 as Count, 0);
-    expect(opened.stats.inlineSigned).toBe(inlineBefore);
-    expect(opened.orderPathStats!.taken).toBe(4);
-    await until(() => listener.events.length === 5);
+    expect(opened.stats).toMatchObject({ inlineSigned: inlineBefore, workerSigned: 0 });
+    expect(opened.orderPathStats!.taken).toBe(5);
+    await until(() => listener.events.length === 6);
     expect(exchange.orderRequests.filter((request) => request.path.endsWith('/o-2/amend')).every((request) => request.signatureValid)).toBe(true);
   });
 

@@ -9,7 +9,10 @@
  * while it ages, as long as the order was touched within `idleLifetimeMs`. `depth` signatures are
  * kept per path (each with its own timestamp), so a second amend soon after the first still finds
  * one while the replacement of the first is being made (with one, a quick second amend signed
- * inline: ~0.7 ms, the p99 of bench/tick-to-trade's amend phase). The amend path keeps its own
+ * inline: ~0.7 ms, the p99 of bench/tick-to-trade's amend phase); a path is kept that deep once it
+ * was used, one deep before (a replacing maker cancels each order once and never amends it: six
+ * or eight signatures made per order, one used, had the worker miss the cancels' by ~60% on the
+ * Margin route, whose cancel is per order). The amend path keeps its own
  * `amendDepth`: a requoting maker amends one order in bursts, and the worker (nice 19) answers a
  * batch in ~2 ms at p50 but ~40 ms at p99 and up to ~250 ms at start-up on a busy 2-core host, so
  * two were used up before their replacements came (1-2% of amends signed inline). A flush that
@@ -71,6 +74,7 @@ class OrderRecord {
   touchedMs = 0;
   pending = 0; // bit per slot: a signature is being made
   filled = 0; // bit per slot: holds a signature not yet taken
+  used = 0; // bit per kind: taken (or missed) at least once, so kept `depth(kind)` deep; else one
   readonly paths: string[] = ['', '', ''];
   readonly timestampsMs = new Float64Array(SLOT_COUNT);
   readonly timestampTexts: string[] = new Array<string>(SLOT_COUNT).fill('');
@@ -103,6 +107,7 @@ class OrderRecord {
     this.touchedMs = 0;
     this.pending = 0;
     this.filled = 0;
+    this.used = 0;
     for (let kind = 0; kind < KIND_COUNT; kind++) this.paths[kind] = '';
     for (let slot = 0; slot < SLOT_COUNT; slot++) {
       this.timestampsMs[slot] = 0;
@@ -222,6 +227,7 @@ export class OrderPathSignatures {
     if (record === undefined || record.paths[kind] === '') return false;
     const nowMs = this.#options.clock.nowMs();
     record.touchedMs = nowMs;
+    record.used |= 1 << kind;
     const chosen = this.#oldestFresh(record, kind, nowMs, true);
     if (chosen < 0) {
       this.stats.missed++;
@@ -288,7 +294,10 @@ export class OrderPathSignatures {
         continue;
       }
       for (const kind of this.#kinds) {
-        for (let slot = kind * MAX_DEPTH; slot < kind * MAX_DEPTH + this.#depths[kind]!; slot++) {
+        // One signature per path until the path is used: most orders are cancelled once and never
+        // amended, and each signature is ~1 ms of the worker that the next order's wait behind.
+        const depth = (record.used & (1 << kind)) !== 0 ? this.#depths[kind]! : 1;
+        for (let slot = kind * MAX_DEPTH; slot < kind * MAX_DEPTH + depth; slot++) {
           const bit = 1 << slot;
           if ((record.pending & bit) !== 0) continue;
           if (record.has(slot) && record.timestampsMs[slot]! >= staleBeforeMs) continue;
