@@ -211,6 +211,20 @@ describe('a pair missing from the table', () => {
     expect(w.oms.tick()).toBeNull(); // nothing left to reconcile: no loop
   });
 
+  it('the user_order executed before the fill that completed it: the fill is booked, the order stays filled, nothing flagged', () => {
+    const w = world();
+    const ctx = DRIVERS[S.RESTING](w, E.WS_EXECUTED);
+    w.oms.onUserOrder(userOrder(ctx.orderId, ctx.coid, 'executed', COUNT, c('0')));
+    const order = w.oms.order(ctx.coid)!;
+    expect(order.state).toBe(S.FILLED);
+    w.oms.onFill(fill(ctx.orderId, ctx.coid, 'bid', p('0.40'), COUNT));
+    expect(order.state).toBe(S.FILLED);
+    expect(order.anomalies).toBe(0);
+    expect(order.needsReconcile).toBe(false);
+    expect(w.oms.stats.missingTransitions).toBe(0);
+    expect(w.oms.position(0, order.ticker)!.position).toBe(COUNT); // the fill is booked once
+  });
+
   it('keeps a filled order filled when an over-fill arrives, and flags it', () => {
     const w = world();
     const ctx = DRIVERS[S.FILLED](w, E.FILL_FULL);
