@@ -30,7 +30,7 @@ import { rfqStatus } from '../runtime/rfq-status.ts';
 import type { RfqStatus } from '../runtime/rfq-status.ts';
 
 /** What the snapshot reads: the runtime's read-only surface (the worker pool's figures optional, for fakes). */
-export type SnapshotSource = Pick<Runtime, 'feed' | 'oms' | 'host' | 'listener' | 'probe' | 'stall' | 'fix' | 'marketData' | 'config' | 'mostActive'> & {
+export type SnapshotSource = Pick<Runtime, 'feed' | 'oms' | 'host' | 'listener' | 'probe' | 'stall' | 'fix' | 'marketData' | 'config' | 'mostActive' | 'fillsReceived'> & {
   /** The Margin feed's books are shown beside the Predictions ones (absent or null: none). */
   marginFeed?: Runtime['marginFeed'];
   workersStatus?: () => WorkersStatus | null;
@@ -294,7 +294,7 @@ export class OperatorSnapshots {
       booksTotal,
       ordersSent: oms.stats.ordersSent,
       openOrders: oms.liveOrderCount,
-      fills: source.listener.stats.fillMessages - oms.stats.duplicateFills,
+      fills: source.fillsReceived,
       pnlMicro,
       positions: topPositions(positions, POSITIONS_MAX),
       positionsTotal: positions.length,

@@ -704,6 +704,11 @@ export class Runtime {
     await this.#closeRecorder();
   }
 
+  /** Fills received on both exchanges' feeds, duplicates excluded (the status, the dashboard and the metrics read it). */
+  get fillsReceived(): number {
+    return this.listener.stats.fillMessages + (this.graph.marginListener?.stats.fillMessages ?? 0) - this.oms.stats.duplicateFills;
+  }
+
   /** The most active markets (book changes per second) as the activity walk last found them; the dashboard reads them too. */
   get mostActive(): readonly MarketActivity[] {
     return this.#scale.mostActive;
@@ -732,7 +737,7 @@ export class Runtime {
       booksTotal: this.feed.books.size + (marginBooks?.size ?? 0),
       openOrders: this.oms.liveOrderCount,
       ordersSent: this.oms.stats.ordersSent,
-      fills: this.listener.stats.fillMessages - this.oms.stats.duplicateFills,
+      fills: this.fillsReceived,
       positions: topPositions(positions, TOP_ROWS),
       positionsTotal: positions.length,
       budget: this.#scale.budget(this.gate.budget, this.router.holdStats, this.router.held.size, nowMs),

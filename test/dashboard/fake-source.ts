@@ -23,6 +23,7 @@ export function fakeSource(liveOrders = 0): { source: SnapshotSource; state: Fak
     oms: { liveOrders: () => orders, positions: { all: () => [] }, killSwitchState: null, get stats() { return { ordersSent: state.ordersSent, duplicateFills: 0, reconcileRounds: 0 }; }, liveOrderCount: orders.length },
     host: { denyCounts: (out: Float64Array) => out.fill(0), summaries: () => [{ id: 'mm', status: state.status }] },
     listener: { stats: { fillMessages: 0, connects: 1 } },
+    fillsReceived: 0,
     probe: new TickToTradeProbe(),
     stall: { summary: () => ({ samples: 0, p50Us: 0, p99Us: 0, maxUs: 0 }) },
     fix: null,

@@ -76,8 +76,9 @@ describe.concurrent('main job', { timeout: 150_000 }, () => {
     } });
     expect(run.code, run.stderr).toBe(0);
     expect(stopping).toBe(true);
-    const summary = JSON.parse(run.lines.find((line) => line.startsWith('{"event":"summary"'))!) as { positions: { ticker: string; position: string }[]; openOrdersAfterStop: number };
+    const summary = JSON.parse(run.lines.find((line) => line.startsWith('{"event":"summary"'))!) as { positions: { ticker: string; position: string }[]; openOrdersAfterStop: number; fills: number };
     expect(summary.openOrdersAfterStop).toBe(0);
+    expect(summary.fills).toBeGreaterThanOrEqual(2); // the Margin feed's fills counted beside the Predictions feed's
     expect(summary.positions.map((position) => [position.ticker, position.position]).sort()).toEqual([['KXBTCPERP', '1.00'], [MARKET, '1.00']]);
   });
 
