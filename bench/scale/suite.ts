@@ -219,7 +219,7 @@ function caseRows(scale: ScaleCase, hold: boolean, result: CaseResult, placement
       count: result.loopDelay.count, p50Ns: late(result.loopDelay.p50Ns), p99Ns: late(result.loopDelay.p99Ns), p999Ns: late(result.loopDelay.p999Ns), maxNs: late(result.loopDelay.maxNs), meanNs: late(result.loopDelay.meanNs),
       ...(scale.updatesPerSec >= 50_000 ? { target: 'p99 <= 2 ms', pass: late(result.loopDelay.p99Ns) <= 2e6 } : {}),
       note: `how late perf_hooks' 1 ms timer ran: the row below less the 1 ms period, trading phase; simulator delivered ${Math.round(result.deliveredUpdatesPerSec)} book updates/s (asked ${scale.updatesPerSec}); ` +
-        `order-route requests signed on the loop (RSA, ~1 ms each; no presigned signature ready): ${result.signing.inlineSigned} of ${result.signing.requests}, per-order ones signed by the worker on demand instead ${result.signing.workerSigned}; ` +
+        `order-route requests signed on the loop (RSA, ~1 ms each; no presigned signature ready): ${result.signing.inlineSigned} of ${result.signing.requests}, per-order and batch ones signed by the worker on demand instead ${result.signing.workerSigned}; ` +
         `keep-warm (process.keepWarmMs): ${result.keepWarm.runs} runs, ${result.keepWarm.thinned} ticks thinned, ${result.keepWarm.busyMs} ms of loop time`,
     }),
     row('event-loop timer interval (monitorEventLoopDelay as recorded)', {

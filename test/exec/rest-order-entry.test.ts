@@ -195,9 +195,9 @@ describe('RestOrderEntry: connect and signing', () => {
       if (request.method === 'DELETE') return json(200, { order_id: 'o-7', reduced_by: '5.00', ts_ms: 4 });
       return defaultScript(request);
     };
-    // One idle raw socket per call, so each is written at once rather than queued. orderMiss
+    // One idle raw socket per call, so each is written at once rather than queued. signWhenUnready
     // 'inline': o-7 has no per-order signature, and the worker's would be written later.
-    const { entry: opened, listener } = await open({ cancelRoute: 'single', connections: 3, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderMiss: 'inline' } });
+    const { entry: opened, listener } = await open({ cancelRoute: 'single', connections: 3, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, signWhenUnready: 'inline' } });
     const orderPath = '/trade-api/v2/portfolio/events/orders/o-7';
     const calls: { name: string; call: () => void; method: string; path: string; target: string }[] = [
       { name: 'amend', call: () => opened.amend('o-7', 'T', 'bid', 4300 as Price, 1000 as Count, 2), method: 'POST', path: `${orderPath}/amend`, target: `${orderPath}/amend?subaccount=2` },
@@ -244,14 +244,14 @@ describe('RestOrderEntry: connect and signing', () => {
     expect(opened.stats.inlineSigned).toBe(3); // o-7 was never created here: no per-order signatures ready
   });
 
-  it('orderMiss worker (the default): a per-order request with no signature ready is signed by the worker and written when it answers, nothing signed on the loop', async () => {
+  it('signWhenUnready worker (the default): a per-order request with no signature ready is signed by the worker and written when it answers, nothing signed on the loop', async () => {
     exchange.script = (request) => {
       if (request.path.endsWith('/amend')) return json(200, { order_id: 'o-8', remaining_count: '10.00', fill_count: '0.00', ts_ms: 2 });
       if (request.path.endsWith('/decrease')) return json(200, { order_id: 'o-8', remaining_count: '5.00', ts_ms: 3 });
       if (request.method === 'DELETE') return json(200, { order_id: 'o-8', reduced_by: '5.00', ts_ms: 4 });
       return defaultScript(request);
     };
-    expect(REST_ORDER_ENTRY_DEFAULTS.presign.orderMiss).toBe('worker');
+    expect(REST_ORDER_ENTRY_DEFAULTS.presign.signWhenUnready).toBe('worker');
     const { entry: opened, listener } = await open({ cancelRoute: 'single', connections: 3 });
     const writtenBefore = opened.rawStats.written;
     const inlineBefore = opened.stats.inlineSigned;
@@ -278,7 +278,7 @@ describe('RestOrderEntry: connect and signing', () => {
     expect(opened.stats.inlineSigned).toBe(inlineBefore);
   });
 
-  it('orderMiss worker: a request still waiting for its signature at close() is a status-0 "not sent" reject, never written', async () => {
+  it('signWhenUnready worker: a request still waiting for its signature at close() is a status-0 "not sent" reject, never written', async () => {
     const listener = new ListenerWithUnknowns();
     const { entry: opened } = await open({}, listener);
     opened.amend('w1', 'T', 'bid', 5500 as Price, 500 as Count, 0);
@@ -295,7 +295,7 @@ describe('RestOrderEntry: connect and signing', () => {
   it('raw transport: an amend or decrease that never reached a socket is a status-0 "not sent" reject; one in flight at close() is unknown', async () => {
     exchange.script = (request) => (request.method === 'GET' ? defaultScript(request) : 'hang');
     const listener = new ListenerWithUnknowns();
-    const { entry: opened } = await open({ connections: 1, hotPathQueueMax: 1, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderMiss: 'inline' } }, listener);
+    const { entry: opened } = await open({ connections: 1, hotPathQueueMax: 1, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, signWhenUnready: 'inline' } }, listener);
     opened.amend('q1', 'T', 'bid', 5500 as Price, 500 as Count, 0); // written
     opened.decrease('q2', 100 as Count, 0); // queued
     opened.amend('q3', 'T', 'bid', 5500 as Price, 500 as Count, 0); // refused inside the call
@@ -581,6 +581,28 @@ describe('RestOrderEntry: cancel, amend, decrease, batches', () => {
     expect(listener.events.slice(3)).toEqual([['createUnknown', 'd', 'EXEC_HTTP_5XX'], ['createUnknown', 'e', 'EXEC_HTTP_5XX']]);
   });
 
+  it('signWhenUnready worker: a batch past its ring is signed by the worker and written when it answers, never on the loop', async () => {
+    exchange.script = (request) => {
+      if (request.method !== 'POST') return defaultScript(request);
+      const ids = (JSON.parse(request.body) as { orders: { client_order_id: string }[] }).orders.map((o) => o.client_order_id);
+      return json(201, { orders: ids.map((id) => ({ order_id: `o-${id}`, client_order_id: id, fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 })) });
+    };
+    // One batch signature kept ready: the second batch in a row finds the ring empty.
+    const { entry: opened, listener } = await open({ presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 2, batchCapacity: 1, tickMs: 50 } });
+    const inlineBefore = opened.stats.inlineSigned;
+    const writtenBefore = opened.rawStats.written;
+    opened.createBatch([order('a'), order('b')]);
+    opened.createBatch([order('c'), order('d')]);
+    expect(opened.rawStats.written - writtenBefore).toBe(1); // the second waits for the worker
+    expect(opened.stats).toMatchObject({ presigned: 1, workerSigned: 1, inlineSigned: inlineBefore });
+    await until(() => listener.events.length === 4);
+    expect(listener.events.map((event) => event[1]).sort()).toEqual(['a', 'b', 'c', 'd']);
+    const batches = exchange.orderRequests.filter((request) => request.path.endsWith('/batched'));
+    expect(batches).toHaveLength(2);
+    expect(batches.every((request) => request.signatureValid)).toBe(true);
+    expect(opened.stats.inlineSigned).toBe(inlineBefore);
+  });
+
   it('batch cancel: acks by order_id; a whole-request 4xx rejects every order', async () => {
     let reject = false;
     exchange.script = (request) => {
@@ -658,7 +680,7 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     // One signature per path (orderDepth and orderAmendDepth 1), so the second amend in a row must sign inline; depth 2
     // (the default) is covered in order-path-signatures.test.ts.
     const { entry: opened, listener } = await open({
-      cancelRoute: 'single', presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderDepth: 1, orderAmendDepth: 1, orderMiss: 'inline' },
+      cancelRoute: 'single', presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, createCapacity: 4, batchCapacity: 2, tickMs: 50, orderDepth: 1, orderAmendDepth: 1, signWhenUnready: 'inline' },
     });
     const writtenBefore = opened.rawStats.written;
     opened.create(order('c-ioc', { timeInForce: 'immediate_or_cancel', postOnly: false }));
