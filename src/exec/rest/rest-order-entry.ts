@@ -803,9 +803,11 @@ export class RestOrderEntry implements OrderEntry {
 
   /**
    * A per-order request whose path has no signature ready (an order beyond the tracked ones, or
-   * its signatures used up), or a batch past its ring: the worker signs it and the request is written when it answers, a
-   * few milliseconds later, instead of ~1 ms of RSA on this loop that every other market would
-   * wait behind (at 1,000 markets nearly every amend was such a one). The slot is in flight
+   * its signatures used up), or a batch past its ring: the worker signs it and the request is
+   * written when it answers, a few milliseconds later, instead of ~1 ms of RSA on this loop that
+   * every other market would wait behind (at 1,000 markets nearly every amend was such a one). A
+   * worker that never answers leaves the request pending until the OMS's timeout reconciles it,
+   * as a request whose answer never comes. The slot is in flight
    * meanwhile, as a queued request's is. The body is kept as text (the route's writers are
    * reused). The worker gone: signed inline then; the route closed: not sent.
    */
