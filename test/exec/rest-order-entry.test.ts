@@ -244,7 +244,7 @@ describe('RestOrderEntry: connect and signing', () => {
     expect(opened.stats.inlineSigned).toBe(3); // o-7 was never created here: no per-order signatures ready
   });
 
-  it('signWhenUnready worker (the default): a per-order request with no signature ready is signed by the worker and written when it answers, nothing signed on the loop', async () => {
+  it('signWhenUnready worker (the default): an amend with no signature ready is signed by the worker and written when it answers; a decrease or cancel signs inline, never waiting on the worker', async () => {
     exchange.script = (request) => {
       if (request.path.endsWith('/amend')) return json(200, { order_id: 'o-8', remaining_count: '10.00', fill_count: '0.00', ts_ms: 2 });
       if (request.path.endsWith('/decrease')) return json(200, { order_id: 'o-8', remaining_count: '5.00', ts_ms: 3 });
@@ -257,10 +257,11 @@ describe('RestOrderEntry: connect and signing', () => {
     const inlineBefore = opened.stats.inlineSigned;
     // o-8 was never created here: none of its paths has a signature ready.
     opened.amend('o-8', 'T', 'ask', 4300 as Price, 1000 as Count, 2);
+    expect(opened.rawStats.written - writtenBefore).toBe(0); // the amend waits for the worker
     opened.decrease('o-8', 500 as Count, 0);
     opened.cancel('o-8', 0);
-    expect(opened.rawStats.written - writtenBefore).toBe(0); // nothing written inside the calls
-    expect(opened.stats).toMatchObject({ workerSigned: 3, inlineSigned: inlineBefore });
+    expect(opened.rawStats.written - writtenBefore).toBe(2); // they take risk off: written inside the calls
+    expect(opened.stats).toMatchObject({ workerSigned: 1, inlineSigned: inlineBefore + 2 });
     await until(() => listener.events.length === 3);
     expect(listener.events).toContainEqual(['amendAck', 'o-8', 0, 1000, 2]);
     expect(listener.events).toContainEqual(['decreaseAck', 'o-8', 500, 3]);
@@ -275,7 +276,7 @@ describe('RestOrderEntry: connect and signing', () => {
     // The amend's body was kept as text when the call returned (the route's writer is reused).
     const amend = JSON.parse(requests.find((request) => request.path.endsWith('/amend'))!.body);
     expect(amend).toMatchObject({ ticker: 'T', side: 'ask', price: '0.4300' });
-    expect(opened.stats.inlineSigned).toBe(inlineBefore);
+    expect(opened.stats.inlineSigned).toBe(inlineBefore + 2);
   });
 
   it('signWhenUnready worker: a request still waiting for its signature at close() is a status-0 "not sent" reject, never written', async () => {
@@ -601,6 +602,10 @@ describe('RestOrderEntry: cancel, amend, decrease, batches', () => {
     expect(batches).toHaveLength(2);
     expect(batches.every((request) => request.signatureValid)).toBe(true);
     expect(opened.stats.inlineSigned).toBe(inlineBefore);
+    // A batch cancel past its ring takes risk off: signed inline, written inside the call.
+    opened.cancelBatch(['o-a', 'o-b'], 0);
+    opened.cancelBatch(['o-c', 'o-d'], 0);
+    expect(opened.stats).toMatchObject({ workerSigned: 1, inlineSigned: inlineBefore + 1 });
   });
 
   it('batch cancel: acks by order_id; a whole-request 4xx rejects every order', async () => {

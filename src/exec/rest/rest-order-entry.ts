@@ -176,10 +176,11 @@ export interface PresignSettings {
   orderIdleMs: number;
   orderDepth: number;
   orderAmendDepth: number;
-  // A per-order request (amend, decrease, single cancel) or a batch with no signature ready:
-  // 'worker' signs it off the loop and writes it when signed (a few ms later, nothing waits behind
-  // it); 'inline' signs it on the loop (~1 ms that every other market waits, this one sooner). A
-  // lone create or batched cancel is the router's to hold and batch (createReady, cancelReady).
+  // An amend or a batch create with no signature ready: 'worker' signs it off the loop and writes
+  // it when signed (a few ms later, nothing waits behind it); 'inline' signs it on the loop (~1 ms
+  // that every other market waits, this one sooner). Cancels and decreases always sign inline when
+  // nothing is ready: they take risk off, and the worker runs at nice 19 (a loaded host starves
+  // it for seconds). A lone create is the router's to hold and batch (createReady).
   signWhenUnready: 'worker' | 'inline';
   // More constant-path endpoints to keep signatures ready for, paths relative to the API prefix:
   // other clients' hot-path requests signed by this presigner (RestQuoteRoute.presignEndpoint,
@@ -254,7 +255,7 @@ export interface RestOrderEntryStats {
   requests: number; // hot-path requests dispatched
   presigned: number; // of which carried a presigned signature
   inlineSigned: number; // of which were signed on the calling thread
-  workerSigned: number; // of which were per-order or batch requests signed by the worker on demand, written when it answered
+  workerSigned: number; // of which were amends or batch creates signed by the worker on demand, written when it answered
   presignFallbacks: number; // inline signatures on a presignable path (ring empty or worker down)
   queued: number; // sent while every raw socket was busy (bytes written later)
   notSent: number; // refused before reaching a socket (queue full, queued too long, closed)
@@ -742,7 +743,7 @@ export class RestOrderEntry implements OrderEntry {
    * Signs `signedPath` (never the query: spec/rest.md §1) with a presigned ring entry for
    * `endpoint` >= 0, a per-order signature for `orderPath` >= 0, else inline, into this.#signed;
    * then writes on the raw client `rawHead` (a constant path) or, when it is null (a per-order
-   * request), `method` + `path` (the target with its query). A per-order request or a batch with no
+   * request), `method` + `path` (the target with its query). An amend or a batch create with no
    * signature ready is signed by the worker and written when it answers (#sendWhenSigned), not on
    * the loop.
    */
@@ -781,15 +782,19 @@ export class RestOrderEntry implements OrderEntry {
   }
 
   /**
-   * Whether a request with no signature ready goes to the worker (presign.signWhenUnready): a
-   * per-order one (its path holds the order id: only the orders acked last are signed ahead), or
-   * a batch (it already waited for the turn's end: at 1,000 markets ~80 a run signed on the loop).
+   * Whether a request with no signature ready goes to the worker (presign.signWhenUnready): an
+   * amend (its path holds the order id: only the orders acked last are signed ahead; at 1,000
+   * markets nearly every amend signed on the loop) or a batch create (it already waited for the
+   * turn's end: ~80 a run at 1,000 markets). Never a cancel or a decrease: they take risk off and
+   * must not wait on a nice-19 thread that a loaded host starves (with batch cancels signed
+   * there, a loaded CI run's crash test found a faulted plugin's order still resting at the venue
+   * when the status already said faulted).
    */
   #signsInWorker(endpoint: number, orderPath: number): boolean {
     const presigner = this.#presigner;
     if (presigner === null || !presigner.alive || this.#options.presign.signWhenUnready !== 'worker') return false;
-    if (orderPath >= 0) return this.#orderPaths !== null;
-    return endpoint >= 0 && (endpoint === this.#batchCreateEndpoint || endpoint === this.#batchCancelEndpoint);
+    if (orderPath >= 0) return orderPath === OrderPathKind.AMEND && this.#orderPaths !== null;
+    return endpoint >= 0 && endpoint === this.#batchCreateEndpoint;
   }
 
   /** The slot counts as in flight from here: its tokens, and #release's count. */
@@ -802,8 +807,8 @@ export class RestOrderEntry implements OrderEntry {
   }
 
   /**
-   * A per-order request whose path has no signature ready (an order beyond the tracked ones, or
-   * its signatures used up), or a batch past its ring: the worker signs it and the request is
+   * An amend whose path has no signature ready (an order beyond the tracked ones, or its
+   * signatures used up), or a batch create past its ring: the worker signs it and the request is
    * written when it answers, a few milliseconds later, instead of ~1 ms of RSA on this loop that
    * every other market would wait behind (at 1,000 markets nearly every amend was such a one). A
    * worker that never answers leaves the request pending until the OMS's timeout reconciles it,
