@@ -76,12 +76,11 @@ import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harnes
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import type { ExecListener, NewOrder } from '../../src/oms/index.ts';
 import { MARGIN_TICKER } from '../margin/margin-frames.ts';
+import { DEFAULT_MARGIN_CATALOG_FILE, loadMarginCatalog } from '../../src/sim/margin/index.ts';
 
 const SUITE = 'tick-to-trade';
 const REPO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const TICKER = 'KXDEMO-26DEC31-T50';
-/** Perpetuals in the simulator's Margin catalog (config/margin-markets.json): its activity spreads over them, so KXBTCPERP gets the rate the Predictions market gets. */
-const MARGIN_MARKETS = 3;
 const FLOOR = 'floor: loopback TCP ping-pong (round trip)';
 const OFFICIAL = 'kalshi-typescript createOrderV2 round trip';
 // About the gap between the timed orders at the simulator's 1,000 updates/s (touch changes ~60/s).
@@ -131,7 +130,8 @@ export default {
         rootDir: REPO_DIR,
         marketsFile: oneMarketCatalog(work, TICKER),
         activityUpdatesPerSec: phase.activityPerSec,
-        ...(marginActivity ? { marginActivityUpdatesPerSec: phase.activityPerSec * MARGIN_MARKETS } : {}),
+        // The Margin activity spreads over the catalog's perpetuals: KXBTCPERP gets the Predictions market's rate.
+        ...(marginActivity ? { marginActivityUpdatesPerSec: phase.activityPerSec * marginMarketCount() } : {}),
         keysDir: path.join(work, 'keys'),
         logPath: path.join(work, 'sim.log'),
         logLevel: 'warn',
@@ -154,6 +154,11 @@ export default {
     return rows;
   },
 } satisfies BenchSuite;
+
+/** Perpetuals in the simulator's Margin catalog (the one SimChild's simulator loads). */
+function marginMarketCount(): number {
+  return loadMarginCatalog(path.join(REPO_DIR, DEFAULT_MARGIN_CATALOG_FILE)).markets.length;
+}
 
 /**
  * `BENCH_T2T_ONLY`'s runs: replace, amend, fix (the replace run on the FIX route) or margin (the

@@ -935,11 +935,11 @@ export class Oms implements ExecListener {
     }
     order.fees += feeCenticents;
     this.#setOrderId(order, orderId);
-    const added = order.applyFill(count);
-    // The order channel's executed (an aggregate count) can come before the fill that made it (the
-    // simulator's Margin feed sends them in that order): the fill then adds nothing to a FILLED order. One
-    // that adds is an over-fill, and the table flags it.
-    if (added === 0 && order.state === OrderState.FILLED) return;
+    // A fill the order's count already holds changes no state: the order channel's aggregate (an
+    // executed or partly filled user_order, an ack's fill count) can come before the fill that made
+    // it (the simulator's Margin feed sends executed first), and its event moved the state then. A
+    // fill that adds to a FILLED order is an over-fill, and the table flags it.
+    if (order.applyFill(count) === 0) return;
     this.#apply(order, order.complete ? OrderEvent.FILL_FULL : OrderEvent.FILL_PARTIAL, JournalKind.STATE, tradeId, 0, false);
     this.#afterEvent(order);
   }
