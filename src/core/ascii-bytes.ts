@@ -77,6 +77,9 @@ export function writeInteger(out: Buffer, at: number, value: number): number {
   return writeDigits(out, at, value, decimalDigits(value));
 }
 
+/** 10^k for the decimals the writers use (counts 2, prices 4, dollars up to 6). */
+const POW10 = new Int32Array([1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]);
+
 /**
  * A safe integer in units of 10^-decimals as fixed point, always `decimals` decimals, '-' when
  * negative: formatPrice (4) and formatCount (2) as bytes, e.g. 5600, 4 -> "0.5600".
@@ -86,8 +89,10 @@ export function writeFixed(out: Buffer, at: number, value: number, decimals: num
     out[at++] = MINUS;
     value = -value;
   }
-  const unitsPerOne = 10 ** decimals;
-  const whole = Math.floor(value / unitsPerOne);
+  // A table and 32-bit division for what fits (every price and order count): `10 ** decimals`
+  // and a floating-point division cost ~4x as much (two numbers in each order body).
+  const unitsPerOne = decimals < POW10.length ? POW10[decimals]! : 10 ** decimals;
+  const whole = value <= 0x7fffffff && decimals < POW10.length ? ((value | 0) / unitsPerOne) | 0 : Math.floor(value / unitsPerOne);
   at = writeDigits(out, at, whole, decimalDigits(whole));
   out[at++] = DOT;
   return writeDigits(out, at, value - whole * unitsPerOne, decimals);

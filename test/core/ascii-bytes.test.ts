@@ -49,8 +49,8 @@ describe('ascii bytes', () => {
         const at = Math.floor(next() * 8);
         expect(out.toString('latin1', at, writeInteger(out, at, signed))).toBe(String(signed === 0 ? 0 : signed));
       }
-      // Prices (4 decimals) and counts (2): 5600 -> "0.5600", 100 -> "1.00".
-      for (const decimals of [2, 4]) {
+      // Prices (4 decimals), counts (2) and dollars (6): 5600 -> "0.5600", 100 -> "1.00".
+      for (const decimals of [2, 4, 6]) {
         const whole = Math.floor(value / 10 ** decimals);
         const text = `${whole}.${String(value - whole * 10 ** decimals).padStart(decimals, '0')}`;
         expect(out.toString('latin1', 3, writeFixed(out, 3, value, decimals)), `${value} ${decimals}`).toBe(text);
