@@ -351,8 +351,8 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
     const hop = (name: string, histogram: Histogram, extra: Partial<BenchRow> = {}): BenchRow => latencyRow(SUITE, `[${label}] ${name}`, false, histogram, extra);
     const stats = orderRoute.stats;
     const signed = `presigned ${stats.presigned - statsBefore.presigned}, signed inline ${stats.inlineSigned - statsBefore.inlineSigned}, signed by the worker on demand ${stats.workerSigned - statsBefore.workerSigned}`;
-    const orderPaths = margin ? null : runtime.rest.orderPathStats;
-    const orderPathNote = orderPaths === null ? '' : `; per-order signatures (whole run): orders tracked ${orderPaths.tracked}, taken ${orderPaths.taken}, missed ${orderPaths.missed}, evicted ${orderPaths.evicted}`;
+    const orderPaths = orderRoute.orderPathStats;
+    const orderPathNote = orderPaths === null ? '' : `; per-order signatures (whole run): orders tracked ${orderPaths.tracked}, signed ${orderPaths.signed}, taken ${orderPaths.taken}, missed ${orderPaths.missed} (of orders not tracked ${orderPaths.untracked}), evicted ${orderPaths.evicted}`;
     const fixStats = runtime.fix?.stats ?? null;
     const pathNote = fixStats !== null && fixBefore !== null
       ? `NewOrderSingle: written on the FIX session's socket inside the call; FIX requests ${fixStats.requests - fixBefore.requests}, acks ${fixStats.acks - fixBefore.acks}, rejects ${fixStats.rejects - fixBefore.rejects}, not sent ${fixStats.notSent - fixBefore.notSent}`

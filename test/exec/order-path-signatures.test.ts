@@ -9,8 +9,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock, verifyRequest } from '../../src/core/index.ts';
-import { OrderPathKind, OrderPathSignatures, type OrderPathSignaturesOptions } from '../../src/exec/rest/order-path-signatures.ts';
-import { BATCH_SIGNATURES_MAX, Presigner, signatureText, type PresignedSignature } from '../../src/exec/rest/presigner.ts';
+import { ORDER_BATCH_MAX, OrderPathKind, OrderPathSignatures, type OrderPathSignaturesOptions } from '../../src/exec/rest/order-path-signatures.ts';
+import { Presigner, signatureText, type PresignedSignature } from '../../src/exec/rest/presigner.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const ORDERS = '/trade-api/v2/portfolio/events/orders';
@@ -39,6 +39,17 @@ async function store(clock: ManualClock, overrides: Partial<OrderPathSignaturesO
 }
 
 const out: PresignedSignature = { timestampText: '', signature: '' };
+
+/** The paths of each batch the store asks the presigner for from now on, in order. */
+function recordBatches(): string[][] {
+  const batches: string[][] = [];
+  const signBatch = presigner!.signBatch.bind(presigner);
+  presigner!.signBatch = (methods, batchPaths, done) => {
+    batches.push([...batchPaths]);
+    signBatch(methods, batchPaths, done);
+  };
+  return batches;
+}
 
 function verifies(method: string, path: string): boolean {
   return verifyRequest(publicKey, Number(out.timestampText), method, path, signatureText(out));
@@ -76,7 +87,7 @@ describe('OrderPathSignatures', () => {
     expect(paths.lastTracked).toBe('');
   });
 
-  it('signs cancel, amend and decrease paths of a tracked order in one batch; each is used once', async () => {
+  it('signs the cancel path of a tracked order in a batch of its own, then its amend and decrease paths; each is used once', async () => {
     const clock = new ManualClock(T0);
     const paths = await store(clock);
     paths.track('ord/1'); // an id that needs percent-encoding in the path
@@ -85,8 +96,9 @@ describe('OrderPathSignatures', () => {
     expect(paths.path('other', OrderPathKind.AMEND)).toBeNull();
     const requestedBefore = presigner!.stats.requested;
     paths.flush();
-    expect(presigner!.stats.requested - requestedBefore).toBe(3);
+    expect(presigner!.stats.requested - requestedBefore).toBe(1); // the cancel; its answer asks for the other two
     await until(() => paths.stats.signed === 3);
+    expect(presigner!.stats.requested - requestedBefore).toBe(3);
 
     clock.advance(500);
     expect(paths.take('ord/1', OrderPathKind.AMEND, out)).toBe(true);
@@ -182,18 +194,20 @@ describe('OrderPathSignatures', () => {
     expect(paths.stats).toMatchObject({ taken: 5, missed: 0 });
   });
 
-  it('asks in batches of at most BATCH_SIGNATURES_MAX, one signature per path of an order whose paths were never used (depth 2 or not)', async () => {
+  it('asks in batches of at most ORDER_BATCH_MAX, missing cancels in batches of their own first, and sends the next batch when a full one is answered; one signature per path never used', async () => {
     const clock = new ManualClock(T0);
     const paths = await store(clock, { capacity: 100, depth: 2 });
+    const batches = recordBatches();
     const ids = Array.from({ length: 100 }, (_, i) => `o-${i}`);
     for (const id of ids) paths.track(id);
-    const requestedBefore = presigner!.stats.requested;
-    paths.flush(); // 100 orders x 3 paths x 1 = 300 wanted
-    expect(presigner!.stats.requested - requestedBefore).toBe(BATCH_SIGNATURES_MAX);
-    await until(() => paths.stats.signed === BATCH_SIGNATURES_MAX);
-    paths.flush(); // the rest
-    expect(presigner!.stats.requested - requestedBefore).toBe(300);
+    paths.flush(); // 100 orders x 3 paths x 1 = 300 wanted; no other flush: each answer asks for the next batch
     await until(() => paths.stats.signed === 300);
+    expect(batches.flat()).toHaveLength(300);
+    expect(batches.every((batch) => batch.length <= ORDER_BATCH_MAX)).toBe(true);
+    // The 100 cancels first (7 batches), then the amends and decreases.
+    const cancelBatches = Math.ceil(100 / ORDER_BATCH_MAX);
+    expect(batches.slice(0, cancelBatches).flat()).toEqual(ids.map((id) => `${ORDERS}/${id}`));
+    expect(batches.slice(cancelBatches).flat().every((path) => path.endsWith('/amend') || path.endsWith('/decrease'))).toBe(true);
     const seen = new Set<string>();
     for (const id of ids) {
       for (const [kind, method, suffix] of [[OrderPathKind.CANCEL, 'DELETE', ''], [OrderPathKind.AMEND, 'POST', '/amend'], [OrderPathKind.DECREASE, 'POST', '/decrease']] as const) {
@@ -204,6 +218,34 @@ describe('OrderPathSignatures', () => {
       }
     }
     expect(seen.size).toBe(300);
+  });
+
+  it("asks for a new order's cancel, alone, before refreshing the aging signatures of older orders", async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock, { capacity: 64 });
+    const old = Array.from({ length: 40 }, (_, i) => `old-${i}`);
+    for (const id of old) paths.track(id);
+    paths.flush();
+    await until(() => paths.stats.signed === 120);
+    clock.advance(2_500); // every old signature is past maxAge - lead: 120 refreshes wanted
+    paths.track('new-1');
+    const batches = recordBatches();
+    paths.flush();
+    expect(batches).toEqual([[`${ORDERS}/new-1`]]);
+    await until(() => paths.stats.signed === 120 + 123); // the rest chained, batch by batch
+    // Then its amend and decrease, ahead of the refreshes.
+    expect(batches[1]!.slice(0, 2)).toEqual([`${ORDERS}/new-1/amend`, `${ORDERS}/new-1/decrease`]);
+    expect(batches.every((batch) => batch.length <= ORDER_BATCH_MAX)).toBe(true);
+    expect(paths.take('new-1', OrderPathKind.CANCEL, out)).toBe(true);
+    expect(verifies('DELETE', `${ORDERS}/new-1`)).toBe(true);
+  });
+
+  it('counts a take for an order not tracked as a miss of an untracked order, for an enabled kind only', async () => {
+    const clock = new ManualClock(T0);
+    const paths = await store(clock, { kinds: [OrderPathKind.CANCEL] });
+    expect(paths.take('never-tracked', OrderPathKind.CANCEL, out)).toBe(false);
+    expect(paths.take('never-tracked', OrderPathKind.AMEND, out)).toBe(false);
+    expect(paths.stats).toMatchObject({ missed: 1, untracked: 1 });
   });
 
   it('never hands out a signature older than maxAgeMs, and refreshes aging ones on flush', async () => {

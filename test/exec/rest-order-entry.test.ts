@@ -725,6 +725,29 @@ describe('RestOrderEntry: per-order presigned paths', () => {
     expect(opened.orderPathStats!.signed).toBe(signed);
   });
 
+  it("asks for a resting order's signatures on the next turn, not when the route goes idle: a request in flight does not hold them back", async () => {
+    exchange.script = (request) => {
+      if (request.method === 'POST' && request.path.endsWith('/portfolio/events/orders')) {
+        // The first create never gets an answer, so the route is never idle (presign.refill 'idle').
+        return JSON.parse(request.body).client_order_id === 'c-hang' ? 'hang' : json(201, { order_id: 'o-rest', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 });
+      }
+      return defaultScript(request);
+    };
+    // No tick flush within the test (tickMs 60 s), and the hanging create outlives it (headersTimeoutMs 20 s).
+    const { entry: opened, listener } = await open({
+      cancelRoute: 'single', headersTimeoutMs: 20_000, bodyTimeoutMs: 20_000, presign: { ...REST_ORDER_ENTRY_DEFAULTS.presign, refill: 'idle', tickMs: 60_000 },
+    });
+    opened.create(order('c-hang'));
+    opened.create(order('c-rest'));
+    await until(() => listener.events.length === 1);
+    expect(listener.events[0]![0]).toBe('createAck');
+    await until(() => opened.orderPathStats!.signed === 3); // cancel, amend, decrease of o-rest
+    const inlineBefore = opened.stats.inlineSigned;
+    opened.cancel('o-rest', 0);
+    expect(opened.stats.inlineSigned).toBe(inlineBefore);
+    expect(opened.orderPathStats!.taken).toBe(1);
+  });
+
   it('with the defaults (four amend signatures once the amend path is used, one per path before), four amends in a row all go out presigned', async () => {
     exchange.script = (request) => {
       if (request.method === 'POST' && request.path.endsWith('/portfolio/events/orders')) return json(201, { order_id: 'o-2', fill_count: '0.00', remaining_count: '10.00', ts_ms: 1 });

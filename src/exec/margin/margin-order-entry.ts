@@ -50,6 +50,7 @@ import {
   type RestOrderEntryStats,
   type RestOrderVenue,
 } from '../rest/rest-order-entry.ts';
+import type { OrderPathSignaturesStats } from '../rest/order-path-signatures.ts';
 import { signedClientFor, type SignedRestClient } from '../rest/signed-rest-client.ts';
 import { ExitTriggerClient } from './exit-trigger-client.ts';
 import { readCancelAck } from '../rest/wire-parse.ts';
@@ -150,6 +151,11 @@ export class MarginOrderEntry implements OrderEntry, OrderReads {
   /** The transport's counters (requests, presigned, acks, rejects, unknowns, ...). */
   get stats(): Readonly<RestOrderEntryStats> {
     return this.#rest.stats;
+  }
+
+  /** The per-order signatures' counters (RestOrderEntry.orderPathStats); null when they are off. */
+  get orderPathStats(): Readonly<OrderPathSignaturesStats> | null {
+    return this.#rest.orderPathStats;
   }
 
   setListener(listener: ExecListener): void {

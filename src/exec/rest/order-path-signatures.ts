@@ -41,6 +41,13 @@ import type { Presigner, PresignedSignature } from './presigner.ts';
 export const OrderPathKind = { CANCEL: 0, AMEND: 1, DECREASE: 2 } as const;
 export type OrderPathKind = (typeof OrderPathKind)[keyof typeof OrderPathKind];
 const KIND_COUNT = 3;
+/**
+ * Most signatures one batch asks the worker for. A batch is answered whole (~1 ms of RSA each at
+ * nice 19), so a new order's cancel asked for while a batch is in flight waits for all of it: 192
+ * refreshes (64 orders x 3 paths) kept such a cancel waiting ~200 ms. A full batch's answer sends
+ * the next, so smaller batches cost no throughput.
+ */
+export const ORDER_BATCH_MAX = Math.min(16, BATCH_SIGNATURES_MAX);
 /** Most signatures kept per path (the option `depth` is 1..MAX_DEPTH). */
 export const MAX_DEPTH = 4;
 const SLOT_COUNT = KIND_COUNT * MAX_DEPTH;
@@ -64,7 +71,8 @@ export interface OrderPathSignaturesStats {
   tracked: number; // track() calls
   signed: number; // signatures received
   taken: number; // handed out
-  missed: number; // take() with no fresh signature (caller signed inline)
+  missed: number; // take() with no fresh signature (the caller signs: inline or in the worker), untracked included
+  untracked: number; // of those, take() for an order not tracked (never acked resting here, evicted, or forgotten)
   evicted: number; // dropped at capacity or after idleLifetimeMs
 }
 
@@ -124,14 +132,21 @@ function readSlot(record: OrderRecord, slot: number, out: PresignedSignature): v
 }
 
 export class OrderPathSignatures {
-  readonly stats: OrderPathSignaturesStats = { tracked: 0, signed: 0, taken: 0, missed: 0, evicted: 0 };
+  readonly stats: OrderPathSignaturesStats = { tracked: 0, signed: 0, taken: 0, missed: 0, untracked: 0, evicted: 0 };
   readonly #options: OrderPathSignaturesOptions;
   readonly #kinds: readonly OrderPathKind[];
+  /** The enabled kinds, cancel first: the order a new order's first signatures are asked in (a cancel takes risk off). */
+  readonly #kindsByUrgency: readonly OrderPathKind[];
+  /** Bit per enabled kind. */
+  #enabled = 0;
+
   readonly #records: FifoMap<string, OrderRecord>; // insertion order = eviction order
   /** A signBatch not yet answered: flush() sends no other until it is. */
   #batchInFlight = false;
   /** A flush came while the batch was in flight: flush again when it is answered, not at the next idle turn or tick. */
   #flushWhenSigned = false;
+  /** The batch in flight was cut at ORDER_BATCH_MAX: flush again when it is answered. */
+  #batchFull = false;
   /** The order id track() kept last (lastTracked reads it while the order is still kept). */
   #lastTracked = '';
   /** The batch in flight: what was asked (methods, paths) and for which record, slot and generation. */
@@ -151,6 +166,8 @@ export class OrderPathSignatures {
     this.#options = options;
     this.#records = new FifoMap(options.capacity);
     this.#kinds = [...options.kinds];
+    for (const kind of options.kinds) this.#enabled |= 1 << kind;
+    this.#kindsByUrgency = [OrderPathKind.CANCEL, OrderPathKind.AMEND, OrderPathKind.DECREASE].filter((kind) => options.kinds.includes(kind));
     const amendDepth = options.amendDepth ?? depth;
     if (!(Number.isInteger(amendDepth) && amendDepth >= 1 && amendDepth <= MAX_DEPTH)) throw new RangeError(`OrderPathSignatures: amendDepth must be an integer in 1..${MAX_DEPTH}, got ${amendDepth}`);
     this.#depths.fill(depth);
@@ -224,7 +241,14 @@ export class OrderPathSignatures {
    */
   take(orderId: string, kind: OrderPathKind, out: PresignedSignature): boolean {
     const record = this.#records.get(orderId);
-    if (record === undefined || record.paths[kind] === '') return false;
+    if (record === undefined) {
+      if ((this.#enabled & (1 << kind)) !== 0) {
+        this.stats.missed++;
+        this.stats.untracked++;
+      }
+      return false;
+    }
+    if (record.paths[kind] === '') return false;
     const nowMs = this.#options.clock.nowMs();
     record.touchedMs = nowMs;
     record.used |= 1 << kind;
@@ -287,6 +311,21 @@ export class OrderPathSignatures {
     targets.length = 0;
     targetSlots.length = 0;
     generations.length = 0;
+    // First the paths that hold no fresh signature and have none being made (a new order's, or
+    // one just used up), cancels before amends before decreases: what the next call would miss.
+    // Then the deeper slots and the refreshes of aging ones.
+    // The missing cancels go in a batch of their own: the worker answers a batch whole, so a
+    // cancel asked for beside its order's amend and decrease waited for all three (~3 ms of RSA at
+    // nice 19, and 10-20 ms with the simulator on the worker's core).
+    const freshFromMs = nowMs - this.#options.maxAgeMs;
+    for (const kind of this.#kindsByUrgency) {
+      for (const record of this.#records.values()) {
+        if (methods.length === ORDER_BATCH_MAX) break;
+        if (record.touchedMs < idleBeforeMs || this.#holdsOrMakes(record, kind, freshFromMs)) continue;
+        this.#ask(record, kind * MAX_DEPTH);
+      }
+      if (kind === OrderPathKind.CANCEL && methods.length > 0) return this.#sendBatch(true);
+    }
     let expired: string[] | null = null;
     for (const record of this.#records.values()) {
       if (record.touchedMs < idleBeforeMs) {
@@ -301,13 +340,8 @@ export class OrderPathSignatures {
           const bit = 1 << slot;
           if ((record.pending & bit) !== 0) continue;
           if (record.has(slot) && record.timestampsMs[slot]! >= staleBeforeMs) continue;
-          if (methods.length === BATCH_SIGNATURES_MAX) break; // the rest at the next flush
-          record.pending |= bit;
-          methods.push(METHODS[kind]!);
-          paths.push(record.paths[kind]!);
-          targets.push(record);
-          targetSlots.push(slot);
-          generations.push(record.generation);
+          if (methods.length === ORDER_BATCH_MAX) break; // the rest when this batch is answered
+          this.#ask(record, slot);
         }
       }
     }
@@ -315,9 +349,36 @@ export class OrderPathSignatures {
       for (const orderId of expired) this.#drop(orderId);
       this.stats.evicted += expired.length;
     }
-    if (methods.length === 0) return;
+    this.#sendBatch(methods.length === ORDER_BATCH_MAX);
+  }
+
+  /** Sends the batch built (if any); `more`: more may be wanted, so its answer flushes again. */
+  #sendBatch(more: boolean): void {
+    if (this.#batchMethods.length === 0) return;
     this.#batchInFlight = true;
-    presigner.signBatch(methods, paths, this.#onBatchSigned);
+    this.#batchFull = more;
+    this.#options.presigner.signBatch(this.#batchMethods, this.#batchPaths, this.#onBatchSigned);
+  }
+
+  /** Whether `record` holds a fresh signature of `kind`'s path, or has one being made. */
+  #holdsOrMakes(record: OrderRecord, kind: OrderPathKind, freshFromMs: number): boolean {
+    const first = kind * MAX_DEPTH;
+    for (let slot = first; slot < first + MAX_DEPTH; slot++) {
+      if ((record.pending & (1 << slot)) !== 0) return true;
+      if (record.has(slot) && record.timestampsMs[slot]! >= freshFromMs) return true;
+    }
+    return false;
+  }
+
+  /** Adds `slot` of `record` to the batch being built and marks it pending. */
+  #ask(record: OrderRecord, slot: number): void {
+    record.pending |= 1 << slot;
+    const kind = (slot / MAX_DEPTH) | 0;
+    this.#batchMethods.push(METHODS[kind]!);
+    this.#batchPaths.push(record.paths[kind]!);
+    this.#batchTargets.push(record);
+    this.#batchSlots.push(slot);
+    this.#batchGenerations.push(record.generation);
   }
 
   /** The worker's answer to the batch in flight (bound once: no closure per batch). */
@@ -339,7 +400,7 @@ export class OrderPathSignatures {
       this.stats.signed++;
     }
     targets.length = 0; // no record held past its batch
-    if (this.#flushWhenSigned) {
+    if (this.#flushWhenSigned || this.#batchFull) {
       this.#flushWhenSigned = false;
       this.flush();
     }

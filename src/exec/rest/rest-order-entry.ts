@@ -845,6 +845,22 @@ export class RestOrderEntry implements OrderEntry {
     }
   }
 
+  /**
+   * A resting order's paths to sign ahead, asked for on the next turn whatever presign.refill says.
+   * Waiting for the route to go idle (or for the tick) left a quick cancel unsigned: with a
+   * request in flight at every release, a new order's cancel was asked for only by the 250 ms tick,
+   * and its cancel ~16-24 ms after the ack was signed on the loop (bench/tick-to-trade's margin
+   * run). One setImmediate per turn at most.
+   */
+  #track(orderId: string): void {
+    const paths = this.#orderPaths;
+    if (paths === null) return;
+    paths.track(orderId);
+    if (this.#orderPathsFlushScheduled) return;
+    this.#orderPathsFlushScheduled = true;
+    setImmediate(this.#flushOrderPathsBound);
+  }
+
   /** Per-order signatures wanted: made when idle ('idle' refill, in #release) or next turn ('take'). */
   #scheduleOrderPathsFlush(): void {
     if (this.#options.presign.refill !== 'take' || this.#orderPathsFlushScheduled || this.#orderPaths === null) return;
@@ -924,7 +940,7 @@ export class RestOrderEntry implements OrderEntry {
       case RequestKind.CREATE:
         if (!this.#venue.readCreateAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
         this.stats.acks++;
-        if (ack.remainingCount > 0) this.#orderPaths?.track(ack.orderId); // resting: sign its cancel/amend/decrease paths ahead
+        if (ack.remainingCount > 0) this.#track(ack.orderId); // resting: sign its cancel/amend/decrease paths ahead
         return listener.onCreateAck(slot.createKey(), ack.orderId, ack.fillCount, ack.remainingCount, ack.tsMs);
       case RequestKind.CANCEL:
         if (!this.#venue.readCancelAck(body, ack)) return this.#unknownAll(slot, 'EXEC_BAD_RESPONSE');
@@ -973,7 +989,7 @@ export class RestOrderEntry implements OrderEntry {
         this.#listener.onCreateReject(ids[index]!, reject);
       } else if (this.#venue.readCreateAck(object, this.#ack)) {
         this.stats.acks++;
-        if (this.#ack.remainingCount > 0) this.#orderPaths?.track(this.#ack.orderId);
+        if (this.#ack.remainingCount > 0) this.#track(this.#ack.orderId);
         this.#listener.onCreateAck(ids[index]!, this.#ack.orderId, this.#ack.fillCount, this.#ack.remainingCount, this.#ack.tsMs);
       } else {
         done[index] = false;
