@@ -60,12 +60,15 @@ describe('keep-warm GETs spend the read budget', () => {
       return true;
     }, () => settled++);
     try {
-      await warm.connect(); // the connect's own warm-up opens the sockets (not metered: the bucket is full then)
+      await warm.connect(); // the connect's own warm-up (2 pooled + 2 raw sockets) spends 3 tokens here
+      expect(warm.stats.warmRequests).toBe(3);
+      expect(settled).toBe(3);
+      granted = 3;
       const afterConnect = warm.stats.warmRequests;
       await sleep(600); // about 12 beats, each wanting up to 4 GETs
       expect(warm.stats.warmRequests - afterConnect).toBe(3);
       expect(asked).toBeGreaterThan(3); // later beats asked and were refused
-      expect(settled).toBe(3); // each granted read answered and settled once; refusals settle nothing
+      expect(settled).toBe(6); // each granted read answered and settled once; refusals settle nothing
     } finally {
       await warm.close();
     }
@@ -84,6 +87,8 @@ describe('keep-warm GETs spend the read budget', () => {
     });
     try {
       await warm.connect();
+      expect(warm.stats.warmRequests).toBe(4); // 2 pooled + 2 raw sockets, each paid
+      expect(taken).toBe(4);
       const afterConnect = warm.stats.warmRequests;
       await sleep(500);
       const sent = warm.stats.warmRequests - afterConnect;
@@ -98,5 +103,52 @@ describe('keep-warm GETs spend the read budget', () => {
     const deadline = Date.now() + 2_000;
     while (settled < taken && Date.now() < deadline) await sleep(20);
     expect(settled).toBe(taken);
+  });
+});
+
+describe('every read the venue bills for the route is paid from the read budget', () => {
+  it('the connect and the keep-warm beats: the venue admitted exactly the read tokens the budget gave', async () => {
+    // A simulator with rate limits on, its limiter counted for this key (the verdict is its own).
+    const limitedKeys = mkdtempSync(join(tmpdir(), 'exec-warm-limited-keys-'));
+    const limited = await startSim({ keysDir: limitedKeys });
+    let billed = 0;
+    const admit = limited.rateLimiter.admit.bind(limited.rateLimiter);
+    limited.rateLimiter.admit = (callerId, tier, bucket, cost) => {
+      const admitted = admit(callerId, tier, bucket, cost);
+      if (admitted && callerId === limited.demoKey.keyId && bucket === 'read') billed += cost;
+      return admitted;
+    };
+    const warm = new RestOrderEntry({
+      ...REST_ORDER_ENTRY_DEFAULTS,
+      baseUrl: limited.httpUrl,
+      keyId: limited.demoKey.keyId,
+      privateKey: loadPrivateKey(limited.demoKey.privateKeyPem),
+      clock: systemClock,
+      connections: 2,
+      keepAliveIntervalMs: 50,
+      signing: 'inline',
+    });
+    warm.setListener(new ListenerWithUnknowns());
+    let taken = 0;
+    let settled = 0;
+    warm.setReadBudget(() => {
+      taken++;
+      return true;
+    }, () => settled++);
+    try {
+      await warm.connect();
+      expect(taken).toBeGreaterThan(0);
+      await sleep(300);
+    } finally {
+      await warm.close();
+      await limited.close();
+      rmSync(limitedKeys, { recursive: true, force: true });
+    }
+    const deadline = Date.now() + 2_000;
+    while (settled < taken && Date.now() < deadline) await sleep(20);
+    expect(settled).toBe(taken);
+    // One take is one GET of warmPath: 10 tokens at the venue (the default cost, spec/rest.md §9),
+    // what the router's takeReadToken spends of the gate's read mirror.
+    expect(billed).toBe(taken * 10);
   });
 });
