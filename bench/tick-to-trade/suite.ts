@@ -64,9 +64,6 @@ import { pinEventLoop, placementForThisMachine } from '../../src/runtime/cpu-pla
 import { applyEagerTierUp } from '../../src/runtime/jit-tier-up.ts';
 import { createLogger } from '../../src/telemetry/index.ts';
 import { loopbackRoundTrips, oneMarketCatalog, simProbe } from '../loopback.ts';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { RAW_HTTP_WRITE_CHANNEL, RAW_HTTP_WRITE_START_CHANNEL } from '../../src/net/index.ts';
-import { FIX_WRITE_CHANNEL, FIX_WRITE_START_CHANNEL } from '../../src/fix/index.ts';
 import { SyscallTrace } from './syscall-trace.ts';
 import { METRICS_SNAPSHOT_MS, startRuntimeMetrics } from '../../src/runtime/runtime-metrics.ts';
 import { DashboardServer, OperatorSnapshots } from '../../src/dashboard/index.ts';
@@ -269,35 +266,9 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
     logger: createLogger({ level: 'silent', pretty: false }),
   });
   const probe = runtime.probe;
-  // Frame received -> the first byte of its order handed to socket.write (exec's write-start
-  // channel fires just before the write): the first write inside each timed frame.
-  // The exec hop split at the same write: exec called -> write start (encode, signature, assembly)
-  // and the socket.write call itself (write start -> the write-returned channel).
-  const toWrite = createHistogram();
-  const encode = createHistogram();
-  const writeCall = createHistogram();
-  let lastFrameNs = 0;
-  let writeStartNs = 0;
-  const onWriteStart = (): void => {
-    if (!probe.inFrame) return;
-    const receivedNs = (margin ? runtime.marginFeed! : runtime.feed).hop.receivedNs;
-    if (receivedNs === 0 || receivedNs === lastFrameNs) return;
-    lastFrameNs = receivedNs;
-    writeStartNs = nowNs();
-    recordNs(toWrite, writeStartNs - receivedNs);
-    const callNs = probe.execCallNs;
-    if (callNs !== 0) recordNs(encode, writeStartNs - callNs);
-  };
-  const onWriteReturn = (): void => {
-    if (writeStartNs === 0) return;
-    recordNs(writeCall, nowNs() - writeStartNs);
-    writeStartNs = 0;
-  };
-  // The REST route's writes, or the FIX session's (the same points around its one socket.write).
-  const writeStartChannel = route === 'fix' ? FIX_WRITE_START_CHANNEL : RAW_HTTP_WRITE_START_CHANNEL;
-  const writeChannel = route === 'fix' ? FIX_WRITE_CHANNEL : RAW_HTTP_WRITE_CHANNEL;
-  subscribe(writeStartChannel, onWriteStart);
-  subscribe(writeChannel, onWriteReturn);
+  // Frame received -> the first byte of its order handed to socket.write, and the exec hop split at
+  // that write: the probe's firstByte, encode and write hops (the runtime feeds it the routes'
+  // write-start and write channels: src/runtime/probe-write-stamps.ts), as `npm start` reports them.
   let trace: SyscallTrace | null = null;
   let traceNote = '';
   let unpin: (() => void) | null = null;
@@ -333,9 +304,6 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
     const statsBefore = { ...orderRoute.stats };
     const fixBefore = runtime.fix === null ? null : { ...runtime.fix.stats };
     probe.reset();
-    toWrite.reset();
-    encode.reset();
-    writeCall.reset();
     await pause(phase.measureMs);
     const syscalls = trace === null ? null : await trace.stop(process.pid, sim.ready.pid, ORDER_WRITE_MIN_BYTES);
     trace = null;
@@ -364,9 +332,9 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
       hop('hop: strategy intent -> risk verdict', probe.risk.histogram),
       hop('hop: risk verdict -> exec called (OMS)', probe.oms.histogram),
       hop('hop: exec called -> returned', probe.exec.histogram, { note: pathNote }),
-      hop('exec: exec called -> first byte handed to socket.write (encode, signature take, assembly)', encode),
-      hop('exec: the socket.write call (first byte handed -> write returned)', writeCall, { note: 'exec write-start and write-returned channels around the one socket.write' }),
-      hop('tick-to-trade: frame received -> first byte handed to socket.write', toWrite, { note: 'the first write inside each timed frame (exec write-start channel); its return is the row below' }),
+      hop('exec: exec called -> first byte handed to socket.write (encode, signature take, assembly)', probe.encode.histogram),
+      hop('exec: the socket.write call (first byte handed -> write returned)', probe.write.histogram, { note: 'the routes\' write-start and write channels around the one socket.write' }),
+      hop('tick-to-trade: frame received -> first byte handed to socket.write', probe.firstByte.histogram, { note: 'the probe\'s firstByte hop: timed frames whose order was written inside its exec call; its return is the row above' }),
       hop('tick-to-trade: frame received -> exec returned', probe.total.histogram, { compareTo: FLOOR, note }),
     ];
     if (syscalls !== null) {
@@ -396,8 +364,6 @@ async function tickToTrade(sim: SimChild, work: string, phase: Phase, pin: strin
     }
     return { rows };
   } finally {
-    unsubscribe(writeStartChannel, onWriteStart);
-    unsubscribe(writeChannel, onWriteReturn);
     if (trace !== null) await trace.stop(process.pid, sim.ready.pid, ORDER_WRITE_MIN_BYTES);
     await client?.stop();
     snapshots?.stop();

@@ -117,7 +117,7 @@ export function withRuntimeLabel(text: string, runtimeName: string): string {
 /** The Prometheus text of one operator view. */
 export function renderMetricsText(view: Readonly<OperatorView>): string {
   const out = new Exposition();
-  const hops = out.family('hop_latency_seconds', 'histogram', 'Tick-to-trade latency per hop (decode, book, strategy, risk, oms, exec) and in total, frame received to order handed to the socket, for the first order each book frame causes.');
+  const hops = out.family('hop_latency_seconds', 'histogram', 'Tick-to-trade latency per hop (decode, book, strategy, risk, oms, exec) and in total, frame received to order handed to the socket, for the first order each book frame causes; the exec hop split at socket.write (encode, write) and frame received to first byte handed to socket.write (firstByte).');
   for (const hop of view.hops) {
     const prefixes = bucketPrefixesOf(hop.hop, view.boundsNs);
     for (let i = 0; i < view.boundsNs.length; i++) out.prefixed(prefixes[i], hop.cumulative[i]);

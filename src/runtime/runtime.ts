@@ -50,6 +50,7 @@ import type { RuntimeFeedListener } from './runtime-feed-listener.ts';
 import type { TickToTradeProbe } from './tick-to-trade-probe.ts';
 import { TradingGraph, configuredTradingState } from './trading-graph.ts';
 import { KeepWarm } from './keep-warm.ts';
+import { watchRouteWrites } from './probe-write-stamps.ts';
 import { ScaleStatus, TOP_ROWS, topPositions } from './scale-status.ts';
 import type { BudgetStatus, MarketActivity } from './scale-status.ts';
 import { rfqStatus } from './rfq-status.ts';
@@ -137,6 +138,8 @@ export interface RuntimeStatus {
   tickToTradeUsP50: number;
   tickToTradeUsP99: number;
   tickToTradeCount: number;
+  /** Frame received -> the first byte of its order handed to socket.write (the probe's firstByte hop), µs. */
+  firstByte?: { p50Us: number; p99Us: number; count: number };
   denies: Record<string, number>;
   feedState: string;
   strategies: { id: string; status: string }[];
@@ -228,6 +231,8 @@ export class Runtime {
   /** The Margin markets strategies trade (the account sync reads their notional risk limits). */
   readonly #marginTickers: string[] = [];
   #omsTimer: NodeJS.Timeout | null = null;
+  /** Stops feeding the routes' writes to the probe (its encode / write / firstByte hops). */
+  #unwatchWrites: () => void = () => undefined;
   #stopped = false;
 
   /** Builds every component (no I/O yet except the journal file); call start(). */
@@ -509,6 +514,7 @@ export class Runtime {
     this.#omsTimer.unref();
     this.stall.start();
     this.keepWarm?.start();
+    this.#unwatchWrites = watchRouteWrites(this.probe);
     await this.#startWorkers(timeoutMs);
     await this.host.start(this.#options.strategies ?? this.config.strategies);
   }
@@ -655,6 +661,7 @@ export class Runtime {
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
     this.keepWarm?.stop();
+    this.#unwatchWrites();
     this.feed.stop();
     this.marginFeed?.stop();
     this.marginAccount?.stop();
@@ -689,6 +696,7 @@ export class Runtime {
     if (this.#omsTimer !== null) clearInterval(this.#omsTimer);
     this.#omsTimer = null;
     this.keepWarm?.stop();
+    this.#unwatchWrites();
     this.feed.stop();
     this.marginFeed?.stop();
     this.marginAccount?.stop();
@@ -728,6 +736,7 @@ export class Runtime {
       if (position.position !== 0 || position.volume !== 0) positions.push({ subaccount: position.subaccount, ticker: position.ticker, position: position.position, pnlMicro: pnl });
     }
     const total = this.probe.total.summary();
+    const firstByte = this.probe.firstByte.summary();
     const denies: Record<string, number> = {};
     const counts = this.host.denyCounts(this.#denyScratch);
     for (let code = 1; code < counts.length; code++) if (counts[code] !== 0) denies[DENY_NAMES[code]] = counts[code];
@@ -747,6 +756,7 @@ export class Runtime {
       tickToTradeUsP50: total.p50 / 1000,
       tickToTradeUsP99: total.p99 / 1000,
       tickToTradeCount: total.count,
+      firstByte: { p50Us: firstByte.p50 / 1000, p99Us: firstByte.p99 / 1000, count: firstByte.count },
       denies,
       feedState: this.feed.state,
       strategies: this.host.summaries().map((s) => ({ id: s.id, status: s.status })),

@@ -25,9 +25,15 @@ function microseconds(us: number): string {
 export function statusText(status: RuntimeStatus, elapsedSec: number): string {
   const denies = Object.entries(status.denies);
   const deniesText = denies.length === 0 ? 'none' : denies.map(([name, n]) => `${name}=${n}`).join(' ');
-  const t2t = status.tickToTradeCount === 0 ? 'n/a' : `p50 ${microseconds(status.tickToTradeUsP50)}µs p99 ${microseconds(status.tickToTradeUsP99)}µs`;
+  const t2t = status.tickToTradeCount === 0 ? 'n/a' : `p50 ${microseconds(status.tickToTradeUsP50)}µs p99 ${microseconds(status.tickToTradeUsP99)}µs${firstByteText(status)}`;
   const kill = status.killSwitch === null ? '' : `KILL SWITCH (${status.killSwitch.source}: ${status.killSwitch.reason}) | `;
   return `${kill}${elapsedSec}s | books ${status.booksSynced}/${status.booksTotal} | open ${status.openOrders} | sent ${status.ordersSent} | fills ${status.fills} | pos ${positionsText(status)} | PnL ${formatMicroDollars(status.pnlMicro)} | t2t ${t2t} | denies ${deniesText}${budgetText(status)}${activeText(status)}${rfqText(status)}${loopText(status)}${poolText(status)}`;
+}
+
+/** " (first byte p50 21µs p99 80µs)": frame received -> the order's first byte handed to socket.write; '' before any. */
+function firstByteText(status: RuntimeStatus): string {
+  const first = status.firstByte;
+  return first === undefined || first.count === 0 ? '' : ` (first byte p50 ${microseconds(first.p50Us)}µs p99 ${microseconds(first.p99Us)}µs)`;
 }
 
 /** "KXA/1 -2.50 KXB +1.00 +12 more", or "flat". */
@@ -88,6 +94,7 @@ export function statusJson(status: RuntimeStatus, elapsedSec: number): string {
     ...(status.positionsTotal === undefined ? {} : { positionsTotal: status.positionsTotal }),
     pnl: formatMicroDollars(status.pnlMicro),
     tickToTradeUs: { p50: status.tickToTradeUsP50, p99: status.tickToTradeUsP99, count: status.tickToTradeCount },
+    ...(status.firstByte === undefined ? {} : { firstByteUs: { p50: status.firstByte.p50Us, p99: status.firstByte.p99Us, count: status.firstByte.count } }),
     denies: status.denies,
     feed: status.feedState,
     strategies: status.strategies,

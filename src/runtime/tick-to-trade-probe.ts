@@ -9,6 +9,12 @@
  * around the strategy dispatch of a book update, the router stamps the intent, the gate the verdict
  * and the router the call into the route and its return (REST: the request is encoded, signed and
  * written to the socket inside the call: src/exec/rest/rest-order-entry.ts).
+ * The exec hop is split where the route hands the request to the kernel (the runtime wires the
+ * routes' write-start and write channels to onWriteStart / onWriteReturn): `encode` (exec called ->
+ * first byte handed to socket.write), `write` (the socket.write call) and `firstByte` (frame
+ * received -> first byte handed to socket.write: what is ours, from the frame's bytes to the
+ * request's, without the system call). They are recorded only when the timed order's call writes
+ * (not when its request waits for a signature or a connection and goes out later).
  * One record per hop (hdr-histogram, ns), no allocation per frame.
  *
  * The probe's own cost is kept off the frame: a timed frame's stamps (all from telemetry's nowNs,
@@ -31,13 +37,14 @@ export interface FrameStamps {
   readonly appliedNs: number;
 }
 
-export const HOP_NAMES = ['decode', 'book', 'strategy', 'risk', 'oms', 'exec', 'total'] as const;
+export const HOP_NAMES = ['decode', 'book', 'strategy', 'risk', 'oms', 'exec', 'total', 'encode', 'write', 'firstByte'] as const;
 export type HopName = (typeof HOP_NAMES)[number];
 
 /** Timed frames buffered before the histograms must be filled (then filled inside the frame). */
 const RING_FRAMES = 8192;
-// Ring layout per timed frame: received, decoded, applied, intent, verdict, call, returned.
-const STAMPS = 7;
+// Ring layout per timed frame: received, decoded, applied, intent, verdict, call, returned, write
+// start, write returned (the last two 0 when the call did not write).
+const STAMPS = 9;
 /** Buffered frames that schedule a drain on the next turn (~0.1 ms of histogram work). */
 const DRAIN_AFTER = 128;
 
@@ -49,6 +56,9 @@ export class TickToTradeProbe {
   readonly #oms = new LatencyRecorder('risk verdict -> exec called (OMS bookkeeping)');
   readonly #exec = new LatencyRecorder('exec called -> exec returned (request handed to the socket)');
   readonly #total = new LatencyRecorder('frame received -> exec returned (tick-to-trade)');
+  readonly #encode = new LatencyRecorder('exec called -> first byte handed to socket.write (encode, signature take, assembly)');
+  readonly #write = new LatencyRecorder('the socket.write call (first byte handed -> write returned)');
+  readonly #firstByte = new LatencyRecorder('frame received -> first byte handed to socket.write');
   /** Book frames dispatched to strategies, and those that led to an order on the wire. */
   frames = 0;
   framesWithOrder = 0;
@@ -66,6 +76,8 @@ export class TickToTradeProbe {
   #intentNs = 0;
   #verdictNs = 0;
   #callNs = 0;
+  #writeStartNs = 0;
+  #writeReturnNs = 0;
   #done = false;
 
   constructor(options: { enabled?: boolean } = {}) {
@@ -101,6 +113,18 @@ export class TickToTradeProbe {
     this.drain();
     return this.#total;
   }
+  get encode(): LatencyRecorder {
+    this.drain();
+    return this.#encode;
+  }
+  get write(): LatencyRecorder {
+    this.drain();
+    return this.#write;
+  }
+  get firstByte(): LatencyRecorder {
+    this.drain();
+    return this.#firstByte;
+  }
 
   get enabled(): boolean {
     return this.#enabled;
@@ -130,6 +154,8 @@ export class TickToTradeProbe {
     this.#intentNs = 0;
     this.#verdictNs = 0;
     this.#callNs = 0;
+    this.#writeStartNs = 0;
+    this.#writeReturnNs = 0;
     this.#done = false;
   }
 
@@ -162,6 +188,16 @@ export class TickToTradeProbe {
     return this.#frame === null ? 0 : this.#callNs;
   }
 
+  /** A route is about to hand a request's first byte to socket.write: stamped for the timed call's first write. */
+  onWriteStart(): void {
+    if (this.#frame !== null && this.#callNs !== 0 && !this.#done && this.#writeStartNs === 0) this.#writeStartNs = nowNs();
+  }
+
+  /** That socket.write returned. */
+  onWriteReturn(): void {
+    if (this.#writeStartNs !== 0 && !this.#done && this.#writeReturnNs === 0) this.#writeReturnNs = nowNs();
+  }
+
   /** Router: the route returned; buffers the frame's stamps once per frame. */
   onExecReturn(): void {
     const frame = this.#frame;
@@ -179,6 +215,8 @@ export class TickToTradeProbe {
     ring[at + 4] = this.#verdictNs;
     ring[at + 5] = this.#callNs;
     ring[at + 6] = returnedNs;
+    ring[at + 7] = this.#writeStartNs;
+    ring[at + 8] = this.#writeReturnNs;
     if (this.#pending >= DRAIN_AFTER && !this.#drainScheduled) {
       this.#drainScheduled = true;
       setImmediate(this.#drainSoon).unref();
@@ -207,6 +245,12 @@ export class TickToTradeProbe {
       this.#oms.record(callNs - verdictNs);
       this.#exec.record(returnedNs - callNs);
       if (receivedNs > 0) this.#total.record(returnedNs - receivedNs);
+      const writeStartNs = ring[at + 7];
+      if (writeStartNs === 0) continue;
+      this.#encode.record(writeStartNs - callNs);
+      if (receivedNs > 0) this.#firstByte.record(writeStartNs - receivedNs);
+      const writeReturnNs = ring[at + 8];
+      if (writeReturnNs !== 0) this.#write.record(writeReturnNs - writeStartNs);
     }
   }
 

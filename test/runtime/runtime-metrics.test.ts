@@ -143,6 +143,27 @@ describe('runtime metrics', () => {
     expect(Number.isFinite(sampleOf(families, 'trading_pnl_dollars').value)).toBe(true);
   }, 30_000);
 
+  it('splits the exec hop where the request is handed to the socket (the routes\' write channels), over the simulator\'s socket', async () => {
+    // The maker's orders are written inside the route's call once a presigned signature is ready.
+    await waitUntil(() => runtime.probe.firstByte.count >= 3, 20_000, 'orders written inside their call');
+    const families = await scrape();
+    const probe = runtime.probe;
+    const count = (hop: string): number => sampleOf(families, 'trading_hop_latency_seconds', { hop }, 'trading_hop_latency_seconds_count').value;
+    expect(count('firstByte')).toBeGreaterThanOrEqual(3);
+    // Every split frame is a timed frame: never more of them than of the whole path.
+    expect(count('firstByte')).toBeLessThanOrEqual(count('total'));
+    expect(count('encode')).toBe(count('firstByte'));
+    expect(count('write')).toBe(count('firstByte'));
+    // The first byte is handed over inside the exec call: after the frame came, before the call returned.
+    expect(probe.firstByte.summary().min).toBeGreaterThan(0);
+    expect(probe.encode.summary().max).toBeLessThanOrEqual(probe.exec.summary().max);
+    expect(probe.firstByte.summary().min).toBeGreaterThanOrEqual(probe.encode.summary().min);
+    const status = runtime.status();
+    expect(status.firstByte!.count).toBeGreaterThanOrEqual(3);
+    expect(status.firstByte!.p50Us).toBeGreaterThan(0);
+    expect(status.firstByte!.p50Us).toBeLessThanOrEqual(probe.total.summary().max / 1000);
+  }, 30_000);
+
   it('reports denies by code, read from the status when scraped', async () => {
     const book = runtime.feed.books.get(MARKET)!;
     await waitUntil(() => book.synced && book.bestAsk() > 0, 10_000, 'an ask in the book');

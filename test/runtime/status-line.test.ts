@@ -46,6 +46,14 @@ describe('status formatting', () => {
     });
   });
 
+  it('shows frame received -> first byte handed to socket.write beside the tick-to-trade, once an order was written', () => {
+    const written: RuntimeStatus = { ...status, firstByte: { p50Us: 21.04, p99Us: 95.6, count: 80 } };
+    expect(statusText(written, 7)).toContain('| t2t p50 31.2µs p99 813µs (first byte p50 21.0µs p99 95.6µs) |');
+    expect(JSON.parse(statusJson(written, 7)).firstByteUs).toEqual({ p50: 21.04, p99: 95.6, count: 80 });
+    const none: RuntimeStatus = { ...status, firstByte: { p50Us: 0, p99Us: 0, count: 0 } };
+    expect(statusText(none, 7)).toContain('| t2t p50 31.2µs p99 813µs |');
+  });
+
   it('leads with an engaged kill switch, its source, reason and time', () => {
     const killed: RuntimeStatus = { ...status, killSwitch: { reason: 'SIGUSR2', source: 'operator', sinceMs: Date.UTC(2026, 10, 24, 12) } };
     expect(statusText(killed, 7).startsWith('KILL SWITCH (operator: SIGUSR2) | 7s |')).toBe(true);
