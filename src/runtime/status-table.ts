@@ -62,7 +62,7 @@ export function renderStatusTable(status: RuntimeStatus, view: StatusTableView):
   const t2t = status.tickToTradeCount === 0 ? 'n/a' : `p50 ${microseconds(status.tickToTradeUsP50)}  p99 ${microseconds(status.tickToTradeUsP99)}  (${status.tickToTradeCount} orders)`;
   lines.push(`t2t       ${t2t}`);
   const first = status.firstByte;
-  if (first !== undefined && first.count > 0) lines.push(`  to wire p50 ${microseconds(first.p50Us)}  p99 ${microseconds(first.p99Us)}  (frame received -> first byte handed to socket.write)`);
+  if (first !== undefined && first.count > 0) lines.push(`  first byte p50 ${microseconds(first.p50Us)}  p99 ${microseconds(first.p99Us)}  (frame received -> handed to socket.write)`);
   const denies = Object.entries(status.denies);
   lines.push(`denies    ${denies.length === 0 ? 'none' : denies.map(([name, count]) => `${name} ${count}`).join('  ')}`);
   const sessions = [`feed ${status.feedState}`, ...view.sessions.map((session) => `${session.name} ${session.state}`)];

@@ -67,6 +67,14 @@ describe('renderStatusTable', () => {
     ]);
   });
 
+  it('shows frame received -> first byte handed to socket.write under the tick-to-trade once an order was written', () => {
+    const written = renderStatusTable({ ...status, firstByte: { p50Us: 21.04, p99Us: 95.6, count: 80 } }, view);
+    const at = written.findIndex((line) => line.startsWith('t2t '));
+    expect(written[at + 1]).toBe('  first byte p50 21.0µs  p99 95.6µs  (frame received -> handed to socket.write)');
+    const none = renderStatusTable({ ...status, firstByte: { p50Us: 0, p99Us: 0, count: 0 } }, view).join('\n');
+    expect(none).not.toContain('first byte');
+  });
+
   it('says n/a, none and off for what has no value yet', () => {
     const empty: RuntimeStatus = { ...status, positions: [], pnlMicro: 0, tickToTradeCount: 0, denies: {}, strategies: [], eventLoopStall: { samples: 0, p50Us: 0, p99Us: 0, maxUs: 0 }, workers: null };
     const text = renderStatusTable(empty, { ...view, sessions: [] }).join('\n');
