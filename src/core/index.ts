@@ -20,3 +20,4 @@ export * from './fifo-map.ts';
 export * from './counter-ring.ts';
 export * from './ascii-bytes.ts';
 export * from './cli-options.ts';
+export * from './double-layout.ts';
