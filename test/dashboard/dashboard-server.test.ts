@@ -117,7 +117,7 @@ describe('dashboard server', () => {
     const view = snapshots.refresh();
     const families = parsePrometheusText(renderMetricsText(view));
     expect(sampleOf(families, 'trading_orders_sent_total').value).toBe(view.ordersSent);
-    expect(sampleOf(families, 'trading_hop_latency_seconds', { hop: 'total' }, 'trading_hop_latency_seconds_count').value).toBe(view.hops.at(-1)!.count);
+    expect(sampleOf(families, 'trading_hop_latency_seconds', { hop: 'total' }, 'trading_hop_latency_seconds_count').value).toBe(view.hops.find((h) => h.hop === 'total')!.count);
     expect(sampleOf(families, 'trading_feed_state', { state: 'open' }).value).toBe(1);
   });
 
