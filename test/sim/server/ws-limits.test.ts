@@ -15,7 +15,10 @@ let sim: Awaited<ReturnType<typeof startTestSim>>;
 const clock = new ManualClock(Date.now());
 
 beforeAll(async () => {
-  sim = await startTestSim({ clock });
+  // The 500,000 snapshots (~60 MB) may queue on the socket while a loaded machine reads them: a
+  // buffer bound of its own keeps the slow-consumer rule (error 25, ws-backpressure.test.ts) from
+  // ending a subscription here, which would give its markets back and let the 201st in.
+  sim = await startTestSim({ clock, wsBufferLimitBytes: 512 * 1024 * 1024 });
 });
 afterAll(async () => {
   await sim.close();
@@ -49,6 +52,8 @@ describe('session limits', () => {
       }
       const id = ws.send('subscribe', { channels: ['orderbook_delta'], market_tickers: ['KXLIMIT-ONE-MORE'] });
       const reply = await ws.waitFor((m) => m.id === id, 50_000);
+      // No subscription ended as a slow consumer (error 25): it would have given its markets back.
+      expect(ws.messages.filter((m) => m.type === 'error' && m.id === undefined)).toEqual([]);
       expect(reply).toEqual({ id, type: 'error', msg: { code: 26, msg: 'Subscription market limit exceeded' } });
       expect(ws.messages.filter((m) => m.type === 'subscribed')).toHaveLength(200);
       expect(ws.textFrames - ws.messages.length).toBe(500_000); // every snapshot went out, before the reply
