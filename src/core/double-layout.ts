@@ -1,8 +1,9 @@
 /**
- * The first value of a number field that will hold numbers decoded from the wire (fill counts,
- * fees, positions, prices of acks): a non-integer, so V8 lays the field out as a double from the
- * start. The constructor then stores the real initial value; a small integer stored into a double
- * field keeps that layout.
+ * Zero as a heap number, the first value of a number field that will hold numbers decoded from
+ * the wire (fill counts, fees, positions, prices of acks): V8 lays such a field out as a double
+ * from the start. A Float64Array element read by unoptimized code is a heap number even when
+ * integral; this one is read once, at module load. Its value is +0, the same as 0 to every
+ * comparison (Object.is included).
  *
  * Why. V8 gives a field first set to a small integer the small-integer layout. The session's
  * first fill runs in unoptimized code, which stores the decoded numbers as heap numbers: the
@@ -12,4 +13,4 @@
  * --trace-migration), re-optimized only seconds later at a market maker's pace. The keep-warm
  * dry run settles the other fields' layouts before trading; it never fills.
  */
-export const DOUBLE_LAYOUT = 0.5;
+export const DOUBLE_ZERO: number = new Float64Array(1)[0]!;

@@ -21,7 +21,7 @@
  */
 
 import { closeSync, existsSync, fchmodSync, fsync, openSync, readFileSync, write, writeSync, fsyncSync } from 'node:fs';
-import { DOUBLE_LAYOUT, type BookSide, type Exchange, type Price, type TimeInForce } from '../core/index.ts';
+import { DOUBLE_ZERO, type BookSide, type Exchange, type Price, type TimeInForce } from '../core/index.ts';
 import { parseClientOrderId } from './client-order-ids.ts';
 import type { ClientOrderIds } from './client-order-ids.ts';
 import { JournalBytes } from './journal-bytes.ts';
@@ -71,7 +71,7 @@ const FLAG_MARGIN = 8;
 /** One preallocated ring slot; which fields mean what depends on `kind` (see #serialize). Exported for test/oms/record-layout.test.ts only. */
 export class JournalEntry {
   kind: JournalKind = JournalKind.STATE;
-  tsMs = DOUBLE_LAYOUT;
+  tsMs = DOUBLE_ZERO;
   clientOrderId = '';
   /** Set: the id is this session's, written as bytes from `idCounter` (the order's string never made); clientOrderId is then ''. */
   idWriter: ClientOrderIds | null = null;
@@ -82,32 +82,19 @@ export class JournalEntry {
   orderIdLength = 0;
   state = 0;
   event = -1;
-  price = DOUBLE_LAYOUT;
-  total = DOUBLE_LAYOUT;
-  filled = DOUBLE_LAYOUT;
-  remaining = DOUBLE_LAYOUT;
+  price = DOUBLE_ZERO;
+  total = DOUBLE_ZERO;
+  filled = DOUBLE_ZERO;
+  remaining = DOUBLE_ZERO;
   text1 = '';
   text2 = '';
   text3 = '';
   text4: string | null = null;
-  num1 = DOUBLE_LAYOUT;
-  num2 = DOUBLE_LAYOUT;
-  num3 = DOUBLE_LAYOUT;
-  num4 = DOUBLE_LAYOUT;
+  num1 = DOUBLE_ZERO;
+  num2 = DOUBLE_ZERO;
+  num3 = DOUBLE_ZERO;
+  num4 = DOUBLE_ZERO;
   flags = 0;
-  constructor() {
-    // Laid out as doubles (DOUBLE_LAYOUT, core/double-layout.ts): a fill's numbers reach them first
-    // from unoptimized code. Their first value is 0.
-    this.tsMs = 0;
-    this.price = 0;
-    this.total = 0;
-    this.filled = 0;
-    this.remaining = 0;
-    this.num1 = 0;
-    this.num2 = 0;
-    this.num3 = 0;
-    this.num4 = 0;
-  }
 }
 
 export interface JournalOptions {

@@ -16,7 +16,7 @@
  * what it adds beyond `filled`, so a fill already counted in an ack is never subtracted twice.
  */
 
-import { DOUBLE_LAYOUT, type BookSide, type Count, type Exchange, type Price, type TimeInForce } from '../core/index.ts';
+import { DOUBLE_ZERO, type BookSide, type Count, type Exchange, type Price, type TimeInForce } from '../core/index.ts';
 import { OrderState } from './order-state.ts';
 import type { SelfTradePrevention } from './order-route.ts';
 import type { ClientOrderIds } from './client-order-ids.ts';
@@ -45,13 +45,13 @@ export class Order {
   /** Market index; -1 for an order recovered from the journal (the gate finds it by ticker). */
   market = -1;
   side: BookSide = 'bid';
-  price = DOUBLE_LAYOUT as Price;
+  price = DOUBLE_ZERO as Price;
   /** Current total size: initial count, changed by amend and decrease (1/100 contract). */
-  totalCount = DOUBLE_LAYOUT;
-  fillSum = DOUBLE_LAYOUT;
-  venueFilled = DOUBLE_LAYOUT;
-  filledCount = DOUBLE_LAYOUT;
-  remainingCount = DOUBLE_LAYOUT;
+  totalCount = DOUBLE_ZERO;
+  fillSum = DOUBLE_ZERO;
+  venueFilled = DOUBLE_ZERO;
+  filledCount = DOUBLE_ZERO;
+  remainingCount = DOUBLE_ZERO;
   state: OrderState = OrderState.PENDING_NEW;
   timeInForce: TimeInForce = 'good_till_canceled';
   postOnly = false;
@@ -66,30 +66,30 @@ export class Order {
   /** The intent's order-group handle, -1 when none or recovered (the gate finds it by id). */
   groupHandle = -1;
   strategyId = 0;
-  createdAtMs = DOUBLE_LAYOUT;
+  createdAtMs = DOUBLE_ZERO;
   /** When the last request for this order was sent (pending timeout). */
-  sentAtMs = DOUBLE_LAYOUT;
-  lastEventMs = DOUBLE_LAYOUT;
+  sentAtMs = DOUBLE_ZERO;
+  lastEventMs = DOUBLE_ZERO;
   /** When the order last entered UNKNOWN (the grace period runs from here). */
-  unknownSinceMs = DOUBLE_LAYOUT;
+  unknownSinceMs = DOUBLE_ZERO;
   /** Amend in flight: target price and resting count. */
-  pendingPrice = DOUBLE_LAYOUT as Price;
-  pendingCount = DOUBLE_LAYOUT;
+  pendingPrice = DOUBLE_ZERO as Price;
+  pendingCount = DOUBLE_ZERO;
   /** The total (filled + resting) the last amend asked for, 1/100 contract: an ack short of it with nothing left was closed, not filled. */
-  pendingTotal = DOUBLE_LAYOUT;
+  pendingTotal = DOUBLE_ZERO;
   /** A cancel asked for while it could not be sent (no order id yet, or another request pending). */
   cancelWanted = false;
   /** Ask the venue about this order at the next reconciliation (unknown fate or a missing table pair). */
   needsReconcile = false;
   /** Table pairs that were missing for this order (logged). */
   anomalies = 0;
-  fees = DOUBLE_LAYOUT;
+  fees = DOUBLE_ZERO;
   /** The order-entry route it went out on (the router's index); every later request for it takes the same one. */
   route = 0;
   /** The exchange it trades on (its route's): reconciliation reads that exchange. */
   exchange: Exchange = 'predictions';
   /** When it last became terminal (the OMS forgets it terminalRetentionMs later). */
-  terminalAtMs = DOUBLE_LAYOUT;
+  terminalAtMs = DOUBLE_ZERO;
   /** Waiting in the OMS's queue of changes to report to its strategy. */
   updateQueued = false;
   /** In the OMS's list of live orders (live-orders.ts), and its neighbours there. */
@@ -103,22 +103,6 @@ export class Order {
     this.#venueIds = venueIds ?? new VenueIdStore(1);
     this.venueIdSlot = venueIds === null ? 0 : slot;
     this.#venueIds.ensure(this.venueIdSlot);
-    // Laid out as doubles (DOUBLE_LAYOUT, core/double-layout.ts); their first value is 0.
-    this.price = 0 as Price;
-    this.totalCount = 0;
-    this.fillSum = 0;
-    this.venueFilled = 0;
-    this.filledCount = 0;
-    this.remainingCount = 0;
-    this.createdAtMs = 0;
-    this.sentAtMs = 0;
-    this.lastEventMs = 0;
-    this.unknownSinceMs = 0;
-    this.pendingPrice = 0 as Price;
-    this.pendingCount = 0;
-    this.pendingTotal = 0;
-    this.fees = 0;
-    this.terminalAtMs = 0;
   }
 
   /**

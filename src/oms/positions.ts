@@ -10,7 +10,7 @@
  * This file owns the arithmetic; it never talks to the venue or the risk gate.
  */
 
-import { DOUBLE_LAYOUT, type BookSide, type Price } from '../core/index.ts';
+import { DOUBLE_ZERO, type BookSide, type Price } from '../core/index.ts';
 
 export const POSITION_UNKNOWN = Number.MIN_SAFE_INTEGER;
 
@@ -18,31 +18,23 @@ export class Position {
   readonly subaccount: number;
   readonly ticker: string;
   /** Signed, 1/100 contract. */
-  position = DOUBLE_LAYOUT;
+  position = DOUBLE_ZERO;
   /** Signed cost of the open position in YES terms, micro-dollars (negative when short YES = long NO). */
-  costMicro = DOUBLE_LAYOUT;
-  realizedMicro = DOUBLE_LAYOUT;
-  feesCenticents = DOUBLE_LAYOUT;
+  costMicro = DOUBLE_ZERO;
+  realizedMicro = DOUBLE_ZERO;
+  feesCenticents = DOUBLE_ZERO;
   /** Contracts traded (both sides), 1/100 contract. */
-  volume = DOUBLE_LAYOUT;
+  volume = DOUBLE_ZERO;
   /** The venue's last word on the position; POSITION_UNKNOWN until it says. */
   venuePosition = POSITION_UNKNOWN;
-  venueRealizedPnlCenticents = DOUBLE_LAYOUT;
-  venueFeesPaidCenticents = DOUBLE_LAYOUT;
+  venueRealizedPnlCenticents = DOUBLE_ZERO;
+  venueFeesPaidCenticents = DOUBLE_ZERO;
   /** Times the venue's count disagreed with ours and replaced it. */
   mismatches = 0;
 
   constructor(subaccount: number, ticker: string) {
     this.subaccount = subaccount;
     this.ticker = ticker;
-    // Laid out as doubles (DOUBLE_LAYOUT, core/double-layout.ts); their first value is 0.
-    this.position = 0;
-    this.costMicro = 0;
-    this.realizedMicro = 0;
-    this.feesCenticents = 0;
-    this.volume = 0;
-    this.venueRealizedPnlCenticents = 0;
-    this.venueFeesPaidCenticents = 0;
   }
 
   get realizedPnlCenticents(): number {

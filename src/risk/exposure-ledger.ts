@@ -21,7 +21,7 @@
  * as centicents x 100.
  */
 
-import { DOUBLE_LAYOUT, PRICE_ONE, assert } from '../core/index.ts';
+import { DOUBLE_ZERO, PRICE_ONE, assert } from '../core/index.ts';
 import type { BookSide, Price, PriceGrid } from '../core/index.ts';
 import type { RiskMarkets } from './risk-markets.ts';
 
@@ -33,15 +33,15 @@ export class ExposureSlot {
   /** The market's grid; replaced (with the level arrays) only by ExposureLedger.regrid. */
   grid: PriceGrid;
   /** Signed, 1/100 contract, + long YES. */
-  position = DOUBLE_LAYOUT;
-  restingBid = DOUBLE_LAYOUT;
-  restingAsk = DOUBLE_LAYOUT;
+  position = DOUBLE_ZERO;
+  restingBid = DOUBLE_ZERO;
+  restingAsk = DOUBLE_ZERO;
   /** max(|position + restingBid|, |position - restingAsk|). */
-  worst = DOUBLE_LAYOUT;
+  worst = DOUBLE_ZERO;
   /** Cost of the resting bids (YES price x count), micro-dollars: lost if they fill and the market settles NO. */
-  bidCostMicro = DOUBLE_LAYOUT;
+  bidCostMicro = DOUBLE_ZERO;
   /** Cost of the resting asks (NO price x count), micro-dollars: lost if they fill and the market settles YES. */
-  askCostMicro = DOUBLE_LAYOUT;
+  askCostMicro = DOUBLE_ZERO;
   /** Highest level with an own resting bid / lowest with an own resting ask; -1 when none. */
   bidBestLevel = -1;
   askBestLevel = -1;
@@ -53,13 +53,6 @@ export class ExposureSlot {
     this.grid = grid;
     this.bidAtLevel = new Float64Array(grid.levelCount);
     this.askAtLevel = new Float64Array(grid.levelCount);
-    // Laid out as doubles (DOUBLE_LAYOUT, core/double-layout.ts); their first value is 0.
-    this.position = 0;
-    this.restingBid = 0;
-    this.restingAsk = 0;
-    this.worst = 0;
-    this.bidCostMicro = 0;
-    this.askCostMicro = 0;
   }
 }
 

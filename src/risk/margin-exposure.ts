@@ -17,7 +17,7 @@
  * (1e9) x 1M contracts is 1e15, inside 2^53 where the micro-dollar product (1e17) would not be.
  */
 
-import { DOUBLE_LAYOUT, PRICE_INVALID, assert } from '../core/index.ts';
+import { DOUBLE_ZERO, PRICE_INVALID, assert } from '../core/index.ts';
 import type { BookSide, Price } from '../core/index.ts';
 import { worstOf } from './exposure-ledger.ts';
 
@@ -35,14 +35,14 @@ export class MarginSlot {
   readonly market: number;
   readonly subaccount: number;
   /** Signed, 1/100 contract, + long. */
-  position = DOUBLE_LAYOUT;
-  restingBid = DOUBLE_LAYOUT;
-  restingAsk = DOUBLE_LAYOUT;
+  position = DOUBLE_ZERO;
+  restingBid = DOUBLE_ZERO;
+  restingAsk = DOUBLE_ZERO;
   /** max(|position + restingBid|, |position - restingAsk|). */
-  worst = DOUBLE_LAYOUT;
+  worst = DOUBLE_ZERO;
   /** Resting notional of each side (price x count), centicents. */
-  bidNotional = DOUBLE_LAYOUT;
-  askNotional = DOUBLE_LAYOUT;
+  bidNotional = DOUBLE_ZERO;
+  askNotional = DOUBLE_ZERO;
   /** Highest own resting bid / lowest own resting ask; PRICE_INVALID when none. */
   bestBid: Price = PRICE_INVALID;
   bestAsk: Price = PRICE_INVALID;
@@ -56,13 +56,6 @@ export class MarginSlot {
   constructor(market: number, subaccount: number) {
     this.market = market;
     this.subaccount = subaccount;
-    // Laid out as doubles (DOUBLE_LAYOUT, core/double-layout.ts); their first value is 0.
-    this.position = 0;
-    this.restingBid = 0;
-    this.restingAsk = 0;
-    this.worst = 0;
-    this.bidNotional = 0;
-    this.askNotional = 0;
   }
 }
 
