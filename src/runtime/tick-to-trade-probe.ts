@@ -163,11 +163,6 @@ export class TickToTradeProbe {
     this.#frame = null;
   }
 
-  /** True while a book frame is being dispatched to strategies (between beginFrame and endFrame). */
-  get inFrame(): boolean {
-    return this.#frame !== null;
-  }
-
   /** Router: a strategy asked for an order. Only the first intent of a frame is timed. */
   onIntent(): void {
     if (this.#frame !== null && this.#intentNs === 0) this.#intentNs = nowNs();
@@ -181,11 +176,6 @@ export class TickToTradeProbe {
   /** Router: the OMS has accepted the timed intent and the route is called. */
   onExecCall(): void {
     if (this.#verdictNs !== 0 && this.#callNs === 0) this.#callNs = nowNs();
-  }
-
-  /** The timed frame's exec-call stamp (nowNs), 0 before the call or outside a timed frame: benches split the exec hop with it. */
-  get execCallNs(): number {
-    return this.#frame === null ? 0 : this.#callNs;
   }
 
   /** A route is about to hand a request's first byte to socket.write: stamped for the timed call's first write. */
