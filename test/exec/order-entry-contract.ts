@@ -6,7 +6,8 @@
  * nothing applied; cancel -> ack with the count removed; cancel of an order already gone -> reject
  * that the OMS reads as "gone" (404 or code not_found); amend and decrease acked with the new
  * counts; cancelAll leaves nothing resting; a connection lost with a create in flight -> unknown
- * (EXEC_DISCONNECTED), and the route trades again afterwards. The venue's state is checked through
+ * (EXEC_DISCONNECTED), and the route trades again afterwards; after close() every request, also
+ * one made from a callback close() itself ran, is a not-sent reject, never a throw. The venue's state is checked through
  * the simulator's engine after each step. Waits are bounded polls.
  *
  * What differs between exchanges is a ContractVenue (default: the Predictions exchange, so the REST
@@ -184,6 +185,48 @@ export function orderEntryContract(name: string, makeRoute: MakeRoute, simOption
         if (!acked) await new Promise((resolve) => setTimeout(resolve, 100));
       }
       expect(acked).toBe(true);
+    });
+
+    // Last: it closes the route. The main job's stop once crashed here: close() ended a request in
+    // flight, the OMS answered that end with a cancel, and the route threw "request after close".
+    it('after close() every request is a not-sent reject (status 0, EXEC_DISCONNECTED), also one made inside close()\'s own callbacks', async () => {
+      const create = order(ticker, { price: 2000 as Price });
+      route.create(create);
+      const orderId = (await listener.outcome('create', create.clientOrderId))[2] as string;
+      listener.events.length = 0;
+      const inFlight = order(ticker, { price: 2100 as Price });
+      const thrown: unknown[] = [];
+      const cancelOnEnd = (name: 'onCreateUnknown' | 'onCreateReject' | 'onCreateAck'): void => {
+        const record = listener[name].bind(listener);
+        listener[name] = (...args: unknown[]) => {
+          record(...args);
+          if (args[0] !== inFlight.clientOrderId) return;
+          try {
+            route.cancel(orderId, 0);
+          } catch (error) {
+            thrown.push(error);
+          }
+        };
+      };
+      cancelOnEnd('onCreateUnknown');
+      cancelOnEnd('onCreateReject');
+      cancelOnEnd('onCreateAck');
+      route.create(inFlight);
+      await made.close();
+      await listener.outcome('create', inFlight.clientOrderId);
+      const notSent = { status: 0, code: 'EXEC_DISCONNECTED', message: expect.stringMatching(/^not sent/), details: '' };
+      const lateCreate = order(ticker, { price: 2200 as Price });
+      expect(() => {
+        route.create(lateCreate);
+        route.amend(orderId, ticker, 'bid', 2300 as Price, 500 as Count, 0);
+        route.decrease(orderId, 100 as Count, 0);
+      }).not.toThrow();
+      expect(thrown).toEqual([]);
+      expect(await listener.outcome('cancel', orderId)).toEqual(['cancelReject', orderId, notSent]);
+      expect(await listener.outcome('create', lateCreate.clientOrderId)).toEqual(['createReject', lateCreate.clientOrderId, notSent]);
+      expect(await listener.outcome('amend', orderId)).toEqual(['amendReject', orderId, notSent]);
+      expect(await listener.outcome('decrease', orderId)).toEqual(['decreaseReject', orderId, notSent]);
+      expect(resting().some((o) => o.orderId === orderId)).toBe(true); // nothing of it reached the venue
     });
   });
 }

@@ -424,10 +424,12 @@ describe('RestOrderEntry: create outcomes', () => {
     expect(event).toEqual(['createReject', 'c-1', { status: 400, code: 'EXEC_BAD_RESPONSE', message: 'Bad Request', details: '' }]);
   });
 
-  it('reports a request after close() as an assertion, and a missing listener as an assertion', async () => {
-    const { entry: opened } = await open();
+  it('reports a request after close() as a not-sent reject at once, and a missing listener as an assertion', async () => {
+    const { entry: opened, listener: closedListener } = await open();
     await opened.close();
-    expect(() => opened.create(order('late'))).toThrow(InvariantError);
+    opened.create(order('late'));
+    expect(closedListener.events).toEqual([['createReject', 'late', { status: 0, code: 'EXEC_DISCONNECTED', message: 'not sent: order entry closed', details: '' }]]);
+    expect(opened.stats.notSent).toBe(1);
     entry = new RestOrderEntry(options({ signing: 'inline' }));
     await entry.connect();
     exchange.script = (request) => (request.method === 'POST' ? json(201, { order_id: 'o', fill_count: '0.00', remaining_count: '1.00', ts_ms: 1 }) : defaultScript(request));

@@ -345,9 +345,12 @@ export class FixOrderEntry implements OrderEntry {
     if (subaccount !== 0) encoder.int(Tag.AllocAccount, subaccount);
   }
 
+  /**
+   * False after close() too: the stop path's failed requests reach the OMS, which may answer one
+   * with a cancel; that cancel is a not-sent reject like any other, not a crash mid-stop.
+   */
   #ready(): boolean {
-    assert(!this.#closed, 'FixOrderEntry: request after close');
-    return this.#session.state === 'active';
+    return !this.#closed && this.#session.state === 'active';
   }
 
   #track(pending: Pending, seq: number): void {
@@ -355,7 +358,7 @@ export class FixOrderEntry implements OrderEntry {
     this.stats.requests++;
   }
 
-  #notSent(kind: Kind, key: string, handle = 0, message = 'not sent: FIX session not logged on'): void {
+  #notSent(kind: Kind, key: string, handle = 0, message = this.#closed ? 'not sent: order entry closed' : 'not sent: FIX session not logged on'): void {
     this.stats.notSent++;
     const reject: ExecReject = { status: 0, code: 'EXEC_DISCONNECTED', message, details: '' };
     const listener = this.#listener;

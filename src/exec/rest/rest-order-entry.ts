@@ -729,7 +729,6 @@ export class RestOrderEntry implements OrderEntry {
   }
 
   #acquire(kind: RequestKind): RequestSlot {
-    assert(!this.#closed, 'RestOrderEntry: request after close');
     let slot = this.#free.pop();
     if (slot === undefined) {
       slot = this.#newSlot();
@@ -755,6 +754,12 @@ export class RestOrderEntry implements OrderEntry {
     slot: RequestSlot, method: string, path: string, signedPath: string, endpoint: number,
     orderPath: number, orderId: string, body: RequestBody, rawHead: RawRequestHead | null,
   ): void {
+    if (this.#closed) {
+      // The stop path: close() fails the queued requests, and the OMS may answer one with a
+      // cancel. Not sent, reported at once (as a full queue is), never signed: not a crash mid-stop.
+      this.#dispatched(slot);
+      return slot.onRawFailure('NET_DISCONNECTED', false);
+    }
     const signed = this.#signed;
     if (endpoint >= 0 && this.#presigner !== null && this.#presigner.take(endpoint, signed)) {
       this.stats.presigned++;
