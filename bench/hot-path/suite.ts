@@ -27,14 +27,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { consume, createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
+import { createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
 import type { BenchRow, BenchSuite, Histogram } from '../harness.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { SinkOrderEntry } from './sink-order-entry.ts';
 import { measureAllocation } from './allocation.ts';
 import type { AllocationFloor, AllocationResult } from './allocation.ts';
 import { PathLane, drive } from './lanes.ts';
-import type { DrivePhase, Lane } from './lanes.ts';
+import { NaiveLane } from './naive-lane.ts';
+import type { DrivePhase } from './lanes.ts';
 import { buildHotPath } from './wiring.ts';
 import type { HotPath } from './wiring.ts';
 
@@ -106,62 +107,6 @@ export default {
     return rows;
   },
 } satisfies BenchSuite;
-
-/** The same frames through the obvious code: parse everything, allocate freely. */
-class NaiveLane implements Lane {
-  readonly histogram = createHistogram();
-  orders = 0;
-  ordersSoFar(): number {
-    return this.orders;
-  }
-  readonly #books = new Map<string, { yes: Map<string, number>; no: Map<string, number> }>();
-  readonly #buffer = Buffer.allocUnsafe(16 * 1024);
-
-  between(): void {}
-
-  step(bytes: Buffer, timed: boolean): void {
-    if (!timed) {
-      this.#run(bytes);
-      return;
-    }
-    const start = nowNs();
-    this.#run(bytes);
-    recordNs(this.histogram, nowNs() - start);
-  }
-
-  #run(bytes: Buffer): void {
-    const frame = JSON.parse(bytes.toString('utf8')) as { type: string; msg: { market_ticker: string; price_dollars: string; delta_fp: string; side: string } };
-    if (frame.type !== 'orderbook_delta') return;
-    const msg = frame.msg;
-    let book = this.#books.get(msg.market_ticker);
-    if (book === undefined) {
-      book = { yes: new Map(), no: new Map() };
-      this.#books.set(msg.market_ticker, book);
-    }
-    const side = msg.side === 'yes' ? book.yes : book.no;
-    const size = (side.get(msg.price_dollars) ?? 0) + Number(msg.delta_fp);
-    if (size <= 0) side.delete(msg.price_dollars);
-    else side.set(msg.price_dollars, size);
-    let best = -1;
-    for (const price of book.yes.keys()) best = Math.max(best, Number(price));
-    if (best < 0) return;
-    const order = {
-      ticker: msg.market_ticker,
-      client_order_id: `naive-${++this.orders}`,
-      side: 'bid',
-      count: '1.00',
-      price: Math.max(0.01, best - 0.1).toFixed(4),
-      time_in_force: 'good_till_canceled',
-      post_only: true,
-      reduce_only: false,
-      self_trade_prevention_type: 'taker_at_cross',
-      subaccount: 0,
-    };
-    const body = JSON.stringify(order);
-    const request = `POST /trade-api/v2/portfolio/events/orders HTTP/1.1\r\nHost: 127.0.0.1:9000\r\nKALSHI-ACCESS-KEY: bench-key-0000\r\nContent-Type: application/json\r\nKALSHI-ACCESS-TIMESTAMP: ${Date.now()}\r\nKALSHI-ACCESS-SIGNATURE: ${'A'.repeat(344)}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
-    consume(this.#buffer.write(request, 0, 'utf8'));
-  }
-}
 
 const ALLOC_BYTES = 'allocation: heap bytes per 1M orders, same path (probe off), lane alone';
 const ALLOC_BYTES_NAIVE = 'baseline: allocation: heap bytes per 1M orders, naive pipeline, lane alone';
