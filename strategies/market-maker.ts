@@ -308,5 +308,7 @@ export default definePlugin<MarketMakerParams>({
   timerIntervalMs: 1_000,
   // It prices off the best bid and ask only: a delta that moves neither changes nothing it decides.
   bookUpdates: 'bestPrice',
+  // It acts only through ctx and its own instance: the keep-warm may run a second one on a shadow market.
+  rehearse: true,
   create: (params) => new MarketMaker(params),
 });

@@ -202,6 +202,8 @@ export interface ProcessConfig {
   eagerJitTierUp: boolean;
   /** Interval of the keep-warm dry run, ms; 0 = off. */
   keepWarmMs: number;
+  /** The dry run also rehearses strategies whose plugin declares rehearse: true (keep-warm.ts, StrategyPlugin.rehearse). */
+  keepWarmStrategies: boolean;
 }
 
 export interface FeedConfig {

@@ -31,11 +31,11 @@ import { FixEncoder, FixGroup, FixMessage, MsgType, Tag, parseMessage } from '..
 import type { OrderBook } from '../book/index.ts';
 import { ConnectionState, Feed, NoopFeedListener, type FeedSession, type RfqRecord } from '../feed/index.ts';
 import {
-  Oms, QuoteBook, type ExecListener, type NewOrder, type OrderEntry, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type VenueOrderRef, type WireQuote,
+  Oms, QuoteBook, type CreateKey, type ExecListener, type NewOrder, type OrderEntry, type OrderKey, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type VenueOrderRef, type WireQuote,
 } from '../oms/index.ts';
 import { Deny, RiskGate, riskLimits, type RiskLimits } from '../risk/index.ts';
 import { QuoteRouter, Router } from '../router/index.ts';
-import { BoundStrategyContext, OrderFlags, type MarketPort } from '../strategy/index.ts';
+import { BoundStrategyContext, OrderFlags, type MarketPort, type Strategy } from '../strategy/index.ts';
 import { createLogger } from '../telemetry/index.ts';
 
 /** The shadow markets: tickers no venue lists (they never leave this process). */
@@ -54,6 +54,13 @@ const RUN_WRITE_TOKENS = 100;
 /** The shadow orders' venue ids: this, then the order's number. */
 const SHADOW_ORDER_ID = asciiConst('keep-warm-');
 const SHADOW_RFQ_SID = 2;
+/** The strategies' shadow market (plugin rehearse: true) and its stream: its best bid moves every run. */
+const SHADOW_STRATEGY_TICKER = 'KEEPWARM-STRATEGY';
+const SHADOW_STRATEGY_SID = 3;
+/** Requests of one strategy's rehearsal answered by the shadow venue, at most: one that sends more is dropped from the rehearsal (the rest stay pending in the shadow OMS). */
+const STRATEGY_REQUESTS_MAX = 32;
+/** Shadow orders still tracked above which the strategy leg pauses (a last bound: closed ones are pruned on the OMS's tick, and a strategy that leaves requests unanswered is dropped). */
+const STRATEGY_TRACKED_MAX = 256;
 // The rehearsal's delta frame as byte pieces made once: each run writes its seq, sign and time
 // between them into a reused buffer (a template string per run, made bytes by handleFrame, was
 // ~3 KB per order of the live runtime's garbage at the 2 ms cadence: bench/tick-to-trade/heap-profile.ts).
@@ -66,6 +73,9 @@ const DELTA_END = asciiConst('}}');
 // The Margin delta (websocket.md §7.1) in the same pieces: its level comes and goes as the Predictions one.
 const PERP_DELTA_MARKET = asciiConst(`,"msg":{"market_ticker":"${SHADOW_PERP}","price":"99.9800","delta":"`);
 const PERP_DELTA_TIME = asciiConst('","side":"bid","ts_ms":');
+// The strategies' market: a bid at 0.42 that comes and goes, so its best bid moves between 0.41 and 0.42.
+const STRATEGY_DELTA_HEAD = asciiConst(`{"type":"orderbook_delta","sid":${SHADOW_STRATEGY_SID},"seq":`);
+const STRATEGY_DELTA_MARKET = asciiConst(`,"msg":{"market_ticker":"${SHADOW_STRATEGY_TICKER}","market_id":"keep-warm-strategy","price_dollars":"0.4200","delta_fp":"`);
 // A shadow order's requests as the REST route sends them (RestOrderEntry -> RawHttpPool): the
 // venue's checks, the body writers and assembleInto into a reused buffer, a presigned signature's
 // head bytes. The same functions, so they are optimized and warm for the real order. Every head is
@@ -137,6 +147,58 @@ export interface RouteRehearsal {
   rehearseAmend?(ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): number;
 }
 
+const RequestVerb = { CREATE: 0, CANCEL: 1, AMEND: 2, DECREASE: 3 } as const;
+type RequestVerb = (typeof RequestVerb)[keyof typeof RequestVerb];
+
+/**
+ * The requests a rehearsed strategy made in one run (bounded, arrays made once), answered after
+ * its onBook returned as the shadow venue does: a create acknowledged as resting (rejected while
+ * SHADOW_RESTING_MAX shadow orders rest), an amend and a decrease refused, a cancel acknowledged.
+ */
+class ShadowAnswers {
+  readonly #verbs: RequestVerb[] = [];
+  readonly #keys: (string | number)[] = [];
+  #count = 0;
+  /** Requests past STRATEGY_REQUESTS_MAX in a run: left unanswered (the leg pauses when too many are tracked). */
+  dropped = 0;
+  answered = 0;
+
+  add(verb: RequestVerb, key: string | number): void {
+    if (this.#count >= STRATEGY_REQUESTS_MAX) {
+      this.dropped++;
+      return;
+    }
+    this.#verbs[this.#count] = verb;
+    this.#keys[this.#count] = key;
+    this.#count++;
+  }
+
+  /** Answers the recorded requests in order on `oms`; `nextId` writes a new venue id's bytes into `id` and returns its end. */
+  answer(oms: Oms, id: Uint8Array, nextId: () => number, nowMs: number): void {
+    for (let i = 0; i < this.#count; i++) {
+      const key = this.#keys[i]!;
+      switch (this.#verbs[i]) {
+        case RequestVerb.CREATE:
+          if (oms.liveOrderCount > SHADOW_RESTING_MAX) oms.onCreateReject(key as CreateKey, REJECT);
+          else oms.onCreateAckBytes(key as CreateKey, id, 0, nextId(), asCount(0) as Count, SHADOW_COUNT, nowMs);
+          break;
+        case RequestVerb.CANCEL:
+          oms.onCancelAck(key as OrderKey, SHADOW_COUNT, nowMs);
+          break;
+        case RequestVerb.AMEND:
+          oms.onAmendReject(key as string, REJECT);
+          break;
+        case RequestVerb.DECREASE:
+          oms.onDecreaseReject(key as string, REJECT);
+          break;
+      }
+      this.#keys[i] = 0;
+      this.answered++;
+    }
+    this.#count = 0;
+  }
+}
+
 /**
  * A route that encodes the requests as the REST route (or the Margin route) does and writes
  * nothing; each of the `real` routes rehearses the same order's create and amend on its own state too.
@@ -148,20 +210,27 @@ class RehearsalRoute implements OrderEntry {
   realAmends = 0;
   /** The venue id of the order amended last: the shadow OMS is told the amend's answer by it. */
   lastAmendId = '';
+  /** While a rehearsed strategy acts: its requests' keys, for the shadow venue's answers (ShadowAnswers). */
+  recorded: ShadowAnswers | null = null;
   constructor(readonly requests: ShadowRequests, readonly real: readonly RouteRehearsal[] = []) {}
   setListener(_listener: ExecListener): void {}
   create(order: Readonly<NewOrder>): void {
+    const handle = order.handle ?? 0;
+    this.recorded?.add(RequestVerb.CREATE, handle > 0 ? handle : order.clientOrderId);
     const real = this.real;
     for (let i = 0; i < real.length; i++) if (real[i]!.rehearseCreate(order) > 0) this.realCreates++;
     this.bytes += this.requests.create(order);
   }
   cancel(orderId: string, subaccount: number): void {
+    this.recorded?.add(RequestVerb.CANCEL, orderId);
     this.bytes += this.requests.cancel(null, orderId, subaccount);
   }
   cancelOrder(order: Readonly<VenueOrderRef>): void {
+    this.recorded?.add(RequestVerb.CANCEL, order.handle > 0 ? order.handle : order.orderId);
     this.bytes += this.requests.cancel(order, '', order.subaccount);
   }
   amend(orderId: string, ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): void {
+    this.recorded?.add(RequestVerb.AMEND, orderId);
     this.lastAmendId = orderId;
     const real = this.real;
     for (let i = 0; i < real.length; i++) {
@@ -170,7 +239,9 @@ class RehearsalRoute implements OrderEntry {
     }
     this.bytes += this.requests.amend(ticker, side, price, count);
   }
-  decrease(): void {}
+  decrease(orderId: string): void {
+    this.recorded?.add(RequestVerb.DECREASE, orderId);
+  }
   cancelAll(): Promise<void> {
     return Promise.resolve();
   }
@@ -249,6 +320,20 @@ export interface KeepWarmOptions {
    * its order tracked last).
    */
   realMarginRoute?: RouteRehearsal | null;
+  /**
+   * The strategies whose plugins ask for it (rehearse: true; StrategyHost): each run, each one's
+   * second instance reads a shadow market whose best bid moves and acts through a shadow context;
+   * its requests are answered by the shadow venue after its onBook returns.
+   */
+  strategies?: StrategyRehearsals | null;
+}
+
+/** The strategies' second instances the dry run rehearses (StrategyHost satisfies it). */
+export interface StrategyRehearsals {
+  /** Replaced (not changed in place) when a strategy starts, stops or is dropped. */
+  readonly rehearsals: readonly Strategy[];
+  /** `rehearsal` threw: it leaves the rehearsal for good. */
+  rehearsalFailed(rehearsal: Strategy, error: unknown): void;
 }
 
 /** Above this share of the last interval busy, the loop is doing real work (it warms the path itself). */
@@ -258,7 +343,7 @@ const BUSY_INTERVAL_MS = 100;
 
 export class KeepWarm {
   /** `thinned`: ticks skipped because the loop was busy (a dry run then costs ~0.8 ms of cold caches at 5,000 markets). */
-  readonly stats = { runs: 0, busyUsTotal: 0, sentBytes: 0, denied: 0, thinned: 0, realChecks: 0 };
+  readonly stats = { runs: 0, busyUsTotal: 0, sentBytes: 0, denied: 0, thinned: 0, realChecks: 0, strategyCalls: 0, strategyPauses: 0 };
 
   /** The shadow feed's deltas applied and frames it could not read (tests: every run's frame is one the feed reads). */
   get shadowFeed(): { deltasApplied: number; malformedFrames: number; unknownTypes: number } {
@@ -281,6 +366,12 @@ export class KeepWarm {
    * plugin's own code is not run: it cannot be without its side effects).
    */
   readonly #ctx: BoundStrategyContext;
+  /** The rehearsed strategies' leg: their shadow market's book and context, and the answers to their requests; null without options.strategies. */
+  readonly #strategyLeg: { rehearsals: StrategyRehearsals; book: OrderBook; ctx: BoundStrategyContext; answers: ShadowAnswers } | null = null;
+  #strategySeq = 1;
+  /** The strategies' market's bid at 0.42 rests (it comes and goes, one delta per leg run). */
+  #strategyBidUp = false;
+  readonly #nextOrderIdBound = (): number => this.#nextOrderId();
   /** The shadow order's venue id as the create's answer carries it (bytes), written per run. */
   readonly #orderId = Buffer.allocUnsafe(32);
   readonly #quotes: QuoteBook | null = null;
@@ -343,17 +434,26 @@ export class KeepWarm {
       if (!perp.synced) throw new Error('keep-warm: the shadow perpetual snapshot did not sync its book');
       this.#margin = { feed, market, book: perp };
     }
+    const strategyBook = options.strategies === undefined || options.strategies === null ? null : this.#addStrategyMarket(grid);
+    const strategyMarket = strategyBook === null ? -1 : this.#gate.marketHandle(SHADOW_STRATEGY_TICKER);
     const market = this.#market;
     const perp = this.#margin;
     const markets: MarketPort = {
-      marketHandle: (ticker) => (ticker === SHADOW_TICKER ? market : ticker === SHADOW_PERP && perp !== null ? perp.market : -1),
-      book: (ticker) => (ticker === SHADOW_TICKER ? book : ticker === SHADOW_PERP && perp !== null ? perp.book : undefined),
+      marketHandle: (ticker) => (ticker === SHADOW_TICKER ? market : ticker === SHADOW_PERP && perp !== null ? perp.market : ticker === SHADOW_STRATEGY_TICKER ? strategyMarket : -1),
+      book: (ticker) => (ticker === SHADOW_TICKER ? book : ticker === SHADOW_PERP && perp !== null ? perp.book : ticker === SHADOW_STRATEGY_TICKER && strategyBook !== null ? strategyBook : undefined),
       ensureMarkets: () => Promise.resolve(),
     };
     const tickers = perp === null ? [SHADOW_TICKER] : [SHADOW_TICKER, SHADOW_PERP];
-    const binding = { id: 'keep-warm', strategyId: 0, subaccount: this.#subaccount, orderGroup: -1, markets: tickers, params: {}, log: createLogger({ level: 'silent' }) };
+    const log = createLogger({ level: 'silent' });
+    const binding = { id: 'keep-warm', strategyId: 0, subaccount: this.#subaccount, orderGroup: -1, markets: tickers, params: {}, log };
     this.#ctx = new BoundStrategyContext(binding, this.#router, markets, clock);
     this.#ctx.setActive(true);
+    if (strategyBook !== null) {
+      const strategyBinding = { ...binding, id: 'keep-warm-strategies', markets: [SHADOW_STRATEGY_TICKER] };
+      const ctx = new BoundStrategyContext(strategyBinding, this.#router, markets, clock);
+      ctx.setActive(true);
+      this.#strategyLeg = { rehearsals: options.strategies!, book: strategyBook, ctx, answers: new ShadowAnswers() };
+    }
     this.#quoteRoute = new RehearsalQuoteRoute(options.rfq === 'fix' ? 'fix' : 'rest', clock);
     this.#fixRequest = options.rfq === 'fix' ? { encoder: new FixEncoder(), message: new FixMessage(), group: new FixGroup(8) } : null;
     if (options.rfq === 'rest' || options.rfq === 'fix') {
@@ -363,6 +463,18 @@ export class KeepWarm {
       this.#quoteRouter = new QuoteRouter({ gate: this.#gate, quotes, route: this.#quoteRoute });
       this.#feed.setListener(new RfqRehearsalListener(quotes));
     }
+  }
+
+  /** The strategies' shadow market on the shadow feed (its own sid) and gate: best bid 0.41, best ask 0.44. */
+  #addStrategyMarket(grid: PriceGrid): OrderBook {
+    const book = this.#feed.addMarket(SHADOW_STRATEGY_TICKER, grid);
+    this.#gate.addMarket(SHADOW_STRATEGY_TICKER, grid, book, { open: true });
+    this.#feed.handleFrame(
+      `{"type":"orderbook_snapshot","sid":${SHADOW_STRATEGY_SID},"seq":${this.#strategySeq},"msg":{"market_ticker":"${SHADOW_STRATEGY_TICKER}","market_id":"keep-warm-strategy",` +
+        `"yes_dollars_fp":[["0.4000","100.00"],["0.4100","100.00"]],"no_dollars_fp":[["0.5500","100.00"],["0.5600","100.00"]]}}`,
+    );
+    if (!book.synced) throw new Error('keep-warm: the strategies\' shadow snapshot did not sync its book');
+    return book;
   }
 
   start(): void {
@@ -413,6 +525,7 @@ export class KeepWarm {
     if (real !== undefined && real !== null) this.#rehearseRealGate(real.gate, real.marginRoute);
     if (this.#margin !== null) this.#rehearseMargin(this.#margin.feed, this.#margin.book);
     if (this.#quoteRouter !== null) this.#rehearseRfq();
+    if (this.#strategyLeg !== null) this.#rehearseStrategies(this.#strategyLeg);
     this.stats.runs++;
     if (this.stats.runs % PRUNE_EVERY_RUNS === 0) void this.#oms.tick();
     this.stats.busyUsTotal += (performance.now() - startMs) * 1000;
@@ -439,14 +552,68 @@ export class KeepWarm {
       return;
     }
     const nowMs = this.#options.clock.nowMs();
-    const idBytes = this.#orderId;
-    const idEnd = writeInteger(idBytes, writeBytes(idBytes, 0, SHADOW_ORDER_ID), ++this.#orders); // each order its own venue id (two legs a run)
-    oms.onCreateAckBytes(handle, idBytes, 0, idEnd, asCount(0) as Count, SHADOW_COUNT, nowMs);
+    oms.onCreateAckBytes(handle, this.#orderId, 0, this.#nextOrderId(), asCount(0) as Count, SHADOW_COUNT, nowMs);
     if (ctx.amend(handle, book.grid.priceAt(book.bestBidLevel - 1), SHADOW_COUNT) === Deny.NONE) oms.onAmendReject(route.lastAmendId, REJECT);
     else this.stats.denied++;
     if (ctx.cancel(handle) === Deny.NONE) oms.onCancelAck(handle, SHADOW_COUNT, nowMs);
     else this.stats.denied++;
     this.stats.sentBytes += route.bytes - before;
+  }
+
+  /** A new shadow venue id (each order its own) written into this.#orderId; its end. */
+  #nextOrderId(): number {
+    const idBytes = this.#orderId;
+    return writeInteger(idBytes, writeBytes(idBytes, 0, SHADOW_ORDER_ID), ++this.#orders);
+  }
+
+  /**
+   * The strategies' leg: the shadow market's best bid moved (a delta on its own stream), then each
+   * rehearsed strategy's onBook through its shadow context, and the shadow venue's answers to what
+   * it sent. One that throws, or sends more than a run answers, is dropped for good
+   * (rehearsalFailed); while too many shadow orders are tracked the leg pauses.
+   */
+  #rehearseStrategies(leg: { rehearsals: StrategyRehearsals; book: OrderBook; ctx: BoundStrategyContext; answers: ShadowAnswers }): void {
+    const list = leg.rehearsals.rehearsals;
+    if (list.length === 0) return;
+    if (this.#oms.liveOrderCount > STRATEGY_TRACKED_MAX) {
+      this.stats.strategyPauses++;
+      return;
+    }
+    this.#strategySeq++;
+    const frame = this.#frame;
+    let at = writeBytes(frame, 0, STRATEGY_DELTA_HEAD);
+    at = writeInteger(frame, at, this.#strategySeq);
+    at = writeBytes(frame, at, STRATEGY_DELTA_MARKET);
+    this.#strategyBidUp = !this.#strategyBidUp;
+    at = writeBytes(frame, at, this.#strategyBidUp ? DELTA_UP : DELTA_DOWN);
+    at = writeBytes(frame, at, DELTA_TIME);
+    at = writeInteger(frame, at, Math.floor(this.#options.clock.nowMs()));
+    this.#feed.handleBytes(frame, 0, writeBytes(frame, at, DELTA_END));
+    const route = this.#route;
+    const answers = leg.answers;
+    for (let i = 0; i < list.length; i++) {
+      const rehearsal = list[i]!;
+      const before = route.bytes;
+      const droppedBefore = answers.dropped;
+      route.recorded = answers;
+      try {
+        rehearsal.onBook(leg.book, leg.ctx);
+      } catch (error) {
+        route.recorded = null;
+        answers.answer(this.#oms, this.#orderId, this.#nextOrderIdBound, this.#options.clock.nowMs());
+        leg.rehearsals.rehearsalFailed(rehearsal, error);
+        return; // the list was replaced
+      }
+      route.recorded = null;
+      answers.answer(this.#oms, this.#orderId, this.#nextOrderIdBound, this.#options.clock.nowMs());
+      this.stats.strategyCalls++;
+      this.stats.sentBytes += route.bytes - before;
+      if (answers.dropped !== droppedBefore) {
+        // More than a run answers: what it left pending would stay tracked, so it leaves the rehearsal.
+        leg.rehearsals.rehearsalFailed(rehearsal, new Error(`sent more than ${STRATEGY_REQUESTS_MAX} requests in one keep-warm run`));
+        return;
+      }
+    }
   }
 
   /** The reused intent as a new post-only bid of 1.00 contract at `price` in the dry run's subaccount, no order group. */
@@ -545,6 +712,17 @@ export class KeepWarm {
 
   get shadowCancels(): number {
     return this.#ctx.accepted[IntentKind.CANCEL]!;
+  }
+
+  /** The rehearsed strategies' requests answered by the shadow venue, and those past a run's bound left unanswered. */
+  get strategyRequests(): { answered: number; dropped: number } {
+    const answers = this.#strategyLeg?.answers;
+    return { answered: answers?.answered ?? 0, dropped: answers?.dropped ?? 0 };
+  }
+
+  /** The strategies' shadow market's book (null without options.strategies): tests read its best bid. */
+  get strategyBook(): OrderBook | null {
+    return this.#strategyLeg?.book ?? null;
   }
 
   /** Shadow orders still tracked (they are pruned on the OMS's tick; bounded). */

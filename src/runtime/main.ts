@@ -482,7 +482,10 @@ function printSummary(runtime: Runtime, reason: string, loopDelay: EventLoopDela
     // setImmediate round trips: the stalls below monitorEventLoopDelay's 1 ms resolution.
     eventLoopStallUs: runtime.stall.summary(),
     // The keep-warm dry run's cost: its runs and the event-loop time they took.
-    keepWarm: runtime.keepWarm === null ? null : { runs: runtime.keepWarm.stats.runs, thinned: runtime.keepWarm.stats.thinned, busyMs: Math.round(runtime.keepWarm.stats.busyUsTotal / 1000) },
+    keepWarm: runtime.keepWarm === null ? null : {
+      runs: runtime.keepWarm.stats.runs, thinned: runtime.keepWarm.stats.thinned, busyMs: Math.round(runtime.keepWarm.stats.busyUsTotal / 1000),
+      strategyCalls: runtime.keepWarm.stats.strategyCalls,
+    },
     workers,
     rssMb: Math.round(process.memoryUsage().rss / 1_048_576),
     journal: relative(process.cwd(), runtime.journal.path),

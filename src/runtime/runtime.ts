@@ -394,6 +394,7 @@ export class Runtime {
         realGate: { gate: this.gate, marginRoute: this.router.marginRoute },
         realRoutes: this.fix === null ? [this.rest] : [this.rest, this.fix],
         realMarginRoute: this.margin,
+        strategies: config.process.keepWarmStrategies ? graph.host : null,
       })
       : null;
     this.listener = graph.listener;

@@ -83,6 +83,7 @@ function checkPluginShape(entry: StrategyEntry, value: unknown): StrategyPlugin 
   if (interval !== undefined && !(Number.isInteger(interval) && (interval as number) >= 0)) problems.push('timerIntervalMs: must be an integer >= 0');
   const bookUpdates = candidate.bookUpdates;
   if (bookUpdates !== undefined && bookUpdates !== 'every' && bookUpdates !== 'bestPrice') problems.push("bookUpdates: must be 'every' or 'bestPrice'");
+  if (candidate.rehearse !== undefined && typeof candidate.rehearse !== 'boolean') problems.push('rehearse: must be a boolean');
   if (problems.length > 0) throw new StrategyError('STRATEGY_PLUGIN_INVALID', entry.id, `${entry.plugin}: invalid plugin export`, problems);
   return value as StrategyPlugin;
 }

@@ -81,6 +81,8 @@ class Deployment {
   status: DeploymentStatus = 'starting';
   nextTimerMs = 0;
   fault = '';
+  /** The plugin's second instance for the keep-warm's rehearsal (plugin rehearse: true), null when none. */
+  rehearsal: Strategy | null = null;
   constructor(
     readonly entry: StrategyEntry,
     readonly loaded: LoadedPlugin,
@@ -110,6 +112,7 @@ export class StrategyHost {
   readonly #byNumber: (Deployment | undefined)[] = [];
   readonly #numbers = new Map<string, number>();
   #running: Deployment[] = [];
+  #rehearsals: readonly Strategy[] = [];
   #timer: NodeJS.Timeout | null = null;
   #generation = 0;
   readonly #scratch: OrderView[] = [];
@@ -465,6 +468,7 @@ export class StrategyHost {
       await this.#releaseGroup(entry, group);
       throw new StrategyError('STRATEGY_CREATE_FAILED', entry.id, (error as Error).message);
     }
+    const rehearsal = loaded.plugin.rehearse === true ? this.#rehearsalOf(entry, loaded) : null;
     const binding: ContextBinding = {
       id: entry.id,
       strategyId,
@@ -490,6 +494,7 @@ export class StrategyHost {
       throw new StrategyError('STRATEGY_START_FAILED', entry.id, `onStart threw: ${(error as Error).message}`);
     }
     deployment.status = 'running';
+    deployment.rehearsal = rehearsal;
     deployment.nextTimerMs = ports.clock.nowMs() + interval;
     this.#byId.set(entry.id, deployment);
     this.#byNumber[strategyId] = deployment;
@@ -589,12 +594,44 @@ export class StrategyHost {
     this.#reindex();
   }
 
+  /** The plugin's second instance for the keep-warm (plugin rehearse: true); null, with a warning, when create() fails. */
+  #rehearsalOf(entry: StrategyEntry, loaded: LoadedPlugin): Strategy | null {
+    try {
+      const rehearsal = loaded.plugin.create(loaded.params);
+      if (typeof rehearsal === 'object' && rehearsal !== null && typeof rehearsal.onBook === 'function') return rehearsal;
+      throw new Error('create() must return an object with onBook');
+    } catch (error) {
+      this.#ports.logger.warn({ strategy: entry.id, err: error, code: 'STRATEGY_REHEARSAL_DROPPED' }, 'no keep-warm rehearsal for this strategy: its second instance could not be made');
+      return null;
+    }
+  }
+
+  /**
+   * The second instances (plugin rehearse: true) of the running strategies, for the keep-warm's
+   * rehearsal: the array is replaced when a strategy starts, stops or faults (never per call).
+   */
+  get rehearsals(): readonly Strategy[] {
+    return this.#rehearsals;
+  }
+
+  /** A rehearsal instance threw: it leaves the rehearsal for good (the deployment itself runs on). */
+  rehearsalFailed(rehearsal: Strategy, error: unknown): void {
+    for (const d of this.#byId.values()) {
+      if (d.rehearsal !== rehearsal) continue;
+      d.rehearsal = null;
+      d.ctx.log.warn({ err: error, code: 'STRATEGY_REHEARSAL_DROPPED' }, 'the keep-warm rehearsal of this strategy threw: dropped from the rehearsal');
+    }
+    this.#reindex();
+  }
+
   #reindex(): void {
     const byMarket = new Map<string, Deployment[]>();
     const running: Deployment[] = [];
+    const rehearsals: Strategy[] = [];
     for (const d of this.#byId.values()) {
       if (d.status !== 'running') continue;
       running.push(d);
+      if (d.rehearsal !== null) rehearsals.push(d.rehearsal);
       for (const ticker of d.ctx.markets) {
         let list = byMarket.get(ticker);
         if (list === undefined) {
@@ -606,6 +643,7 @@ export class StrategyHost {
     }
     this.#byMarket = byMarket;
     this.#running = running;
+    this.#rehearsals = rehearsals;
     this.#syncTimer();
   }
 

@@ -247,6 +247,17 @@ export interface StrategyPlugin<P = Record<string, unknown>> {
    * markets the calls it skips are cache misses saved.
    */
   readonly bookUpdates?: 'every' | 'bestPrice';
+  /**
+   * true: the keep-warm dry run (process.keepWarmMs) may run a second instance of this plugin,
+   * made by create() with the deployment's params, on a shadow market whose best bid moves every
+   * run: its onBook and the places, amends and cancels it makes through ctx, answered by a shadow
+   * venue that never leaves the process. At a maker's pace the plugin's own code otherwise runs
+   * from cold caches (the main job's strategy hop: ~35 µs live against ~0.3 µs back to back).
+   * Only for a plugin whose callbacks act solely through ctx and its own instance: no module-level
+   * state, I/O, timers or logging per call (the second instance shares the module). An instance
+   * that throws is dropped from the rehearsal, never faults the deployment. Absent: false.
+   */
+  readonly rehearse?: boolean;
   create(params: Readonly<P>): Strategy;
 }
 

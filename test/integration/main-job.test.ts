@@ -51,6 +51,8 @@ describe.concurrent('main job', { timeout: 150_000 }, () => {
     const summary = JSON.parse(run.lines.find((line) => line.startsWith('{"event":"summary"'))!) as Record<string, unknown>;
     expect(summary).toMatchObject({ reason: 'SIGINT', openOrdersAfterStop: 0 });
     expect(summary.ordersSent as number).toBeGreaterThanOrEqual(2);
+    // The maker declares rehearse: true, so the keep-warm ran its second instance (keepWarmStrategies defaults on).
+    expect((summary.keepWarm as { strategyCalls: number }).strategyCalls).toBeGreaterThan(0);
     const pid = Number(/\(pid (\d+),/.exec(run.stderr)?.[1]);
     expect(pid).toBeGreaterThan(0);
     expect(isAlive(pid)).toBe(false);

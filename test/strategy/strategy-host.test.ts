@@ -160,6 +160,49 @@ describe('StrategyHost', () => {
     expect(error.message).toContain("bookUpdates: must be 'every' or 'bestPrice'");
   });
 
+  it('makes a second instance of a plugin with rehearse: true for the keep-warm, drops it when it throws, and anew on a redeploy', async () => {
+    writeFileSync(join(dir, 'rehearsed.mjs'), `
+export default {
+  name: 'rehearsed', rehearse: true,
+  paramsSchema: { type: 'object', additionalProperties: false, properties: { size: { type: 'integer', default: 3 } } },
+  create(params) {
+    const log = (globalThis.__probe ??= []);
+    const n = log.filter((event) => event[0] === 'create').length + 1;
+    log.push(['create', n, params.size]);
+    return { n, onStart(ctx) { log.push(['start', ctx.id, n]); }, onBook(book, ctx) { log.push(['book', ctx.id, n]); } };
+  },
+};
+`);
+    await host.start([entry('r', 'rehearsed.mjs', ['KXA'], { size: 7 }), entry('a', 'probe.mjs', ['KXA'])]);
+    // The deployed instance and a second one with the same params; only the deployed one started.
+    expect(probe().filter((event) => event[0] === 'create' || event[0] === 'start')).toEqual([['create', 1, 7], ['create', 2, 7], ['start', 'r', 1], ['start', 'a', 'v1']]);
+    const rehearsals = host.rehearsals;
+    expect(rehearsals.map((r) => (r as unknown as { n: number }).n)).toEqual([2]);
+    host.rehearsalFailed(rehearsals[0]!, new Error('boom in rehearsal'));
+    expect(host.rehearsals).toEqual([]);
+    expect(host.summaries().map((s) => [s.id, s.status])).toEqual([['r', 'running'], ['a', 'running']]);
+    probe().length = 0;
+    host.onBookUpdate(h.markets.books.get('KXA')!); // the deployment still trades
+    expect(probe()).toEqual([['book', 'r', 1], ['book', 'a', 'v1', 'KXA']]);
+    probe().length = 0;
+    await host.redeploy('r', entry('r', 'rehearsed.mjs', ['KXA'], { size: 8 }));
+    // A redeploy makes both anew, with the new params; the second is the rehearsal.
+    expect(probe().filter((event) => event[0] === 'create')).toEqual([['create', 1, 8], ['create', 2, 8]]);
+    expect(host.rehearsals.length).toBe(1);
+    expect(host.rehearsals[0]).not.toBe(rehearsals[0]);
+    expect((host.rehearsals[0] as unknown as { n: number }).n).toBe(2);
+    await host.stop('r');
+    expect(host.rehearsals).toEqual([]);
+  });
+
+  it('rejects a plugin whose rehearse is not a boolean', async () => {
+    writeFileSync(join(dir, 'odd-rehearse.mjs'), `export default { name: 'odd', rehearse: 'yes', paramsSchema: { type: 'object' }, create() { return { onBook() {} }; } };`);
+    const error = await failure(host.start([entry('odd', 'odd-rehearse.mjs', ['KXA'])]));
+    expect(error.code).toBe('STRATEGY_PLUGIN_INVALID');
+    expect(error.message).toContain('invalid plugin export');
+    expect(error.problems).toContain('rehearse: must be a boolean');
+  });
+
   it('reports every invalid entry at once, naming the strategy id and the params path', async () => {
     const error = await failure(
       host.start([entry('ok', 'probe.mjs', ['KXA']), entry('bad1', 'probe.mjs', ['KXA'], { price: 0, extra: 1 }), entry('bad2', 'missing.mjs', ['KXA'])]),

@@ -1,0 +1,147 @@
+/**
+ * Goal: the keep-warm's strategy leg (plugin rehearse: true) runs each rehearsed strategy's onBook
+ * every run on a shadow market whose best bid moves, through a shadow context, and the shadow
+ * venue answers what it sent: the sample market maker quotes a bid and an ask once, then amends its
+ * bid as the touch moves (the amends refused, so the quote stays where it was), with nothing
+ * denied and its orders bounded; a strategy that throws is reported once and never called again;
+ * a strategy that places on every run and never cancels leaves the shadow OMS bounded (creates
+ * rejected past the resting bound, the leg paused past the tracked bound, the OMS's tick pruning).
+ * Method: KeepWarm on a manual clock, runs driven directly, strategies handed in as the host's
+ * rehearsal list would be.
+ */
+
+import { describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/core/index.ts';
+import { DEFAULT_RISK_LIMITS } from '../../src/risk/index.ts';
+import { KeepWarm, type StrategyRehearsals } from '../../src/runtime/keep-warm.ts';
+import { OrderFlags, type Strategy, type StrategyBook, type StrategyContext } from '../../src/strategy/index.ts';
+import marketMaker, { paramsSchema } from '../../strategies/market-maker.ts';
+
+/** The rehearsal list as StrategyHost keeps it: replaced when one fails. */
+class Rehearsals implements StrategyRehearsals {
+  rehearsals: readonly Strategy[];
+  readonly failed: [Strategy, unknown][] = [];
+  constructor(list: Strategy[]) {
+    this.rehearsals = list;
+  }
+  rehearsalFailed(rehearsal: Strategy, error: unknown): void {
+    this.failed.push([rehearsal, error]);
+    this.rehearsals = this.rehearsals.filter((r) => r !== rehearsal);
+  }
+}
+
+function defaults(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(paramsSchema.properties)) out[name] = (spec as { default: unknown }).default;
+  return out;
+}
+
+describe('KeepWarm strategy leg', () => {
+  it("runs the market maker's onBook every run on a moving touch: it quotes once, then amends its bid, nothing denied, its orders bounded", () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const maker = marketMaker.create(defaults() as never);
+    const books: number[] = [];
+    const spy: Strategy = { onBook: (book: StrategyBook, ctx: StrategyContext) => { books.push(book.bestBid()); maker.onBook(book, ctx); } };
+    const rehearsals = new Rehearsals([spy]);
+    const warm = new KeepWarm({ intervalMs: 1, limits: DEFAULT_RISK_LIMITS, clock, strategies: rehearsals });
+    const runs = 1_000;
+    for (let i = 0; i < runs; i++) {
+      clock.advance(1);
+      warm.runOnce();
+      expect(warm.trackedOrders).toBeLessThanOrEqual(3); // the maker's bid and ask, and the own leg's order until pruned
+    }
+    expect(warm.stats.strategyCalls).toBe(runs);
+    expect(warm.stats.strategyPauses).toBe(0);
+    expect(warm.stats.denied).toBe(0);
+    expect(rehearsals.failed).toEqual([]);
+    // The touch alternates 0.42 / 0.41 (1/10,000 $), starting with the bid that comes.
+    expect(books.slice(0, 4)).toEqual([4200, 4100, 4200, 4100]);
+    expect(warm.shadowFeed.malformedFrames).toBe(0);
+    expect(warm.strategyBook!.synced).toBe(true);
+    // A bid and an ask created once; then the bid's target moves a level on every other run and the
+    // refused amend leaves the quote where it was: one amend every other run.
+    const { answered, dropped } = warm.strategyRequests;
+    expect(dropped).toBe(0);
+    expect(answered).toBeGreaterThanOrEqual(2 + runs / 2 - 1);
+    expect(answered).toBeLessThanOrEqual(2 + runs);
+    const ids = (maker as unknown as { quoteIds(ticker: string): { bid: unknown; ask: unknown } }).quoteIds('KEEPWARM-STRATEGY');
+    expect(ids.bid).not.toBe(0);
+    expect(ids.ask).not.toBe(0);
+  });
+
+  it('drops a strategy that throws after one report, and goes on with the others', () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    let calls = 0;
+    const thrower: Strategy = { onBook: () => { calls++; throw new Error('boom in rehearsal'); } };
+    let quietCalls = 0;
+    const quiet: Strategy = { onBook: () => { quietCalls++; } };
+    const rehearsals = new Rehearsals([thrower, quiet]);
+    const warm = new KeepWarm({ intervalMs: 1, limits: DEFAULT_RISK_LIMITS, clock, strategies: rehearsals });
+    for (let i = 0; i < 50; i++) {
+      clock.advance(1);
+      warm.runOnce();
+    }
+    expect(calls).toBe(1);
+    expect(rehearsals.failed.map(([strategy, error]) => [strategy, (error as Error).message])).toEqual([[thrower, 'boom in rehearsal']]);
+    expect(quietCalls).toBe(49); // the run the thrower failed in ended the leg; every later run called it
+    expect(warm.stats.denied).toBe(0);
+  });
+
+  it('stays bounded with a strategy that places on every run and never cancels: creates rejected past the resting bound', () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const placer: Strategy = { onBook: (book, ctx) => { ctx.place(book.ticker, 'bid', book.bestBid(), 100 as never, OrderFlags.POST_ONLY); } };
+    const warm = new KeepWarm({ intervalMs: 1, limits: DEFAULT_RISK_LIMITS, clock, strategies: new Rehearsals([placer]) });
+    let most = 0;
+    for (let i = 0; i < 5_000; i++) {
+      clock.advance(1);
+      warm.runOnce();
+      most = Math.max(most, warm.trackedOrders);
+    }
+    expect(most).toBeLessThanOrEqual(16); // SHADOW_RESTING_MAX: later creates are answered with a reject, and the tick prunes them
+    expect(warm.strategyRequests).toEqual({ answered: 5_000, dropped: 0 });
+  });
+
+  it('drops a strategy that sends more requests than a run answers, leaving few pending', () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const flood: Strategy = {
+      onBook: (book, ctx) => {
+        for (let i = 0; i < 40; i++) ctx.place(book.ticker, 'bid', book.bestBid(), 100 as never, OrderFlags.POST_ONLY);
+      },
+    };
+    let quietCalls = 0;
+    const quiet: Strategy = { onBook: () => { quietCalls++; } };
+    const rehearsals = new Rehearsals([flood, quiet]);
+    const warm = new KeepWarm({ intervalMs: 1, limits: DEFAULT_RISK_LIMITS, clock, strategies: rehearsals });
+    for (let i = 0; i < 200; i++) {
+      clock.advance(1);
+      warm.runOnce();
+    }
+    expect(rehearsals.failed.map(([strategy, error]) => [strategy, (error as Error).message])).toEqual([[flood, 'sent more than 32 requests in one keep-warm run']]);
+    expect(warm.strategyRequests).toEqual({ answered: 32, dropped: 8 });
+    expect(warm.trackedOrders).toBeLessThanOrEqual(8 + 16); // its 8 unanswered, and at most the resting bound
+    expect(warm.stats.strategyPauses).toBe(0);
+    expect(quietCalls).toBe(199);
+  });
+
+  it('pauses the leg while the shadow OMS tracks too many orders (floods of many dropped strategies)', () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const flood = (): Strategy => ({
+      onBook: (book, ctx) => {
+        for (let i = 0; i < 40; i++) ctx.place(book.ticker, 'bid', book.bestBid(), 100 as never, OrderFlags.POST_ONLY);
+      },
+    });
+    let quietCalls = 0;
+    const quiet: Strategy = { onBook: () => { quietCalls++; } };
+    const rehearsals = new Rehearsals([...Array.from({ length: 40 }, flood), quiet]);
+    const warm = new KeepWarm({ intervalMs: 1, limits: DEFAULT_RISK_LIMITS, clock, strategies: rehearsals });
+    for (let i = 0; i < 100; i++) {
+      clock.advance(1);
+      warm.runOnce();
+    }
+    expect(warm.trackedOrders).toBeGreaterThan(256);
+    expect(rehearsals.failed.length).toBeLessThan(40); // paused before every flood had its run
+    expect(warm.stats.strategyPauses).toBeGreaterThan(0);
+    expect(quietCalls).toBe(0);
+    expect(warm.stats.denied).toBe(0); // the own leg goes on
+  });
+});
