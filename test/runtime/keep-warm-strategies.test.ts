@@ -6,13 +6,23 @@
  * denied and its orders bounded; a strategy that throws is reported once and never called again;
  * a strategy that places on every run and never cancels leaves the shadow OMS bounded (creates
  * rejected past the resting bound, the leg paused past the tracked bound, the OMS's tick pruning).
+ * With the real OMS beside the real gate, every other run checks an amend of one of its resting
+ * orders on the real gate instead of a new bid, quietly (accepted, no token taken, nothing booked).
  * Method: KeepWarm on a manual clock, runs driven directly, strategies handed in as the host's
- * rehearsal list would be.
+ * rehearsal list would be; for the amend, the hot-path bench's wiring (the runtime's graph
+ * builder, no sockets) with resting orders of its strategy.
  */
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/core/index.ts';
-import { DEFAULT_RISK_LIMITS } from '../../src/risk/index.ts';
+import { makeFeedStream } from '../../bench/feed/delta-frames.ts';
+import { SinkOrderEntry } from '../../bench/hot-path/sink-order-entry.ts';
+import { FRAME_MS, buildHotPath } from '../../bench/hot-path/wiring.ts';
+import { IntentKind, ManualClock, type OrderIntent } from '../../src/core/index.ts';
+import { OrderState } from '../../src/oms/index.ts';
+import { DEFAULT_RISK_LIMITS, Deny } from '../../src/risk/index.ts';
 import { KeepWarm, type StrategyRehearsals } from '../../src/runtime/keep-warm.ts';
 import { OrderFlags, type Strategy, type StrategyBook, type StrategyContext } from '../../src/strategy/index.ts';
 import marketMaker, { paramsSchema } from '../../strategies/market-maker.ts';
@@ -143,5 +153,58 @@ describe('KeepWarm strategy leg', () => {
     expect(warm.stats.strategyPauses).toBeGreaterThan(0);
     expect(quietCalls).toBe(0);
     expect(warm.stats.denied).toBe(0); // the own leg goes on
+  });
+});
+
+describe('KeepWarm real-gate amend', () => {
+  it("checks, every other run, an amend of one of the real OMS's resting orders on the real gate, quietly: accepted, nothing taken or booked", async () => {
+    const work = mkdtempSync(path.join(tmpdir(), 'keep-warm-amend-'));
+    const stream = makeFeedStream(1, 64, 11);
+    const sink = new SinkOrderEntry();
+    const hp = await buildHotPath({
+      ticker: stream.tickers[0], grid: stream.grid, snapshotFrame: stream.snapshots[0], entry: sink,
+      journalPath: path.join(work, 'journal.jsonl'), mode: 'replace', clockSteps: 64,
+    });
+    try {
+      // The bench's strategy rests a bid per frame (replace: the previous one cancelled on its ack).
+      for (let i = 0; i < 20; i++) {
+        sink.deliverAnswers(hp.clock.nowMs());
+        hp.clock.advance(FRAME_MS);
+        const bytes = Buffer.from(stream.deltas[i]!, 'utf8');
+        hp.feed.handleBytes(bytes, 0, bytes.length);
+      }
+      sink.deliverAnswers(hp.clock.nowMs());
+      const resting = new Set<number>();
+      for (let order = hp.oms.oldestLiveOrder; order !== null; order = order.liveNext) if (order.state === OrderState.RESTING) resting.add(order.handle);
+      expect(resting.size).toBeGreaterThan(0);
+      const gate = hp.gate;
+      const kinds: number[] = [];
+      const handles: number[] = [];
+      const rehearse = gate.rehearse.bind(gate);
+      gate.rehearse = (intent: Readonly<OrderIntent>): Deny => {
+        kinds.push(intent.kind);
+        if (intent.kind === IntentKind.AMEND) handles.push(intent.orderHandle);
+        const verdict = rehearse(intent);
+        expect(verdict).toBe(Deny.NONE);
+        return verdict;
+      };
+      const tokens = gate.budget.writeTokens(hp.clock.nowMs());
+      const openOrders = gate.exposure.openOrders;
+      const lastDeny = gate.lastDeny;
+      const warm = new KeepWarm({ intervalMs: 1, limits: gate.limits, clock: hp.clock, realGate: { gate, marginRoute: -1, oms: hp.oms } });
+      for (let i = 0; i < 40; i++) warm.runOnce();
+      expect(kinds.filter((kind) => kind === IntentKind.AMEND)).toHaveLength(20);
+      expect(kinds.filter((kind) => kind === IntentKind.NEW)).toHaveLength(20);
+      expect(kinds.slice(0, 4)).toEqual([IntentKind.NEW, IntentKind.AMEND, IntentKind.NEW, IntentKind.AMEND]);
+      for (const handle of handles) expect(resting.has(handle)).toBe(true);
+      expect(gate.budget.writeTokens(hp.clock.nowMs())).toBe(tokens);
+      expect(gate.exposure.openOrders).toBe(openOrders);
+      expect(gate.lastDeny).toBe(lastDeny);
+      expect(warm.stats.realChecks).toBe(40);
+      warm.stop();
+    } finally {
+      await hp.stop();
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
