@@ -87,20 +87,6 @@ describe('OrderPathSignatures', () => {
     expect(paths.lastTracked).toBe('');
   });
 
-  it('recentTracked names the orders tracked last, newest first, while each is still tracked', async () => {
-    const paths = await store(new ManualClock(T0));
-    expect([0, 1, 2, 3].map((nth) => paths.recentTracked(nth))).toEqual(['', '', '', '']);
-    for (const id of ['ord-1', 'ord-2', 'ord-3']) paths.track(id);
-    paths.track('ord-2'); // already tracked: not again
-    expect([0, 1, 2, 3].map((nth) => paths.recentTracked(nth))).toEqual(['ord-3', 'ord-2', 'ord-1', '']);
-    paths.forget('ord-2');
-    expect([0, 1, 2, 3].map((nth) => paths.recentTracked(nth))).toEqual(['ord-3', '', 'ord-1', '']);
-    for (const id of ['ord-4', 'ord-5', 'ord-6']) paths.track(id); // the ring of four wraps
-    expect([0, 1, 2, 3].map((nth) => paths.recentTracked(nth))).toEqual(['ord-6', 'ord-5', 'ord-4', 'ord-3']);
-    expect(paths.lastTracked).toBe('ord-6');
-    expect([-1, 4, 1.5].map((nth) => paths.recentTracked(nth))).toEqual(['', '', '']);
-  });
-
   it('signs the cancel path of a tracked order in a batch of its own, then its amend and decrease paths; each is used once', async () => {
     const clock = new ManualClock(T0);
     const paths = await store(clock);

@@ -131,9 +131,6 @@ function readSlot(record: OrderRecord, slot: number, out: PresignedSignature): v
   out.signedBytes = record.views[slot]!;
 }
 
-/** Orders tracked last that recentTracked remembers. */
-export const RECENT_TRACKED = 4;
-
 export class OrderPathSignatures {
   readonly stats: OrderPathSignaturesStats = { tracked: 0, signed: 0, taken: 0, missed: 0, untracked: 0, evicted: 0 };
   readonly #options: OrderPathSignaturesOptions;
@@ -150,9 +147,8 @@ export class OrderPathSignatures {
   #flushWhenSigned = false;
   /** The batch in flight was cut at ORDER_BATCH_MAX: flush again when it is answered. */
   #batchFull = false;
-  /** The order ids track() kept last, a ring of RECENT_TRACKED (recentTracked reads them while the orders are still kept). */
-  readonly #recent: string[] = new Array<string>(RECENT_TRACKED).fill('');
-  #recentNext = 0;
+  /** The order id track() kept last (lastTracked reads it while the order is still kept). */
+  #lastTracked = '';
   /** The batch in flight: what was asked (methods, paths) and for which record, slot and generation. */
   readonly #batchMethods: string[] = [];
   readonly #batchPaths: string[] = [];
@@ -197,8 +193,7 @@ export class OrderPathSignatures {
     const encoded = `${this.#options.ordersPath}/${encodeURIComponent(orderId)}`;
     for (const kind of this.#kinds) record.paths[kind] = encoded + SUFFIXES[kind]!;
     this.#records.set(orderId, record, this.#recycle);
-    this.#recent[this.#recentNext] = orderId;
-    this.#recentNext = (this.#recentNext + 1) % RECENT_TRACKED;
+    this.#lastTracked = orderId;
     this.stats.tracked++;
   }
 
@@ -219,19 +214,9 @@ export class OrderPathSignatures {
     return false;
   }
 
-  /** The order tracked last while it still is, '' otherwise. */
+  /** The order tracked last while it still is, '' otherwise: the one a keep-warm rehearsal of an amend reads (RestOrderEntry.rehearseAmend). */
   get lastTracked(): string {
-    return this.recentTracked(0);
-  }
-
-  /**
-   * The order tracked `nth` before the last (0: the last; up to RECENT_TRACKED - 1) while it still
-   * is, '' otherwise: the keep-warm's amend rehearsals take them in turn (RestOrderEntry.rehearseAmend),
-   * so a maker's two quotes both stay warm.
-   */
-  recentTracked(nth: number): string {
-    if (!(Number.isInteger(nth) && nth >= 0 && nth < RECENT_TRACKED)) return '';
-    const orderId = this.#recent[(this.#recentNext - 1 - nth + 2 * RECENT_TRACKED) % RECENT_TRACKED]!;
+    const orderId = this.#lastTracked;
     return orderId !== '' && this.#records.has(orderId) ? orderId : '';
   }
 

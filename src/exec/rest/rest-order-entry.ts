@@ -85,7 +85,7 @@ import {
   encodeBatchCreate,
   encodeDecrease,
 } from './order-body.ts';
-import { MAX_DEPTH, OrderPathKind, OrderPathSignatures, RECENT_TRACKED } from './order-path-signatures.ts';
+import { MAX_DEPTH, OrderPathKind, OrderPathSignatures } from './order-path-signatures.ts';
 import { Presigner, type PresignEndpoint, type PresignedSignature } from './presigner.ts';
 import { apiPrefixOf, signedClientFor, type SignedRestClient } from './signed-rest-client.ts';
 import { NetError, RawHttpPool, SendResult, type RawRequestHead, type RequestBody } from '../../net/index.ts';
@@ -341,8 +341,6 @@ export class RestOrderEntry implements OrderEntry {
   #rawOpened = false;
   #warming = false;
   #closed = false;
-  /** rehearseAmend's turn over the orders tracked last (OrderPathSignatures.recentTracked). */
-  #amendRehearsals = 0;
 
   constructor(options: RestOrderEntryOptions, venue: Readonly<RestOrderVenue> = PREDICTIONS_ORDER_VENUE) {
     validate(options);
@@ -614,8 +612,8 @@ export class RestOrderEntry implements OrderEntry {
 
   /**
    * The keep-warm's rehearsal of amend() on this route's own state, as rehearseCreate does for a
-   * create: the venue's amend checks, the amend path and the next per-order signature of one of
-   * the orders tracked last (in turn, those still tracked) read without being taken (OrderPathSignatures.peek), the request assembled
+   * create: the venue's amend checks, the amend path and the next per-order signature of the
+   * order tracked last read without being taken (OrderPathSignatures.peek), the request assembled
    * into the buffer of the connection the next request would write on, and nothing sent, counted
    * or taken. The body is the caller's (the keep-warm's shadow order's price and size); the path
    * and signature are the real order's, so a market maker's next amend finds them in cache.
@@ -625,8 +623,7 @@ export class RestOrderEntry implements OrderEntry {
   rehearseAmend(ticker: string, side: BookSide, price: Price, count: Count, subaccount: number): number {
     const paths = this.#orderPaths;
     if (paths === null) return -1;
-    let orderId = '';
-    for (let tries = 0; tries < RECENT_TRACKED && orderId === ''; tries++) orderId = paths.recentTracked(this.#amendRehearsals++ % RECENT_TRACKED);
+    const orderId = paths.lastTracked;
     const path = orderId === '' ? null : paths.path(orderId, OrderPathKind.AMEND);
     if (path === null) return -1;
     checkSubaccount(subaccount);
