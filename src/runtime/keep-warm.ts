@@ -326,9 +326,9 @@ export interface KeepWarmOptions {
    */
   realMarginRoute?: RouteRehearsal | null;
   /**
-   * The strategies whose plugins ask for it (rehearse: true; StrategyHost): each run, each one's
-   * second instance reads a shadow market whose best bid moves and acts through a shadow context;
-   * its requests are answered by the shadow venue after its onBook returns.
+   * The strategies whose plugins ask for it (rehearse: true; StrategyHost): each run, one of their
+   * second instances, in turn, reads a shadow market whose best bid moves and acts through a
+   * shadow context; its requests are answered by the shadow venue after its onBook returns.
    */
   strategies?: StrategyRehearsals | null;
 }
@@ -374,6 +374,8 @@ export class KeepWarm {
   /** The rehearsed strategies' leg: their shadow market's book and context, and the answers to their requests; null without options.strategies. */
   readonly #strategyLeg: { rehearsals: StrategyRehearsals; book: OrderBook; ctx: BoundStrategyContext; answers: ShadowAnswers } | null = null;
   #strategySeq = 1;
+  /** Strategy-leg runs so far: whose turn it is. */
+  #strategyTurn = 0;
   /** The strategies' market's bid at 0.42 rests (it comes and goes, one delta per leg run). */
   #strategyBidUp = false;
   readonly #nextOrderIdBound = (): number => this.#nextOrderId();
@@ -578,10 +580,10 @@ export class KeepWarm {
   }
 
   /**
-   * The strategies' leg: the shadow market's best bid moved (a delta on its own stream), then each
-   * rehearsed strategy's onBook through its shadow context, and the shadow venue's answers to what
-   * it sent. One that throws, or sends more than a run answers, is dropped for good
-   * (rehearsalFailed); while too many shadow orders are tracked the leg pauses.
+   * The strategies' leg: one rehearsed strategy's onBook a run, in turn, through its shadow
+   * context on the shadow market, then the shadow venue's answers to what it sent. One that
+   * throws, or sends more than a run answers, is dropped for good (rehearsalFailed); while too
+   * many shadow orders are tracked the leg pauses.
    */
   #rehearseStrategies(leg: { rehearsals: StrategyRehearsals; book: OrderBook; ctx: BoundStrategyContext; answers: ShadowAnswers }): void {
     const list = leg.rehearsals.rehearsals;
@@ -590,6 +592,37 @@ export class KeepWarm {
       this.stats.strategyPauses++;
       return;
     }
+    // One strategy a run, in turn (a run's cost stays one onBook however many declare rehearse);
+    // the touch moves once a round, so each one sees it move between two of its own calls.
+    const turn = this.#strategyTurn++ % list.length;
+    if (turn === 0) this.#moveStrategyTouch();
+    const rehearsal = list[turn]!;
+    const route = this.#route;
+    const answers = leg.answers;
+    const before = route.bytes;
+    const droppedBefore = answers.dropped;
+    route.recorded = answers;
+    let failure: unknown = null;
+    try {
+      rehearsal.onBook(leg.book, leg.ctx);
+    } catch (error) {
+      failure = error ?? new Error('threw a nullish value');
+    } finally {
+      route.recorded = null;
+    }
+    answers.answer(this.#oms, this.#orderId, this.#nextOrderIdBound, this.#options.clock.nowMs());
+    this.stats.sentBytes += route.bytes - before;
+    if (failure !== null) {
+      leg.rehearsals.rehearsalFailed(rehearsal, failure);
+      return;
+    }
+    this.stats.strategyCalls++;
+    // More than a run answers: what it left pending would stay tracked, so it leaves the rehearsal.
+    if (answers.dropped !== droppedBefore) leg.rehearsals.rehearsalFailed(rehearsal, new Error(`sent more than ${STRATEGY_REQUESTS_MAX} requests in one keep-warm run`));
+  }
+
+  /** A delta on the strategies' market's own stream: its bid at 0.42 comes or goes, so the best bid moves. */
+  #moveStrategyTouch(): void {
     this.#strategySeq++;
     const frame = this.#frame;
     let at = writeBytes(frame, 0, STRATEGY_DELTA_HEAD);
@@ -600,31 +633,6 @@ export class KeepWarm {
     at = writeBytes(frame, at, DELTA_TIME);
     at = writeInteger(frame, at, Math.floor(this.#options.clock.nowMs()));
     this.#feed.handleBytes(frame, 0, writeBytes(frame, at, DELTA_END));
-    const route = this.#route;
-    const answers = leg.answers;
-    for (let i = 0; i < list.length; i++) {
-      const rehearsal = list[i]!;
-      const before = route.bytes;
-      const droppedBefore = answers.dropped;
-      route.recorded = answers;
-      try {
-        rehearsal.onBook(leg.book, leg.ctx);
-      } catch (error) {
-        route.recorded = null;
-        answers.answer(this.#oms, this.#orderId, this.#nextOrderIdBound, this.#options.clock.nowMs());
-        leg.rehearsals.rehearsalFailed(rehearsal, error);
-        return; // the list was replaced
-      }
-      route.recorded = null;
-      answers.answer(this.#oms, this.#orderId, this.#nextOrderIdBound, this.#options.clock.nowMs());
-      this.stats.strategyCalls++;
-      this.stats.sentBytes += route.bytes - before;
-      if (answers.dropped !== droppedBefore) {
-        // More than a run answers: what it left pending would stay tracked, so it leaves the rehearsal.
-        leg.rehearsals.rehearsalFailed(rehearsal, new Error(`sent more than ${STRATEGY_REQUESTS_MAX} requests in one keep-warm run`));
-        return;
-      }
-    }
   }
 
   /** The reused intent as a new post-only bid of 1.00 contract at `price` in the dry run's subaccount, no order group. */

@@ -249,8 +249,8 @@ export interface StrategyPlugin<P = Record<string, unknown>> {
   readonly bookUpdates?: 'every' | 'bestPrice';
   /**
    * true: the keep-warm dry run (process.keepWarmMs) may run a second instance of this plugin,
-   * made by create() with the deployment's params, on a shadow market whose best bid moves every
-   * run: its onBook and the places, amends and cancels it makes through ctx, answered by a shadow
+   * made by create() with the deployment's params, on a shadow market whose best bid moves between
+   * two of its calls (one such strategy per dry run, in turn): its onBook and the places, amends and cancels it makes through ctx, answered by a shadow
    * venue that never leaves the process. At a maker's pace the plugin's own code otherwise runs
    * from cold caches (the main job's strategy hop: ~35 µs live against ~0.3 µs back to back).
    * Only for a plugin whose callbacks act solely through ctx and its own instance: no module-level

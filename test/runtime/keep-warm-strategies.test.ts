@@ -1,6 +1,6 @@
 /**
- * Goal: the keep-warm's strategy leg (plugin rehearse: true) runs each rehearsed strategy's onBook
- * every run on a shadow market whose best bid moves, through a shadow context, and the shadow
+ * Goal: the keep-warm's strategy leg (plugin rehearse: true) runs one rehearsed strategy's onBook a
+ * run, in turn, on a shadow market whose best bid moves between two calls of each, through a shadow context, and the shadow
  * venue answers what it sent: the sample market maker quotes a bid and an ask once, then amends its
  * bid as the touch moves (the amends refused, so the quote stays where it was), with nothing
  * denied and its orders bounded; a strategy that throws is reported once and never called again;
@@ -79,6 +79,23 @@ describe('KeepWarm strategy leg', () => {
     expect(ids.ask).not.toBe(0);
   });
 
+  it('calls one strategy a run, in turn, each seeing the touch move between two of its own calls', () => {
+    const clock = new ManualClock(1_800_000_000_000);
+    const seen: number[][] = [[], [], []];
+    const rehearsals = new Rehearsals(seen.map((bids) => ({ onBook: (book: StrategyBook) => { bids.push(book.bestBid()); } })));
+    const warm = new KeepWarm({ intervalMs: 1, limits: DEFAULT_RISK_LIMITS, clock, strategies: rehearsals });
+    for (let i = 0; i < 300; i++) {
+      clock.advance(1);
+      warm.runOnce();
+    }
+    expect(warm.stats.strategyCalls).toBe(300);
+    for (const bids of seen) {
+      expect(bids).toHaveLength(100);
+      expect(bids.slice(0, 4)).toEqual([4200, 4100, 4200, 4100]);
+    }
+    expect(warm.shadowFeed.malformedFrames).toBe(0);
+  });
+
   it('drops a strategy that throws after one report, and goes on with the others', () => {
     const clock = new ManualClock(1_800_000_000_000);
     let calls = 0;
@@ -151,8 +168,18 @@ describe('KeepWarm strategy leg', () => {
     expect(warm.trackedOrders).toBeGreaterThan(256);
     expect(rehearsals.failed.length).toBeLessThan(40); // paused before every flood had its run
     expect(warm.stats.strategyPauses).toBeGreaterThan(0);
-    expect(quietCalls).toBe(0);
-    expect(warm.stats.denied).toBe(0); // the own leg goes on
+    // Paused: no strategy is called while the orders stay tracked; the own leg goes on.
+    const calls = warm.stats.strategyCalls + rehearsals.failed.length;
+    const quietBefore = quietCalls;
+    const pauses = warm.stats.strategyPauses;
+    for (let i = 0; i < 50; i++) {
+      clock.advance(1);
+      warm.runOnce();
+    }
+    expect(warm.stats.strategyCalls + rehearsals.failed.length).toBe(calls);
+    expect(quietCalls).toBe(quietBefore);
+    expect(warm.stats.strategyPauses).toBe(pauses + 50);
+    expect(warm.stats.denied).toBe(0);
   });
 });
 
