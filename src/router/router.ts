@@ -742,7 +742,7 @@ export class Router implements OrderPort, OmsSender {
  * The fields of a request about an existing order come from the OMS's order, whoever filled the
  * intent: the gate checks what the venue will see. The caller sets price and count after.
  */
-function completeFrom(intent: OrderIntent, order: Readonly<Order>, kind: IntentKind): void {
+export function completeFrom(intent: OrderIntent, order: Readonly<Order>, kind: IntentKind): void {
   intent.kind = kind;
   intent.market = order.market;
   intent.side = order.side;

@@ -18,8 +18,10 @@
  * on it through the strategy context (the router picks the shadow Margin route; the gate's margin
  * checks; the Margin requests assembled). The real routes (REST, FIX, Margin) rehearse each
  * create and amend on their own state, nothing sent. Nothing reaches the venue, the real books,
- * the real gate's ledger or budget, or the journal. Strategy code is not run (a plugin's onBook
- * cannot be rehearsed without its side effects). The event-loop time it takes is counted in stats.
+ * the real gate's ledger or budget, or the journal. A strategy's own code runs only when its plugin
+ * declares rehearse: true (a second instance of it, on a shadow market of its own, one a run in
+ * turn; its requests answered by a shadow venue); with the real OMS, every other run checks an
+ * amend of one of its resting orders on the real gate instead of a new bid. The event-loop time it takes is counted in stats.
  */
 
 import { performance } from 'node:perf_hooks';
@@ -34,7 +36,7 @@ import {
   Oms, OrderState, QuoteBook, type CreateKey, type ExecListener, type NewOrder, type OrderEntry, type OrderKey, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type VenueOrderRef, type WireQuote,
 } from '../oms/index.ts';
 import { Deny, RiskGate, riskLimits, type RiskLimits } from '../risk/index.ts';
-import { QuoteRouter, Router } from '../router/index.ts';
+import { QuoteRouter, Router, completeFrom } from '../router/index.ts';
 import { BoundStrategyContext, OrderFlags, type MarketPort, type Strategy } from '../strategy/index.ts';
 import { createLogger } from '../telemetry/index.ts';
 
@@ -56,7 +58,7 @@ const RUN_WRITE_TOKENS = 100;
 /** The shadow orders' venue ids: this, then the order's number. */
 const SHADOW_ORDER_ID = asciiConst('keep-warm-');
 const SHADOW_RFQ_SID = 2;
-/** The strategies' shadow market (plugin rehearse: true) and its stream: its best bid moves every run. */
+/** The strategies' shadow market (plugin rehearse: true) and its stream: its best bid moves once a round of them. */
 const SHADOW_STRATEGY_TICKER = 'KEEPWARM-STRATEGY';
 const SHADOW_STRATEGY_SID = 3;
 /** Requests of one strategy's rehearsal answered by the shadow venue, at most: one that sends more is dropped from the rehearsal (the rest stay pending in the shadow OMS). */
@@ -161,7 +163,7 @@ class ShadowAnswers {
   readonly #verbs: RequestVerb[] = [];
   readonly #keys: (string | number)[] = [];
   #count = 0;
-  /** Requests past STRATEGY_REQUESTS_MAX in a run: left unanswered (the leg pauses when too many are tracked). */
+  /** Requests past STRATEGY_REQUESTS_MAX in a run: left unanswered (their strategy is dropped from the rehearsal). */
   dropped = 0;
   answered = 0;
 
@@ -367,8 +369,8 @@ export class KeepWarm {
   readonly #market: number;
   /**
    * A strategy context of the class plugins act through, bound to the shadow router and market:
-   * each run's order is placed, amended and cancelled through it, as a market maker's are (the
-   * plugin's own code is not run: it cannot be without its side effects).
+   * each run's order is placed, amended and cancelled through it, as a market maker's are (a
+   * plugin's own code runs only in the strategies' leg, on its own context and market).
    */
   readonly #ctx: BoundStrategyContext;
   /** The rehearsed strategies' leg: their shadow market's book and context, and the answers to their requests; null without options.strategies. */
@@ -376,7 +378,7 @@ export class KeepWarm {
   #strategySeq = 1;
   /** Strategy-leg runs so far: whose turn it is. */
   #strategyTurn = 0;
-  /** The strategies' market's bid at 0.42 rests (it comes and goes, one delta per leg run). */
+  /** The strategies' market's bid at 0.42 rests (it comes and goes, one delta per round of the strategies). */
   #strategyBidUp = false;
   readonly #nextOrderIdBound = (): number => this.#nextOrderId();
   /** The shadow order's venue id as the create's answer carries it (bytes), written per run. */
@@ -677,20 +679,9 @@ export class KeepWarm {
     if (order === null || order.state !== OrderState.RESTING) return false;
     const market = gate.markets.at(order.market);
     if (market === undefined || (market.isMargin && marginRoute < 0)) return false;
+    // As the router makes a strategy's amend of it, to the order's own price and count.
     const intent = this.#intent;
-    intent.kind = IntentKind.AMEND;
-    intent.market = order.market;
-    intent.side = order.side;
-    intent.price = order.price;
-    intent.count = asCount(order.remainingCount);
-    intent.prevPrice = order.price;
-    intent.prevCount = asCount(order.remainingCount);
-    intent.postOnly = order.postOnly;
-    intent.reduceOnly = order.reduceOnly;
-    intent.timeInForce = order.timeInForce;
-    intent.subaccount = order.subaccount;
-    intent.orderGroup = order.groupHandle;
-    intent.strategyId = order.strategyId;
+    completeFrom(intent, order, IntentKind.AMEND);
     intent.orderHandle = order.handle;
     intent.clientOrderId = '';
     intent.route = order.route;
