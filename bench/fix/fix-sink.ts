@@ -5,8 +5,9 @@
  *
  *   before sink mode   FixOrderEntry <-> TCP <-> acceptor FixSession (logon handshake, real bytes)
  *   in sink mode       FixOrderEntry.create -> FixSession.begin/encode/finish/send -> transport
- *                      (Buffer.from copy) -> socket.write  ==> replaced on that one socket by a
- *                      counter that keeps the buffer: "FIX order bytes ready", no syscall
+ *                      (copy into its reused buffer) -> socket.write  ==> replaced on that one
+ *                      socket by a counter that copies the bytes into a preallocated slot, as the
+ *                      kernel copies them at write(): "FIX order bytes ready", no syscall
  *                      answers: deliverAnswers() (between frames, never timed) parses what was
  *                      kept, has the acceptor session write ExecutionReports (the simulator's own
  *                      writer, fix.md fields, 21005=Y prices) and hands them to FixOrderEntry's
@@ -32,6 +33,8 @@ import { newReport, writeExecutionReport, type ReportFlags } from '../../src/sim
 const KEY_ID = 'bench-fix-0000-4a7b-8c9d-0e1f2a3b4c5d';
 /** Requests kept between two deliverAnswers() calls; the driver answers every frame (one order, one cancel). */
 const KEPT_MAX = 1024;
+/** Each kept request's slot: a NewOrderSingle or a cancel is ~210 bytes; a longer one is copied into a buffer of its own. */
+const KEPT_SLOT_BYTES = 1024;
 const FLAGS: ReportFlags = { dollars: true, preserveOriginalQty: false, splitCollateral: false, expiredStatus: false };
 
 /** One order the fake venue has resting (for the cancel's report). */
@@ -51,7 +54,9 @@ export class FixSinkRoute {
   bytes = 0;
   readonly #server: Server;
   readonly #acceptor: FixSession;
-  readonly #kept: Buffer[] = new Array<Buffer>(KEPT_MAX);
+  /** Copies of what was written since the last deliverAnswers(): preallocated slots, as the kernel's copy at write(). */
+  readonly #kept: Buffer[] = Array.from({ length: KEPT_MAX }, () => Buffer.allocUnsafe(KEPT_SLOT_BYTES));
+  readonly #keptLength = new Int32Array(KEPT_MAX);
   #keptCount = 0;
   #client: Socket | null = null;
   #sink = false;
@@ -120,11 +125,20 @@ export class FixSinkRoute {
   #sinkMode(client: Socket): void {
     this.#sink = true;
     const kept = this.#kept;
-    // Own property on this socket only: the transport's Buffer.from copy is kept, nothing is sent.
+    const keptLength = this.#keptLength;
+    // Own property on this socket only: the bytes are copied as the kernel would copy them at
+    // write() (the transport hands over its reused buffer, which the next message overwrites), and
+    // nothing is sent.
     const write = (chunk: Buffer): boolean => {
       this.requests++;
       this.bytes += chunk.length;
-      if (this.#keptCount < KEPT_MAX) kept[this.#keptCount++] = chunk;
+      const k = this.#keptCount;
+      if (k < KEPT_MAX) {
+        if (chunk.length <= KEPT_SLOT_BYTES) chunk.copy(kept[k]);
+        else kept[k] = Buffer.from(chunk);
+        keptLength[k] = chunk.length;
+        this.#keptCount = k + 1;
+      }
       return true;
     };
     (client as unknown as { write: typeof write }).write = write;
@@ -139,8 +153,7 @@ export class FixSinkRoute {
     this.#keptCount = 0;
     let answered = 0;
     for (let i = 0; i < n; i++) {
-      const bytes = this.#kept[i];
-      this.#kept[i] = undefined as unknown as Buffer;
+      const bytes = this.#kept[i].subarray(0, this.#keptLength[i]);
       const message = parseMessage(bytes, this.#parsed);
       if (!(message instanceof FixMessage)) throw new Error(`bench fix: the route wrote an unparsable message: ${message.message}`);
       if (message.msgTypeIs(MsgType.NewOrderSingle)) {

@@ -61,7 +61,7 @@ describe('bench/fix codec part', () => {
 });
 
 describe('bench/fix in-process FIX sink', () => {
-  it('runs the real FixOrderEntry: a create becomes counted NewOrderSingle bytes and the sink answer an ack', async () => {
+  it('runs the real FixOrderEntry: creates become counted NewOrderSingle bytes (two before an answer) and the sink answers acks', async () => {
     const route = await FixSinkRoute.start();
     try {
       const acks: string[] = [];
@@ -84,10 +84,14 @@ describe('bench/fix in-process FIX sink', () => {
       route.entry.create(order);
       expect(route.requests).toBe(1);
       expect(route.bytes).toBeGreaterThan(150);
-      expect(route.deliverAnswers()).toBe(1);
-      expect(acks).toEqual(['rt-test-1 sink-1']);
+      // A second message before the answers: the transport reuses its buffer for it, so the sink
+      // must have kept a copy of the first (as the kernel does), not the buffer.
+      route.entry.create({ ...order, clientOrderId: 'rt-test-2', price: 4100 as Price });
+      expect(route.requests).toBe(2);
+      expect(route.deliverAnswers()).toBe(2);
+      expect(acks).toEqual(['rt-test-1 sink-1', 'rt-test-2 sink-2']);
       expect(unexpected).toEqual([]);
-      expect(route.entry.stats.acks).toBe(1);
+      expect(route.entry.stats.acks).toBe(2);
     } finally {
       await route.stop();
     }
