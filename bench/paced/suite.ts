@@ -12,29 +12,29 @@
  * with SPIN_US of arithmetic after each wake (wake or caches, below); on at the main job's default interval (src/runtime/keep-warm.ts: the shadow path, the real
  * gate's check; the sink is no REST route, so no route rehearsal). Then both lanes back to back
  * (drive(), as bench/hot-path) in the same process: the factor between a lane's paced and
- * back-to-back p50 is what the idle costs it. Bounded in wakes and time.
+ * back-to-back p50 is what the idle costs it. Last, the FIX leg (fix-phases.ts): the strategy on
+ * the FIX route, paced against the naive pipeline, keep-warm off and on. Bounded in wakes and time.
  */
 
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { systemClock } from '../../src/core/index.ts';
 import { KeepWarm } from '../../src/runtime/keep-warm.ts';
 import { latencyRow } from '../harness.ts';
 import type { BenchRow, BenchSuite } from '../harness.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { PathLane, drive } from '../hot-path/lanes.ts';
-import type { Lane } from '../hot-path/lanes.ts';
 import { NaiveLane } from '../hot-path/naive-lane.ts';
 import { SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
 import { buildHotPath } from '../hot-path/wiring.ts';
 import type { HotPath } from '../hot-path/wiring.ts';
+import { fixLegRows } from './fix-phases.ts';
+import { PACE_MS, paced } from './pace.ts';
+import type { Plan } from './pace.ts';
 
 const SUITE = 'paced';
 const SEED = 20261202;
-/** Between two wakes: the simulator's activity burst interval (src/sim/server/activity-driver.ts). */
-const PACE_MS = 10;
 /**
  * The third phase spins this long after each wake before the frame, on arithmetic that touches no
  * memory: it brings the core back to speed (frequency, the hypervisor's scheduling of the vCPU)
@@ -44,16 +44,6 @@ const PACE_MS = 10;
 const SPIN_US = 200;
 /** process.keepWarmMs's default (config/schema.json). */
 const KEEP_WARM_MS = 1;
-
-export interface Plan {
-  /** Back-to-back frames before anything is timed: V8 optimizes the path, as the main job's warm-up does. */
-  warmup: number;
-  /** Timed wakes per lane per paced phase. */
-  pacedSamples: number;
-  /** Timed frames per lane back to back. */
-  samples: number;
-  budgetMs: number;
-}
 
 export default {
   name: SUITE,
@@ -109,6 +99,7 @@ export default {
         latencyRow(SUITE, 'ours: frame in -> handleBytes returned, back to back', false, ours.histogram, { compareTo: naiveCase, note: `${backToBack.timed} frames per lane, interleaved as bench/hot-path (probe on); keep-warm runs in the paced phase: ${keepWarmRuns}` }),
         latencyRow(SUITE, naiveCase, true, naive.histogram),
       );
+      rows.push(...await fixLegRows({ suite: SUITE, seed: SEED + 1, plan, paceMs: PACE_MS, keepWarmMs: KEEP_WARM_MS, work }));
       return rows;
     } finally {
       keepWarm?.stop();
@@ -117,40 +108,6 @@ export default {
     }
   },
 } satisfies BenchSuite;
-
-/**
- * One timed frame per timer wake, the lanes alternating; the answers and ticks between frames as
- * drive() runs them. Each lane reads the frames in order from its own cursor (the path's book
- * checks the sequence: a lane may skip none). Returns the frame after the furthest one read.
- */
-export async function paced(lanes: readonly Lane[], frames: readonly Buffer[], first: number, plan: Plan, spinUs: number, paceMs = PACE_MS): Promise<number> {
-  const cursors = lanes.map(() => first);
-  const deadline = performance.now() + plan.budgetMs;
-  const wakes = plan.pacedSamples * lanes.length;
-  for (let wake = 0; wake < wakes && performance.now() < deadline; wake++) {
-    const k = wake % lanes.length;
-    const frame = cursors[k];
-    if (frame >= frames.length) break;
-    await sleep(paceMs);
-    if (spinUs > 0) spin(spinUs);
-    lanes[k].between(frame);
-    lanes[k].step(frames[frame], true);
-    cursors[k] = frame + 1;
-  }
-  return Math.max(...cursors);
-}
-
-let spinSink = 0;
-
-/** Busy arithmetic in registers for `us` microseconds (a clock read every 64 rounds). */
-function spin(us: number): void {
-  const until = performance.now() + us / 1_000;
-  let x = spinSink | 1;
-  while (performance.now() < until) {
-    for (let i = 0; i < 64; i++) x = (Math.imul(x, 1_103_515_245) + 12_345) | 0;
-  }
-  spinSink = x;
-}
 
 function p50(histogram: { getValueAtPercentile(p: number): number }): number {
   return Math.round(histogram.getValueAtPercentile(50));

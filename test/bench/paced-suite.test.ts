@@ -2,6 +2,8 @@
 // alternating, each lane reading the frames in order from its own cursor, so the runtime's path
 // keeps its book in sequence (no gap, no resync) and sends one order per frame, as back to back;
 // the naive lane times as many frames; the spin before a frame does not change what is handled.
+// The FIX leg does the same on the real FIX route (every timed frame writes its order and its
+// cancel as FIX messages) and its keep-warm phase rehearses on that route.
 // Method: the suite's driver with a 1 ms pace over a few dozen wakes, on the hot-path wiring (no
 // sockets); no timing asserted.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +15,8 @@ import { PathLane } from '../../bench/hot-path/lanes.ts';
 import { NaiveLane } from '../../bench/hot-path/naive-lane.ts';
 import { SinkOrderEntry } from '../../bench/hot-path/sink-order-entry.ts';
 import { buildHotPath, type HotPath } from '../../bench/hot-path/wiring.ts';
-import { paced } from '../../bench/paced/suite.ts';
+import { fixLegRows } from '../../bench/paced/fix-phases.ts';
+import { paced } from '../../bench/paced/pace.ts';
 
 const WAKES_PER_LANE = 25;
 
@@ -49,4 +52,22 @@ describe('bench/paced driver', () => {
     expect(hp.book().synced).toBe(true);
     expect(hp.oms.stats.ordersSent).toBe(2 * WAKES_PER_LANE);
   });
+
+  it('FIX leg: both phases time one frame per wake on each lane, and each timed frame writes FIX messages', async () => {
+    const plan = { warmup: 200, pacedSamples: 20, samples: 0, budgetMs: 10_000 };
+    const rows = await fixLegRows({ suite: 'paced', seed: 11, plan, paceMs: 1, keepWarmMs: 1, work });
+    expect(rows.map((row) => row.case)).toEqual([
+      '[fix] ours, FIX route: frame in -> handleBytes returned, paced 1 ms, keep-warm off',
+      '[fix] baseline: naive pipeline, paced 1 ms, keep-warm off',
+      '[fix] ours, FIX route: frame in -> handleBytes returned, paced 1 ms, keep-warm every 1 ms, the FIX route rehearsed',
+      '[fix] baseline: naive pipeline, paced 1 ms, keep-warm every 1 ms, the FIX route rehearsed',
+    ]);
+    for (const row of rows) expect(row.count).toBe(plan.pacedSamples);
+    for (const row of [rows[0], rows[2]]) {
+      // Replace mode: each frame's order, and the cancel of the one before (the first frame of a phase may find it acked already).
+      const written = Number(/FIX messages written in the phase (\d+)/.exec(row.note ?? '')?.[1]);
+      expect(written).toBeGreaterThanOrEqual(2 * plan.pacedSamples - 1);
+      expect(written).toBeLessThanOrEqual(2 * plan.pacedSamples + 1);
+    }
+  }, 30_000);
 });
