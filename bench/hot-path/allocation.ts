@@ -13,13 +13,18 @@
  * PerformanceObserver on 'gc' entries of kind minor, in a second run over the next frames without
  * the sampling (its statistics object per frame would be most of the collections counted; a count
  * cannot be subtracted), so what remains of the driver's is its loop and its turn of the event
- * loop per 1,024 frames, reported as the floor. Untimed, one lane at a time, bounded in frames.
+ * loop per 1,024 frames, reported as the floor. Each counting run starts from an empty young
+ * generation (a full collection before its observer starts): otherwise what the phases before it
+ * left there (the sampling run's statistics objects, the other lanes' garbage) could tip one
+ * scavenge into a lane that allocated nothing, and the count would say more about the run order
+ * than about the lane. Untimed, one lane at a time, bounded in frames.
  * Owns the measurement only; never changes what a lane does.
  */
 
 import { PerformanceObserver, constants } from 'node:perf_hooks';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 /** What the allocation phase needs of a lane: the frame, the work between frames, and its order count so far. */
 export interface AllocationLane {
@@ -59,7 +64,18 @@ class HeapRises {
   }
 }
 
-async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: number, count: number, sampleHeap: boolean): Promise<{ bytes: number; scavenges: number; orders: number; frames: number }> {
+/** A full collection, through V8's gc exposed at run time (the bench's own process only). */
+function collectGarbage(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/**
+ * One lane alone over frames [first, first + count): the heap's rises summed with `sampleHeap`,
+ * else the scavenges counted (from an empty young generation). Exported for its test.
+ */
+export async function runAlone(lane: AllocationLane, frames: readonly Buffer[], first: number, count: number, sampleHeap: boolean): Promise<{ bytes: number; scavenges: number; orders: number; frames: number }> {
+  if (!sampleHeap) collectGarbage(); // before the observer: its collection is not counted
   let scavenges = 0;
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
