@@ -94,7 +94,7 @@ export function render(results: readonly LoadedResult[]): string {
     const r = latest.result;
     lines.push(`## ${suite}`, '');
     lines.push(`Latest${r.quick ? ' (quick)' : ''} run: ${r.startedAt}, \`${r.command}\`, commit \`${r.git.commit.slice(0, 12)}\`${r.git.dirty ? ' (dirty tree)' : ''}, ` +
-      `Node ${r.node}, ${r.machine.cpuModel} x${r.machine.cpuCount}, ${(r.machine.totalMemBytes / 2 ** 30).toFixed(1)} GiB, load ${r.machine.loadAvg1m.toFixed(2)}; file \`results/${latest.file}\`.`, '');
+      `Node ${r.node}, ${r.machine.cpuModel} x${r.machine.cpuCount}, ${(r.machine.totalMemBytes / 2 ** 30).toFixed(1)} GiB, load ${r.machine.loadAvg1m.toFixed(2)}${r.machine.transparentHugePages == null ? '' : `, transparent huge pages ${r.machine.transparentHugePages}`}; file \`results/${latest.file}\`.`, '');
     if (r.error !== undefined) lines.push(`**The suite failed:** \`${escapeCell(r.error.split('\n')[0])}\``, '');
     lines.push(`| ${TABLE_COLUMNS.join(' | ')} |`, `|${TABLE_COLUMNS.map(() => '---').join('|')}|`);
     for (const row of r.rows) lines.push(`| ${rowCells(row, r.rows).map(escapeCell).join(' | ')} |`);

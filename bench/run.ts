@@ -7,7 +7,7 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -27,7 +27,7 @@ export interface BenchResultFile {
   command: string;
   node: string;
   v8: string;
-  machine: { platform: string; arch: string; release: string; cpuModel: string; cpuCount: number; totalMemBytes: number; loadAvg1m: number };
+  machine: { platform: string; arch: string; release: string; cpuModel: string; cpuCount: number; totalMemBytes: number; loadAvg1m: number; transparentHugePages?: string | null };
   git: { commit: string; dirty: boolean | null };
   rows: BenchRow[];
   error?: string;
@@ -146,6 +146,7 @@ async function main(): Promise<number> {
         cpuCount: cpus.length,
         totalMemBytes: os.totalmem(),
         loadAvg1m: os.loadavg()[0],
+        transparentHugePages: transparentHugePages(),
       },
       git: { commit, dirty: status === null ? null : status.length > 0 },
       rows,
@@ -164,4 +165,18 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
+/**
+ * The kernel's transparent huge page mode ('always', 'madvise' or 'never'; null off Linux): with
+ * 'always' the V8 heap gets 2 MB pages and the live path's cold reads got faster here (README,
+ * "On a machine with isolated cores"), so a result says which it ran under.
+ */
+function transparentHugePages(): string | null {
+  try {
+    return /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 process.exitCode = await main();
+
