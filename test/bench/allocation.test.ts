@@ -1,7 +1,7 @@
 // Goal: bench/hot-path's allocation rows count what the lane under test allocates: a lane that
 // allocates nothing per frame shows 0 bytes and 0 scavenges, also when what ran before left the
-// young generation nearly full, and a lane that allocates ~1 KB a frame shows its bytes and
-// its scavenges.
+// young generation nearly full, and a lane that allocates ~16 KB a frame shows its bytes and
+// its scavenges, also when the young generation has grown to its largest.
 // Method: measureAllocation on synthetic lanes and frames, bounded in frames; no timing asserted.
 import { describe, expect, it } from 'vitest';
 import v8 from 'node:v8';
@@ -25,12 +25,17 @@ function quietLane(): AllocationLane & { orders: number } {
 
 let kept: unknown = null;
 
-/** One order a frame; ~1 KB of garbage a frame (an array of 128 numbers, the last one kept). */
+/**
+ * One order a frame; ~16 KB of garbage a frame (an array of 2,048 small integers, 8 bytes each in
+ * Node's V8 build, the last one kept): ~490 MB over the counting run, several times the largest
+ * young generation V8 grows to (64 MB on Node 24; a file sharing its worker's isolate may start
+ * with it grown, where a 1 KB-a-frame lane once counted no scavenge in 30,000 frames).
+ */
 function garbageLane(): AllocationLane & { orders: number } {
   return {
     orders: 0,
     step(bytes: Buffer) {
-      kept = new Array<number>(128).fill(bytes.length + this.orders);
+      kept = new Array<number>(2048).fill(bytes.length + this.orders);
       this.orders++;
     },
     between() {},
@@ -51,6 +56,16 @@ function fillYoungGeneration(leftBytes: number): number {
   return sum;
 }
 
+/** Grows the young generation towards its largest: many objects that survive a few scavenges. */
+function growYoungGeneration(): number {
+  const survivors: unknown[] = [];
+  for (let round = 0; round < 200; round++) {
+    for (let i = 0; i < 20_000; i++) survivors.push({ i, round });
+    if (survivors.length > 600_000) survivors.splice(0, 300_000);
+  }
+  return survivors.length;
+}
+
 describe('bench/hot-path allocation measurement', () => {
   it('a lane that allocates nothing: 0 bytes and 0 scavenges per 1M orders', async () => {
     const { results } = await measureAllocation([quietLane()], FRAMES, 0, 4_000, 30_000);
@@ -69,11 +84,12 @@ describe('bench/hot-path allocation measurement', () => {
     }
   }, 60_000);
 
-  it('a lane that allocates ~1 KB a frame: its bytes and its scavenges are counted', async () => {
+  it('a lane that allocates ~16 KB a frame: its bytes and its scavenges are counted', async () => {
+    growYoungGeneration();
     const { results } = await measureAllocation([garbageLane()], FRAMES, 0, 4_000, 30_000);
-    // 128 doubles or smis: 1,040+ bytes an array; per 1M orders, about 1 GB.
-    expect(results[0].bytesPerMillionOrders).toBeGreaterThan(500_000_000);
-    expect(results[0].bytesPerMillionOrders).toBeLessThan(4_000_000_000);
+    // 2,048 small integers: 16 KB+ an array (8 KB under pointer compression); per 1M orders, 8-17 GB.
+    expect(results[0].bytesPerMillionOrders).toBeGreaterThan(6_000_000_000);
+    expect(results[0].bytesPerMillionOrders).toBeLessThan(40_000_000_000);
     expect(results[0].scavengesPerMillionOrders).toBeGreaterThan(0);
     expect(kept).not.toBeNull();
   }, 60_000);
