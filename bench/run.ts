@@ -7,11 +7,12 @@
  */
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CliUsageError, helpText, parseCli } from '../src/core/index.ts';
+import { transparentHugePageMode } from '../src/runtime/huge-pages.ts';
 import type { CliCommand, CliParse } from '../src/core/index.ts';
 import { formatTable, type BenchRow, type BenchSuite } from './harness.ts';
 
@@ -146,7 +147,7 @@ async function main(): Promise<number> {
         cpuCount: cpus.length,
         totalMemBytes: os.totalmem(),
         loadAvg1m: os.loadavg()[0],
-        transparentHugePages: transparentHugePages(),
+        transparentHugePages: transparentHugePageMode(),
       },
       git: { commit, dirty: status === null ? null : status.length > 0 },
       rows,
@@ -165,18 +166,6 @@ async function main(): Promise<number> {
   return failed ? 1 : 0;
 }
 
-/**
- * The kernel's transparent huge page mode ('always', 'madvise' or 'never'; null off Linux): with
- * 'always' the V8 heap gets 2 MB pages and the live path's cold reads got faster here (README,
- * "On a machine with isolated cores"), so a result says which it ran under.
- */
-function transparentHugePages(): string | null {
-  try {
-    return /\[(\w+)\]/.exec(readFileSync('/sys/kernel/mm/transparent_hugepage/enabled', 'utf8'))?.[1] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 process.exitCode = await main();
 

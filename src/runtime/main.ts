@@ -45,6 +45,7 @@ import { OrderWatchdog } from './order-watchdog.ts';
 import { RuntimeError } from './runtime.ts';
 import { OtherThreadsPlacement, pinEventLoop, placementForThisMachine } from './cpu-placement.ts';
 import type { CpuPlan } from './cpu-placement.ts';
+import { hugePageHint, transparentHugePageMode } from './huge-pages.ts';
 import { applyEagerTierUp } from './jit-tier-up.ts';
 import { StatusPrinter, formatMicroDollars, statusJson } from './status-line.ts';
 import { StatusTablePrinter } from './status-table.ts';
@@ -143,6 +144,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const loopDelay = new EventLoopDelay();
   guardEscapedErrors(stop, () => runtime, logger);
   if (config.process.eagerJitTierUp) applyEagerTierUp();
+  const hugePages = hugePageHint(transparentHugePageMode());
+  if (hugePages !== null) process.stderr.write(`${hugePages}\n`);
   try {
     let venue: VenueEndpoint;
     let journalPath: string;
