@@ -125,6 +125,8 @@ export class RiskGate {
   lastDeny: Deny = Deny.NONE;
   /** True inside checkWithoutBudget. */
   #skipBudget = false;
+  /** True inside rehearse: the write budget is read (canTakeWrite), not taken from. */
+  #rehearsing = false;
 
   readonly #limits: RiskLimits;
   readonly #clock: Clock;
@@ -594,7 +596,9 @@ export class RiskGate {
    * The checks of checkWithoutBudget on the gate's real state, and no trace of them: no tokens
    * taken, no verdict probed, lastDeny and detail as they were. The keep-warm dry run calls it so
    * the next real check finds this gate's own markets, ledgers and budget in cache (its shadow
-   * gate warms only the code); nothing in the checks writes state but a deny's record.
+   * gate warms only the code); nothing in the checks writes state but a deny's record, and the
+   * write budget is only read (RateBudget.canTakeWrite, which caps the mirror by the writes in
+   * flight as the next take would).
    */
   rehearse(intent: Readonly<OrderIntent>): Deny {
     const detail = this.detail;
@@ -603,9 +607,11 @@ export class RiskGate {
     const subject = detail.subject;
     const limit = detail.limit;
     const actual = detail.actual;
+    this.#rehearsing = true;
     try {
       return this.checkWithoutBudget(intent);
     } finally {
+      this.#rehearsing = false;
       this.lastDeny = lastDeny;
       detail.code = code;
       detail.subject = subject;
@@ -698,7 +704,11 @@ export class RiskGate {
       if (denyGroup !== Deny.NONE) return denyGroup;
     }
     const cost = INTENT_TOKEN_COST[intent.kind];
-    if (this.#skipBudget) return Deny.NONE;
+    if (this.#skipBudget) {
+      // A rehearsal reads the budget as the real check will (its buckets and in-flight cap), taking nothing.
+      if (this.#rehearsing) this.budget.canTakeWrite(cost, false, nowMs);
+      return Deny.NONE;
+    }
     if (!this.budget.tryTakeWrite(cost, false, nowMs)) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, cost);
     return Deny.NONE;
   }

@@ -482,6 +482,30 @@ export class Router implements OrderPort, OmsSender {
     return OmsResult.OK;
   }
 
+  /**
+   * Keep-warm only: the reads an amend of our order `handle` makes on its way to the route (the
+   * OMS's lookup by handle, the intent filled from the order, the hold checks, the route's
+   * saturation), then the gate's quiet check (RiskGate.rehearse), so the next real amend finds
+   * this router's, the OMS's and the route's own state in cache. Nothing is sent, held, taken or
+   * booked. False when the order is not one an amend could go to now.
+   */
+  rehearseAmend(intent: OrderIntent, handle: number): boolean {
+    const oms = this.oms;
+    if (oms.readyToChange('', handle) !== OmsResult.READY) return false;
+    const order = oms.target!;
+    completeFrom(intent, order, IntentKind.AMEND);
+    intent.orderHandle = handle;
+    intent.clientOrderId = '';
+    intent.route = order.route;
+    const mayHold = this.#noHold[order.strategyId] !== true && !this.held.full;
+    this.#rehearsedSaturated = mayHold && this.#routeOf(order).saturated?.() === true;
+    this.gate.rehearse(intent);
+    return true;
+  }
+
+  /** What the last rehearseAmend read of the route's saturation (kept so the read is not dropped). */
+  #rehearsedSaturated = false;
+
   #decrease(intent: OrderIntent, reduceBy: Count): OmsResult {
     const oms = this.oms;
     const ready = oms.readyToChange(intent.clientOrderId, intent.orderHandle);

@@ -144,6 +144,11 @@ const PRUNE_EVERY_RUNS = 64;
 const REJECT: ExecReject = Object.freeze({ status: 400, code: 'keep_warm', message: 'dry run', details: '' });
 
 /** A real route's rehearsals (RestOrderEntry's, FixOrderEntry's): requests assembled on its own state, nothing sent. */
+/** The real router's amend rehearsal (Router.rehearseAmend): its own reads and the gate's quiet check. */
+export interface RealAmendRehearsal {
+  rehearseAmend(intent: OrderIntent, handle: number): boolean;
+}
+
 export interface RouteRehearsal {
   /** A create's request; its length, or -1 when it could not be assembled. */
   rehearseCreate(order: Readonly<NewOrder>): number;
@@ -309,7 +314,7 @@ export interface KeepWarmOptions {
    * of one of its first few resting orders: a maker's orders are amends, whose checks also read the
    * order's exposure (the main job's risk hop p50 ~20 -> ~15 µs in two pairs of 60 s runs).
    */
-  realGate?: { gate: RiskGate; marginRoute: number; oms?: Oms | null } | null;
+  realGate?: { gate: RiskGate; marginRoute: number; oms?: Oms | null; router?: RealAmendRehearsal | null } | null;
   /**
    * The real order routes. The REST route: each run's shadow create is also assembled on it
    * (rehearseCreate: the next presigned signature peeked, the request written into the buffer of
@@ -535,7 +540,7 @@ export class KeepWarm {
     const real = this.#options.realGate;
     if (real !== undefined && real !== null) {
       // Every other run, with the real OMS given and an order of it resting: its amend checked instead.
-      const amended = (this.stats.runs & 1) === 1 && real.oms !== undefined && real.oms !== null && this.#rehearseRealAmend(real.gate, real.oms, real.marginRoute);
+      const amended = (this.stats.runs & 1) === 1 && real.oms !== undefined && real.oms !== null && this.#rehearseRealAmend(real.gate, real.oms, real.marginRoute, real.router ?? null);
       if (!amended) this.#rehearseRealGate(real.gate, real.marginRoute);
     }
     if (this.#margin !== null) this.#rehearseMargin(this.#margin.feed, this.#margin.book);
@@ -672,15 +677,20 @@ export class KeepWarm {
    * first few live ones in turn), quietly: a maker's orders are amends, whose checks read the
    * order's own exposure slot as well as the market's. False when none rests.
    */
-  #rehearseRealAmend(gate: RiskGate, oms: Oms, marginRoute: number): boolean {
+  #rehearseRealAmend(gate: RiskGate, oms: Oms, marginRoute: number, router: RealAmendRehearsal | null): boolean {
     let order = oms.oldestLiveOrder;
     for (let skip = this.#realAmends++ % REAL_AMEND_SPREAD; skip > 0 && order !== null && order.liveNext !== null; skip--) order = order.liveNext;
     for (let seen = 0; order !== null && order.state !== OrderState.RESTING && seen < REAL_AMEND_SPREAD; seen++) order = order.liveNext;
     if (order === null || order.state !== OrderState.RESTING) return false;
     const market = gate.markets.at(order.market);
     if (market === undefined || (market.isMargin && marginRoute < 0)) return false;
-    // As the router makes a strategy's amend of it, to the order's own price and count.
+    // As the router makes a strategy's amend of it, to the order's own price and count: through
+    // the real router's own reads when it is given and the order has a handle.
     const intent = this.#intent;
+    if (router !== null && order.handle > 0 && router.rehearseAmend(intent, order.handle)) {
+      this.stats.realChecks++;
+      return true;
+    }
     completeFrom(intent, order, IntentKind.AMEND);
     intent.orderHandle = order.handle;
     intent.clientOrderId = '';

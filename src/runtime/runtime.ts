@@ -391,7 +391,7 @@ export class Runtime {
     this.keepWarm = config.process.keepWarmMs > 0
       ? new KeepWarm({
         intervalMs: config.process.keepWarmMs, limits: this.gate.limits, clock: this.clock, rfq: config.rfq.enabled ? config.rfq.route : null, margin: config.margin.enabled,
-        realGate: { gate: this.gate, marginRoute: this.router.marginRoute, oms: this.oms },
+        realGate: { gate: this.gate, marginRoute: this.router.marginRoute, oms: this.oms, router: this.router },
         realRoutes: this.fix === null ? [this.rest] : [this.rest, this.fix],
         realMarginRoute: this.margin,
         strategies: config.process.keepWarmStrategies ? graph.host : null,

@@ -185,53 +185,76 @@ describe('KeepWarm strategy leg', () => {
 
 describe('KeepWarm real-gate amend', () => {
   it("checks, every other run, an amend of one of the real OMS's resting orders on the real gate, quietly: accepted, nothing taken or booked", async () => {
-    const work = mkdtempSync(path.join(tmpdir(), 'keep-warm-amend-'));
-    const stream = makeFeedStream(1, 64, 11);
-    const sink = new SinkOrderEntry();
-    const hp = await buildHotPath({
-      ticker: stream.tickers[0], grid: stream.grid, snapshotFrame: stream.snapshots[0], entry: sink,
-      journalPath: path.join(work, 'journal.jsonl'), mode: 'replace', clockSteps: 64,
-    });
-    try {
-      // The bench's strategy rests a bid per frame (replace: the previous one cancelled on its ack).
-      for (let i = 0; i < 20; i++) {
-        sink.deliverAnswers(hp.clock.nowMs());
-        hp.clock.advance(FRAME_MS);
-        const bytes = Buffer.from(stream.deltas[i]!, 'utf8');
-        hp.feed.handleBytes(bytes, 0, bytes.length);
-      }
-      sink.deliverAnswers(hp.clock.nowMs());
-      const resting = new Set<number>();
-      for (let order = hp.oms.oldestLiveOrder; order !== null; order = order.liveNext) if (order.state === OrderState.RESTING) resting.add(order.handle);
-      expect(resting.size).toBeGreaterThan(0);
-      const gate = hp.gate;
-      const kinds: number[] = [];
-      const handles: number[] = [];
-      const rehearse = gate.rehearse.bind(gate);
-      gate.rehearse = (intent: Readonly<OrderIntent>): Deny => {
-        kinds.push(intent.kind);
-        if (intent.kind === IntentKind.AMEND) handles.push(intent.orderHandle);
-        const verdict = rehearse(intent);
-        expect(verdict).toBe(Deny.NONE);
-        return verdict;
-      };
-      const tokens = gate.budget.writeTokens(hp.clock.nowMs());
-      const openOrders = gate.exposure.openOrders;
-      const lastDeny = gate.lastDeny;
-      const warm = new KeepWarm({ intervalMs: 1, limits: gate.limits, clock: hp.clock, realGate: { gate, marginRoute: -1, oms: hp.oms } });
-      for (let i = 0; i < 40; i++) warm.runOnce();
-      expect(kinds.filter((kind) => kind === IntentKind.AMEND)).toHaveLength(20);
-      expect(kinds.filter((kind) => kind === IntentKind.NEW)).toHaveLength(20);
-      expect(kinds.slice(0, 4)).toEqual([IntentKind.NEW, IntentKind.AMEND, IntentKind.NEW, IntentKind.AMEND]);
-      for (const handle of handles) expect(resting.has(handle)).toBe(true);
-      expect(gate.budget.writeTokens(hp.clock.nowMs())).toBe(tokens);
-      expect(gate.exposure.openOrders).toBe(openOrders);
-      expect(gate.lastDeny).toBe(lastDeny);
-      expect(warm.stats.realChecks).toBe(40);
-      warm.stop();
-    } finally {
-      await hp.stop();
-      rmSync(work, { recursive: true, force: true });
-    }
+    await checkRealAmends(false);
+  });
+
+  it("with the real router, the amend goes through the router's own reads (OMS lookup by handle, hold and saturation checks) to the gate's quiet check: nothing sent, held, taken or booked", async () => {
+    await checkRealAmends(true);
   });
 });
+
+/** 40 dry runs with the real gate and OMS (and the real router with `viaRouter`) after 20 frames of resting bids. */
+async function checkRealAmends(viaRouter: boolean): Promise<void> {
+  const work = mkdtempSync(path.join(tmpdir(), 'keep-warm-amend-'));
+  const stream = makeFeedStream(1, 64, 11);
+  const sink = new SinkOrderEntry();
+  const hp = await buildHotPath({
+    ticker: stream.tickers[0], grid: stream.grid, snapshotFrame: stream.snapshots[0], entry: sink,
+    journalPath: path.join(work, 'journal.jsonl'), mode: 'replace', clockSteps: 64,
+  });
+  try {
+    // The bench's strategy rests a bid per frame (replace: the previous one cancelled on its ack).
+    for (let i = 0; i < 20; i++) {
+      sink.deliverAnswers(hp.clock.nowMs());
+      hp.clock.advance(FRAME_MS);
+      const bytes = Buffer.from(stream.deltas[i]!, 'utf8');
+      hp.feed.handleBytes(bytes, 0, bytes.length);
+    }
+    sink.deliverAnswers(hp.clock.nowMs());
+    const resting = new Set<number>();
+    for (let order = hp.oms.oldestLiveOrder; order !== null; order = order.liveNext) if (order.state === OrderState.RESTING) resting.add(order.handle);
+    expect(resting.size).toBeGreaterThan(0);
+    const gate = hp.gate;
+    const kinds: number[] = [];
+    const handles: number[] = [];
+    const rehearse = gate.rehearse.bind(gate);
+    gate.rehearse = (intent: Readonly<OrderIntent>): Deny => {
+      kinds.push(intent.kind);
+      if (intent.kind === IntentKind.AMEND) handles.push(intent.orderHandle);
+      const verdict = rehearse(intent);
+      expect(verdict).toBe(Deny.NONE);
+      return verdict;
+    };
+    const router = hp.graph.router;
+    let viaRouterCalls = 0;
+    const rehearseAmend = router.rehearseAmend.bind(router);
+    router.rehearseAmend = (intent: OrderIntent, handle: number): boolean => {
+      viaRouterCalls++;
+      return rehearseAmend(intent, handle);
+    };
+    const tokens = gate.budget.writeTokens(hp.clock.nowMs());
+    const openOrders = gate.exposure.openOrders;
+    const lastDeny = gate.lastDeny;
+    const requests = sink.requests;
+    const ordersSent = hp.oms.stats.ordersSent;
+    const warm = new KeepWarm({ intervalMs: 1, limits: gate.limits, clock: hp.clock, realGate: { gate, marginRoute: -1, oms: hp.oms, router: viaRouter ? router : null } });
+    for (let i = 0; i < 40; i++) warm.runOnce();
+    expect(kinds.filter((kind) => kind === IntentKind.AMEND)).toHaveLength(20);
+    expect(kinds.filter((kind) => kind === IntentKind.NEW)).toHaveLength(20);
+    expect(kinds.slice(0, 4)).toEqual([IntentKind.NEW, IntentKind.AMEND, IntentKind.NEW, IntentKind.AMEND]);
+    for (const handle of handles) expect(resting.has(handle)).toBe(true);
+    expect(viaRouterCalls).toBe(viaRouter ? 20 : 0);
+    expect(gate.budget.writeTokens(hp.clock.nowMs())).toBe(tokens);
+    expect(gate.exposure.openOrders).toBe(openOrders);
+    expect(gate.lastDeny).toBe(lastDeny);
+    expect(sink.requests).toBe(requests); // nothing sent
+    expect(hp.oms.stats.ordersSent).toBe(ordersSent);
+    expect(router.held.size).toBe(0); // nothing held
+    for (const handle of resting) expect(hp.oms.orderByHandle(handle)?.state).toBe(OrderState.RESTING);
+    expect(warm.stats.realChecks).toBe(40);
+    warm.stop();
+  } finally {
+    await hp.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
