@@ -9,7 +9,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createHistogram, nowNs, recordNs } from '../harness.ts';
 import type { Histogram } from '../harness.ts';
-import type { SinkOrderEntry } from './sink-order-entry.ts';
 import { FRAME_MS } from './wiring.ts';
 import type { HotPath } from './wiring.ts';
 
@@ -27,8 +26,14 @@ export interface Lane {
   between(frame: number): void;
 }
 
+/** A sink of the path's requests that answers them between frames (SinkOrderEntry for REST, bench/fix's FixSinkRoute). */
+export interface AnsweringSink {
+  /** Answers what was sent since the last call, as the venue would; never timed. */
+  deliverAnswers(nowMs: number): unknown;
+}
+
 /** The runtime's path: answers and the OMS tick between frames, only handleBytes timed. */
-export class PathLane implements Lane {
+export class PathLane<Sink extends AnsweringSink = AnsweringSink> implements Lane {
   readonly histogram = createHistogram();
   ordersSoFar(): number {
     return this.hp.oms.stats.ordersSent;
@@ -37,7 +42,7 @@ export class PathLane implements Lane {
   constructor(
     readonly name: string,
     readonly hp: HotPath,
-    readonly sink: SinkOrderEntry,
+    readonly sink: Sink,
   ) {}
 
   between(frame: number): void {

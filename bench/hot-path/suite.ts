@@ -62,7 +62,7 @@ export default {
     const rows: BenchRow[] = [];
     const paths: HotPath[] = [];
     try {
-      const build = async (name: string, probeOn: boolean): Promise<PathLane> => {
+      const build = async (name: string, probeOn: boolean): Promise<PathLane<SinkOrderEntry>> => {
         const sink = new SinkOrderEntry();
         const hp = await buildHotPath({
           ticker: stream.tickers[0],

@@ -12,44 +12,17 @@
 import path from 'node:path';
 import { systemClock } from '../../src/core/index.ts';
 import { KeepWarm } from '../../src/runtime/keep-warm.ts';
-import { createHistogram, latencyRow, nowNs, recordNs } from '../harness.ts';
+import { latencyRow } from '../harness.ts';
 import type { BenchRow } from '../harness.ts';
 import { makeFeedStream } from '../feed/delta-frames.ts';
 import { FixSinkRoute } from '../fix/fix-sink.ts';
-import { drive } from '../hot-path/lanes.ts';
-import type { Lane } from '../hot-path/lanes.ts';
+import { PathLane, drive } from '../hot-path/lanes.ts';
 import { NaiveLane } from '../hot-path/naive-lane.ts';
 import { SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
-import { FRAME_MS, buildHotPath } from '../hot-path/wiring.ts';
+import { buildHotPath } from '../hot-path/wiring.ts';
 import type { HotPath } from '../hot-path/wiring.ts';
-import { paced } from './pace.ts';
+import { p50, p99, paced } from './pace.ts';
 import type { Plan } from './pace.ts';
-
-/** The runtime's path on the FIX route: the venue's answers between frames, handleBytes timed. */
-export class FixPathLane implements Lane {
-  readonly histogram = createHistogram();
-
-  constructor(
-    readonly hp: HotPath,
-    readonly route: FixSinkRoute,
-  ) {}
-
-  between(frame: number): void {
-    this.route.deliverAnswers(); // the previous frame's order acked (ExecutionReports parsed by the route)
-    this.hp.clock.advance(FRAME_MS);
-    if ((frame & 7) === 0) this.hp.oms.tick();
-  }
-
-  step(bytes: Buffer, timed: boolean): void {
-    if (!timed) {
-      this.hp.feed.handleBytes(bytes, 0, bytes.length);
-      return;
-    }
-    const start = nowNs();
-    this.hp.feed.handleBytes(bytes, 0, bytes.length);
-    recordNs(this.histogram, nowNs() - start);
-  }
-}
 
 export interface FixLegOptions {
   suite: string;
@@ -81,7 +54,7 @@ export async function fixLegRows(options: FixLegOptions): Promise<BenchRow[]> {
       ticker: stream.tickers[0], grid: stream.grid, snapshotFrame: stream.snapshots[0], entry: reads, fix: route.entry, route: 'fix',
       journalPath: path.join(options.work, 'journal-fix.jsonl'), mode: 'replace', clockSteps: total,
     });
-    const fix = new FixPathLane(hp, route);
+    const fix = new PathLane('fix', hp, route); // the route's answers (ExecutionReports) between frames
     const naive = new NaiveLane();
     let next = (await drive([fix, naive], frames, { warmup: plan.warmup, samples: 0, budgetMs: plan.budgetMs })).next;
     const rows: BenchRow[] = [];
@@ -92,8 +65,6 @@ export async function fixLegRows(options: FixLegOptions): Promise<BenchRow[]> {
       const sentBefore = route!.requests;
       next = await paced([fix, naive], frames, next, plan, 0, paceMs);
       const probe = hp!.probe;
-      const p50 = (h: { getValueAtPercentile(p: number): number }): number => Math.round(h.getValueAtPercentile(50));
-      const p99 = (h: { getValueAtPercentile(p: number): number }): number => Math.round(h.getValueAtPercentile(99));
       const hops = `hops p50 (ns): decode ${p50(probe.decode.histogram)}, book ${p50(probe.book.histogram)}, strategy ${p50(probe.strategy.histogram)}, risk ${p50(probe.risk.histogram)}, OMS ${p50(probe.oms.histogram)}, exec (FIX encode, session send, transport copy) ${p50(probe.exec.histogram)}, p99 ${p99(probe.exec.histogram)}`;
       const naiveCase = `[fix] baseline: naive pipeline, paced ${paceMs} ms, ${label}`;
       rows.push(

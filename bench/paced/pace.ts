@@ -53,3 +53,13 @@ function spin(us: number): void {
   }
   spinSink = x;
 }
+
+/** A histogram's p50, rounded (hop notes). */
+export function p50(histogram: { getValueAtPercentile(p: number): number }): number {
+  return Math.round(histogram.getValueAtPercentile(50));
+}
+
+/** A histogram's p99, rounded (hop notes). */
+export function p99(histogram: { getValueAtPercentile(p: number): number }): number {
+  return Math.round(histogram.getValueAtPercentile(99));
+}

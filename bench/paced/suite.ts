@@ -30,7 +30,7 @@ import { SinkOrderEntry } from '../hot-path/sink-order-entry.ts';
 import { buildHotPath } from '../hot-path/wiring.ts';
 import type { HotPath } from '../hot-path/wiring.ts';
 import { fixLegRows } from './fix-phases.ts';
-import { PACE_MS, paced } from './pace.ts';
+import { PACE_MS, p50, paced } from './pace.ts';
 import type { Plan } from './pace.ts';
 
 const SUITE = 'paced';
@@ -108,7 +108,3 @@ export default {
     }
   },
 } satisfies BenchSuite;
-
-function p50(histogram: { getValueAtPercentile(p: number): number }): number {
-  return Math.round(histogram.getValueAtPercentile(50));
-}

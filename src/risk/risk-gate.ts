@@ -101,6 +101,9 @@ export interface VerdictProbe {
 
 const NO_VERDICT_PROBE: VerdictProbe = { onVerdict: () => {} };
 
+/** The write-budget step of a check: tokens taken (check), skipped (checkWithoutBudget), only read (rehearse). */
+const enum BudgetStep { TAKE, SKIP, READ }
+
 /** Write tokens of an exit-trigger request (set, update, delete): priced as an order (the docs give none). */
 export const TRIGGER_TOKEN_COST = 10;
 
@@ -123,10 +126,8 @@ export class RiskGate {
   readonly detail = new DenyDetail();
   /** Code of the last deny (NONE until the first). */
   lastDeny: Deny = Deny.NONE;
-  /** True inside checkWithoutBudget. */
-  #skipBudget = false;
-  /** True inside rehearse: the write budget is read (canTakeWrite), not taken from. */
-  #rehearsing = false;
+  /** What the write-budget step does: take (check), skip (checkWithoutBudget) or only read (rehearse). */
+  #budgetStep: BudgetStep = BudgetStep.TAKE;
 
   readonly #limits: RiskLimits;
   readonly #clock: Clock;
@@ -584,11 +585,15 @@ export class RiskGate {
    * (its release runs check() and spends the tokens then).
    */
   checkWithoutBudget(intent: Readonly<OrderIntent>): Deny {
-    this.#skipBudget = true;
+    return this.#decideWith(intent, BudgetStep.SKIP);
+  }
+
+  #decideWith(intent: Readonly<OrderIntent>, budgetStep: BudgetStep): Deny {
+    this.#budgetStep = budgetStep;
     try {
       return this.#decide(intent);
     } finally {
-      this.#skipBudget = false;
+      this.#budgetStep = BudgetStep.TAKE;
     }
   }
 
@@ -607,11 +612,9 @@ export class RiskGate {
     const subject = detail.subject;
     const limit = detail.limit;
     const actual = detail.actual;
-    this.#rehearsing = true;
     try {
-      return this.checkWithoutBudget(intent);
+      return this.#decideWith(intent, BudgetStep.READ);
     } finally {
-      this.#rehearsing = false;
       this.lastDeny = lastDeny;
       detail.code = code;
       detail.subject = subject;
@@ -704,9 +707,9 @@ export class RiskGate {
       if (denyGroup !== Deny.NONE) return denyGroup;
     }
     const cost = INTENT_TOKEN_COST[intent.kind];
-    if (this.#skipBudget) {
+    if (this.#budgetStep !== BudgetStep.TAKE) {
       // A rehearsal reads the budget as the real check will (its buckets and in-flight cap), taking nothing.
-      if (this.#rehearsing) this.budget.canTakeWrite(cost, false, nowMs);
+      if (this.#budgetStep === BudgetStep.READ) this.budget.canTakeWrite(cost, false, nowMs);
       return Deny.NONE;
     }
     if (!this.budget.tryTakeWrite(cost, false, nowMs)) return this.#deny(Deny.RATE_LIMITED, 'budget.write', this.budget.writeReserve, cost);

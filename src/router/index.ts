@@ -4,7 +4,7 @@
  * only through this file.
  */
 
-export { Router, completeFrom } from './router.ts';
+export { Router, completeOwnAmend } from './router.ts';
 export type { HeldIntentListener, HoldStats, RouteProbe, RouterOptions } from './router.ts';
 export { HeldIntents, HeldKind } from './held-intents.ts';
 export type { HeldIntent } from './held-intents.ts';

@@ -493,10 +493,7 @@ export class Router implements OrderPort, OmsSender {
     const oms = this.oms;
     if (oms.readyToChange('', handle) !== OmsResult.READY) return false;
     const order = oms.target!;
-    completeFrom(intent, order, IntentKind.AMEND);
-    intent.orderHandle = handle;
-    intent.clientOrderId = '';
-    intent.route = order.route;
+    completeOwnAmend(intent, order);
     const mayHold = this.#noHold[order.strategyId] !== true && !this.held.full;
     this.#rehearsedSaturated = mayHold && this.#routeOf(order).saturated?.() === true;
     this.gate.rehearse(intent);
@@ -766,7 +763,18 @@ export class Router implements OrderPort, OmsSender {
  * The fields of a request about an existing order come from the OMS's order, whoever filled the
  * intent: the gate checks what the venue will see. The caller sets price and count after.
  */
-export function completeFrom(intent: OrderIntent, order: Readonly<Order>, kind: IntentKind): void {
+/**
+ * `intent` as a quiet rehearsal's amend of our `order` to its own price and count, named by its
+ * handle (Router.rehearseAmend, and the keep-warm's real-gate amend without a router).
+ */
+export function completeOwnAmend(intent: OrderIntent, order: Readonly<Order>): void {
+  completeFrom(intent, order, IntentKind.AMEND);
+  intent.orderHandle = order.handle;
+  intent.clientOrderId = '';
+  intent.route = order.route;
+}
+
+function completeFrom(intent: OrderIntent, order: Readonly<Order>, kind: IntentKind): void {
   intent.kind = kind;
   intent.market = order.market;
   intent.side = order.side;

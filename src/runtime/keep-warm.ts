@@ -36,7 +36,7 @@ import {
   Oms, OrderState, QuoteBook, type CreateKey, type ExecListener, type NewOrder, type OrderEntry, type OrderKey, type ExecReject, type QuoteEntry, type QuoteListener, type QuoteRequest, type VenueOrderRef, type WireQuote,
 } from '../oms/index.ts';
 import { Deny, RiskGate, riskLimits, type RiskLimits } from '../risk/index.ts';
-import { QuoteRouter, Router, completeFrom } from '../router/index.ts';
+import { QuoteRouter, Router, completeOwnAmend } from '../router/index.ts';
 import { BoundStrategyContext, OrderFlags, type MarketPort, type Strategy } from '../strategy/index.ts';
 import { createLogger } from '../telemetry/index.ts';
 
@@ -143,12 +143,12 @@ const MARGIN_REQUESTS = new ShadowRequests(MARGIN_ORDER_VENUE);
 const PRUNE_EVERY_RUNS = 64;
 const REJECT: ExecReject = Object.freeze({ status: 400, code: 'keep_warm', message: 'dry run', details: '' });
 
-/** A real route's rehearsals (RestOrderEntry's, FixOrderEntry's): requests assembled on its own state, nothing sent. */
 /** The real router's amend rehearsal (Router.rehearseAmend): its own reads and the gate's quiet check. */
 export interface RealAmendRehearsal {
   rehearseAmend(intent: OrderIntent, handle: number): boolean;
 }
 
+/** A real route's rehearsals (RestOrderEntry's, FixOrderEntry's): requests assembled on its own state, nothing sent. */
 export interface RouteRehearsal {
   /** A create's request; its length, or -1 when it could not be assembled. */
   rehearseCreate(order: Readonly<NewOrder>): number;
@@ -694,10 +694,7 @@ export class KeepWarm {
       this.stats.realChecks++;
       return true;
     }
-    completeFrom(intent, order, IntentKind.AMEND);
-    intent.orderHandle = order.handle;
-    intent.clientOrderId = '';
-    intent.route = order.route;
+    completeOwnAmend(intent, order);
     gate.rehearse(intent);
     this.stats.realChecks++;
     return true;
